@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitepress';
+
+export default defineConfig({
+  title: 'wdtrace',
+  description: 'DTrace on emulated x86-64 and ARM machines that run in WebAssembly',
+  base: process.env.WDTRACE_DOCS_BASE ?? '/',
+  cleanUrls: true,
+  srcExclude: ['README.md', 'test/**'],
+  themeConfig: {
+    nav: [{ text: 'Guide', link: '/guide/introduction' }],
+    sidebar: [
+      {
+        text: 'Guide',
+        items: [
+          { text: 'Introduction', link: '/guide/introduction' },
+          { text: 'Getting started', link: '/guide/getting-started' },
+          { text: 'Architecture', link: '/guide/architecture' },
+        ],
+      },
+    ],
+  },
+});

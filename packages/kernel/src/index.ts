@@ -1,0 +1,2 @@
+// @wdtrace/kernel — see README.md for what this package owns and may depend on.
+export {};

@@ -1,0 +1,2 @@
+// @wdtrace/providers — see README.md for what this package owns and may depend on.
+export {};

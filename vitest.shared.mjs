@@ -1,0 +1,13 @@
+// Shared vitest settings: every package runs test/**/*.test.ts and writes a
+// JSON result file that scripts/run-tests.mjs totals at the end of `npm test`.
+export function packageTestConfig(overrides = {}) {
+  return {
+    test: {
+      include: ['test/**/*.test.ts'],
+      reporters: ['default', ['json', { outputFile: '.vitest-results.json' }]],
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+      ...overrides,
+    },
+  };
+}
