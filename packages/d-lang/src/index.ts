@@ -1,2 +1,3 @@
-// @wdtrace/d-lang — see README.md for what this package owns and may depend on.
-export {};
+// @wdtrace/d-lang — the D compiler. See README.md for the API.
+export * from './diagnostics.js';
+export { parseProgram } from './parser.js';

@@ -1,0 +1,246 @@
+// The D abstract syntax tree: every node carries its source location. The
+// parser builds it; passes annotate expressions with their D type (`type`)
+// and constant value (`constValue`) and rewrite the tree (sugar, folding).
+
+import type { SourceLocation } from './diagnostics.js';
+import type { CType } from '@wdtrace/dtrace-core/types';
+
+// ---------------------------------------------------------------------------
+// Types as written: declaration specifiers and declarators.
+
+export interface TypeSpecifier {
+  /** Base type words in order: "unsigned", "long", "int", "struct", a typedef name ... */
+  readonly words: string[];
+  readonly qualifiers: string[];
+  /** struct/union/enum with a body or a tag. */
+  readonly tagged?: TaggedTypeSpec;
+  /** Backquote scope: `kernel`struct foo` */
+  readonly module?: string;
+  readonly loc: SourceLocation;
+}
+
+export interface TaggedTypeSpec {
+  readonly keyword: 'struct' | 'union' | 'enum';
+  readonly name: string;
+  /** Members when a body is given. */
+  readonly members?: { specifier: TypeSpecifier; declarator: Declarator; bitWidth?: Expr; loc: SourceLocation }[];
+  readonly enumerators?: { name: string; value?: Expr; loc: SourceLocation }[];
+}
+
+/** Derivations applied outside-in to the base type: pointer, array, function. */
+export type Derivation =
+  | { readonly kind: 'pointer'; readonly qualifiers: string[] }
+  | { readonly kind: 'array'; readonly size?: Expr; readonly tuple?: TypeName[] }
+  | { readonly kind: 'function'; readonly params: ParamDecl[]; readonly variadic: boolean };
+
+export interface Declarator {
+  /** Identifier, or "" for abstract declarators. */
+  readonly name: string;
+  /** From the identifier outwards: e.g. `char *a[4]` = [array 4, pointer]. */
+  readonly derivations: Derivation[];
+  readonly loc: SourceLocation;
+}
+
+export interface ParamDecl {
+  readonly specifier: TypeSpecifier;
+  readonly declarator: Declarator;
+}
+
+export interface TypeName {
+  readonly specifier: TypeSpecifier;
+  readonly declarator: Declarator;
+  readonly loc: SourceLocation;
+}
+
+// ---------------------------------------------------------------------------
+// Expressions.
+
+interface ExprBase {
+  readonly loc: SourceLocation;
+  /** Set by the types pass. */
+  type?: CType;
+  /** Set by the types pass for integer constant expressions. */
+  constValue?: bigint;
+}
+
+export interface IntExpr extends ExprBase {
+  readonly k: 'int';
+  readonly value: bigint;
+  readonly suffix: string;
+  readonly decimal: boolean;
+  readonly isChar?: boolean;
+}
+export interface StringExpr extends ExprBase {
+  readonly k: 'string';
+  readonly value: string;
+}
+export interface IdentExpr extends ExprBase {
+  readonly k: 'ident';
+  readonly name: string;
+  /** `mod`name or `name (module "" for the bare backquote). */
+  readonly module?: string;
+}
+export interface VarExpr extends ExprBase {
+  readonly k: 'var';
+  readonly scope: 'self' | 'this';
+  readonly name: string;
+}
+export interface AggExpr extends ExprBase {
+  readonly k: 'agg';
+  readonly name: string;
+}
+export interface MacroExpr extends ExprBase {
+  readonly k: 'macro';
+  readonly name: string;
+  readonly asString: boolean;
+}
+export interface UnaryExpr extends ExprBase {
+  readonly k: 'unary';
+  readonly op: '-' | '+' | '!' | '~' | '*' | '&' | '++pre' | '--pre' | '++post' | '--post' | 'sizeof' | 'stringof';
+  readonly operand: Expr;
+}
+export interface SizeofTypeExpr extends ExprBase {
+  readonly k: 'sizeoftype';
+  readonly typeName: TypeName;
+}
+export interface BinaryExpr extends ExprBase {
+  readonly k: 'binary';
+  readonly op: string;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+export interface AssignExpr extends ExprBase {
+  readonly k: 'assign';
+  /** '=', '+=', ... */
+  readonly op: string;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+export interface TernaryExpr extends ExprBase {
+  readonly k: 'ternary';
+  readonly cond: Expr;
+  readonly then: Expr;
+  readonly otherwise: Expr;
+}
+export interface CallExpr extends ExprBase {
+  readonly k: 'call';
+  readonly callee: Expr;
+  readonly args: Expr[];
+}
+export interface IndexExpr extends ExprBase {
+  readonly k: 'index';
+  readonly base: Expr;
+  readonly args: Expr[];
+}
+export interface MemberExpr extends ExprBase {
+  readonly k: 'member';
+  readonly base: Expr;
+  readonly arrow: boolean;
+  readonly name: string;
+}
+export interface CastExpr extends ExprBase {
+  readonly k: 'cast';
+  readonly typeName: TypeName;
+  readonly operand: Expr;
+}
+export interface OffsetofExpr extends ExprBase {
+  readonly k: 'offsetof';
+  readonly typeName: TypeName;
+  readonly member: string;
+}
+export interface XlateExpr extends ExprBase {
+  readonly k: 'xlate';
+  readonly typeName: TypeName;
+  readonly operand: Expr;
+}
+
+export type Expr =
+  | IntExpr
+  | StringExpr
+  | IdentExpr
+  | VarExpr
+  | AggExpr
+  | MacroExpr
+  | UnaryExpr
+  | SizeofTypeExpr
+  | BinaryExpr
+  | AssignExpr
+  | TernaryExpr
+  | CallExpr
+  | IndexExpr
+  | MemberExpr
+  | CastExpr
+  | OffsetofExpr
+  | XlateExpr;
+
+// ---------------------------------------------------------------------------
+// Statements and the program.
+
+export type Statement =
+  | { readonly k: 'expr'; expr: Expr; readonly loc: SourceLocation }
+  | { readonly k: 'if'; cond: Expr; then: Statement[]; otherwise?: Statement[]; readonly loc: SourceLocation };
+
+export interface ProbeSpec {
+  /** As written (macro variables not yet expanded). */
+  readonly text: string;
+  readonly loc: SourceLocation;
+}
+
+export interface ClauseItem {
+  readonly k: 'clause';
+  probes: ProbeSpec[];
+  predicate?: Expr;
+  /** undefined for a description without a body (default action). */
+  body?: Statement[];
+  readonly loc: SourceLocation;
+}
+
+export interface InitDeclarator {
+  readonly declarator: Declarator;
+  readonly init?: Expr;
+}
+
+export interface DeclarationItem {
+  readonly k: 'decl';
+  readonly storage?: 'typedef' | 'extern' | 'static' | 'register' | 'auto' | 'self' | 'this';
+  readonly specifier: TypeSpecifier;
+  readonly declarators: InitDeclarator[];
+  readonly loc: SourceLocation;
+}
+
+export interface InlineItem {
+  readonly k: 'inline';
+  readonly specifier: TypeSpecifier;
+  readonly declarator: Declarator;
+  readonly value: Expr;
+  readonly loc: SourceLocation;
+}
+
+export interface TranslatorItem {
+  readonly k: 'translator';
+  readonly output: TypeName;
+  readonly input: TypeName;
+  readonly inputName: string;
+  readonly members: { name: string; value: Expr; loc: SourceLocation }[];
+  readonly loc: SourceLocation;
+}
+
+export interface ProviderItem {
+  readonly k: 'provider';
+  readonly name: string;
+  readonly probes: { name: string; params: TypeName[]; xlated?: TypeName[]; loc: SourceLocation }[];
+  readonly loc: SourceLocation;
+}
+
+export interface PragmaItem {
+  readonly k: 'pragma';
+  readonly text: string;
+  readonly loc: SourceLocation;
+}
+
+export type ProgramItem = ClauseItem | DeclarationItem | InlineItem | TranslatorItem | ProviderItem | PragmaItem;
+
+export interface ProgramAst {
+  items: ProgramItem[];
+  readonly loc: SourceLocation;
+}

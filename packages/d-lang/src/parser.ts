@@ -1,0 +1,878 @@
+// The D parser: a hand-written recursive-descent parser from tokens to the
+// AST, after the grammar of libdtrace's dt_grammar.y. Methods are grouped by
+// grammar level: program items, declarations and types, statements, then
+// expressions by precedence (comma, assignment, ?:, ||, ^^, &&, |, ^, &,
+// equality, relational, shift, additive, multiplicative, cast, unary,
+// postfix, primary). The first syntax error stops the parse with D_SYNTAX
+// "syntax error near ...", like dtrace.
+
+import type {
+  ClauseItem,
+  DeclarationItem,
+  Declarator,
+  Derivation,
+  Expr,
+  InitDeclarator,
+  ParamDecl,
+  ProgramAst,
+  ProgramItem,
+  Statement,
+  TaggedTypeSpec,
+  TypeName,
+  TypeSpecifier,
+} from './ast.js';
+import { type SourceLocation, fail } from './diagnostics.js';
+import { type LexMode, Lexer, type Token } from './lexer.js';
+
+const BASE_TYPE_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string']);
+const QUALIFIERS = new Set(['const', 'volatile', 'restrict']);
+const STORAGE = new Set(['typedef', 'extern', 'static', 'register', 'auto', 'self', 'this']);
+const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|=', '<<=', '>>=']);
+
+/** Binary operator precedence levels, lowest first (after the comma and assignment levels). */
+const BINARY_LEVELS: readonly (readonly string[])[] = [
+  ['||'],
+  ['^^'],
+  ['&&'],
+  ['|'],
+  ['^'],
+  ['&'],
+  ['==', '!='],
+  ['<', '>', '<=', '>='],
+  ['<<', '>>'],
+  ['+', '-'],
+  ['*', '/', '%'],
+];
+
+export interface ParserOptions {
+  /** Is `name` a typedef name known before the program (C, D and kernel dictionaries)? */
+  readonly isTypedefName?: (name: string) => boolean;
+}
+
+export class Parser {
+  private readonly lexer: Lexer;
+  private tok: Token;
+  private tokMode: LexMode;
+  private tokMark: ReturnType<Lexer['mark']>;
+  private readonly typedefs = new Set<string>();
+  /** Inside a predicate: a '/' followed by '{' or end of input closes it. */
+  private inPredicate = false;
+
+  constructor(
+    readonly text: string,
+    private readonly options: ParserOptions = {},
+  ) {
+    this.lexer = new Lexer(text);
+    this.tokMark = this.lexer.mark();
+    this.tokMode = 'clause';
+    this.tok = this.lexer.next('clause');
+  }
+
+  // -------------------------------------------------------------------------
+  // Token plumbing.
+
+  /** The current token, lexed in `mode` (re-lexed if it was lexed in the other mode). */
+  private peek(mode: LexMode): Token {
+    if (mode !== this.tokMode) {
+      this.lexer.reset(this.tokMark);
+      this.tokMode = mode;
+      this.tok = this.lexer.next(mode);
+    }
+    return this.tok;
+  }
+
+  private advance(mode: LexMode = 'expr'): Token {
+    const t = this.tok;
+    this.tokMark = this.lexer.mark();
+    this.tokMode = mode;
+    this.tok = this.lexer.next(mode);
+    return t;
+  }
+
+  private is(text: string, mode: LexMode = 'expr'): boolean {
+    const t = this.peek(mode);
+    return (t.kind === 'punct' || t.kind === 'keyword') && t.text === text;
+  }
+
+  private accept(text: string, mode: LexMode = 'expr'): boolean {
+    if (this.is(text, mode)) {
+      this.advance(mode);
+      return true;
+    }
+    return false;
+  }
+
+  private expect(text: string, mode: LexMode = 'expr', nextMode: LexMode = 'expr'): Token {
+    if (!this.is(text, mode)) this.syntaxError(this.peek(mode));
+    return this.advance(nextMode);
+  }
+
+  private syntaxError(t: Token): never {
+    if (t.kind === 'eof') {
+      return fail('D_SYNTAX', t.loc, 'end of input');
+    }
+    const near = t.kind === 'string' ? `"${t.text}"` : t.kind === 'agg' ? `@${t.text}` : t.kind === 'macro' ? `$${t.text}` : this.text.slice(t.loc.offset, t.end);
+    return fail('D_SYNTAX', t.loc, `"${near}"`);
+  }
+
+  private identName(mode: LexMode = 'expr'): string {
+    const t = this.peek(mode);
+    if (t.kind !== 'ident') this.syntaxError(t);
+    this.advance();
+    return t.text;
+  }
+
+  isTypedefName(name: string): boolean {
+    return this.typedefs.has(name) || (this.options.isTypedefName?.(name) ?? false);
+  }
+
+  // -------------------------------------------------------------------------
+  // Program items.
+
+  parseProgram(): ProgramAst {
+    const loc = this.peek('clause').loc;
+    const items: ProgramItem[] = [];
+    for (;;) {
+      const t = this.peek('clause');
+      if (t.kind === 'eof') break;
+      items.push(this.parseItem());
+    }
+    return { items, loc };
+  }
+
+  private parseItem(): ProgramItem {
+    const t = this.peek('clause');
+    if (t.kind === 'pragma') {
+      this.advance('clause');
+      return { k: 'pragma', text: t.text, loc: t.loc };
+    }
+    if (t.kind === 'punct' && t.text === ';') {
+      // A stray ';' at the top level is accepted (as after a clause body).
+      this.advance('clause');
+      return this.parseItem2();
+    }
+    if (t.kind === 'keyword') {
+      switch (t.text) {
+        case 'inline':
+          return this.parseInline();
+        case 'translator':
+          return this.parseTranslator();
+        case 'provider':
+          return this.parseProvider();
+        default:
+          if (STORAGE.has(t.text) || QUALIFIERS.has(t.text) || BASE_TYPE_WORDS.has(t.text) || t.text === 'struct' || t.text === 'union' || t.text === 'enum') {
+            return this.parseDeclaration();
+          }
+      }
+    }
+    if (t.kind === 'ident' && this.isTypedefName(t.text)) {
+      return this.parseDeclaration();
+    }
+    if (t.kind === 'punct' && t.text === '`') return this.parseDeclaration();
+    if (t.kind === 'ident' || t.kind === 'pspec') return this.parseClause();
+    return this.syntaxError(t);
+  }
+
+  private parseItem2(): ProgramItem {
+    const t = this.peek('clause');
+    if (t.kind === 'eof') return { k: 'pragma', text: '', loc: t.loc };
+    return this.parseItem();
+  }
+
+  private parseClause(): ClauseItem {
+    const loc = this.peek('clause').loc;
+    const probes: ClauseItem['probes'] = [];
+    for (;;) {
+      const t = this.peek('clause');
+      if (t.kind !== 'ident' && t.kind !== 'pspec' && t.kind !== 'keyword') this.syntaxError(t);
+      probes.push({ text: t.text, loc: t.loc });
+      this.advance('clause');
+      if (this.accept(',', 'clause')) continue;
+      break;
+    }
+    const clause: ClauseItem = { k: 'clause', probes, loc };
+    if (this.is('/', 'clause')) {
+      this.advance('expr');
+      this.inPredicate = true;
+      clause.predicate = this.parseExpression();
+      this.inPredicate = false;
+      this.expect('/', 'expr', 'clause');
+    }
+    if (this.is('{', 'clause')) {
+      this.advance('expr');
+      clause.body = this.parseStatements();
+      this.expect('}', 'expr', 'clause');
+    } else {
+      const t = this.peek('clause');
+      // A description without a body takes the default action; it must end the program or be followed by another item.
+      if (t.kind !== 'eof' && !(t.kind === 'punct' && t.text === ';')) this.syntaxError(t);
+    }
+    return clause;
+  }
+
+  private parseStatements(): Statement[] {
+    const out: Statement[] = [];
+    for (;;) {
+      const t = this.peek('expr');
+      if (t.kind === 'eof' || (t.kind === 'punct' && t.text === '}')) return out;
+      if (t.kind === 'punct' && t.text === ';') {
+        this.advance();
+        continue;
+      }
+      if (t.kind === 'keyword' && t.text === 'if') {
+        out.push(this.parseIf());
+        continue;
+      }
+      const expr = this.parseExpression();
+      out.push({ k: 'expr', expr, loc: t.loc });
+      if (this.accept(';')) continue;
+      if (!this.is('}')) this.syntaxError(this.peek('expr'));
+    }
+  }
+
+  private parseIf(): Statement {
+    const loc = this.expect('if').loc;
+    this.expect('(');
+    const cond = this.parseExpression();
+    this.expect(')');
+    const then = this.parseIfBody();
+    let otherwise: Statement[] | undefined;
+    if (this.accept('else')) {
+      otherwise = this.is('if') ? [this.parseIf()] : this.parseIfBody();
+    }
+    return { k: 'if', cond, then, ...(otherwise !== undefined ? { otherwise } : {}), loc };
+  }
+
+  private parseIfBody(): Statement[] {
+    if (this.accept('{')) {
+      const body = this.parseStatements();
+      this.expect('}');
+      return body;
+    }
+    if (this.is('if')) return [this.parseIf()];
+    const t = this.peek('expr');
+    const expr = this.parseExpression();
+    this.expect(';');
+    return [{ k: 'expr', expr, loc: t.loc }];
+  }
+
+  private parseInline(): ProgramItem {
+    const loc = this.expect('inline', 'clause').loc;
+    const specifier = this.parseSpecifiers(false).specifier;
+    const declarator = this.parseDeclarator(false);
+    this.expect('=');
+    const value = this.parseAssignment();
+    this.expect(';', 'expr', 'clause');
+    return { k: 'inline', specifier, declarator, value, loc };
+  }
+
+  private parseTranslator(): ProgramItem {
+    const loc = this.expect('translator', 'clause').loc;
+    const output = this.parseTypeName();
+    this.expect('<');
+    const inputSpec = this.parseSpecifiers(false).specifier;
+    const inputDecl = this.parseDeclarator(false);
+    const input: TypeName = { specifier: inputSpec, declarator: { ...inputDecl, name: '' }, loc: inputSpec.loc };
+    const inputName = inputDecl.name;
+    this.expect('>');
+    this.expect('{');
+    const members: { name: string; value: Expr; loc: SourceLocation }[] = [];
+    while (!this.is('}')) {
+      const mloc = this.peek('expr').loc;
+      const name = this.identName();
+      this.expect('=');
+      const value = this.parseAssignment();
+      this.expect(';');
+      members.push({ name, value, loc: mloc });
+    }
+    this.expect('}');
+    this.expect(';', 'expr', 'clause');
+    return { k: 'translator', output, input, inputName, members, loc };
+  }
+
+  private parseProvider(): ProgramItem {
+    const loc = this.expect('provider', 'clause').loc;
+    const name = this.identName();
+    this.expect('{');
+    const probes: { name: string; params: TypeName[]; xlated?: TypeName[]; loc: SourceLocation }[] = [];
+    while (!this.is('}')) {
+      const ploc = this.expect('probe').loc;
+      const t = this.peek('expr');
+      if (t.kind !== 'ident') this.syntaxError(t);
+      // Probe names may contain "__" for '-'; the name is an identifier here.
+      const pname = this.identName();
+      const params = this.parseProbeParams();
+      let xlated: TypeName[] | undefined;
+      if (this.accept(':')) xlated = this.parseProbeParams();
+      this.expect(';');
+      probes.push({ name: pname, params, ...(xlated !== undefined ? { xlated } : {}), loc: ploc });
+    }
+    this.expect('}');
+    this.expect(';', 'expr', 'clause');
+    return { k: 'provider', name, probes, loc };
+  }
+
+  private parseProbeParams(): TypeName[] {
+    this.expect('(');
+    const params: TypeName[] = [];
+    if (this.accept(')')) return params;
+    for (;;) {
+      const p = this.parseParam();
+      params.push({ specifier: p.specifier, declarator: p.declarator, loc: p.specifier.loc });
+      if (this.accept(',')) continue;
+      this.expect(')');
+      return params;
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Declarations and types.
+
+  private startsTypeName(): boolean {
+    const t = this.peek('expr');
+    if (t.kind === 'keyword') {
+      return BASE_TYPE_WORDS.has(t.text) || QUALIFIERS.has(t.text) || t.text === 'struct' || t.text === 'union' || t.text === 'enum';
+    }
+    return t.kind === 'ident' && this.isTypedefName(t.text);
+  }
+
+  private parseDeclaration(): DeclarationItem {
+    const loc = this.peek('clause').loc;
+    // The first specifier may have been lexed in clause mode; declarations are lexed in expr mode.
+    this.peek('expr');
+    const { specifier, storage } = this.parseSpecifiers(true);
+    const declarators: InitDeclarator[] = [];
+    if (!this.is(';')) {
+      for (;;) {
+        const declarator = this.parseDeclarator(false);
+        let init: Expr | undefined;
+        if (this.accept('=')) init = this.parseAssignment();
+        declarators.push({ declarator, ...(init !== undefined ? { init } : {}) });
+        if (storage === 'typedef' && declarator.name !== '') this.typedefs.add(declarator.name);
+        if (this.accept(',')) continue;
+        break;
+      }
+    }
+    this.expect(';', 'expr', 'clause');
+    return { k: 'decl', ...(storage !== undefined ? { storage } : {}), specifier, declarators, loc };
+  }
+
+  /** Declaration specifiers: storage class, qualifiers and one base type (words, tag, or typedef name). */
+  private parseSpecifiers(allowStorage: boolean): { specifier: TypeSpecifier; storage?: DeclarationItem['storage'] } {
+    const loc = this.peek('expr').loc;
+    const words: string[] = [];
+    const qualifiers: string[] = [];
+    let storage: DeclarationItem['storage'];
+    let tagged: TaggedTypeSpec | undefined;
+    let module: string | undefined;
+    let sawTypedefName = false;
+    for (;;) {
+      const t = this.peek('expr');
+      if (t.kind === 'keyword' && STORAGE.has(t.text)) {
+        if (!allowStorage) this.syntaxError(t);
+        if (storage !== undefined) fail('D_DECL_CLASS', t.loc);
+        storage = t.text as DeclarationItem['storage'];
+        this.advance();
+        continue;
+      }
+      if (t.kind === 'keyword' && QUALIFIERS.has(t.text)) {
+        qualifiers.push(t.text);
+        this.advance();
+        continue;
+      }
+      if (t.kind === 'keyword' && BASE_TYPE_WORDS.has(t.text) && !sawTypedefName && tagged === undefined) {
+        words.push(t.text);
+        this.advance();
+        continue;
+      }
+      if (t.kind === 'keyword' && (t.text === 'struct' || t.text === 'union' || t.text === 'enum') && words.length === 0 && tagged === undefined && !sawTypedefName) {
+        tagged = this.parseTagged();
+        continue;
+      }
+      if (t.kind === 'ident' && words.length === 0 && tagged === undefined && !sawTypedefName && this.isTypedefName(t.text)) {
+        words.push(t.text);
+        sawTypedefName = true;
+        this.advance();
+        continue;
+      }
+      if (t.kind === 'punct' && t.text === '`' && words.length === 0 && tagged === undefined && !sawTypedefName) {
+        // `module`type or `type: a scoped type name.
+        this.advance();
+        const m = this.peek('expr');
+        if (m.kind === 'ident' || m.kind === 'keyword') {
+          if (m.kind === 'keyword' && (m.text === 'struct' || m.text === 'union' || m.text === 'enum')) {
+            module = '';
+            tagged = this.parseTagged();
+            continue;
+          }
+          this.advance();
+          if (this.accept('`')) {
+            module = m.text;
+            const n = this.peek('expr');
+            if (n.kind === 'keyword' && (n.text === 'struct' || n.text === 'union' || n.text === 'enum')) {
+              tagged = this.parseTagged();
+            } else if (n.kind === 'ident' || n.kind === 'keyword') {
+              words.push(n.text);
+              sawTypedefName = true;
+              this.advance();
+            } else this.syntaxError(n);
+          } else {
+            module = '';
+            words.push(m.text);
+            sawTypedefName = true;
+          }
+          continue;
+        }
+        this.syntaxError(m);
+      }
+      break;
+    }
+    if (words.length === 0 && tagged === undefined) {
+      if (storage === 'self' || storage === 'this' || storage === 'extern' || qualifiers.length > 0 || storage !== undefined) {
+        // "self x;" has no type: D requires one.
+        if (words.length === 0) this.syntaxError(this.peek('expr'));
+      }
+      this.syntaxError(this.peek('expr'));
+    }
+    const specifier: TypeSpecifier = { words, qualifiers, ...(tagged !== undefined ? { tagged } : {}), ...(module !== undefined ? { module } : {}), loc };
+    return { specifier, ...(storage !== undefined ? { storage } : {}) };
+  }
+
+  private parseTagged(): TaggedTypeSpec {
+    const keyword = this.advance().text as 'struct' | 'union' | 'enum';
+    let name = '';
+    const t = this.peek('expr');
+    if (t.kind === 'ident' || t.kind === 'keyword') {
+      if (!this.is('{')) {
+        name = t.text;
+        this.advance();
+      }
+    }
+    if (!this.accept('{')) {
+      if (name === '') this.syntaxError(this.peek('expr'));
+      return { keyword, name };
+    }
+    if (keyword === 'enum') {
+      const enumerators: NonNullable<TaggedTypeSpec['enumerators']> = [];
+      while (!this.is('}')) {
+        const eloc = this.peek('expr').loc;
+        const ename = this.identName();
+        let value: Expr | undefined;
+        if (this.accept('=')) value = this.parseConditional();
+        enumerators.push({ name: ename, ...(value !== undefined ? { value } : {}), loc: eloc });
+        if (!this.accept(',')) break;
+      }
+      this.expect('}');
+      return { keyword, name, enumerators };
+    }
+    const members: NonNullable<TaggedTypeSpec['members']> = [];
+    while (!this.is('}')) {
+      const mloc = this.peek('expr').loc;
+      const { specifier } = this.parseSpecifiers(false);
+      for (;;) {
+        let declarator: Declarator;
+        if (this.is(':')) declarator = { name: '', derivations: [], loc: this.peek('expr').loc };
+        else if (this.is(';')) {
+          // anonymous struct/union member
+          declarator = { name: '', derivations: [], loc: this.peek('expr').loc };
+          members.push({ specifier, declarator, loc: mloc });
+          break;
+        } else declarator = this.parseDeclarator(false);
+        let bitWidth: Expr | undefined;
+        if (this.accept(':')) bitWidth = this.parseConditional();
+        members.push({ specifier, declarator, ...(bitWidth !== undefined ? { bitWidth } : {}), loc: mloc });
+        if (!this.accept(',')) break;
+      }
+      this.expect(';');
+    }
+    this.expect('}');
+    return { keyword, name, members };
+  }
+
+  /**
+   * A declarator: pointers, then a name (or nothing when abstract) or a
+   * parenthesised declarator, then array and function suffixes.
+   */
+  private parseDeclarator(abstract: boolean): Declarator {
+    const loc = this.peek('expr').loc;
+    const pointers: Derivation[] = [];
+    while (this.accept('*')) {
+      const qualifiers: string[] = [];
+      while (this.peek('expr').kind === 'keyword' && QUALIFIERS.has(this.peek('expr').text)) qualifiers.push(this.advance().text);
+      pointers.push({ kind: 'pointer', qualifiers });
+    }
+    let name = '';
+    let inner: Derivation[] = [];
+    const t = this.peek('expr');
+    if (t.kind === 'ident') {
+      name = t.text;
+      this.advance();
+    } else if (t.kind === 'punct' && t.text === '(' && this.parenStartsDeclarator(abstract)) {
+      this.advance();
+      const d = this.parseDeclarator(abstract);
+      this.expect(')');
+      name = d.name;
+      inner = d.derivations;
+    } else if (!abstract) {
+      this.syntaxError(t);
+    }
+    const suffixes: Derivation[] = [];
+    for (;;) {
+      if (this.accept('[')) {
+        if (this.accept(']')) {
+          suffixes.push({ kind: 'array' });
+          continue;
+        }
+        if (this.startsTypeName()) {
+          const tuple: TypeName[] = [];
+          for (;;) {
+            tuple.push(this.parseTypeName());
+            if (!this.accept(',')) break;
+          }
+          this.expect(']');
+          suffixes.push({ kind: 'array', tuple });
+          continue;
+        }
+        const size = this.parseConditional();
+        this.expect(']');
+        suffixes.push({ kind: 'array', size });
+        continue;
+      }
+      if (this.is('(')) {
+        this.advance();
+        const params: ParamDecl[] = [];
+        let variadic = false;
+        if (!this.is(')')) {
+          for (;;) {
+            if (this.accept('...')) {
+              variadic = true;
+              break;
+            }
+            params.push(this.parseParam());
+            if (!this.accept(',')) break;
+          }
+        }
+        this.expect(')');
+        suffixes.push({ kind: 'function', params, variadic });
+        continue;
+      }
+      break;
+    }
+    // Derivations from the identifier outwards: inner declarator, then suffixes, then pointers (innermost pointer last).
+    return { name, derivations: [...inner, ...suffixes, ...pointers.reverse()], loc };
+  }
+
+  /** In "(" position: does it open a nested declarator rather than a parameter list? */
+  private parenStartsDeclarator(abstract: boolean): boolean {
+    const save = this.lexer.mark();
+    const saveTok = this.tok;
+    const saveMode = this.tokMode;
+    const saveMark = this.tokMark;
+    this.advance();
+    const n = this.peek('expr');
+    const result = (n.kind === 'punct' && (n.text === '*' || n.text === '(' || n.text === '[')) || (!abstract && n.kind === 'ident' && !this.isTypedefName(n.text));
+    this.lexer.reset(save);
+    this.tok = saveTok;
+    this.tokMode = saveMode;
+    this.tokMark = saveMark;
+    return result;
+  }
+
+  private parseParam(): ParamDecl {
+    const { specifier } = this.parseSpecifiers(false);
+    const declarator = this.parseDeclarator(true);
+    return { specifier, declarator };
+  }
+
+  parseTypeName(): TypeName {
+    const loc = this.peek('expr').loc;
+    const { specifier } = this.parseSpecifiers(false);
+    const declarator = this.parseDeclarator(true);
+    if (declarator.name !== '') fail('D_SYNTAX', declarator.loc, `"${declarator.name}"`);
+    return { specifier, declarator, loc };
+  }
+
+  // -------------------------------------------------------------------------
+  // Expressions.
+
+  parseExpression(): Expr {
+    let left = this.parseAssignment();
+    while (this.is(',') && !this.inArgs) {
+      const loc = this.advance().loc;
+      const right = this.parseAssignment();
+      left = { k: 'binary', op: ',', left, right, loc };
+    }
+    return left;
+  }
+
+  private inArgs = false;
+
+  private parseAssignment(): Expr {
+    const left = this.parseConditional();
+    const t = this.peek('expr');
+    if (t.kind === 'punct' && ASSIGN_OPS.has(t.text)) {
+      this.advance();
+      const right = this.parseAssignment();
+      return { k: 'assign', op: t.text, left, right, loc: t.loc };
+    }
+    return left;
+  }
+
+  private parseConditional(): Expr {
+    const cond = this.parseBinary(0);
+    if (this.is('?')) {
+      const loc = this.advance().loc;
+      const savedArgs = this.inArgs;
+      this.inArgs = false;
+      const then = this.parseExpression();
+      this.inArgs = savedArgs;
+      this.expect(':');
+      const otherwise = this.parseConditional();
+      return { k: 'ternary', cond, then, otherwise, loc };
+    }
+    return cond;
+  }
+
+  private parseBinary(level: number): Expr {
+    if (level >= BINARY_LEVELS.length) return this.parseCast();
+    const ops = BINARY_LEVELS[level]!;
+    let left = this.parseBinary(level + 1);
+    for (;;) {
+      const t = this.peek('expr');
+      if (t.kind !== 'punct' || !ops.includes(t.text)) return left;
+      if (t.text === '/' && this.inPredicate && this.closesPredicate(t)) return left;
+      this.advance();
+      const right = this.parseBinary(level + 1);
+      left = { k: 'binary', op: t.text, left, right, loc: t.loc };
+    }
+  }
+
+  /** A '/' in a predicate closes it when followed by '{', end of input, or another clause. */
+  private closesPredicate(slash: Token): boolean {
+    const rest = this.text.slice(slash.end);
+    return /^(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)*(?:\{|$)/.test(rest);
+  }
+
+  private parseCast(): Expr {
+    if (this.is('(')) {
+      // Cast when "(" starts a type name.
+      const save = this.lexer.mark();
+      const saveTok = this.tok;
+      const saveMode = this.tokMode;
+      const saveMark = this.tokMark;
+      const loc = this.advance().loc;
+      if (this.startsTypeName()) {
+        const typeName = this.parseTypeName();
+        this.expect(')');
+        const operand = this.parseCast();
+        return { k: 'cast', typeName, operand, loc };
+      }
+      this.lexer.reset(save);
+      this.tok = saveTok;
+      this.tokMode = saveMode;
+      this.tokMark = saveMark;
+    }
+    return this.parseUnary();
+  }
+
+  private parseUnary(): Expr {
+    const t = this.peek('expr');
+    if (t.kind === 'punct') {
+      switch (t.text) {
+        case '++':
+        case '--': {
+          this.advance();
+          const operand = this.parseUnary();
+          return { k: 'unary', op: t.text === '++' ? '++pre' : '--pre', operand, loc: t.loc };
+        }
+        case '-':
+        case '+':
+        case '!':
+        case '~':
+        case '*':
+        case '&': {
+          this.advance();
+          const operand = this.parseCast();
+          return { k: 'unary', op: t.text, operand, loc: t.loc };
+        }
+      }
+    }
+    if (t.kind === 'keyword' && (t.text === 'sizeof' || t.text === 'stringof')) {
+      this.advance();
+      if (t.text === 'sizeof' && this.is('(')) {
+        const save = this.lexer.mark();
+        const saveTok = this.tok;
+        const saveMode = this.tokMode;
+        const saveMark = this.tokMark;
+        this.advance();
+        if (this.startsTypeName()) {
+          const typeName = this.parseTypeName();
+          this.expect(')');
+          return { k: 'sizeoftype', typeName, loc: t.loc };
+        }
+        this.lexer.reset(save);
+        this.tok = saveTok;
+        this.tokMode = saveMode;
+        this.tokMark = saveMark;
+      }
+      const operand = this.parseUnary();
+      return { k: 'unary', op: t.text, operand, loc: t.loc };
+    }
+    return this.parsePostfix();
+  }
+
+  private parseArgs(close: string): Expr[] {
+    const args: Expr[] = [];
+    if (this.accept(close)) return args;
+    const savedArgs = this.inArgs;
+    const savedPred = this.inPredicate;
+    this.inArgs = true;
+    this.inPredicate = false;
+    for (;;) {
+      args.push(this.parseAssignment());
+      if (this.accept(',')) continue;
+      break;
+    }
+    this.inArgs = savedArgs;
+    this.inPredicate = savedPred;
+    this.expect(close);
+    return args;
+  }
+
+  private parsePostfix(): Expr {
+    let e = this.parsePrimary();
+    for (;;) {
+      const t = this.peek('expr');
+      if (t.kind !== 'punct') return e;
+      switch (t.text) {
+        case '[':
+          this.advance();
+          e = { k: 'index', base: e, args: this.parseArgs(']'), loc: t.loc };
+          continue;
+        case '(':
+          this.advance();
+          e = { k: 'call', callee: e, args: this.parseArgs(')'), loc: e.loc };
+          continue;
+        case '.':
+        case '->': {
+          this.advance();
+          const n = this.peek('expr');
+          if (n.kind !== 'ident' && n.kind !== 'keyword') this.syntaxError(n);
+          this.advance();
+          e = { k: 'member', base: e, arrow: t.text === '->', name: n.text, loc: t.loc };
+          continue;
+        }
+        case '++':
+        case '--':
+          this.advance();
+          e = { k: 'unary', op: t.text === '++' ? '++post' : '--post', operand: e, loc: t.loc };
+          continue;
+        default:
+          return e;
+      }
+    }
+  }
+
+  private parsePrimary(): Expr {
+    const t = this.peek('expr');
+    switch (t.kind) {
+      case 'int':
+        this.advance();
+        return { k: 'int', value: t.value!, suffix: t.suffix ?? '', decimal: t.decimal ?? true, loc: t.loc };
+      case 'char':
+        this.advance();
+        return { k: 'int', value: t.value!, suffix: '', decimal: true, isChar: true, loc: t.loc };
+      case 'string': {
+        this.advance();
+        let value = t.text;
+        // Adjacent string literals concatenate.
+        while (this.peek('expr').kind === 'string') value += this.advance().text;
+        return { k: 'string', value, loc: t.loc };
+      }
+      case 'ident': {
+        this.advance();
+        const n = this.peek('expr');
+        if (n.kind === 'punct' && n.text === '`' && n.loc.offset === t.end) {
+          // module`symbol
+          this.advance();
+          const s = this.peek('expr');
+          if (s.kind !== 'ident') this.syntaxError(s);
+          this.advance();
+          return { k: 'ident', name: s.text, module: t.text, loc: t.loc };
+        }
+        return { k: 'ident', name: t.text, loc: t.loc };
+      }
+      case 'agg':
+        this.advance();
+        return { k: 'agg', name: t.text, loc: t.loc };
+      case 'macro':
+        this.advance();
+        return { k: 'macro', name: t.text, asString: t.stringMacro ?? false, loc: t.loc };
+      case 'keyword':
+        if (t.text === 'self' || t.text === 'this') {
+          this.advance();
+          this.expect('->');
+          const n = this.peek('expr');
+          if (n.kind !== 'ident' && n.kind !== 'keyword') this.syntaxError(n);
+          this.advance();
+          return { k: 'var', scope: t.text, name: n.text, loc: t.loc };
+        }
+        if (t.text === 'offsetof') {
+          this.advance();
+          this.expect('(');
+          const typeName = this.parseTypeName();
+          this.expect(',');
+          const m = this.peek('expr');
+          if (m.kind !== 'ident' && m.kind !== 'keyword') this.syntaxError(m);
+          this.advance();
+          this.expect(')');
+          return { k: 'offsetof', typeName, member: m.text, loc: t.loc };
+        }
+        if (t.text === 'xlate') {
+          this.advance();
+          this.expect('<');
+          const typeName = this.parseTypeName();
+          this.expect('>');
+          this.expect('(');
+          const operand = this.parseExpression();
+          this.expect(')');
+          return { k: 'xlate', typeName, operand, loc: t.loc };
+        }
+        break;
+      case 'punct':
+        if (t.text === '(') {
+          this.advance();
+          const savedArgs = this.inArgs;
+          const savedPred = this.inPredicate;
+          this.inArgs = false;
+          this.inPredicate = false;
+          const e = this.parseExpression();
+          this.inArgs = savedArgs;
+          this.inPredicate = savedPred;
+          this.expect(')');
+          return e;
+        }
+        if (t.text === '`') {
+          // `sym or `mod`sym is handled as: ` ident [` ident]
+          this.advance();
+          const a = this.peek('expr');
+          if (a.kind !== 'ident') this.syntaxError(a);
+          this.advance();
+          if (this.accept('`')) {
+            const b = this.peek('expr');
+            if (b.kind !== 'ident') this.syntaxError(b);
+            this.advance();
+            return { k: 'ident', name: b.text, module: a.text, loc: t.loc };
+          }
+          return { k: 'ident', name: a.text, module: '', loc: t.loc };
+        }
+        break;
+    }
+    return this.syntaxError(t);
+  }
+}
+
+/** Parse a whole D program. Throws CompileError (D_SYNTAX ...) on the first error. */
+export function parseProgram(text: string, options: ParserOptions = {}): ProgramAst {
+  return new Parser(text, options).parseProgram();
+}
