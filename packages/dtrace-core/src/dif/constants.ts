@@ -68,6 +68,16 @@ export const DIF_VAR = {
   GID: 0x011f,
   ERRNO: 0x0120,
   THREADNAME: 0x0121,
+  // Beyond illumos. CPU is FreeBSD's number; the others are wdtrace's own,
+  // for built-ins that illumos defines through kernel translators
+  // (curpsinfo, curlwpsinfo, curcpu, cwd, root): here the framework
+  // provides them directly, as values in scratch memory.
+  CPU: 0x0200,
+  CURPSINFO: 0x0210,
+  CURLWPSINFO: 0x0211,
+  CURCPU: 0x0212,
+  CWD: 0x0213,
+  ROOT: 0x0214,
 } as const;
 
 /** Subroutine numbers (DIF_SUBR_*), for DIF_OP_CALL. */
