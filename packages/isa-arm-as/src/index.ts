@@ -19,3 +19,5 @@ export async function createArmCore(build: WasmBuild = 'release'): Promise<ArmCo
   const instance = await instantiateWasm(build);
   return instance.exports as unknown as ArmCoreExports;
 }
+
+export { describeA32, expandModifiedImmediate, CONDITION_NAMES, REGISTER_NAMES, type A32Instruction, type A32Class } from './describe.js';
