@@ -96,7 +96,7 @@ for (let key = 0; key < 8192; key++) {
   const list = [];
   for (const e of ordered) {
     if (uncond && e.conditional) continue;
-    if (!uncond && !e.conditional && (e.mask >>> 28) === 0xf) continue;
+    if (!uncond && !e.conditional && (e.mask >>> 28) === 0xf && (e.value >>> 28) === 0xf) continue;
     const m = (e.mask & bucketKeyMask) >>> 0;
     if (((word & m) >>> 0) === ((e.value & m) >>> 0)) list.push(e.id);
   }

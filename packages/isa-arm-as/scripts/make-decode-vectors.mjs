@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Records the decode oracle into committed test vectors so the suite runs
+// without llvm:
+//   test/vectors/decode-random.json.gz   llvm-objdump's text for seeded random words
+//   test/vectors/decode-corpus.json.gz   words and llvm-objdump text of a compiled
+//                                        corpus (test/corpus/*.c, clang -marm)
+// Usage: make-decode-vectors.mjs [randomCount]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { llvmDisassemble, randomWords } from './llvm-oracle.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'test', 'vectors');
+mkdirSync(out, { recursive: true });
+
+const RANDOM_SEED = 0x5eed1234;
+const randomCount = Number(process.argv[2] ?? 200000);
+const words = randomWords(RANDOM_SEED, randomCount);
+const texts = llvmDisassemble(words);
+writeFileSync(join(out, 'decode-random.json.gz'), gzipSync(JSON.stringify({ seed: RANDOM_SEED, count: randomCount, mnemonics: texts.map((t) => t.split('\t')[0]) }), { level: 9 }));
+
+/** .text words of every object built from the corpus with several option sets. */
+function corpusWords() {
+  const dir = mkdtempSync(join(tmpdir(), 'a32-corpus-'));
+  const all = [];
+  try {
+    const sources = readdirSync(join(root, 'test', 'corpus')).filter((f) => f.endsWith('.c'));
+    for (const src of sources) {
+      for (const opt of ['-O0', '-O2', '-Os']) {
+        const obj = join(dir, `${src}${opt}.o`);
+        execFileSync('clang', ['--target=armv7a-linux-gnueabi', '-marm', '-mfloat-abi=soft', opt, '-ffreestanding', '-fno-builtin', '-c', join(root, 'test', 'corpus', src), '-o', obj]);
+        const bin = join(dir, `${src}${opt}.bin`);
+        execFileSync('llvm-objcopy', ['-O', 'binary', '--only-section=.text', obj, bin]);
+        const bytes = readFileSync(bin);
+        // Literal pools are data: keep only words llvm-objdump -d shows as code.
+        const listing = execFileSync('llvm-objdump', ['-d', '--triple=armv7a', '--no-show-raw-insn', obj]).toString();
+        const code = new Set();
+        for (const line of listing.split('\n')) {
+          const m = /^\s*([0-9a-f]+):\s+(\S+)/.exec(line);
+          if (m && !m[2].startsWith('.word')) code.add(parseInt(m[1], 16));
+        }
+        for (let at = 0; at + 4 <= bytes.length; at += 4) if (code.has(at)) all.push(bytes.readUInt32LE(at));
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return Uint32Array.from(all);
+}
+const corpus = corpusWords();
+const corpusTexts = llvmDisassemble(corpus, 0x10000);
+writeFileSync(join(out, 'decode-corpus.json.gz'), gzipSync(JSON.stringify({ base: 0x10000, words: [...corpus], llvm: corpusTexts }), { level: 9 }));
+console.log(`random: ${randomCount} words; corpus: ${corpus.length} instructions`);
