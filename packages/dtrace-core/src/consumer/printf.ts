@@ -1,0 +1,403 @@
+// D printf/printa formatting after libdtrace's dt_printf.c: the format
+// string is parsed once into conversions (dt_printf_create), each bound to
+// one entry of the conversion dictionary (the table below), and formatted
+// against decoded record values (dt_printf_format). Layouts of the helpers
+// (%a symbols, %Y time, %S escapes, %@ aggregation results) follow the
+// pfprint_* functions.
+
+import { type CConversion, formatCFloat, formatCInteger, formatCString } from './cformat.js';
+
+/** A decoded record value as the consumer hands it to the formatter. */
+export type Datum =
+  | { readonly type: 'int'; readonly value: bigint; readonly size: number; readonly signed?: boolean }
+  | { readonly type: 'float'; readonly value: number; readonly size: number }
+  | { readonly type: 'string'; readonly value: string }
+  | { readonly type: 'bytes'; readonly value: Uint8Array }
+  | { readonly type: 'stack'; readonly frames: readonly string[] }
+  /** An aggregation result already rendered by the aggregation printer (avg, quantize ...). */
+  | { readonly type: 'aggregation'; readonly rendered: string; readonly value?: bigint };
+
+/** Symbol lookup the consumer needs for %a, %A, sym(), mod(), stack(). */
+export interface ConsumerSymbols {
+  /** "module`symbol+0xoff", "module`symbol" or "0xaddr", as dtrace_addr2str. */
+  addrToString(addr: bigint): string;
+  /** User address in process pid, as dtrace_uaddr2str. */
+  uaddrToString?(pid: bigint, addr: bigint): string;
+}
+
+/** Plain hexadecimal, for machines that have no symbol table (yet). */
+export const NO_SYMBOLS: ConsumerSymbols = {
+  addrToString: (a) => `0x${BigInt.asUintN(64, a).toString(16)}`,
+};
+
+type PrintKind = 'addr' | 'uaddr' | 'sint' | 'uint' | 'dint' | 'echr' | 'fp' | 'cstr' | 'estr' | 'stack' | 'time' | 'time822' | 'pct' | 'port' | 'inet' | 'wstr';
+
+interface Conversion {
+  /** Name as written after the flags, size prefix included ("lld", "hx", "@"...). */
+  readonly name: string;
+  /** Output conversion letter given to the C layer. */
+  readonly out: string;
+  readonly print: PrintKind;
+  /** Types accepted, worded as libdtrace's pfproto strings (for compile-time errors). */
+  readonly proto: string;
+}
+
+const XINT = 'char, short, int, long, or long long';
+const CSI = 'char, short, or int';
+const FP = 'float, double, or long double';
+const ADDR = 'pointer or integer';
+const CSTR = 'char [] or string (or use stringof)';
+
+/** The conversion dictionary, after _dtrace_conversions. */
+export const PRINTF_CONVERSIONS: readonly Conversion[] = [
+  { name: 'a', out: 's', print: 'addr', proto: ADDR },
+  { name: 'A', out: 's', print: 'uaddr', proto: ADDR },
+  { name: 'c', out: 'c', print: 'sint', proto: CSI },
+  { name: 'C', out: 's', print: 'echr', proto: CSI },
+  { name: 'd', out: 'd', print: 'dint', proto: XINT },
+  { name: 'e', out: 'e', print: 'fp', proto: FP },
+  { name: 'E', out: 'E', print: 'fp', proto: FP },
+  { name: 'f', out: 'f', print: 'fp', proto: FP },
+  { name: 'g', out: 'g', print: 'fp', proto: FP },
+  { name: 'G', out: 'G', print: 'fp', proto: FP },
+  { name: 'hd', out: 'd', print: 'sint', proto: 'short' },
+  { name: 'hi', out: 'i', print: 'sint', proto: 'short' },
+  { name: 'ho', out: 'o', print: 'uint', proto: 'unsigned short' },
+  { name: 'hu', out: 'u', print: 'uint', proto: 'unsigned short' },
+  { name: 'hx', out: 'x', print: 'uint', proto: 'short' },
+  { name: 'hX', out: 'X', print: 'uint', proto: 'short' },
+  { name: 'i', out: 'i', print: 'sint', proto: XINT },
+  { name: 'I', out: 's', print: 'inet', proto: CSTR },
+  { name: 'k', out: 's', print: 'stack', proto: 'stack' },
+  { name: 'lc', out: 'c', print: 'sint', proto: 'int' },
+  { name: 'ld', out: 'd', print: 'sint', proto: 'long' },
+  { name: 'li', out: 'i', print: 'sint', proto: 'long' },
+  { name: 'lo', out: 'o', print: 'uint', proto: 'unsigned long' },
+  { name: 'lu', out: 'u', print: 'uint', proto: 'unsigned long' },
+  { name: 'ls', out: 's', print: 'wstr', proto: 'wchar_t []' },
+  { name: 'lx', out: 'x', print: 'uint', proto: 'long' },
+  { name: 'lX', out: 'X', print: 'uint', proto: 'long' },
+  { name: 'lld', out: 'd', print: 'sint', proto: 'long long' },
+  { name: 'lli', out: 'i', print: 'sint', proto: 'long long' },
+  { name: 'llo', out: 'o', print: 'uint', proto: 'unsigned long long' },
+  { name: 'llu', out: 'u', print: 'uint', proto: 'unsigned long long' },
+  { name: 'llx', out: 'x', print: 'uint', proto: 'long long' },
+  { name: 'llX', out: 'X', print: 'uint', proto: 'long long' },
+  { name: 'Le', out: 'e', print: 'fp', proto: 'long double' },
+  { name: 'LE', out: 'E', print: 'fp', proto: 'long double' },
+  { name: 'Lf', out: 'f', print: 'fp', proto: 'long double' },
+  { name: 'Lg', out: 'g', print: 'fp', proto: 'long double' },
+  { name: 'LG', out: 'G', print: 'fp', proto: 'long double' },
+  { name: 'o', out: 'o', print: 'uint', proto: XINT },
+  { name: 'p', out: 'x', print: 'uint', proto: ADDR },
+  { name: 'P', out: 's', print: 'port', proto: 'uint16_t' },
+  { name: 's', out: 's', print: 'cstr', proto: CSTR },
+  { name: 'S', out: 's', print: 'estr', proto: CSTR },
+  { name: 'T', out: 's', print: 'time822', proto: 'int64_t' },
+  { name: 'u', out: 'u', print: 'uint', proto: XINT },
+  { name: 'wc', out: 'c', print: 'sint', proto: 'int' },
+  { name: 'ws', out: 's', print: 'wstr', proto: 'wchar_t []' },
+  { name: 'x', out: 'x', print: 'uint', proto: XINT },
+  { name: 'X', out: 'X', print: 'uint', proto: XINT },
+  { name: 'Y', out: 's', print: 'time', proto: 'int64_t' },
+  { name: '%', out: '%', print: 'pct', proto: 'void' },
+];
+
+const CONVERSIONS_BY_NAME = new Map(PRINTF_CONVERSIONS.map((c) => [c.name, c]));
+
+/** One piece of a parsed format: literal prefix plus an optional conversion (dt_pfargd_t). */
+export interface FormatPiece {
+  readonly prefix: string;
+  readonly conversion?: Conversion;
+  readonly alt: boolean;
+  readonly zeroPad: boolean;
+  readonly left: boolean;
+  readonly plus: boolean;
+  readonly space: boolean;
+  readonly group: boolean;
+  readonly width: number;
+  readonly precision: number;
+  readonly dynamicWidth: boolean;
+  readonly dynamicPrecision: boolean;
+  /** %@: the value comes from the aggregation, not from a record. */
+  readonly aggregation: boolean;
+}
+
+export class PrintfFormatError extends Error {}
+
+/** Parses a D format string the way dt_printf_create does; throws PrintfFormatError worded like libdtrace. */
+export function parsePrintfFormat(format: string, dataModel: 'LP64' | 'ILP32' = 'LP64'): FormatPiece[] {
+  const pieces: FormatPiece[] = [];
+  let q = 0;
+  let argc = 0;
+  for (;;) {
+    const p0 = format.indexOf('%', q);
+    if (p0 < 0) break;
+    argc++;
+    const prefix = format.slice(q, p0);
+    let p = p0;
+    let alt = false, zeroPad = false, left = false, plus = false, space = false, group = false;
+    let width = 0, precision = 0, dot = 0, digits = 0;
+    let dynamicWidth = false, dynamicPrecision = false, aggregation = false;
+    let name = '';
+    for (;;) {
+      const c = format[++p];
+      if (c === undefined) {
+        throw new PrintfFormatError(`format conversion #${argc} name expected before end of format string`);
+      }
+      if (c >= '0' && c <= '9') {
+        if (dot === 0 && digits === 0 && c === '0') {
+          zeroPad = true;
+          left = false;
+          continue;
+        }
+        let n = 0;
+        while (p < format.length && format[p]! >= '0' && format[p]! <= '9') n = n * 10 + format.charCodeAt(p++) - 48;
+        p--;
+        if (dot) precision = n;
+        else width = n;
+        digits++;
+        continue;
+      }
+      if (c === '#') { alt = true; continue; }
+      if (c === '*') {
+        if (dot ? dynamicPrecision : dynamicWidth) {
+          throw new PrintfFormatError(`format conversion #${argc} has more than one '*' specified for the output ${dot ? 'precision' : 'width'}`);
+        }
+        if (dot) dynamicPrecision = true;
+        else dynamicWidth = true;
+        continue;
+      }
+      if (c === '+') { plus = true; continue; }
+      if (c === '-') { left = true; zeroPad = false; continue; }
+      if (c === '.') {
+        if (dot++ !== 0) throw new PrintfFormatError(`format conversion #${argc} has more than one '.' specified`);
+        digits = 0;
+        continue;
+      }
+      if (c === '?') { width = dataModel === 'LP64' ? 16 : 8; continue; }
+      if (c === '@') { aggregation = true; continue; }
+      if (c === "'") { group = true; continue; }
+      if (c === ' ') { space = true; continue; }
+      if (c === '$') throw new PrintfFormatError(`format conversion #${argc} uses unsupported positional format (%n$)`);
+      if (c === '%') {
+        if (format[p - 1] === '%') { name += c; break; }
+        throw new PrintfFormatError(`format conversion #${argc} cannot be combined with other format flags: %%`);
+      }
+      if (c === 'h' || c === 'l' || c === 'L' || c === 'w') {
+        if (name.length < 6) name += c;
+        continue;
+      }
+      name += c;
+      break;
+    }
+    // %@ with a plain letter uses the aggregation value; the conversion itself still names the printing.
+    const conversion = CONVERSIONS_BY_NAME.get(name);
+    if (!conversion) throw new PrintfFormatError(`format conversion #${argc} is undefined: %${name}`);
+    pieces.push({ prefix, conversion, alt, zeroPad, left, plus, space, group, width, precision, dynamicWidth, dynamicPrecision, aggregation });
+    q = p + 1;
+  }
+  if (q < format.length || format.length === 0) {
+    pieces.push({
+      prefix: format.slice(q), alt: false, zeroPad: false, left: false, plus: false, space: false, group: false,
+      width: 0, precision: 0, dynamicWidth: false, dynamicPrecision: false, aggregation: false,
+    });
+  }
+  return pieces;
+}
+
+/** Number of record arguments a parsed format consumes (dynamic width/precision included; %% and %@ consume none). */
+export function printfArgumentCount(pieces: readonly FormatPiece[]): number {
+  let n = 0;
+  for (const p of pieces) {
+    if (!p.conversion || p.conversion.print === 'pct') continue;
+    if (p.dynamicWidth) n++;
+    if (p.dynamicPrecision) n++;
+    if (!p.aggregation) n++;
+  }
+  return n;
+}
+
+function sizedSigned(v: bigint, size: number): bigint {
+  return size >= 8 ? BigInt.asIntN(64, v) : BigInt.asIntN(size * 8, v);
+}
+function sizedUnsigned(v: bigint, size: number): bigint {
+  return size >= 8 ? BigInt.asUintN(64, v) : BigInt.asUintN(size * 8, v);
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** %Y: "2026 Nov 23 01:32:44" (ctime reordered, as pfprint_time); times are UTC here. */
+export function formatWalltime(ns: bigint): string {
+  const d = new Date(Number(ns / 1_000_000_000n) * 1000);
+  const day = String(d.getUTCDate()).padStart(2, ' ');
+  return `${d.getUTCFullYear()} ${MONTHS[d.getUTCMonth()]} ${day} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+}
+
+/** %T: RFC 822 form, as pfprint_time822 ("%a, %d %b %G %T %Z"). */
+export function formatTime822(ns: bigint): string {
+  const d = new Date(Number(ns / 1_000_000_000n) * 1000);
+  return `${DAYS[d.getUTCDay()]}, ${two(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
+}
+
+/** strchr2esc: a string with C escapes for non-printing characters (%S, %C). */
+export function escapeString(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    const c = ch.charCodeAt(0);
+    switch (ch) {
+      case '\x07': out += '\\a'; break;
+      case '\b': out += '\\b'; break;
+      case '\f': out += '\\f'; break;
+      case '\n': out += '\\n'; break;
+      case '\r': out += '\\r'; break;
+      case '\t': out += '\\t'; break;
+      case '\v': out += '\\v'; break;
+      case '\\': out += '\\\\'; break;
+      case '"': out += '\\"'; break;
+      default:
+        out += c < 0x20 || c === 0x7f ? '\\' + c.toString(8).padStart(3, '0') : ch;
+    }
+  }
+  return out;
+}
+
+function datumInteger(d: Datum | undefined, what: string): { value: bigint; size: number; signed: boolean } {
+  if (d?.type === 'int') return { value: d.value, size: d.size, signed: d.signed ?? true };
+  if (d?.type === 'aggregation' && d.value !== undefined) return { value: d.value, size: 8, signed: true };
+  throw new PrintfFormatError(`${what} expects an integer argument`);
+}
+
+function datumString(d: Datum | undefined): string {
+  if (d?.type === 'string') return d.value;
+  if (d?.type === 'bytes') {
+    let end = d.value.indexOf(0);
+    if (end < 0) end = d.value.length;
+    return new TextDecoder().decode(d.value.subarray(0, end));
+  }
+  if (d?.type === 'int') return String(d.value);
+  throw new PrintfFormatError('%s expects a string argument');
+}
+
+export interface PrintfContext {
+  readonly symbols: ConsumerSymbols;
+  /** Normalization factor of the aggregation value (normalize()), 1 otherwise. */
+  readonly normal?: bigint;
+  /** stackindent option (default 14) for %k. */
+  readonly stackIndent?: number;
+}
+
+/**
+ * Formats parsed pieces against record values, as dt_printf_format. `args`
+ * holds the record values in order; `aggregation` is the value %@ uses.
+ * Returns the text; the number of args consumed is `printfArgumentCount`.
+ */
+export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datum[], ctx: PrintfContext, aggregation?: Datum): string {
+  let out = '';
+  let next = 0;
+  const take = (): Datum => {
+    const d = args[next++];
+    if (d === undefined) throw new PrintfFormatError('printf( ) argument count mismatch: too few arguments for format');
+    return d;
+  };
+  for (const piece of pieces) {
+    out += piece.prefix;
+    const conv = piece.conversion;
+    if (!conv) continue;
+    if (conv.print === 'pct') {
+      out += '%';
+      continue;
+    }
+    let width = piece.width;
+    let precision = piece.precision;
+    if (piece.dynamicWidth) width = Number(sizedSigned(datumInteger(take(), 'a * width').value, 4));
+    if (piece.dynamicPrecision) precision = Number(sizedSigned(datumInteger(take(), 'a * precision').value, 4));
+    const datum = piece.aggregation ? aggregation : take();
+    const normal = piece.aggregation ? ctx.normal ?? 1n : 1n;
+    const c: CConversion = {
+      alt: piece.alt,
+      zeroPad: piece.zeroPad,
+      left: width < 0 || piece.left,
+      plus: piece.plus,
+      space: piece.space,
+      group: piece.group,
+      width: Math.abs(width),
+      precision: precision > 0 ? precision : -1,
+      conv: conv.out,
+    };
+    if (datum?.type === 'aggregation' && datum.value === undefined) {
+      // avg, stddev and the quantizations print through their own printers (pfprint_average ...).
+      out += datum.rendered;
+      continue;
+    }
+    switch (conv.print) {
+      case 'sint':
+      case 'uint':
+      case 'dint': {
+        const { value, size, signed } = datumInteger(datum, `%${conv.name}`);
+        const asSigned = conv.print === 'sint' || (conv.print === 'dint' && signed);
+        let v = asSigned ? sizedSigned(value, size) : sizedUnsigned(value, size);
+        if (normal !== 1n) v = v / normal;
+        if (conv.name.startsWith('h') && !conv.name.startsWith('hh')) v = asSigned ? BigInt.asIntN(16, v) : BigInt.asUintN(16, v);
+        const letter = conv.print === 'dint' ? (asSigned ? 'd' : 'u') : c.conv;
+        out += formatCInteger({ ...c, conv: letter === 'i' ? 'd' : letter }, v);
+        break;
+      }
+      case 'fp': {
+        const v = datum?.type === 'float' ? datum.value : Number(datumInteger(datum, `%${conv.name}`).value);
+        out += formatCFloat(c, v / Number(normal));
+        break;
+      }
+      case 'addr': {
+        const { value } = datumInteger(datum, '%a');
+        out += formatCString(c, ctx.symbols.addrToString(sizedUnsigned(value, 8)));
+        break;
+      }
+      case 'uaddr': {
+        const { value } = datumInteger(datum, '%A');
+        const s = ctx.symbols.uaddrToString ? ctx.symbols.uaddrToString(0n, value) : `0x${sizedUnsigned(value, 8).toString(16)}`;
+        out += formatCString(c, s);
+        break;
+      }
+      case 'echr': {
+        const { value } = datumInteger(datum, '%C');
+        out += formatCString(c, escapeString(String.fromCharCode(Number(BigInt.asUintN(8, value)))));
+        break;
+      }
+      case 'cstr':
+      case 'inet':
+      case 'wstr':
+        out += formatCString(c, datumString(datum));
+        break;
+      case 'estr':
+        out += formatCString(c, escapeString(datumString(datum)));
+        break;
+      case 'port':
+        out += formatCString(c, String(sizedUnsigned(datumInteger(datum, '%P').value, 2)));
+        break;
+      case 'time':
+        out += formatCString(c, formatWalltime(datumInteger(datum, '%Y').value));
+        break;
+      case 'time822':
+        out += formatCString(c, formatTime822(datumInteger(datum, '%T').value));
+        break;
+      case 'stack': {
+        if (datum?.type !== 'stack') throw new PrintfFormatError('%k expects a stack() or ustack() argument');
+        // pfprint_stack: left-justified width becomes the indent; otherwise stackindent.
+        const indent = piece.left ? c.width : ctx.stackIndent ?? 14;
+        out += formatStack(datum.frames, indent, piece.left ? { ...c, width: 0 } : c);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** dt_print_stack: a newline, then one indented frame per line. */
+export function formatStack(frames: readonly string[], indent: number, c?: CConversion): string {
+  let out = '\n';
+  for (const f of frames) out += ' '.repeat(indent) + (c ? formatCString(c, f) : f) + '\n';
+  return out;
+}

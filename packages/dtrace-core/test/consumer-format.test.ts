@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { formatPrintf, parsePrintfFormat, printfArgumentCount, escapeString, formatWalltime, type Datum, NO_SYMBOLS, PrintfFormatError } from '../src/consumer/printf.js';
+import { printBytes, printLquantize, printLlquantize, printQuantize, quantizeBucket, stddevValue, averageValue, traceInteger, llquantizeBucketCount } from '../src/consumer/aggprint.js';
+import { lquantizeArg, llquantizeArg } from '../src/program/actions.js';
+
+const int = (v: bigint | number, size = 8, signed = true): Datum => ({ type: 'int', value: BigInt(v), size, signed });
+const str = (s: string): Datum => ({ type: 'string', value: s });
+const pf = (fmt: string, ...args: Datum[]): string => formatPrintf(parsePrintfFormat(fmt), args, { symbols: NO_SYMBOLS });
+
+describe('printf conversions (dt_printf.c semantics)', () => {
+  it('formats integers with flags, width and precision like C printf', () => {
+    expect(pf('%d|%5d|%-5d|%05d|%+d|% d', int(42), int(42), int(42), int(42), int(42), int(42))).toBe('42|   42|42   |00042|+42| 42');
+    expect(pf('%x %X %#x %#o %o', int(255), int(255), int(255), int(8), int(8))).toBe('ff FF 0xff 010 10');
+    expect(pf('%.3d|%8.3d|%u', int(7), int(-7), int(-1, 4, true))).toBe('007|    -007|4294967295');
+    expect(pf('%d', int(-1, 8, false))).toBe('18446744073709551615');
+    expect(pf('%lld %llx', int(-2), int(-1))).toBe('-2 ffffffffffffffff');
+    expect(pf('%hd %hx', int(0x12345, 4), int(0x1ffff, 4))).toBe('9029 ffff');
+    expect(pf('%c%c', int(104, 1), int(105, 4))).toBe('hi');
+    expect(pf('%p', int(0xfffffe0000001234n))).toBe('fffffe0000001234');
+    expect(pf('%?p|', int(0x1234))).toBe('            1234|');
+  });
+  it('formats strings, escapes and dynamic width/precision', () => {
+    expect(pf('[%s][%10s][%-10s][%.3s]', str('dtrace'), str('dtrace'), str('dtrace'), str('dtrace'))).toBe('[dtrace][    dtrace][dtrace    ][dtr]');
+    expect(pf('[%*s][%-*.*s]', int(8, 4), str('ab'), int(6, 4), int(2, 4), str('abcdef'))).toBe('[      ab][ab    ]');
+    expect(pf('%S', str('a\tb\n"c"\x01'))).toBe('a\\tb\\n\\"c\\"\\001');
+    expect(escapeString('\\')).toBe('\\\\');
+    expect(pf('100%%')).toBe('100%');
+  });
+  it('formats floating conversions', () => {
+    expect(pf('%f %.2f %e %E %g %G', { type: 'float', value: 3.5, size: 8 }, { type: 'float', value: 3.14159, size: 8 }, { type: 'float', value: 12345.678, size: 8 }, { type: 'float', value: 0.00012, size: 8 }, { type: 'float', value: 100000, size: 8 }, { type: 'float', value: 1e-5, size: 8 })).toBe(
+      '3.500000 3.14 1.234568e+04 1.200000E-04 100000 1E-05',
+    );
+    expect(pf('%g|%g', { type: 'float', value: 1234567, size: 8 }, { type: 'float', value: 0.5, size: 8 })).toBe('1.23457e+06|0.5');
+  });
+  it('formats %Y walltime and %a symbols', () => {
+    expect(formatWalltime(1_700_000_000_000_000_000n)).toBe('2023 Nov 14 22:13:20');
+    expect(pf('%Y', int(1_700_000_000_000_000_000n))).toBe('2023 Nov 14 22:13:20');
+    const symbols = { addrToString: (a: bigint) => (a === 0x1000n ? 'kernel`main' : `kernel\`main+0x${(a - 0x1000n).toString(16)}`) };
+    expect(formatPrintf(parsePrintfFormat('%a %a'), [int(0x1000), int(0x1010)], { symbols })).toBe('kernel`main kernel`main+0x10');
+  });
+  it('counts arguments and rejects bad formats with libdtrace wording', () => {
+    expect(printfArgumentCount(parsePrintfFormat('%d %*s %% %@d'))).toBe(3);
+    expect(() => parsePrintfFormat('%q')).toThrow('format conversion #1 is undefined: %q');
+    expect(() => parsePrintfFormat('abc %')).toThrow('format conversion #1 name expected before end of format string');
+    expect(() => parsePrintfFormat('%1$d')).toThrow(PrintfFormatError);
+    expect(() => parsePrintfFormat('%d %5%')).toThrow('format conversion #2 cannot be combined with other format flags: %%');
+  });
+  it('uses the aggregation value for %@', () => {
+    const pieces = parsePrintfFormat('%-10s %@8d\n');
+    expect(formatPrintf(pieces, [str('sshd')], { symbols: NO_SYMBOLS }, { type: 'aggregation', rendered: '', value: 12n })).toBe('sshd             12\n');
+  });
+});
+
+function buckets(entries: Record<number, number>): bigint[] {
+  const d = new Array<bigint>(127).fill(0n);
+  for (const [k, v] of Object.entries(entries)) d[quantizeBucket(BigInt(k))] += BigInt(v);
+  return d;
+}
+
+describe('aggregation layouts (dt_consume.c)', () => {
+  it('prints quantize() like dtrace(1)', () => {
+    expect(printQuantize(buckets({ 1: 1 }))).toBe(
+      '\n           value  ------------- Distribution ------------- count    \n' +
+        '               0 |                                         0        \n' +
+        '               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n' +
+        '               2 |                                         0        \n',
+    );
+    expect(printQuantize(buckets({ 4: 3, 5: 1, 64: 4 }))).toBe(
+      '\n           value  ------------- Distribution ------------- count    \n' +
+        '               2 |                                         0        \n' +
+        '               4 |@@@@@@@@@@@@@@@@@@@@                     4        \n' +
+        '               8 |                                         0        \n' +
+        '              16 |                                         0        \n' +
+        '              32 |                                         0        \n' +
+        '              64 |@@@@@@@@@@@@@@@@@@@@                     4        \n' +
+        '             128 |                                         0        \n',
+    );
+    // No data at all: the buckets around zero.
+    expect(printQuantize(new Array<bigint>(127).fill(0n)).split('\n').slice(2, 5).map((l) => l.trim().split(/\s+/)[0])).toEqual(['-1', '0', '1']);
+  });
+  it('places values in power-of-two buckets', () => {
+    expect(quantizeBucket(0n)).toBe(63);
+    expect(quantizeBucket(1n)).toBe(64);
+    expect(quantizeBucket(3n)).toBe(65);
+    expect(quantizeBucket(4n)).toBe(66);
+    expect(quantizeBucket(-1n)).toBe(62);
+    expect(quantizeBucket(-5n)).toBe(60);
+  });
+  it('prints negative and mixed histograms with centre lines', () => {
+    const d = new Array<bigint>(127).fill(0n);
+    d[quantizeBucket(1n)] = -2n;
+    d[quantizeBucket(4n)] = 2n;
+    const lines = printQuantize(d).split('\n');
+    expect(lines[3]).toBe('               1           @@@@@@@@@@|                     -2       ');
+    expect(lines[5]).toBe('               4                     |@@@@@@@@@@           2        ');
+    const n = new Array<bigint>(127).fill(0n);
+    n[quantizeBucket(1n)] = -4n;
+    expect(printQuantize(n).split('\n')[3]).toBe('               1 @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@| -4       ');
+  });
+  it('prints lquantize() with underflow and overflow rows', () => {
+    const data = [lquantizeArg(0, 10, 10), 0n, 0n, 2n, 0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n, 1n];
+    expect(printLquantize(data)).toBe(
+      '\n           value  ------------- Distribution ------------- count    \n' +
+        '               0 |                                         0        \n' +
+        '              10 |@@@@@@@@@@@@@@@@@@@@@@@@@@@              2        \n' +
+        '              20 |                                         0        \n' +
+        '              30 |                                         0        \n' +
+        '              40 |                                         0        \n' +
+        '              50 |                                         0        \n' +
+        '              60 |                                         0        \n' +
+        '              70 |                                         0        \n' +
+        '              80 |                                         0        \n' +
+        '              90 |                                         0        \n' +
+        '          >= 100 |@@@@@@@@@@@@@                            1        \n',
+    );
+    const under = [lquantizeArg(5, 2, 1), 3n, 0n, 0n, 0n];
+    expect(printLquantize(under).split('\n')[2]).toBe('             < 5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 3        ');
+  });
+  it('prints llquantize() buckets per order of magnitude', () => {
+    const n = llquantizeBucketCount(10, 0, 1, 10);
+    expect(n).toBe(2 + 9 + 9);
+    const data = [llquantizeArg(10, 0, 1, 10), ...new Array<bigint>(n).fill(0n)];
+    data[1 + 3] = 1n; // value 3
+    const out = printLlquantize(data);
+    expect(out.split('\n').slice(2, 5)).toEqual([
+      '               2 |                                         0        ',
+      '               3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        ',
+      '               4 |                                         0        ',
+    ]);
+  });
+  it('computes avg and stddev like dt_stddev', () => {
+    expect(averageValue([4n, 10n])).toBe(2n);
+    // values 2, 4, 4, 4, 5, 5, 7, 9: stddev 2
+    expect(stddevValue([8n, 40n, 232n, 0n])).toBe(2n);
+  });
+  it('prints trace() data and tracemem() dumps', () => {
+    expect(traceInteger(5n, 8, false)).toBe('                5');
+    expect(traceInteger(5n, 4, false)).toBe('        5');
+    expect(traceInteger(5n, 8, true)).toBe('5');
+    const s = new Uint8Array(16);
+    s.set([104, 105]);
+    expect(printBytes(s, -33, false, false)).toBe('  hi                               ');
+    expect(printBytes(s, -33, true, false)).toBe('hi');
+    expect(printBytes(Uint8Array.from([1, 2, 65]), -33, false, true)).toBe(
+      '\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n' + '         0: 01 02 41                                         ..A\n',
+    );
+  });
+});
