@@ -1,0 +1,214 @@
+/*
+ * Signals: sending (kill, tkill, tgkill, faults, SIGPIPE, SIGCHLD), the
+ * sigaction table and masks, and delivery on the way back to user mode.
+ * Delivery implements the default actions (terminate, or ignore for
+ * SIGCHLD) and SIG_IGN. A signal with a user handler installed is delivered
+ * with its default action as well: this kernel builds no user signal frames.
+ */
+#include <kernel/lib.h>
+#include <kernel/mm.h>
+#include <kernel/sched.h>
+#include <kernel/sdt.h>
+#include <kernel/syscall.h>
+
+#define SIG_BIT(sig) (1ull << ((sig) - 1))
+#define UNBLOCKABLE (SIG_BIT(SIGKILL) | SIG_BIT(19 /* SIGSTOP */))
+
+struct signal_struct *sighand_alloc(void)
+{
+	struct signal_struct *s = kzalloc(sizeof(*s));
+
+	if (s)
+		s->count = 1;
+	return s;
+}
+
+struct signal_struct *sighand_dup(struct signal_struct *old)
+{
+	struct signal_struct *s = sighand_alloc();
+
+	if (s && old)
+		memcpy(s->action, old->action, sizeof(s->action));
+	return s;
+}
+
+void sighand_put(struct signal_struct *s)
+{
+	if (s && --s->count == 0)
+		kfree(s);
+}
+
+/* exec resets caught signals to the default, keeps ignored ones. */
+void flush_signal_handlers(struct task_struct *t)
+{
+	for (int i = 0; i < 64; i++)
+		if (t->sighand->action[i].handler > 1)
+			memset(&t->sighand->action[i], 0, sizeof(t->sighand->action[i]));
+}
+
+static bool sig_default_ignored(int sig)
+{
+	return sig == SIGCHLD || sig == 23 /* SIGURG */ || sig == 28 /* SIGWINCH */;
+}
+
+static bool sig_ignored(struct task_struct *t, int sig)
+{
+	unsigned long handler;
+
+	if (sig == SIGKILL || !t->sighand)
+		return false;
+	handler = t->sighand->action[sig - 1].handler;
+	return handler == 1 || (handler == 0 && sig_default_ignored(sig));
+}
+
+bool signal_pending(struct task_struct *t)
+{
+	return (t->pending_signals & ~(t->blocked_signals & ~UNBLOCKABLE)) != 0;
+}
+
+int send_signal(struct task_struct *t, int sig)
+{
+	if (sig < 1 || sig > 64)
+		return -EINVAL;
+	if (t->state == TASK_ZOMBIE || t->state == TASK_DEAD)
+		return 0;
+	DTRACE_PROC2(signal__send, struct task_struct *, t, int, sig);
+	if (sig_ignored(t, sig))
+		return 0;
+	t->pending_signals |= SIG_BIT(sig);
+	if (t->state == TASK_INTERRUPTIBLE && signal_pending(t))
+		wake_up_process(t);
+	return 0;
+}
+
+/* A fault signal cannot be ignored or blocked: it terminates. */
+void force_sig_fault(int sig, unsigned long addr)
+{
+	struct task_struct *t = current;
+
+	t->blocked_signals &= ~SIG_BIT(sig);
+	if (t->sighand)
+		t->sighand->action[sig - 1].handler = 0;
+	send_signal(t, sig);
+}
+
+int kill_pid(pid_t pid, int sig)
+{
+	struct list_head *pos;
+	int found = 0;
+
+	list_for_each(pos, &task_list) {
+		struct task_struct *t = list_entry(pos, struct task_struct, tasks);
+
+		if (t->is_idle || t->is_kthread || t->pid != t->tgid)
+			continue;
+		if ((pid > 0 && t->tgid == pid) || (pid == -1 && t != init_task && t->tgid != current->tgid) ||
+		    (pid == 0 && t->tgid == current->tgid)) {
+			found++;
+			if (sig)
+				send_signal(t, sig);
+		}
+	}
+	return found ? 0 : -ESRCH;
+}
+
+void do_signal(struct pt_regs *regs)
+{
+	struct task_struct *t = current;
+	uint64_t deliverable = t->pending_signals & ~(t->blocked_signals & ~UNBLOCKABLE);
+
+	for (int sig = 1; sig <= 64; sig++) {
+		if (!(deliverable & SIG_BIT(sig)))
+			continue;
+		t->pending_signals &= ~SIG_BIT(sig);
+		if (sig_ignored(t, sig))
+			continue;
+		do_group_exit(sig);
+	}
+}
+
+long sys_kill(long pid, long sig, long a2, long a3, long a4, long a5)
+{
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	return kill_pid((pid_t)pid, (int)sig);
+}
+
+long sys_tgkill(long tgid, long tid, long sig, long a3, long a4, long a5)
+{
+	struct task_struct *t = find_task_by_pid((pid_t)tid);
+
+	if (!t || (tgid > 0 && t->tgid != tgid))
+		return -ESRCH;
+	return sig ? send_signal(t, (int)sig) : 0;
+}
+
+long sys_tkill(long tid, long sig, long a2, long a3, long a4, long a5)
+{
+	return sys_tgkill(0, tid, sig, 0, 0, 0);
+}
+
+/* struct k_sigaction as the kernel ABI passes it: handler, flags, restorer,
+ * mask (x86-64: 8-byte fields; ARM: 4-byte handler/flags/restorer and an
+ * 8-byte mask). */
+struct user_sigaction {
+	unsigned long handler;
+	unsigned long flags;
+	unsigned long restorer;
+	uint64_t mask;
+};
+
+long sys_rt_sigaction(long sig, long uact, long uoldact, long sigsetsize, long a4, long a5)
+{
+	struct k_sigaction *ka;
+	struct user_sigaction act;
+
+	if (sig < 1 || sig > 64 || sig == SIGKILL || sig == 19)
+		return -EINVAL;
+	ka = &current->sighand->action[sig - 1];
+	if (uoldact) {
+		struct user_sigaction old = { ka->handler, ka->flags, ka->restorer, ka->mask };
+
+		if (copy_to_user((void *)uoldact, &old, sizeof(old)) < 0)
+			return -EFAULT;
+	}
+	if (uact) {
+		if (copy_from_user(&act, (void *)uact, sizeof(act)) < 0)
+			return -EFAULT;
+		ka->handler = act.handler;
+		ka->flags = act.flags;
+		ka->restorer = act.restorer;
+		ka->mask = act.mask;
+		if (sig_ignored(current, (int)sig))
+			current->pending_signals &= ~SIG_BIT(sig);
+	}
+	return 0;
+}
+
+long sys_rt_sigprocmask(long how, long uset, long uold, long sigsetsize, long a4, long a5)
+{
+	uint64_t set;
+	struct task_struct *t = current;
+
+	if (uold && copy_to_user((void *)uold, &t->blocked_signals, sizeof(uint64_t)) < 0)
+		return -EFAULT;
+	if (!uset)
+		return 0;
+	if (copy_from_user(&set, (void *)uset, sizeof(set)) < 0)
+		return -EFAULT;
+	switch (how) {
+	case 0: t->blocked_signals |= set; break;      /* SIG_BLOCK */
+	case 1: t->blocked_signals &= ~set; break;     /* SIG_UNBLOCK */
+	case 2: t->blocked_signals = set; break;       /* SIG_SETMASK */
+	default: return -EINVAL;
+	}
+	t->blocked_signals &= ~UNBLOCKABLE;
+	return 0;
+}
+
+long sys_rt_sigreturn(long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	/* No signal frames are ever built, so there is nothing to return from. */
+	force_sig_fault(SIGSEGV, 0);
+	return 0;
+}

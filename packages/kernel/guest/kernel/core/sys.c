@@ -1,0 +1,153 @@
+/* Small system calls: identity (getpid and friends), uname, time, sleeping,
+ * yielding, thread bookkeeping, random bytes, TLS and reboot. */
+#include <kernel/board.h>
+#include <kernel/lib.h>
+#include <kernel/mm.h>
+#include <kernel/sched.h>
+#include <kernel/syscall.h>
+#include <kernel/time.h>
+
+long sys_getpid(long a0, long a1, long a2, long a3, long a4, long a5) { return current->tgid; }
+long sys_gettid(long a0, long a1, long a2, long a3, long a4, long a5) { return current->pid; }
+long sys_getuid(long a0, long a1, long a2, long a3, long a4, long a5) { return 0; }
+long sys_getgid(long a0, long a1, long a2, long a3, long a4, long a5) { return 0; }
+long sys_geteuid(long a0, long a1, long a2, long a3, long a4, long a5) { return 0; }
+long sys_getegid(long a0, long a1, long a2, long a3, long a4, long a5) { return 0; }
+
+long sys_getppid(long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	struct task_struct *leader = current->group_leader;
+
+	return leader->parent ? leader->parent->tgid : 0;
+}
+
+/* Process groups and sessions are not modelled: every process is its own. */
+long sys_setpgid(long pid, long pgid, long a2, long a3, long a4, long a5) { return 0; }
+long sys_getpgrp(long a0, long a1, long a2, long a3, long a4, long a5) { return current->tgid; }
+long sys_setsid(long a0, long a1, long a2, long a3, long a4, long a5) { return current->tgid; }
+
+long sys_uname(long ubuf, long a1, long a2, long a3, long a4, long a5)
+{
+	struct utsname u;
+
+	memset(&u, 0, sizeof(u));
+	strcpy(u.sysname, "Linux");
+	strcpy(u.nodename, "wdtrace");
+	strcpy(u.release, "6.1.0-wdtrace");
+	strcpy(u.version, "#1 SMP wdtrace guest kernel");
+	strcpy(u.machine, arch_uname_machine);
+	strcpy(u.domainname, "(none)");
+	return copy_to_user((void *)ubuf, &u, sizeof(u)) < 0 ? -EFAULT : 0;
+}
+
+long sys_clock_gettime(long clock, long uts, long a2, long a3, long a4, long a5)
+{
+	uint64_t ns;
+	struct kernel_timespec ts;
+
+	switch (clock) {
+	case CLOCK_REALTIME: ns = ktime_get_real_ns(); break;
+	case CLOCK_MONOTONIC:
+	case 4: /* CLOCK_MONOTONIC_RAW */
+	case 7: /* CLOCK_BOOTTIME */
+	case 2: /* CLOCK_PROCESS_CPUTIME_ID (approximated by uptime) */
+	case 3: /* CLOCK_THREAD_CPUTIME_ID */
+		ns = ktime_get_ns();
+		break;
+	default:
+		return -EINVAL;
+	}
+	ts.tv_sec = (long)(ns / NSEC_PER_SEC);
+	ts.tv_nsec = (long)(ns % NSEC_PER_SEC);
+	return copy_to_user((void *)uts, &ts, sizeof(ts)) < 0 ? -EFAULT : 0;
+}
+
+long sys_clock_getres(long clock, long uts, long a2, long a3, long a4, long a5)
+{
+	struct kernel_timespec ts = { 0, 1 };
+
+	if (uts && copy_to_user((void *)uts, &ts, sizeof(ts)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+long sys_nanosleep(long ureq, long urem, long a2, long a3, long a4, long a5)
+{
+	struct kernel_timespec req;
+	uint64_t start = ktime_get_ns(), end;
+
+	if (copy_from_user(&req, (void *)ureq, sizeof(req)) < 0)
+		return -EFAULT;
+	if (req.tv_sec < 0 || req.tv_nsec < 0 || req.tv_nsec >= (long)NSEC_PER_SEC)
+		return -EINVAL;
+	end = start + (uint64_t)req.tv_sec * NSEC_PER_SEC + (uint64_t)req.tv_nsec;
+	if (sleep_until(end) < 0) {
+		if (urem) {
+			uint64_t left = end - ktime_get_ns();
+			struct kernel_timespec rem = { (long)(left / NSEC_PER_SEC), (long)(left % NSEC_PER_SEC) };
+
+			copy_to_user((void *)urem, &rem, sizeof(rem));
+		}
+		return -EINTR;
+	}
+	return 0;
+}
+
+long sys_sched_yield(long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	yield();
+	return 0;
+}
+
+long sys_set_tid_address(long tidptr, long a1, long a2, long a3, long a4, long a5)
+{
+	current->clear_child_tid = (unsigned long)tidptr;
+	return current->pid;
+}
+
+long sys_set_robust_list(long head, long len, long a2, long a3, long a4, long a5)
+{
+	return 0;
+}
+
+/* Deterministic "random" bytes: runs must be reproducible. */
+long sys_getrandom(long ubuf, long len, long flags, long a3, long a4, long a5)
+{
+	static uint64_t state = 0x853c49e6748fea9bull;
+	uint8_t chunk[64];
+	long done = 0;
+
+	while (done < len) {
+		long n = MIN(len - done, (long)sizeof(chunk));
+
+		for (long i = 0; i < n; i++) {
+			state = state * 6364136223846793005ull + 1442695040888963407ull;
+			chunk[i] = (uint8_t)(state >> 56);
+		}
+		if (copy_to_user((char *)ubuf + done, chunk, (size_t)n) < 0)
+			return -EFAULT;
+		done += n;
+	}
+	return done;
+}
+
+long sys_arch_prctl(long code, long addr, long a2, long a3, long a4, long a5)
+{
+	return arch_prctl_call(current, (int)code, (unsigned long)addr);
+}
+
+long sys_set_tls(long value, long a1, long a2, long a3, long a4, long a5)
+{
+	return arch_set_tls(current, (unsigned long)value);
+}
+
+/* reboot(2): only power-off; the 4th argument is the exit status the
+ * machine reports (Linux ignores it for this command). */
+long sys_reboot(long magic1, long magic2, long cmd, long arg, long a4, long a5)
+{
+	if ((unsigned long)magic1 != LINUX_REBOOT_MAGIC1 || magic2 != LINUX_REBOOT_MAGIC2)
+		return -EINVAL;
+	if ((unsigned long)cmd != LINUX_REBOOT_CMD_POWER_OFF && (unsigned)cmd != 0x4321FEDCu)
+		return -EINVAL;
+	board_poweroff((int)arg);
+}
