@@ -61,6 +61,45 @@ interface ExprBase {
   type?: CType;
   /** Set by the types pass for integer constant expressions. */
   constValue?: bigint;
+  /** Set by the types pass: what an identifier, variable, call or aggregation refers to. */
+  ref?: Ref;
+  /** Set by the types pass: the expression designates a modifiable lvalue. */
+  lvalue?: boolean;
+}
+
+/** What a name resolves to, filled in by the types pass for the code generator. */
+export type Ref =
+  | { readonly kind: 'builtin'; readonly id: number; readonly array: boolean }
+  | { readonly kind: 'variable'; readonly variable: VariableInfo }
+  | { readonly kind: 'symbol'; readonly address: bigint }
+  | { readonly kind: 'function'; readonly name: string }
+  | { readonly kind: 'aggregation'; readonly aggregation: AggregationInfo }
+  | { readonly kind: 'translator-input' };
+
+/** A D variable: global, thread-local (self->) or clause-local (this->); scalar or associative array. */
+export interface VariableInfo {
+  readonly name: string;
+  readonly scope: 'global' | 'thread' | 'local';
+  readonly kind: 'scalar' | 'array';
+  /** DIF variable id (DIF_VAR_OTHER_UBASE upwards, per scope). */
+  readonly id: number;
+  type: CType;
+  /** Key types of an associative array. */
+  keys?: CType[];
+  /** Declared with an explicit type (rather than by first assignment). */
+  readonly declared: boolean;
+}
+
+/** An aggregation @name, its function and keys, fixed by its first use. */
+export interface AggregationInfo {
+  readonly name: string;
+  readonly id: number;
+  /** Name of the aggregating function. */
+  func: string;
+  keys: CType[];
+  /** Constant parameters (lquantize/llquantize) for the consistency checks. */
+  params: bigint[];
+  readonly loc: SourceLocation;
 }
 
 export interface IntExpr extends ExprBase {

@@ -1,3 +1,14 @@
 // @wdtrace/d-lang — the D compiler. See README.md for the API.
-export * from './diagnostics.js';
+export { compile, runPasses, listDif, dumpSugared, formatDiagnostics, type CompileResult } from './compile.js';
+export type { CompileOptions, ProbeCatalogue, ProbeInfo, IncludeResolver } from './context.js';
+export {
+  DIAGNOSTICS,
+  type Diagnostic,
+  type DiagnosticTag,
+  type SourceLocation,
+  formatDiagnostic,
+  formatDiagnosticBody,
+} from './diagnostics.js';
 export { parseProgram } from './parser.js';
+export { preprocess } from './cpp.js';
+export { PASSES } from './passes/index.js';

@@ -1,0 +1,147 @@
+// The state of one compilation, shared by the passes: options, the type
+// environment, the AST, symbol tables (variables, aggregations, inlines,
+// translators), the clauses with their resolved probe descriptions, and the
+// compiled program at the end. Each pass reads and writes the fields its
+// entry in passes/index.ts names.
+
+import type { CompiledProgram, FormatDescription, ProbeDescription } from '@wdtrace/dtrace-core/program';
+import type { IrEcb } from './passes/codegen.js';
+import type { CType, TypeDictionary } from '@wdtrace/dtrace-core/types';
+import type { AggregationInfo, ClauseItem, Expr, ProgramAst, VariableInfo } from './ast.js';
+import type { Diagnostic, SourceLocation } from './diagnostics.js';
+import { TypeEnvironment } from './dtypes.js';
+import type { Difo } from '@wdtrace/dtrace-core/dif';
+
+/** A probe as the framework knows it, with the argument types it offers for args[]. */
+export interface ProbeInfo {
+  readonly id: number;
+  readonly provider: string;
+  readonly module: string;
+  readonly function: string;
+  readonly name: string;
+  /** C type names of args[0..n-1] (translated types when the provider translates). */
+  readonly argTypes?: readonly string[];
+}
+
+/** How the compiler asks the framework about probes. */
+export interface ProbeCatalogue {
+  /** Probes matching a description (fields may be globs; empty fields match all). */
+  match(desc: { provider: string; module: string; function: string; name: string }): readonly ProbeInfo[];
+}
+
+/** How the -C preprocessor reads #include files. */
+export interface IncludeResolver {
+  (path: string, fromFile: string | undefined, system: boolean): { path: string; text: string } | undefined;
+}
+
+export interface CompileOptions {
+  /** ILP32 for ARMv7 guests, LP64 (default) for x86-64. */
+  readonly dataModel?: 'ILP32' | 'LP64';
+  /** Where the program came from, for messages and for accepting a bare probe description. */
+  readonly origin?: { kind: 'script'; name: string } | { kind: 'probe'; text: string } | { kind: 'text' };
+  /** Macro arguments $1, $2 ... (after the script name). */
+  readonly macroArgs?: readonly string[];
+  /** Values of $pid, $ppid, $uid, $gid, $target ... */
+  readonly macroVariables?: Readonly<Partial<Record<'egid' | 'euid' | 'gid' | 'pid' | 'pgid' | 'ppid' | 'projid' | 'sid' | 'target' | 'taskid' | 'uid', number>>>;
+  /** -x options (name -> value, null for boolean ones). */
+  readonly options?: Readonly<Record<string, string | null>>;
+  /** Type dictionaries beyond D's and C's (the kernel's, from DWARF). */
+  readonly types?: readonly TypeDictionary[];
+  /** Probe lookups; without it descriptions are not matched and args[] are untyped (int64_t). */
+  readonly probes?: ProbeCatalogue;
+  /** -Z: permit descriptions that match no probes. */
+  readonly zdefs?: boolean;
+  /** -C: run the C preprocessor first. */
+  readonly cpp?: boolean;
+  /** -D name[=value] */
+  readonly defines?: readonly string[];
+  /** -U name */
+  readonly undefines?: readonly string[];
+  /** -I directories, searched in order by the include resolver. */
+  readonly includePaths?: readonly string[];
+  readonly includeResolver?: IncludeResolver;
+  /** -H: collect the names of included files. */
+  readonly listIncludes?: boolean;
+}
+
+/** A clause after probe resolution. */
+export interface ResolvedClause {
+  readonly item: ClauseItem;
+  readonly probes: ProbeDescription[];
+  /** Probes matched (when a catalogue was given), for args[] types. */
+  readonly matched: ProbeInfo[];
+  /** Clause-local variables of this clause. */
+  readonly locals: Map<string, VariableInfo>;
+  /** Typed predicate and statements, set by the types pass. */
+  cooked?: { predicate?: Expr; statements: CookedStatement[] };
+}
+
+/** A clause statement after typing: a plain expression, an action call, or an aggregation. */
+export type CookedStatement =
+  | { readonly kind: 'expr'; readonly expr: Expr; readonly loc: SourceLocation }
+  | { readonly kind: 'action'; readonly name: string; readonly args: Expr[]; readonly loc: SourceLocation }
+  | {
+      readonly kind: 'aggregate';
+      readonly aggregation: AggregationInfo;
+      readonly keys: Expr[];
+      readonly args: Expr[];
+      readonly loc: SourceLocation;
+    };
+
+export interface TranslatorInfo {
+  readonly id: number;
+  readonly output: CType;
+  readonly input: CType;
+  readonly inputName: string;
+  readonly members: Map<string, Expr>;
+}
+
+export interface InlineInfo {
+  readonly name: string;
+  readonly type: CType;
+  readonly value: Expr;
+}
+
+export class CompileContext {
+  readonly env: TypeEnvironment;
+  ast?: ProgramAst;
+  /** Text after preprocessing. */
+  text: string;
+  readonly warnings: Diagnostic[] = [];
+  /** Files included by the preprocessor (-H). */
+  readonly includes: string[] = [];
+  readonly pragmaOptions = new Map<string, string | null>();
+  readonly globals = new Map<string, VariableInfo>();
+  readonly threadLocals = new Map<string, VariableInfo>();
+  /** Clause-local ids are program-wide so one name keeps one id across clauses. */
+  readonly localIds = new Map<string, number>();
+  /** Clause-locals declared at the top level (`this int x;`), visible in every clause. */
+  readonly declaredLocals = new Map<string, VariableInfo>();
+  readonly aggregations = new Map<string, AggregationInfo>();
+  readonly inlines = new Map<string, InlineInfo>();
+  readonly translators: TranslatorInfo[] = [];
+  readonly externs = new Map<string, { type: CType; address: bigint }>();
+  clauses: ResolvedClause[] = [];
+  /** Macro arguments referenced, for -x argref / defaultargs checks. */
+  readonly macroArgsUsed = new Set<number>();
+  /** The code generator's output, consumed by the assembler. */
+  ir?: { ecbs: IrEcb[]; formats: FormatDescription[] };
+  program?: CompiledProgram;
+  /** Text of each DIFO for -S, in generation order. */
+  readonly listings: { clause: number; what: string; difo: Difo }[] = [];
+
+  constructor(
+    readonly source: string,
+    readonly options: CompileOptions,
+  ) {
+    this.text = source;
+    this.env = new TypeEnvironment(options.dataModel ?? 'LP64', options.types ?? []);
+  }
+
+  option(name: string): string | null | undefined {
+    if (this.pragmaOptions.has(name)) return this.pragmaOptions.get(name);
+    const o = this.options.options;
+    if (o !== undefined && Object.prototype.hasOwnProperty.call(o, name)) return o[name];
+    return undefined;
+  }
+}

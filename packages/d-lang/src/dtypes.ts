@@ -1,0 +1,259 @@
+// The D type environment of one compilation: the chain of type dictionaries
+// (user declarations, D, C, then the kernel's), the common types by name,
+// and D's typing rules — what is integral, scalar, arithmetic, a string;
+// integer promotion and the usual arithmetic conversions; the type of an
+// integer constant; and turning written types (specifiers + declarators)
+// into C types.
+
+import {
+  type CType,
+  type DataModel,
+  type IntegerType,
+  InMemoryTypeDictionary,
+  STRING,
+  type TypeDictionary,
+  TypeDictionaryChain,
+  VOID,
+  createCTypeDictionary,
+  createDTypeDictionary,
+  resolveType,
+  sizeOfType,
+} from '@wdtrace/dtrace-core/types';
+import type { Declarator, TypeName, TypeSpecifier } from './ast.js';
+import { type SourceLocation, fail } from './diagnostics.js';
+
+export class TypeEnvironment {
+  readonly user: InMemoryTypeDictionary;
+  readonly d: InMemoryTypeDictionary;
+  readonly c: InMemoryTypeDictionary;
+  readonly chain: TypeDictionaryChain;
+  readonly int: IntegerType;
+  readonly uint: IntegerType;
+  readonly long: IntegerType;
+  readonly ulong: IntegerType;
+  readonly llong: IntegerType;
+  readonly ullong: IntegerType;
+  readonly char: IntegerType;
+  readonly int64: CType;
+  readonly uint64: CType;
+  readonly uintptr: CType;
+  readonly string = STRING;
+  readonly void = VOID;
+  /** strsize option. */
+  stringSize = 256;
+
+  constructor(
+    readonly dataModel: DataModel,
+    extra: readonly TypeDictionary[] = [],
+  ) {
+    this.c = createCTypeDictionary(dataModel);
+    this.d = createDTypeDictionary(this.c);
+    this.user = new InMemoryTypeDictionary('D', dataModel);
+    this.chain = new TypeDictionaryChain('D', dataModel, [this.user, this.d, this.c, ...extra]);
+    const get = (n: string): CType => this.c.lookupType(n)!;
+    this.int = get('int') as IntegerType;
+    this.uint = get('unsigned int') as IntegerType;
+    this.long = get('long') as IntegerType;
+    this.ulong = get('unsigned long') as IntegerType;
+    this.llong = get('long long') as IntegerType;
+    this.ullong = get('unsigned long long') as IntegerType;
+    this.char = get('char') as IntegerType;
+    this.int64 = get('int64_t');
+    this.uint64 = get('uint64_t');
+    this.uintptr = get('uintptr_t');
+  }
+
+  get pointerSize(): number {
+    return this.dataModel === 'LP64' ? 8 : 4;
+  }
+
+  lookup(name: string): CType | undefined {
+    return this.chain.lookupType(name);
+  }
+
+  pointerTo(t: CType): CType {
+    return this.user.pointerTo(t);
+  }
+
+  sizeOf(t: CType): number {
+    return sizeOfType(t, this.stringSize);
+  }
+
+  /** Type of an integer constant (C99 rules as dt_node_int applies them). */
+  constantType(value: bigint, suffix: string, decimal: boolean, loc: SourceLocation, text: string): IntegerType {
+    const u = suffix.includes('u');
+    const l = suffix.includes('l');
+    const ll = suffix.includes('ll');
+    const candidates: IntegerType[] = [];
+    if (!l && !ll) {
+      if (!u) candidates.push(this.int);
+      if (u || !decimal) candidates.push(this.uint);
+    }
+    if (!ll) {
+      if (!u) candidates.push(this.long);
+      if (u || !decimal) candidates.push(this.ulong);
+    }
+    if (!u) candidates.push(this.llong);
+    candidates.push(this.ullong);
+    for (const t of candidates) {
+      const bits = BigInt(t.size * 8);
+      const max = t.signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+      if (value <= max) return t;
+    }
+    return fail('D_INT_OFLOW', loc, text);
+  }
+
+  // ---- written types -> C types ------------------------------------------
+
+  /** Resolve declaration specifiers to a base type, defining struct/union/enum bodies as a side effect. */
+  resolveSpecifier(spec: TypeSpecifier, defineTagged: (spec: TypeSpecifier) => CType): CType {
+    let base: CType;
+    if (spec.tagged !== undefined) {
+      base = defineTagged(spec);
+    } else {
+      base = this.resolveWords(spec.words, spec.loc, spec.module);
+    }
+    for (const q of spec.qualifiers) base = { kind: q as 'const' | 'volatile' | 'restrict', target: base };
+    return base;
+  }
+
+  private resolveWords(words: readonly string[], loc: SourceLocation, module?: string): CType {
+    if (words.length === 1 && module !== undefined) {
+      const dict = module === '' ? this.chain : this.chain.module(module);
+      const t = dict?.lookupType(words[0]!);
+      if (t === undefined) fail('D_TYPE_ERR', loc, `failed to resolve type ${module === '' ? '' : module + '`'}${words[0]}: Unknown type name`);
+      return t;
+    }
+    const counts = new Map<string, number>();
+    for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
+    const has = (w: string): number => counts.get(w) ?? 0;
+    const known = ['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string'];
+    const typedefName = words.find((w) => !known.includes(w));
+    if (typedefName !== undefined) {
+      if (words.length > 1) fail('D_DECL_COMBO', loc, words.join(' '));
+      const t = this.chain.lookupType(typedefName);
+      if (t === undefined) fail('D_DECL_IDENT', loc, typedefName);
+      return t;
+    }
+    if (has('signed') && has('unsigned')) fail('D_DECL_COMBO', loc, words.join(' '));
+    if (has('void')) {
+      if (words.length > 1) fail('D_DECL_VOIDATTR', loc);
+      return VOID;
+    }
+    if (has('string')) {
+      if (words.length > 1) fail('D_DECL_COMBO', loc, words.join(' '));
+      return STRING;
+    }
+    if (has('char')) {
+      if (has('short') || has('long')) fail('D_DECL_CHARATTR', loc);
+      return this.c.lookupType(has('unsigned') ? 'unsigned char' : has('signed') ? 'signed char' : 'char')!;
+    }
+    if (has('float') || has('double')) {
+      if (has('signed') || has('unsigned')) fail('D_DECL_SIGNINT', loc);
+      if (has('float')) {
+        if (has('long') || has('double')) fail('D_DECL_COMBO', loc, words.join(' '));
+        return this.c.lookupType('float')!;
+      }
+      return this.c.lookupType(has('long') ? 'long double' : 'double')!;
+    }
+    if (has('short') && has('long')) fail('D_DECL_COMBO', loc, words.join(' '));
+    if (has('long') > 2) fail('D_DECL_COMBO', loc, words.join(' '));
+    const uns = has('unsigned') > 0;
+    if (has('short')) return this.c.lookupType(uns ? 'unsigned short' : 'short')!;
+    if (has('long') === 2) return uns ? this.ullong : this.llong;
+    if (has('long') === 1) return uns ? this.ulong : this.long;
+    return uns ? this.uint : this.int;
+  }
+
+  /** Apply a declarator's derivations to a base type. `arraySize` evaluates constant array dimensions. */
+  applyDeclarator(base: CType, d: Declarator, arraySize: (e: NonNullable<Extract<Declarator['derivations'][number], { kind: 'array' }>['size']>) => number, resolveTypeName: (t: TypeName) => CType): CType {
+    let t = base;
+    // derivations run from the identifier outwards; apply from the outermost (end) inwards.
+    for (let i = d.derivations.length - 1; i >= 0; i--) {
+      const der = d.derivations[i]!;
+      switch (der.kind) {
+        case 'pointer':
+          t = this.pointerTo(t);
+          for (const q of der.qualifiers) t = { kind: q as 'const', target: t };
+          break;
+        case 'array':
+          if (der.tuple !== undefined) {
+            for (const k of der.tuple) resolveTypeName(k);
+            // Associative-array signatures are kept by the caller; the type here is the element type.
+            break;
+          }
+          if (der.size === undefined) {
+            t = { kind: 'array', element: t, count: 0 };
+            break;
+          }
+          t = { kind: 'array', element: t, count: arraySize(der.size) };
+          break;
+        case 'function':
+          t = {
+            kind: 'function',
+            returnType: t,
+            params: der.params.filter((p) => !(p.specifier.words.length === 1 && p.specifier.words[0] === 'void' && p.declarator.derivations.length === 0)).map((p) => resolveTypeName({ specifier: p.specifier, declarator: p.declarator, loc: p.specifier.loc })),
+            variadic: der.variadic,
+          };
+          break;
+      }
+    }
+    return t;
+  }
+}
+
+// ---- classification --------------------------------------------------------
+
+export const isInteger = (t: CType): boolean => {
+  const r = resolveType(t);
+  return r.kind === 'integer' || r.kind === 'enum';
+};
+export const isPointer = (t: CType): boolean => resolveType(t).kind === 'pointer';
+export const isString = (t: CType): boolean => resolveType(t).kind === 'string';
+export const isVoid = (t: CType): boolean => resolveType(t).kind === 'void';
+export const isFloat = (t: CType): boolean => resolveType(t).kind === 'float';
+export const isArray = (t: CType): boolean => resolveType(t).kind === 'array';
+export const isStructOrUnion = (t: CType): boolean => {
+  const k = resolveType(t).kind;
+  return k === 'struct' || k === 'union';
+};
+export const isFunction = (t: CType): boolean => resolveType(t).kind === 'function';
+/** Integers, enums and pointers (and arrays, which decay). */
+export const isScalar = (t: CType): boolean => isInteger(t) || isPointer(t) || isArray(t);
+export const isArithmetic = (t: CType): boolean => isInteger(t) || isFloat(t);
+
+export function isSigned(t: CType): boolean {
+  const r = resolveType(t);
+  if (r.kind === 'integer') return r.signed;
+  if (r.kind === 'enum') return true;
+  return false;
+}
+
+/** Is this a char array or char pointer (a C string D can turn into a string)? */
+export function isCharArrayOrPointer(t: CType): boolean {
+  const r = resolveType(t);
+  if (r.kind === 'array' || r.kind === 'pointer') {
+    const e = resolveType(r.kind === 'array' ? r.element : r.target);
+    return e.kind === 'integer' && e.isChar === true;
+  }
+  return false;
+}
+
+/** Integer promotion: anything narrower than int becomes int. */
+export function promote(env: TypeEnvironment, t: CType): CType {
+  const r = resolveType(t);
+  if (r.kind === 'enum') return env.int;
+  if (r.kind === 'integer' && r.size < 4) return env.int;
+  return t;
+}
+
+/** Usual arithmetic conversions of two integer operands. */
+export function arithmeticResult(env: TypeEnvironment, a: CType, b: CType): CType {
+  const pa = resolveType(promote(env, a));
+  const pb = resolveType(promote(env, b));
+  if (pa.kind !== 'integer' || pb.kind !== 'integer') return env.int64;
+  if (pa.size !== pb.size) return pa.size > pb.size ? pa : pb;
+  if (!pa.signed) return pa;
+  if (!pb.signed) return pb;
+  return pa;
+}

@@ -1,0 +1,913 @@
+// Pass: DIF code generation, after libdtrace's dt_cg.c. Every predicate and
+// action expression becomes one DIF program (IrDifo): a tree walk that
+// leaves each value in a register, allocating DIF's seven general registers
+// (%r1-%r7; %r0 reads zero) as a stack. Scalars are passed by value; strings,
+// structs and arrays by reference (their address). Then the clause's
+// actions are laid out as records after the record header, as the framework
+// writes them into the principal buffer, and the aggregations, formats and
+// options of the program are collected.
+//
+//   expression kind        DIF
+//   constant               setx / sets
+//   built-in variable      ldgs id (args[]: ldga)
+//   variable               ld/st + g/t/l + s        (globals, self->, this->)
+//   associative array      flushts; pushtv/pushtr per key; ldgaa/ldtaa/stgaa/sttaa
+//   a op b                 op r1, r2, rd            (signed/unsigned forms)
+//   a < b                  cmp/scmp; b<cond> L; mov %r0; ba E; L: setx 1; E: nop
+//   && || ^^ ?:            tst and branches (short-circuit)
+//   *p  p->m  a[i]          address arithmetic + ld{s,u}{b,h,w}/ldx by type
+//   subroutine call        flushts; push args; call subr, rd
+import { CTF_K, DIF_OP, DIF_SUBR, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_ARRAY, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_TYPE_CTF, DIF_TYPE_STRING, type DifType, difTypeByRef, difTypeInteger, difTypeString } from '@wdtrace/dtrace-core/dif';
+import { DTRACEACT, DTRACEAGG, DT_ACT, DTRACE_RECHDR_SIZE, type FormatDescription, llquantizeArg, lquantizeArg, ustackArg } from '@wdtrace/dtrace-core/program';
+import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
+import type { Expr, VariableInfo } from '../ast.js';
+import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
+import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
+import { type SourceLocation, fail } from '../diagnostics.js';
+import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion, isVoid } from '../dtypes.js';
+import type { IrDifo, IrInstr, IrVariable } from '../ir.js';
+import type { Pass } from './pass.js';
+import { parseSizeOption } from './pragmas.js';
+
+const NREGS = 8;
+
+/** DIF type of a D type, as dt_node_diftype computes it. */
+export function difTypeOf(ctx: CompileContext, t: CType | undefined): DifType {
+  if (t === undefined || isVoid(t)) return { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
+  if (isString(t)) return difTypeString(ctx.env.stringSize);
+  const r = resolveType(t);
+  switch (r.kind) {
+    case 'integer':
+      return difTypeInteger(r.size);
+    case 'enum':
+      return difTypeInteger(r.size, CTF_K.ENUM);
+    case 'pointer':
+      return difTypeInteger(r.size, CTF_K.POINTER);
+    case 'float':
+      return { kind: DIF_TYPE_CTF, ckind: CTF_K.FLOAT, flags: 0, size: r.size };
+    case 'array':
+      return difTypeByRef(ctx.env.sizeOf(r), CTF_K.ARRAY);
+    case 'struct':
+      return difTypeByRef(r.size, CTF_K.STRUCT);
+    case 'union':
+      return difTypeByRef(r.size, CTF_K.UNION);
+    default:
+      return difTypeInteger(8);
+  }
+}
+
+/** One DIFO under construction. */
+class DifoBuilder {
+  readonly code: IrInstr[] = [];
+  private used = 1; // bit 0: %r0 is never allocated
+  private nextLabel = 1;
+  private readonly vars = new Map<string, IrVariable>();
+
+  constructor(
+    readonly ctx: CompileContext,
+    readonly loc: SourceLocation,
+  ) {}
+
+  alloc(): number {
+    for (let r = 1; r < NREGS; r++) {
+      if ((this.used & (1 << r)) === 0) {
+        this.used |= 1 << r;
+        return r;
+      }
+    }
+    return fail('D_NOREG', this.loc);
+  }
+
+  free(r: number): void {
+    if (r !== 0) this.used &= ~(1 << r);
+  }
+
+  label(): number {
+    return this.nextLabel++;
+  }
+
+  emit(op: number, r1: number, r2: number, rd: number): void {
+    this.code.push({ k: 'fmt', op, r1, r2, rd });
+  }
+
+  branch(op: number, label: number): void {
+    this.code.push({ k: 'branch', op, label });
+  }
+
+  place(label: number): void {
+    this.code.push({ k: 'label', label });
+  }
+
+  setx(value: bigint, rd: number): void {
+    this.code.push({ k: 'setx', value: BigInt.asUintN(64, value), rd });
+  }
+
+  variable(name: string, id: number, kind: number, scope: number, type: DifType, flag: number): IrVariable {
+    const key = `${scope}:${kind}:${id}`;
+    let v = this.vars.get(key);
+    if (v === undefined) {
+      v = { name, id, kind, scope, type, flags: 0 };
+      this.vars.set(key, v);
+    }
+    v.flags |= flag;
+    return v;
+  }
+
+  finish(rtype: DifType, what: string): IrDifo {
+    return { code: this.code, rtype, what };
+  }
+}
+
+const LOADS_SIGNED: Record<number, number> = { 1: DIF_OP.LDSB, 2: DIF_OP.LDSH, 4: DIF_OP.LDSW, 8: DIF_OP.LDX };
+const LOADS_UNSIGNED: Record<number, number> = { 1: DIF_OP.LDUB, 2: DIF_OP.LDUH, 4: DIF_OP.LDUW, 8: DIF_OP.LDX };
+
+class ExprGen {
+  constructor(
+    readonly ctx: CompileContext,
+    readonly b: DifoBuilder,
+  ) {}
+
+  private scopeOf(v: VariableInfo): number {
+    return v.scope === 'global' ? DIFV_SCOPE_GLOBAL : v.scope === 'thread' ? DIFV_SCOPE_THREAD : DIFV_SCOPE_LOCAL;
+  }
+
+  private irVar(v: VariableInfo, flag: number): IrVariable {
+    return this.b.variable(v.name, v.id, v.kind === 'array' ? DIFV_KIND_ARRAY : DIFV_KIND_SCALAR, this.scopeOf(v), difTypeOf(this.ctx, v.type), flag);
+  }
+
+  private isByRef(t: CType): boolean {
+    return isString(t) || isStructOrUnion(t) || isArray(t);
+  }
+
+  /** Generate `e`, returning the register that holds its value. */
+  gen(e: Expr): number {
+    const b = this.b;
+    if (e.constValue !== undefined && e.k === 'int') {
+      const r = b.alloc();
+      b.setx(e.constValue, r);
+      return r;
+    }
+    switch (e.k) {
+      case 'int': {
+        const r = b.alloc();
+        b.setx(e.value, r);
+        return r;
+      }
+      case 'string': {
+        const r = b.alloc();
+        b.code.push({ k: 'sets', value: e.value, rd: r });
+        return r;
+      }
+      case 'ident':
+      case 'var':
+        return this.genName(e);
+      case 'agg': {
+        const r = b.alloc();
+        b.setx(BigInt(e.ref?.kind === 'aggregation' ? e.ref.aggregation.id : 0), r);
+        return r;
+      }
+      case 'unary':
+        return this.genUnary(e);
+      case 'binary':
+        return this.genBinary(e);
+      case 'assign':
+        return this.genAssign(e);
+      case 'ternary': {
+        const c = this.gen(e.cond);
+        const lelse = b.label();
+        const lend = b.label();
+        b.emit(DIF_OP.TST, c, 0, 0);
+        b.free(c);
+        b.branch(DIF_OP.BE, lelse);
+        const rd = b.alloc();
+        const t = this.gen(e.then);
+        b.emit(DIF_OP.MOV, t, 0, rd);
+        b.free(t);
+        b.branch(DIF_OP.BA, lend);
+        b.place(lelse);
+        const o = this.gen(e.otherwise);
+        b.emit(DIF_OP.MOV, o, 0, rd);
+        b.free(o);
+        b.place(lend);
+        return rd;
+      }
+      case 'call':
+        return this.genCall(e);
+      case 'index':
+      case 'member':
+        return this.genLoad(e);
+      case 'cast':
+        return this.genCast(e);
+      case 'sizeoftype':
+      case 'offsetof': {
+        const r = b.alloc();
+        b.setx(e.constValue ?? 0n, r);
+        return r;
+      }
+      default:
+        return fail('D_UNKNOWN', e.loc, `cannot generate code for ${e.k} expression`);
+    }
+  }
+
+  private genName(e: Expr & ({ k: 'ident' } | { k: 'var' })): number {
+    const b = this.b;
+    const ref = e.ref;
+    if (ref?.kind === 'builtin') {
+      const r = b.alloc();
+      const name = e.k === 'ident' ? e.name : e.name;
+      const bv = BUILTIN_VARIABLES.get(name);
+      const v = b.variable(name, ref.id, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, difTypeOf(this.ctx, e.type), DIFV_F_REF);
+      void bv;
+      b.code.push({ k: 'var', op: DIF_OP.LDGS, variable: v, reg: r });
+      return r;
+    }
+    if (ref?.kind === 'variable') {
+      const v = ref.variable;
+      const r = b.alloc();
+      const op = v.scope === 'global' ? DIF_OP.LDGS : v.scope === 'thread' ? DIF_OP.LDTS : DIF_OP.LDLS;
+      b.code.push({ k: 'var', op, variable: this.irVar(v, DIFV_F_REF), reg: r });
+      return r;
+    }
+    if (ref?.kind === 'symbol') {
+      const r = b.alloc();
+      b.setx(ref.address, r);
+      if (!this.isByRef(e.type!)) this.load(e.type!, r, r);
+      return r;
+    }
+    return fail('D_UNKNOWN', e.loc, `unresolved name ${e.k === 'ident' ? e.name : e.name}`);
+  }
+
+  /** Load a value of type `t` from the address in `addr` into `rd`. */
+  private load(t: CType, addr: number, rd: number): void {
+    const r = resolveType(t);
+    const size = r.kind === 'integer' || r.kind === 'pointer' || r.kind === 'enum' ? r.size : 8;
+    const op = (isSigned(t) ? LOADS_SIGNED : LOADS_UNSIGNED)[size] ?? DIF_OP.LDX;
+    this.b.emit(op, addr, 0, rd);
+  }
+
+  /** Compute the address of an lvalue expression (member, index, dereference, symbol). */
+  genAddress(e: Expr): number {
+    const b = this.b;
+    switch (e.k) {
+      case 'unary':
+        if (e.op === '*') return this.gen(e.operand);
+        break;
+      case 'member': {
+        const base = e.arrow ? this.gen(e.base) : this.genAddress(e.base);
+        const bt = e.base.type!;
+        const sou = e.arrow ? (resolveType(bt) as { target: CType }).target : bt;
+        const m = findMember(sou, e.name)!;
+        if (m.offset !== 0) {
+          const off = b.alloc();
+          b.setx(BigInt(m.offset), off);
+          b.emit(DIF_OP.ADD, base, off, base);
+          b.free(off);
+        }
+        return base;
+      }
+      case 'index': {
+        const bt = resolveType(e.base.type!);
+        const base = bt.kind === 'array' ? this.genAddress(e.base) : this.gen(e.base);
+        const elem = bt.kind === 'pointer' ? bt.target : (bt as { element: CType }).element;
+        const idx = this.gen(e.args[0]!);
+        const size = this.ctx.env.sizeOf(elem);
+        if (size !== 1) {
+          const s = b.alloc();
+          b.setx(BigInt(size), s);
+          b.emit(DIF_OP.MUL, idx, s, idx);
+          b.free(s);
+        }
+        b.emit(DIF_OP.ADD, base, idx, base);
+        b.free(idx);
+        return base;
+      }
+      case 'ident':
+        if (e.ref?.kind === 'symbol') {
+          const r = b.alloc();
+          b.setx(e.ref.address, r);
+          return r;
+        }
+        // By-reference variables (strings, structs): the value is the address.
+        return this.gen(e);
+      case 'var':
+      case 'call':
+      case 'cast':
+      case 'string':
+        return this.gen(e);
+      default:
+        break;
+    }
+    return fail('D_ADDROF_LVAL', e.loc);
+  }
+
+  private genLoad(e: Expr & ({ k: 'index' } | { k: 'member' })): number {
+    const b = this.b;
+    if (e.k === 'index' && e.ref?.kind === 'builtin') {
+      const idx = this.gen(e.args[0]!);
+      const name = (e.base as Expr & { k: 'ident' }).name;
+      const v = b.variable(name, e.ref.id, DIFV_KIND_ARRAY, DIFV_SCOPE_GLOBAL, difTypeInteger(8), DIFV_F_REF);
+      b.code.push({ k: 'var', op: DIF_OP.LDGA, variable: v, reg: idx, index: idx });
+      this.narrow(e.type!, idx);
+      return idx;
+    }
+    if (e.k === 'index' && e.ref?.kind === 'variable') {
+      const v = e.ref.variable;
+      const rd = this.tuple(e.args, v.keys!);
+      b.code.push({ k: 'var', op: v.scope === 'thread' ? DIF_OP.LDTAA : DIF_OP.LDGAA, variable: this.irVar(v, DIFV_F_REF), reg: rd });
+      return rd;
+    }
+    const addr = this.genAddress(e);
+    const t = e.type!;
+    if (this.isByRef(t)) return addr;
+    const m = e.k === 'member' ? findMember(e.arrow ? (resolveType(e.base.type!) as { target: CType }).target : e.base.type!, e.name) : undefined;
+    this.load(t, addr, addr);
+    if (m?.bitWidth !== undefined) {
+      // Little-endian bit-field: shift the field down, then mask (or sign-extend).
+      const s = b.alloc();
+      const storage = this.ctx.env.sizeOf(t) * 8;
+      b.setx(BigInt(64 - m.bitOffset! - m.bitWidth), s);
+      b.emit(DIF_OP.SLL, addr, s, addr);
+      b.setx(BigInt(64 - m.bitWidth), s);
+      b.emit(isSigned(t) ? DIF_OP.SRA : DIF_OP.SRL, addr, s, addr);
+      b.free(s);
+      void storage;
+    }
+    return addr;
+  }
+
+  /** Evaluate keys, then flush the tuple stack and push them. Returns a free register for the result. */
+  private tuple(args: Expr[], keyTypes: CType[]): number {
+    const b = this.b;
+    const regs = args.map((a) => this.gen(a));
+    b.code.push({ k: 'fmt', op: DIF_OP.FLUSHTS, r1: 0, r2: 0, rd: 0 });
+    regs.forEach((r, i) => this.push(args[i]!.type!, keyTypes[i] ?? args[i]!.type!, r));
+    for (let i = 1; i < regs.length; i++) b.free(regs[i]!);
+    return regs[0] ?? b.alloc();
+  }
+
+  private push(t: CType, want: CType, r: number): void {
+    const b = this.b;
+    if (isString(want) || isString(t) || isCharArrayOrPointer(t) && isString(want)) {
+      b.emit(DIF_OP.PUSHTR, DIF_TYPE_STRING, 0, r);
+    } else if (this.isByRef(t)) {
+      const s = b.alloc();
+      b.setx(BigInt(this.ctx.env.sizeOf(t)), s);
+      b.emit(DIF_OP.PUSHTR, DIF_TYPE_CTF, s, r);
+      b.free(s);
+    } else {
+      b.emit(DIF_OP.PUSHTV, DIF_TYPE_CTF, 0, r);
+    }
+  }
+
+  /** Narrow a 64-bit register to an integer type of fewer bytes (sign- or zero-extending). */
+  narrow(t: CType, r: number): void {
+    const rt = resolveType(t);
+    if (rt.kind !== 'integer' && rt.kind !== 'enum') return;
+    if (rt.size >= 8) return;
+    const b = this.b;
+    const s = b.alloc();
+    b.setx(BigInt(64 - rt.size * 8), s);
+    b.emit(DIF_OP.SLL, r, s, r);
+    b.emit(isSigned(t) ? DIF_OP.SRA : DIF_OP.SRL, r, s, r);
+    b.free(s);
+  }
+
+  private genCast(e: Expr & { k: 'cast' }): number {
+    const r = this.gen(e.operand);
+    const to = e.type!;
+    const from = e.operand.type!;
+    if (isInteger(to) && (isInteger(from) || isPointer(from))) {
+      const ts = resolveType(to) as { size: number };
+      const fr = resolveType(from) as { size?: number };
+      if (ts.size < (fr.size ?? 8) || (ts.size < 8 && isSigned(to) !== isSigned(from))) this.narrow(to, r);
+    }
+    return r;
+  }
+
+  private genUnary(e: Expr & { k: 'unary' }): number {
+    const b = this.b;
+    switch (e.op) {
+      case '-': {
+        const r = this.gen(e.operand);
+        b.emit(DIF_OP.SUB, 0, r, r);
+        return r;
+      }
+      case '+':
+      case 'stringof':
+        return this.gen(e.operand);
+      case '~': {
+        const r = this.gen(e.operand);
+        b.emit(DIF_OP.NOT, r, 0, r);
+        return r;
+      }
+      case '!': {
+        const r = this.gen(e.operand);
+        return this.boolFromTest(r, DIF_OP.BE);
+      }
+      case '*': {
+        const r = this.gen(e.operand);
+        if (!this.isByRef(e.type!)) this.load(e.type!, r, r);
+        return r;
+      }
+      case '&':
+        return this.genAddress(e.operand);
+      case 'sizeof': {
+        const r = b.alloc();
+        b.setx(e.constValue ?? 0n, r);
+        return r;
+      }
+      default: {
+        // ++ / -- pre and post
+        const target = e.operand;
+        const old = this.gen(target);
+        const one = b.alloc();
+        const t = target.type!;
+        const rt = resolveType(t);
+        b.setx(rt.kind === 'pointer' ? BigInt(Math.max(1, this.ctx.env.sizeOf(rt.target))) : 1n, one);
+        const nv = b.alloc();
+        b.emit(e.op.startsWith('++') ? DIF_OP.ADD : DIF_OP.SUB, old, one, nv);
+        b.free(one);
+        this.store(target, nv);
+        if (e.op.endsWith('pre')) {
+          b.free(old);
+          return nv;
+        }
+        b.free(nv);
+        return old;
+      }
+    }
+  }
+
+  /** rd = (condition after a tst/cmp holds for `op`) ? 1 : 0, reusing register r. */
+  private boolFromTest(r: number, op: number): number {
+    const b = this.b;
+    const ltrue = b.label();
+    const lend = b.label();
+    b.emit(DIF_OP.TST, r, 0, 0);
+    b.branch(op, ltrue);
+    b.emit(DIF_OP.MOV, 0, 0, r);
+    b.branch(DIF_OP.BA, lend);
+    b.place(ltrue);
+    b.setx(1n, r);
+    b.place(lend);
+    return r;
+  }
+
+  private genBinary(e: Expr & { k: 'binary' }): number {
+    const b = this.b;
+    const op = e.op;
+    if (op === ',') {
+      const l = this.gen(e.left);
+      b.free(l);
+      return this.gen(e.right);
+    }
+    if (op === '&&' || op === '||') {
+      const lfalse = b.label();
+      const ltrue = b.label();
+      const lend = b.label();
+      const l = this.gen(e.left);
+      b.emit(DIF_OP.TST, l, 0, 0);
+      b.free(l);
+      b.branch(DIF_OP.BE, op === '&&' ? lfalse : lfalse + 0);
+      if (op === '||') {
+        // left false: evaluate right; left true: result 1
+      }
+      const rd = b.alloc();
+      if (op === '&&') {
+        const r = this.gen(e.right);
+        b.emit(DIF_OP.TST, r, 0, 0);
+        b.free(r);
+        b.branch(DIF_OP.BE, lfalse);
+        b.setx(1n, rd);
+        b.branch(DIF_OP.BA, lend);
+        b.place(lfalse);
+        b.emit(DIF_OP.MOV, 0, 0, rd);
+        b.place(lend);
+        b.place(ltrue);
+        return rd;
+      }
+      // ||: BE above jumped to lfalse when left was zero.
+      b.setx(1n, rd);
+      b.branch(DIF_OP.BA, lend);
+      b.place(lfalse);
+      const r = this.gen(e.right);
+      b.emit(DIF_OP.TST, r, 0, 0);
+      b.free(r);
+      b.branch(DIF_OP.BNE, ltrue);
+      b.emit(DIF_OP.MOV, 0, 0, rd);
+      b.branch(DIF_OP.BA, lend);
+      b.place(ltrue);
+      b.setx(1n, rd);
+      b.place(lend);
+      return rd;
+    }
+    if (op === '^^') {
+      const l = this.boolFromTest(this.gen(e.left), DIF_OP.BNE);
+      const r = this.boolFromTest(this.gen(e.right), DIF_OP.BNE);
+      b.emit(DIF_OP.XOR, l, r, l);
+      b.free(r);
+      return l;
+    }
+    const l = this.gen(e.left);
+    const r = this.gen(e.right);
+    const lt = e.left.type!;
+    const rt = e.right.type!;
+    if (['==', '!=', '<', '>', '<=', '>='].includes(op)) {
+      const strings = isString(lt) || isString(rt);
+      b.emit(strings ? DIF_OP.SCMP : DIF_OP.CMP, l, r, 0);
+      b.free(r);
+      const unsigned = !strings && (!isSigned(lt) || !isSigned(rt) || isPointer(lt) || isPointer(rt));
+      const bop = {
+        '==': DIF_OP.BE,
+        '!=': DIF_OP.BNE,
+        '<': unsigned ? DIF_OP.BLU : DIF_OP.BL,
+        '>': unsigned ? DIF_OP.BGU : DIF_OP.BG,
+        '<=': unsigned ? DIF_OP.BLEU : DIF_OP.BLE,
+        '>=': unsigned ? DIF_OP.BGEU : DIF_OP.BGE,
+      }[op as '=='];
+      const ltrue = b.label();
+      const lend = b.label();
+      b.branch(bop, ltrue);
+      b.emit(DIF_OP.MOV, 0, 0, l);
+      b.branch(DIF_OP.BA, lend);
+      b.place(ltrue);
+      b.setx(1n, l);
+      b.place(lend);
+      return l;
+    }
+    // Pointer arithmetic scales the integer operand by the pointed-to size.
+    const lp = isPointer(lt) || isArray(lt);
+    const rp = isPointer(rt) || isArray(rt);
+    const elemSize = (t: CType): number => {
+      const x = resolveType(t);
+      const el = x.kind === 'pointer' ? x.target : (x as { element: CType }).element;
+      return Math.max(1, this.ctx.env.sizeOf(el));
+    };
+    if ((op === '+' || op === '-') && lp !== rp) {
+      const [ptrT, intReg] = lp ? [lt, r] : [rt, l];
+      const size = elemSize(ptrT);
+      if (size !== 1) {
+        const s = b.alloc();
+        b.setx(BigInt(size), s);
+        b.emit(DIF_OP.MUL, intReg, s, intReg);
+        b.free(s);
+      }
+    }
+    const signed = isSigned(e.type!);
+    const dop =
+      op === '+'
+        ? DIF_OP.ADD
+        : op === '-'
+          ? DIF_OP.SUB
+          : op === '*'
+            ? DIF_OP.MUL
+            : op === '/'
+              ? signed ? DIF_OP.SDIV : DIF_OP.UDIV
+              : op === '%'
+                ? signed ? DIF_OP.SREM : DIF_OP.UREM
+                : op === '<<'
+                  ? DIF_OP.SLL
+                  : op === '>>'
+                    ? isSigned(lt) ? DIF_OP.SRA : DIF_OP.SRL
+                    : op === '&'
+                      ? DIF_OP.AND
+                      : op === '|'
+                        ? DIF_OP.OR
+                        : DIF_OP.XOR;
+    b.emit(dop, l, r, l);
+    b.free(r);
+    if (op === '-' && lp && rp) {
+      const size = elemSize(lt);
+      if (size !== 1) {
+        const s = b.alloc();
+        b.setx(BigInt(size), s);
+        b.emit(DIF_OP.SDIV, l, s, l);
+        b.free(s);
+      }
+    }
+    return l;
+  }
+
+  /** Store register `value` into the lvalue `target`. */
+  store(target: Expr, value: number): void {
+    const b = this.b;
+    const ref = target.ref;
+    if ((target.k === 'ident' || target.k === 'var') && ref?.kind === 'variable') {
+      const v = ref.variable;
+      const op = v.scope === 'global' ? DIF_OP.STGS : v.scope === 'thread' ? DIF_OP.STTS : DIF_OP.STLS;
+      b.code.push({ k: 'var', op, variable: this.irVar(v, DIFV_F_MOD), reg: value });
+      return;
+    }
+    if (target.k === 'index' && ref?.kind === 'variable') {
+      const v = ref.variable;
+      const regs = target.args.map((a) => this.gen(a));
+      b.code.push({ k: 'fmt', op: DIF_OP.FLUSHTS, r1: 0, r2: 0, rd: 0 });
+      regs.forEach((r, i) => this.push(target.args[i]!.type!, v.keys![i] ?? target.args[i]!.type!, r));
+      regs.forEach((r) => b.free(r));
+      b.code.push({ k: 'var', op: v.scope === 'thread' ? DIF_OP.STTAA : DIF_OP.STGAA, variable: this.irVar(v, DIFV_F_MOD), reg: value });
+      return;
+    }
+    const addr = this.genAddress(target);
+    const t = target.type!;
+    const size = this.ctx.env.sizeOf(t);
+    if (this.isByRef(t)) {
+      const s = b.alloc();
+      b.setx(BigInt(size), s);
+      b.emit(DIF_OP.COPYS, value, s, addr);
+      b.free(s);
+    } else {
+      const op = { 1: DIF_OP.STB, 2: DIF_OP.STH, 4: DIF_OP.STW, 8: DIF_OP.STX }[size] ?? DIF_OP.STX;
+      b.emit(op, value, 0, addr);
+    }
+    b.free(addr);
+  }
+
+  private genAssign(e: Expr & { k: 'assign' }): number {
+    const b = this.b;
+    let value = this.gen(e.right);
+    if (e.op !== '=') {
+      const cur = this.gen(e.left);
+      const bop = e.op.slice(0, -1);
+      const signed = isSigned(e.left.type!);
+      const lt = resolveType(e.left.type!);
+      if ((bop === '+' || bop === '-') && lt.kind === 'pointer') {
+        const s = b.alloc();
+        b.setx(BigInt(Math.max(1, this.ctx.env.sizeOf(lt.target))), s);
+        b.emit(DIF_OP.MUL, value, s, value);
+        b.free(s);
+      }
+      const dop = ({
+        '+': DIF_OP.ADD,
+        '-': DIF_OP.SUB,
+        '*': DIF_OP.MUL,
+        '/': signed ? DIF_OP.SDIV : DIF_OP.UDIV,
+        '%': signed ? DIF_OP.SREM : DIF_OP.UREM,
+        '<<': DIF_OP.SLL,
+        '>>': signed ? DIF_OP.SRA : DIF_OP.SRL,
+        '&': DIF_OP.AND,
+        '|': DIF_OP.OR,
+        '^': DIF_OP.XOR,
+      } as Record<string, number>)[bop]!;
+      b.emit(dop, cur, value, cur);
+      b.free(value);
+      value = cur;
+    }
+    if (isInteger(e.left.type!) && e.right.type !== undefined && isInteger(e.right.type)) {
+      const ls = this.ctx.env.sizeOf(e.left.type!);
+      const rs = this.ctx.env.sizeOf(e.right.type);
+      if (ls < rs || (ls < 8 && e.op !== '=')) this.narrow(e.left.type!, value);
+    }
+    this.store(e.left, value);
+    return value;
+  }
+
+  private genCall(e: Expr & { k: 'call' }): number {
+    const b = this.b;
+    const name = (e.callee as Expr & { k: 'ident' }).name;
+    const fn = BUILTIN_FUNCTIONS.get(name);
+    if (fn === undefined || fn.kind !== 'subr') return fail('D_CG_EXPR', e.loc, name);
+    const regs = e.args.map((a) => this.gen(a));
+    b.code.push({ k: 'fmt', op: DIF_OP.FLUSHTS, r1: 0, r2: 0, rd: 0 });
+    regs.forEach((r, i) => this.push(e.args[i]!.type!, e.args[i]!.type!, r));
+    for (let i = 1; i < regs.length; i++) b.free(regs[i]!);
+    const rd = regs[0] ?? b.alloc();
+    b.code.push({ k: 'call', subr: fn.subr, rd });
+    return rd;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Clauses to ECB descriptions.
+
+export interface IrAction {
+  readonly kind: number;
+  readonly difo?: IrDifo;
+  readonly ntuple: number;
+  readonly arg: bigint;
+  readonly uarg: bigint;
+  readonly record?: { size: number; alignment: number; format: number };
+  readonly source?: string;
+}
+
+export interface IrEcb {
+  readonly clause: number;
+  readonly probes: ResolvedClause['probes'];
+  readonly predicate?: IrDifo;
+  readonly actions: IrAction[];
+  readonly destructive: boolean;
+  readonly speculative: boolean;
+}
+
+function compileDifo(ctx: CompileContext, e: Expr, what: string, rtypeOverride?: DifType): IrDifo {
+  const b = new DifoBuilder(ctx, e.loc);
+  const g = new ExprGen(ctx, b);
+  const r = g.gen(e);
+  b.emit(DIF_OP.RET, 0, 0, r);
+  return b.finish(rtypeOverride ?? difTypeOf(ctx, e.type), what);
+}
+
+function constDifo(ctx: CompileContext, value: bigint, what: string, loc: SourceLocation): IrDifo {
+  return compileDifo(ctx, { k: 'int', value, suffix: '', decimal: true, loc, type: ctx.env.int, constValue: value }, what);
+}
+
+function recordOf(ctx: CompileContext, t: CType | undefined): { size: number; alignment: number } {
+  const dt = difTypeOf(ctx, t);
+  if (dt.kind === DIF_TYPE_STRING) return { size: dt.size, alignment: 1 };
+  if (dt.flags !== 0) return { size: dt.size, alignment: 8 };
+  return { size: dt.size, alignment: Math.max(1, Math.min(8, dt.size)) };
+}
+
+const VOID_RTYPE: DifType = { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
+
+class ClauseGen {
+  readonly actions: IrAction[] = [];
+  destructive = false;
+  speculative = false;
+
+  constructor(
+    readonly ctx: CompileContext,
+    readonly formats: FormatDescription[],
+  ) {}
+
+  private format(kind: FormatDescription['kind'], text: string): number {
+    const id = this.formats.length;
+    this.formats.push({ id, kind, format: text });
+    return id;
+  }
+
+  private intOption(name: string, dflt: number): number {
+    const v = this.ctx.option(name);
+    return v === undefined || v === null ? dflt : Number(v);
+  }
+
+  statement(st: CookedStatement): void {
+    const ctx = this.ctx;
+    if (st.kind === 'expr') {
+      this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, st.expr, 'expression', VOID_RTYPE), ntuple: 0, arg: 0n, uarg: 0n });
+      return;
+    }
+    if (st.kind === 'aggregate') {
+      const a = st.aggregation;
+      st.keys.forEach((k, i) => {
+        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, k, `@${a.name} key #${i + 1}`, difTypeOf(ctx, a.keys[i])), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
+      });
+      const fn = BUILTIN_FUNCTIONS.get(a.func)!;
+      const kind = fn.kind === 'aggregating' ? fn.agg : DTRACEAGG.COUNT;
+      let arg = 0n;
+      if (a.func === 'lquantize') arg = lquantizeArg(Number(a.params[0]), Number((a.params[1]! - a.params[0]!) / a.params[2]!), Number(a.params[2]));
+      if (a.func === 'llquantize') arg = llquantizeArg(Number(a.params[0]), Number(a.params[1]), Number(a.params[2]), Number(a.params[3]));
+      const value = st.args[0];
+      const difo = value !== undefined ? compileDifo(ctx, value, `${a.func}()`) : undefined;
+      this.actions.push({ kind, ...(difo !== undefined ? { difo } : {}), ntuple: st.keys.length, arg, uarg: BigInt(a.id) });
+      // An increment argument (quantize's 2nd, lquantize's 5th, llquantize's 6th) rides as its own expression.
+      const incIndex = a.func === 'quantize' ? 1 : a.func === 'lquantize' ? 4 : a.func === 'llquantize' ? 5 : -1;
+      if (incIndex > 0 && st.args[incIndex] !== undefined) {
+        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, st.args[incIndex]!, `${a.func}() increment`), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
+      }
+      return;
+    }
+    const name = st.name;
+    const fn = BUILTIN_FUNCTIONS.get(name)!;
+    if (fn.kind === 'action' && fn.destructive === true) this.destructive = true;
+    const rec = (t: CType | undefined, format = -1): IrAction['record'] => ({ ...recordOf(ctx, t), format });
+    switch (name) {
+      case 'trace':
+      case 'print': {
+        const a = st.args[0]!;
+        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, a, `${name}()`), ntuple: 0, arg: 0n, uarg: name === 'print' ? BigInt(DT_ACT.PRINT) : 0n, record: rec(a.type) });
+        return;
+      }
+      case 'printf':
+      case 'system':
+      case 'freopen':
+      case 'printa': {
+        const fmtArg = st.args[0]!;
+        const kind = name === 'printf' ? DTRACEACT.PRINTF : name === 'printa' ? DTRACEACT.PRINTA : name === 'system' ? DTRACEACT.SYSTEM : DTRACEACT.FREOPEN;
+        let f = -1;
+        let rest = st.args;
+        if (fmtArg.k === 'string') {
+          f = this.format(name, fmtArg.value);
+          rest = st.args.slice(1);
+        }
+        if (rest.length === 0) {
+          this.actions.push({ kind, ntuple: 0, arg: BigInt(f), uarg: 0n, record: { size: 0, alignment: 1, format: f } });
+          return;
+        }
+        rest.forEach((a, i) => {
+          this.actions.push({
+            kind,
+            difo: compileDifo(ctx, a, `${name}() argument #${i + 2}`),
+            ntuple: i === 0 ? rest.length : 0,
+            arg: BigInt(f),
+            uarg: 0n,
+            record: rec(a.k === 'agg' ? ctx.env.int64 : a.type, i === 0 ? f : -1),
+          });
+        });
+        return;
+      }
+      case 'stack': {
+        const n = st.args[0]?.constValue ?? BigInt(this.intOption('stackframes', 20));
+        this.actions.push({ kind: DTRACEACT.STACK, ntuple: 0, arg: n, uarg: 0n, record: { size: Number(n) * ctx.env.pointerSize, alignment: 8, format: -1 } });
+        return;
+      }
+      case 'ustack':
+      case 'jstack': {
+        const dflt = name === 'ustack' ? this.intOption('ustackframes', 100) : this.intOption('jstackframes', 50);
+        const n = Number(st.args[0]?.constValue ?? BigInt(dflt));
+        const strsize = Number(st.args[1]?.constValue ?? BigInt(name === 'jstack' ? parseSizeOption(String(ctx.option('jstackstrsize') ?? '512')) ?? 512 : 0));
+        this.actions.push({ kind: name === 'ustack' ? DTRACEACT.USTACK : DTRACEACT.JSTACK, ntuple: 0, arg: ustackArg(n, strsize), uarg: 0n, record: { size: (n + 1) * 8 + strsize, alignment: 8, format: -1 } });
+        return;
+      }
+      case 'sym':
+      case 'func':
+      case 'mod':
+      case 'usym':
+      case 'ufunc':
+      case 'umod':
+      case 'uaddr':
+        this.actions.push({ kind: fn.kind === 'action' ? fn.act : DTRACEACT.SYM, difo: compileDifo(ctx, st.args[0]!, `${name}()`, difTypeInteger(8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+        return;
+      case 'exit':
+        this.actions.push({ kind: DTRACEACT.EXIT, difo: compileDifo(ctx, st.args[0]!, 'exit()', difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 4, alignment: 4, format: -1 } });
+        return;
+      case 'speculate':
+        this.speculative = true;
+        this.actions.push({ kind: DTRACEACT.SPECULATE, difo: compileDifo(ctx, st.args[0]!, 'speculate()', difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n });
+        return;
+      case 'commit':
+      case 'discard':
+        this.actions.push({ kind: name === 'commit' ? DTRACEACT.COMMIT : DTRACEACT.DISCARD, difo: compileDifo(ctx, st.args[0]!, `${name}()`, difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 4, alignment: 4, format: -1 } });
+        return;
+      case 'tracemem': {
+        const size = st.args[1]!.constValue!;
+        if (st.args[2] !== undefined) {
+          this.actions.push({ kind: DTRACEACT.TRACEMEM_DYNSIZE, difo: compileDifo(ctx, st.args[2], 'tracemem() size', difTypeInteger(8)), ntuple: 0, arg: size, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+        }
+        this.actions.push({ kind: DTRACEACT.TRACEMEM, difo: compileDifo(ctx, st.args[0]!, 'tracemem()', difTypeByRef(Number(size), CTF_K.ARRAY)), ntuple: 0, arg: size, uarg: 0n, record: { size: Number(size), alignment: 1, format: -1 } });
+        return;
+      }
+      case 'clear':
+      case 'denormalize':
+      case 'normalize':
+      case 'trunc': {
+        const code = { clear: DT_ACT.CLEAR, denormalize: DT_ACT.DENORMALIZE, normalize: DT_ACT.NORMALIZE, trunc: DT_ACT.TRUNC }[name];
+        st.args.forEach((a, i) => {
+          this.actions.push({ kind: DTRACEACT.LIBACT, difo: compileDifo(ctx, a, `${name}() argument #${i + 1}`, difTypeInteger(8)), ntuple: 0, arg: BigInt(code), uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+        });
+        if (name === 'trunc' && st.args.length === 1) {
+          this.actions.push({ kind: DTRACEACT.LIBACT, difo: constDifo(ctx, 0n, 'trunc() default', st.loc), ntuple: 0, arg: BigInt(code), uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+        }
+        return;
+      }
+      case 'setopt': {
+        const opt = (st.args[0] as Expr & { k: 'string' }).value;
+        const val = st.args[1] !== undefined ? (st.args[1] as Expr & { k: 'string' }).value : '';
+        const f = this.format('setopt', val === '' ? opt : `${opt}=${val}`);
+        this.actions.push({ kind: DTRACEACT.LIBACT, ntuple: 0, arg: BigInt(DT_ACT.SETOPT), uarg: BigInt(f), record: { size: 0, alignment: 1, format: f } });
+        return;
+      }
+      case 'ftruncate':
+        this.actions.push({ kind: DTRACEACT.LIBACT, ntuple: 0, arg: BigInt(DT_ACT.FTRUNCATE), uarg: 0n, record: { size: 0, alignment: 1, format: -1 } });
+        return;
+      case 'stop':
+      case 'panic':
+      case 'breakpoint':
+        this.actions.push({ kind: fn.kind === 'action' ? fn.act : 0, ntuple: 0, arg: 0n, uarg: 0n, record: { size: 0, alignment: 1, format: -1 } });
+        return;
+      case 'raise':
+      case 'chill':
+        this.actions.push({ kind: fn.kind === 'action' ? fn.act : 0, difo: compileDifo(ctx, st.args[0]!, `${name}()`, difTypeInteger(name === 'raise' ? 4 : 8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: name === 'raise' ? 4 : 8, alignment: name === 'raise' ? 4 : 8, format: -1 } });
+        return;
+      default:
+        return fail('D_UNKNOWN', st.loc, `no code generator for ${name}( )`);
+    }
+  }
+}
+
+export const codegenPass: Pass = {
+  name: 'codegen',
+  reads: 'clauses[].cooked, aggregations, options',
+  writes: 'ir (ECBs with IrDifos), formats',
+  run(ctx) {
+    const formats: FormatDescription[] = [];
+    const ecbs: IrEcb[] = [];
+    ctx.clauses.forEach((clause, index) => {
+      const cooked = clause.cooked!;
+      const g = new ClauseGen(ctx, formats);
+      const predicate = cooked.predicate !== undefined ? compileDifo(ctx, cooked.predicate, 'predicate', difTypeInteger(4)) : undefined;
+      for (const st of cooked.statements) g.statement(st);
+      if (clause.item.body === undefined || (cooked.statements.length === 0 && clause.item.body === undefined)) {
+        // A description without a body takes the default action: trace the probe (an empty record, printed as the probe).
+      }
+      ecbs.push({ clause: index, probes: clause.probes, ...(predicate !== undefined ? { predicate } : {}), actions: g.actions, destructive: g.destructive, speculative: g.speculative });
+    });
+    ctx.ir = { ecbs, formats };
+    if (ecbs.some((e) => e.destructive)) {
+      const d = ctx.option('destructive');
+      void d;
+    }
+    void DIF_SUBR;
+  },
+};
+
+export const RECORD_HEADER_SIZE = DTRACE_RECHDR_SIZE;

@@ -1,0 +1,215 @@
+// Pass: #pragma D directives and options, after libdtrace's dt_pragma.c —
+// `option name[=value]`, `attributes`, `binding`, `depends_on`, and
+// `#pragma error`. Options are checked against dtrace's option list and
+// their value syntax (sizes, times, booleans).
+import type { PragmaItem } from '../ast.js';
+import { fail } from '../diagnostics.js';
+import type { CompileContext } from '../context.js';
+import type { Pass } from './pass.js';
+
+type OptionKind = 'bool' | 'size' | 'time' | 'int' | 'string';
+
+/** dtrace(1) options: compile-time and run-time, with the kind of value each takes. */
+export const DTRACE_OPTIONS: ReadonlyMap<string, OptionKind> = new Map<string, OptionKind>([
+  ['aggpack', 'bool'],
+  ['aggrate', 'time'],
+  ['aggsize', 'size'],
+  ['aggsortkey', 'bool'],
+  ['aggsortkeypos', 'int'],
+  ['aggsortpos', 'int'],
+  ['aggsortrev', 'bool'],
+  ['aggzoom', 'bool'],
+  ['amin', 'string'],
+  ['argref', 'bool'],
+  ['bufpolicy', 'string'],
+  ['bufresize', 'string'],
+  ['bufsize', 'size'],
+  ['cleanrate', 'time'],
+  ['core', 'string'],
+  ['cpp', 'bool'],
+  ['cpphdrs', 'bool'],
+  ['cpppath', 'string'],
+  ['cpu', 'int'],
+  ['ctypes', 'string'],
+  ['defaultargs', 'bool'],
+  ['destructive', 'bool'],
+  ['dtypes', 'string'],
+  ['debug', 'bool'],
+  ['droptags', 'bool'],
+  ['dynvarsize', 'size'],
+  ['empty', 'bool'],
+  ['encoding', 'string'],
+  ['errtags', 'bool'],
+  ['evaltime', 'string'],
+  ['flowindent', 'bool'],
+  ['grabanon', 'bool'],
+  ['incdir', 'string'],
+  ['iregs', 'int'],
+  ['jstackframes', 'int'],
+  ['jstackstrsize', 'size'],
+  ['kdefs', 'bool'],
+  ['knodefs', 'bool'],
+  ['late', 'string'],
+  ['lazyload', 'bool'],
+  ['ldpath', 'string'],
+  ['libdir', 'string'],
+  ['linkmode', 'string'],
+  ['linktype', 'string'],
+  ['nolibs', 'bool'],
+  ['nspec', 'int'],
+  ['pgmax', 'int'],
+  ['pspec', 'bool'],
+  ['quiet', 'bool'],
+  ['rawbytes', 'bool'],
+  ['specsize', 'size'],
+  ['stackframes', 'int'],
+  ['stackindent', 'int'],
+  ['statusrate', 'time'],
+  ['stdc', 'string'],
+  ['strip', 'bool'],
+  ['strsize', 'size'],
+  ['switchrate', 'time'],
+  ['syslibdir', 'string'],
+  ['temporal', 'bool'],
+  ['tree', 'int'],
+  ['tregs', 'int'],
+  ['udefs', 'bool'],
+  ['undef', 'string'],
+  ['unodefs', 'bool'],
+  ['ustackframes', 'int'],
+  ['verbose', 'bool'],
+  ['version', 'string'],
+  ['zdefs', 'bool'],
+]);
+
+/** Parse a size option value ("4m", "512k", "1g", "100") to bytes, or undefined if malformed. */
+export function parseSizeOption(v: string): number | undefined {
+  const m = /^(\d+)([kmgt]?)$/i.exec(v);
+  if (m === null) return undefined;
+  const mult = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
+  return Number(m[1]) * mult;
+}
+
+/** Parse a time/rate option ("10hz", "1s", "100ms", "500us", "50ns", "2") to nanoseconds. */
+export function parseTimeOption(v: string): number | undefined {
+  const m = /^(\d+)(ns|nsec|us|usec|ms|msec|s|sec|m|min|h|hour|d|day|hz|)$/i.exec(v);
+  if (m === null) return undefined;
+  const n = Number(m[1]);
+  switch (m[2]!.toLowerCase()) {
+    case 'hz':
+      return n === 0 ? undefined : 1e9 / n;
+    case 'ns':
+    case 'nsec':
+    case '':
+      return n;
+    case 'us':
+    case 'usec':
+      return n * 1e3;
+    case 'ms':
+    case 'msec':
+      return n * 1e6;
+    case 's':
+    case 'sec':
+      return n * 1e9;
+    case 'm':
+    case 'min':
+      return n * 60e9;
+    case 'h':
+    case 'hour':
+      return n * 3600e9;
+    default:
+      return n * 86400e9;
+  }
+}
+
+export function setOption(ctx: CompileContext, name: string, value: string | null, item: PragmaItem | undefined): void {
+  const loc = item?.loc;
+  const kind = DTRACE_OPTIONS.get(name);
+  if (kind === undefined) fail('D_PRAGMA_OPTSET', loc, name, 'Invalid option name');
+  if (kind === 'bool') {
+    if (value !== null && !['', '1', '0', 'true', 'false', 'yes', 'no', 'set', 'unset'].includes(value)) {
+      fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+    }
+  } else if (value === null || value === '') {
+    fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+  } else if (kind === 'size' && parseSizeOption(value) === undefined) {
+    fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+  } else if (kind === 'time' && parseTimeOption(value) === undefined) {
+    fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+  } else if (kind === 'int' && !/^-?\d+$/.test(value)) {
+    fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+  }
+  ctx.pragmaOptions.set(name, value);
+  if (name === 'strsize' && value !== null) ctx.env.stringSize = parseSizeOption(value)!;
+}
+
+const STABILITY = ['Internal', 'Private', 'Obsolete', 'External', 'Unstable', 'Evolving', 'Stable', 'Standard'];
+const DATA_CLASS = ['Unknown', 'CPU', 'Platform', 'Group', 'ISA', 'Common'];
+
+function pragmaD(ctx: CompileContext, item: PragmaItem, words: string[]): void {
+  const what = words[0];
+  switch (what) {
+    case 'option': {
+      if (words.length < 2) fail('D_PRAGMA_MALFORM', item.loc, 'option');
+      for (const w of words.slice(1)) {
+        const eq = w.indexOf('=');
+        const name = eq < 0 ? w : w.slice(0, eq);
+        const value = eq < 0 ? null : w.slice(eq + 1);
+        setOption(ctx, name, value, item);
+      }
+      return;
+    }
+    case 'attributes': {
+      // #pragma D attributes name/data/class ident
+      if (words.length !== 3) fail('D_PRAGMA_MALFORM', item.loc, 'attributes');
+      const parts = words[1]!.split('/');
+      if (parts.length !== 3 || !STABILITY.includes(parts[0]!) || !STABILITY.includes(parts[1]!) || !DATA_CLASS.includes(parts[2]!)) {
+        fail('D_PRAGMA_MALFORM', item.loc, 'attributes');
+      }
+      return;
+    }
+    case 'binding': {
+      if (words.length !== 3) fail('D_PRAGMA_MALFORM', item.loc, 'binding');
+      if (!/^"?\d+(\.\d+){0,2}"?$/.test(words[1]!)) fail('D_PRAGMA_MALFORM', item.loc, 'binding');
+      return;
+    }
+    case 'depends_on': {
+      if (words.length !== 3) fail('D_PRAGMA_MALFORM', item.loc, 'depends_on');
+      const kind = words[1]!;
+      if (!['provider', 'module', 'library'].includes(kind)) fail('D_PRAGMA_INVAL', item.loc, `depends_on ${kind}`);
+      if (kind === 'provider' && ctx.options.probes !== undefined) {
+        const found = ctx.options.probes.match({ provider: words[2]!, module: '', function: '', name: '' });
+        if (found.length === 0) fail('D_PRAGMA_DEPEND', item.loc, 'provider', words[2]!);
+      }
+      return;
+    }
+    case 'error':
+      return fail('D_PRAGERR', item.loc, words.slice(1).join(' '));
+    default:
+      return fail('D_PRAGMA_INVAL', item.loc, words.join(' '));
+  }
+}
+
+export const pragmasPass: Pass = {
+  name: 'pragmas',
+  reads: 'ast (pragma items), -x options',
+  writes: 'pragmaOptions; removes pragma items from the ast',
+  run(ctx) {
+    for (const [name, value] of Object.entries(ctx.options.options ?? {})) setOption(ctx, name, value, undefined);
+    const ast = ctx.ast!;
+    ast.items = ast.items.filter((item) => {
+      if (item.k !== 'pragma') return true;
+      const words = item.text.split(/\s+/).filter((w) => w !== '');
+      if (words.length === 0) return false;
+      if (words[0] === 'D') pragmaD(ctx, item, words.slice(1));
+      else if (words[0] === 'error') fail('D_PRAGERR', item.loc, words.slice(1).join(' '));
+      else if (words[0] === 'line' || words[0] === 'ident') {
+        /* accepted and ignored, as by dtrace */
+      } else if (words[0] === 'binding' || words[0] === 'depends_on' || words[0] === 'attributes' || words[0] === 'option') {
+        pragmaD(ctx, item, words);
+      }
+      // Other pragmas (not ours) are ignored like C compilers ignore unknown pragmas.
+      return false;
+    });
+  },
+};

@@ -1,0 +1,62 @@
+// Pass: probe-description resolution. Each description of each clause is
+// split into provider:module:function:name (shorter forms fill from the
+// right: `name`, `function:name`, `module:function:name`), checked, and —
+// when the framework supplied a probe catalogue — matched: a description
+// matching nothing is an error unless -Z (zdefs) is set.
+import type { ProbeDescription } from '@wdtrace/dtrace-core/program';
+import { fail } from '../diagnostics.js';
+import type { ProbeInfo } from '../context.js';
+import type { Pass } from './pass.js';
+
+const DTRACE_PROVNAMELEN = 64;
+const DTRACE_MODNAMELEN = 64;
+const DTRACE_FUNCNAMELEN = 192;
+const DTRACE_NAMELEN = 64;
+
+/** Split a probe description string into its four fields, dtrace-style. Returns an error text when invalid. */
+export function splitProbeDescription(text: string): ProbeDescription | string {
+  const parts = text.split(':');
+  if (parts.length > 4) return 'Overspecified probe description';
+  while (parts.length < 4) parts.unshift('');
+  const [provider, module, func, name] = parts as [string, string, string, string];
+  if (provider.length >= DTRACE_PROVNAMELEN || module.length >= DTRACE_MODNAMELEN || func.length >= DTRACE_FUNCNAMELEN || name.length >= DTRACE_NAMELEN) {
+    return 'Name too long';
+  }
+  for (const f of parts) {
+    let depth = 0;
+    for (const ch of f) {
+      if (ch === '[') depth++;
+      else if (ch === ']') depth--;
+    }
+    if (depth !== 0) return 'Invalid probe description glob';
+  }
+  return { provider, module, function: func, name, id: 0 };
+}
+
+export const probesPass: Pass = {
+  name: 'probes',
+  reads: 'ast clauses, probe catalogue, zdefs',
+  writes: 'clauses (resolved probe descriptions and matched probes)',
+  run(ctx) {
+    const zdefs = ctx.options.zdefs === true || (ctx.option('zdefs') !== undefined && ctx.option('zdefs') !== '0');
+    for (const item of ctx.ast!.items) {
+      if (item.k !== 'clause') continue;
+      const probes: ProbeDescription[] = [];
+      const matched: ProbeInfo[] = [];
+      for (const p of item.probes) {
+        const d = splitProbeDescription(p.text);
+        if (typeof d === 'string') fail('D_PDESC_INVAL', p.loc, p.text, d);
+        let desc = d;
+        if (ctx.options.probes !== undefined) {
+          const m = ctx.options.probes.match(d);
+          if (m.length === 0 && !zdefs) fail('D_PDESC_ZERO', p.loc, p.text);
+          if (m.length === 1 && !/[*?[\]]/.test(p.text)) desc = { ...d, id: m[0]!.id };
+          matched.push(...m);
+        }
+        probes.push(desc);
+      }
+      ctx.clauses.push({ item, probes, matched, locals: new Map() });
+    }
+    if (ctx.ast!.items.length === 0) fail('D_EMPTY', ctx.ast!.loc);
+  },
+};

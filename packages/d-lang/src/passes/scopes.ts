@@ -1,0 +1,153 @@
+// Pass: identifiers and scopes of the declarations — typedefs, struct,
+// union and enum definitions, global, thread-local (self) and clause-local
+// (this) variable declarations including associative arrays, extern kernel
+// symbols, inline definitions, translators and provider definitions. They
+// enter the type environment and the symbol tables in program order, with
+// dtrace's redeclaration and storage-class rules.
+import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
+import type { DeclarationItem, InlineItem, ProviderItem, TranslatorItem } from '../ast.js';
+import type { CompileContext } from '../context.js';
+import { fail } from '../diagnostics.js';
+import { isString, isStructOrUnion, isVoid } from '../dtypes.js';
+import { Cooker, dtypeName } from '../semantics.js';
+import type { Pass } from './pass.js';
+
+function declare(ctx: CompileContext, cooker: Cooker, item: DeclarationItem): void {
+  const base = ctx.env.resolveSpecifier(item.specifier, (spec) => cooker.defineTagged(spec));
+  if (item.declarators.length === 0) {
+    if (item.specifier.tagged === undefined) fail('D_DECL_USELESS', item.loc);
+    return;
+  }
+  for (const { declarator, init } of item.declarators) {
+    if (init !== undefined) fail('D_SYNTAX', declarator.loc, '"="');
+    const name = declarator.name;
+    const tuple = declarator.derivations.find((d) => d.kind === 'array' && d.tuple !== undefined);
+    const type = ctx.env.applyDeclarator(base, declarator, (x) => cooker.constantInt(x, 'D_DECL_ARRSUB'), (tn) => cooker.resolveTypeName(tn));
+    const keys = tuple !== undefined && tuple.kind === 'array' ? tuple.tuple!.map((tn) => cooker.resolveTypeName(tn)) : undefined;
+    if (declarator.derivations.some((d) => d.kind === 'array' && d.size === undefined && d.tuple === undefined) && item.storage !== 'typedef' && item.storage !== 'extern') {
+      fail('D_DECL_ARRNULL', declarator.loc);
+    }
+    switch (item.storage) {
+      case 'typedef': {
+        const prior = ctx.env.lookup(name);
+        if (prior !== undefined && dtypeName(prior) !== dtypeName(type) && !(prior.kind === 'typedef' && dtypeName(prior.target) === dtypeName(type))) {
+          fail('D_DECL_TYPERED', declarator.loc, name);
+        }
+        ctx.env.user.defineTypedef(name, type);
+        continue;
+      }
+      case 'static':
+      case 'register':
+      case 'auto':
+        fail('D_DECL_BADCLASS', item.loc, item.storage);
+        break;
+      case 'extern': {
+        const sym = ctx.env.chain.lookupSymbol(name);
+        if (sym === undefined) fail('D_IDENT_UNDEF', declarator.loc, `\`${name}`, 'Unknown symbol name');
+        ctx.externs.set(name, { type, address: sym.address });
+        continue;
+      }
+      default:
+        break;
+    }
+    if (resolveType(type).kind === 'function') {
+      // A prototype at file scope declares nothing D can use.
+      continue;
+    }
+    if (isVoid(type)) fail('D_DECL_VOIDOBJ', declarator.loc, name);
+    const rt = resolveType(type);
+    if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', declarator.loc, dtypeName(type));
+    const kind = keys !== undefined ? 'array' : 'scalar';
+    if (item.storage === 'this') {
+      if (keys !== undefined) fail('D_DECL_LOCASSC', declarator.loc, name);
+      if (ctx.declaredLocals.has(name)) fail('D_DECL_IDRED', declarator.loc, name);
+      cooker.defineVariable('local', name, 'scalar', type, true, {});
+    } else if (item.storage === 'self') {
+      if (ctx.threadLocals.has(name)) fail('D_DECL_IDRED', declarator.loc, name);
+      cooker.defineVariable('thread', name, kind, type, true, {}, keys);
+    } else {
+      if (ctx.globals.has(name) || ctx.inlines.has(name) || ctx.env.chain.lookupEnumConstant(name) !== undefined) fail('D_DECL_IDRED', declarator.loc, name);
+      cooker.defineVariable('global', name, kind, type, true, {}, keys);
+    }
+  }
+}
+
+function defineInline(ctx: CompileContext, cooker: Cooker, item: InlineItem): void {
+  const base = ctx.env.resolveSpecifier(item.specifier, (spec) => cooker.defineTagged(spec));
+  const type = ctx.env.applyDeclarator(base, item.declarator, (x) => cooker.constantInt(x, 'D_DECL_ARRSUB'), (tn) => cooker.resolveTypeName(tn));
+  const name = item.declarator.name;
+  if (ctx.inlines.has(name) || ctx.globals.has(name)) fail('D_DECL_IDRED', item.loc, name);
+  const value = cooker.cook(item.value, {});
+  cooker.checkAssignable(type, value, item.loc, '=');
+  ctx.inlines.set(name, { name, type, value: item.value });
+}
+
+function defineTranslator(ctx: CompileContext, cooker: Cooker, item: TranslatorItem): void {
+  const output = cooker.resolveTypeName(item.output);
+  const input = cooker.resolveTypeName(item.input);
+  if (!isStructOrUnion(output)) fail('D_XLATE_SOU', item.loc);
+  if (ctx.translators.some((t) => dtypeName(t.output) === dtypeName(output) && dtypeName(t.input) === dtypeName(input))) {
+    fail('D_XLATE_REDECL', item.loc, dtypeName(input), dtypeName(output));
+  }
+  const members = new Map<string, (typeof item.members)[number]['value']>();
+  for (const m of item.members) {
+    const mm = findMember(output, m.name);
+    if (mm === undefined) fail('D_XLATE_MEMB', m.loc, m.name, dtypeName(output));
+    const cooked = cooker.cook(m.value, { translatorInput: { name: item.inputName, type: input } });
+    const mt: CType = mm.type;
+    if (isString(mt) || resolveType(mt).kind === 'array') {
+      if (!isString(cooked.type!) && resolveType(cooked.type!).kind !== 'array' && resolveType(cooked.type!).kind !== 'pointer') fail('D_XLATE_INCOMPAT', m.loc, m.name, dtypeName(mt), dtypeName(cooked.type));
+    } else {
+      try {
+        cooker.checkAssignable(mt, cooked, m.loc, '=');
+      } catch {
+        fail('D_XLATE_INCOMPAT', m.loc, m.name, dtypeName(mt), dtypeName(cooked.type));
+      }
+    }
+    members.set(m.name, m.value);
+  }
+  ctx.translators.push({ id: ctx.translators.length, output, input, inputName: item.inputName, members });
+}
+
+function defineProvider(cooker: Cooker, item: ProviderItem): void {
+  if (!/^[A-Za-z_][\w]*$/.test(item.name) || /\d$/.test(item.name)) fail('D_PROV_BADNAME', item.loc, item.name);
+  const seen = new Set<string>();
+  for (const p of item.probes) {
+    const pname = p.name.replace(/__/g, '-');
+    if (seen.has(pname)) fail('D_PROV_PRDUP', p.loc, item.name, pname);
+    seen.add(pname);
+    if (p.params.length > 10) fail('D_PROV_PRARGLEN', p.loc, item.name, pname);
+    for (const t of p.params) cooker.resolveTypeName(t);
+    if (p.xlated !== undefined) {
+      if (p.xlated.length > 10) fail('D_PROV_PRARGLEN', p.loc, item.name, pname);
+      for (const t of p.xlated) cooker.resolveTypeName(t);
+    }
+  }
+}
+
+export const scopesPass: Pass = {
+  name: 'scopes',
+  reads: 'ast declarations, inlines, translators, providers',
+  writes: 'type environment (user types), globals, threadLocals, declaredLocals, externs, inlines, translators',
+  run(ctx) {
+    const cooker = new Cooker(ctx);
+    for (const item of ctx.ast!.items) {
+      switch (item.k) {
+        case 'decl':
+          declare(ctx, cooker, item);
+          break;
+        case 'inline':
+          defineInline(ctx, cooker, item);
+          break;
+        case 'translator':
+          defineTranslator(ctx, cooker, item);
+          break;
+        case 'provider':
+          defineProvider(cooker, item);
+          break;
+        default:
+          break;
+      }
+    }
+  },
+};

@@ -1,0 +1,96 @@
+// Pass: if/else sugar, in the manner of FreeBSD's dt_sugar.c. D has no
+// branches inside a clause, so a clause with if statements is split into a
+// chain of clauses on the same probes, run in order on one firing, whose
+// predicates test clause-local condition variables (this->%condition_N):
+//
+//   P /pred/ { A; if (c) { B } else { C } D }
+// becomes
+//   P { this->%condition_1 = (pred); }                    (only with a predicate)
+//   P /this->%condition_1/ { A; this->%condition_2 = (this->%condition_1 && (c)); }
+//   P /this->%condition_2/ { B }
+//   P /this->%condition_1 && !this->%condition_2/ { C }
+//   P /this->%condition_1/ { D }
+//
+// Clause-local variables live for the whole firing, so the chain sees the
+// values the first clause computed. `wdtrace -d` prints the result.
+import type { ClauseItem, Expr, ProgramItem, Statement } from '../ast.js';
+import type { Pass } from './pass.js';
+
+interface SugarState {
+  counter: number;
+}
+
+function condVar(n: number, loc: Expr['loc']): Expr {
+  return { k: 'var', scope: 'this', name: `%condition_${n}`, loc };
+}
+
+function and(a: Expr | undefined, b: Expr): Expr {
+  return a === undefined ? b : { k: 'binary', op: '&&', left: a, right: b, loc: b.loc };
+}
+
+function hasIf(body: Statement[] | undefined): boolean {
+  return body !== undefined && body.some((s) => s.k === 'if');
+}
+
+/** Emit clauses for `body` guarded by `guard` (undefined: unguarded). */
+function lower(clause: ClauseItem, body: Statement[], guard: Expr | undefined, out: ClauseItem[], st: SugarState): void {
+  let pending: Statement[] = [];
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    out.push({ k: 'clause', probes: clause.probes, ...(guard !== undefined ? { predicate: guard } : {}), body: pending, loc: clause.loc });
+    pending = [];
+  };
+  for (const s of body) {
+    if (s.k === 'expr') {
+      pending.push(s);
+      continue;
+    }
+    const n = ++st.counter;
+    const cv = condVar(n, s.loc);
+    pending.push({
+      k: 'expr',
+      expr: { k: 'assign', op: '=', left: cv, right: guard === undefined ? { k: 'binary', op: '!=', left: s.cond, right: { k: 'int', value: 0n, suffix: '', decimal: true, loc: s.loc }, loc: s.loc } : and(guard, s.cond), loc: s.loc },
+      loc: s.loc,
+    });
+    flush();
+    lower(clause, s.then, cv, out, st);
+    if (s.otherwise !== undefined) {
+      const notCv: Expr = { k: 'unary', op: '!', operand: cv, loc: s.loc };
+      lower(clause, s.otherwise, and(guard, notCv), out, st);
+    }
+  }
+  flush();
+}
+
+export function desugarClause(clause: ClauseItem, st: SugarState): ClauseItem[] {
+  if (!hasIf(clause.body)) return [clause];
+  const out: ClauseItem[] = [];
+  let guard: Expr | undefined;
+  if (clause.predicate !== undefined) {
+    const n = ++st.counter;
+    guard = condVar(n, clause.predicate.loc);
+    out.push({
+      k: 'clause',
+      probes: clause.probes,
+      body: [{ k: 'expr', expr: { k: 'assign', op: '=', left: guard, right: { k: 'binary', op: '!=', left: clause.predicate, right: { k: 'int', value: 0n, suffix: '', decimal: true, loc: clause.loc }, loc: clause.loc }, loc: clause.loc }, loc: clause.loc }],
+      loc: clause.loc,
+    });
+  }
+  lower(clause, clause.body!, guard, out, st);
+  return out;
+}
+
+export const sugarPass: Pass = {
+  name: 'sugar',
+  reads: 'ast clauses with if/else',
+  writes: 'ast without if statements (predicated clauses)',
+  run(ctx) {
+    const st: SugarState = { counter: 0 };
+    const items: ProgramItem[] = [];
+    for (const item of ctx.ast!.items) {
+      if (item.k === 'clause') items.push(...desugarClause(item, st));
+      else items.push(item);
+    }
+    ctx.ast!.items = items;
+  },
+};

@@ -1,0 +1,349 @@
+// Pass: types of every clause, in program order — the predicate, then each
+// statement, classified as a plain expression, an action call (with its
+// prototype and printf-format checks) or an aggregation. Variables come to
+// exist on their first assignment here, so order matters as in dtrace.
+import { resolveType } from '@wdtrace/dtrace-core/types';
+import type { AggregationInfo, Expr } from '../ast.js';
+import { BUILTIN_FUNCTIONS } from '../builtins.js';
+import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
+import { type SourceLocation, fail } from '../diagnostics.js';
+import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
+import { Cooker, dtypeName } from '../semantics.js';
+import type { Pass } from './pass.js';
+
+/** One conversion of a printf-like format string. */
+export interface FormatConversion {
+  readonly text: string;
+  readonly conversion: string;
+  readonly starWidth: boolean;
+  readonly starPrecision: boolean;
+}
+
+/** Split a D format string into its conversions (%% excluded). Returns an error text when malformed. */
+export function parseFormat(fmt: string): FormatConversion[] | string {
+  const out: FormatConversion[] = [];
+  for (let i = 0; i < fmt.length; i++) {
+    if (fmt[i] !== '%') continue;
+    const start = i;
+    i++;
+    if (fmt[i] === '%') continue;
+    while (i < fmt.length && '-+ #0\''.includes(fmt[i]!)) i++;
+    let starWidth = false;
+    let starPrecision = false;
+    if (fmt[i] === '*') {
+      starWidth = true;
+      i++;
+    } else while (i < fmt.length && /\d/.test(fmt[i]!)) i++;
+    if (fmt[i] === '.') {
+      i++;
+      if (fmt[i] === '*') {
+        starPrecision = true;
+        i++;
+      } else while (i < fmt.length && /\d/.test(fmt[i]!)) i++;
+    }
+    if (fmt[i] === '?') i++;
+    while (i < fmt.length && 'hlLjzt'.includes(fmt[i]!)) i++;
+    const c = fmt[i];
+    if (c === undefined || !'aAcCdeEfgGiIopsSuxXYk@'.includes(c)) {
+      return `invalid format conversion #${out.length + 1}: ${fmt.slice(start, i + 1)}`;
+    }
+    out.push({ text: fmt.slice(start, i + 1), conversion: c, starWidth, starPrecision });
+  }
+  return out;
+}
+
+class ClauseTyper {
+  readonly cooker: Cooker;
+  constructor(
+    readonly ctx: CompileContext,
+    readonly clause: ResolvedClause,
+  ) {
+    this.cooker = new Cooker(ctx);
+  }
+
+  private cook(e: Expr): Expr {
+    return this.cooker.cook(e, { clause: this.clause });
+  }
+
+  run(): void {
+    const item = this.clause.item;
+    let predicate: Expr | undefined;
+    if (item.predicate !== undefined) {
+      predicate = this.cook(item.predicate);
+      if (predicate.k === 'agg' || (!isScalar(predicate.type!) && !isString(predicate.type!))) fail('D_PRED_SCALAR', predicate.loc);
+    }
+    const statements: CookedStatement[] = [];
+    for (const s of item.body ?? []) {
+      if (s.k !== 'expr') throw new Error('if statements must be removed by the sugar pass');
+      statements.push(this.statement(s.expr, s.loc));
+    }
+    this.clause.cooked = { ...(predicate !== undefined ? { predicate } : {}), statements };
+  }
+
+  private statement(e: Expr, loc: SourceLocation): CookedStatement {
+    if (e.k === 'agg' || (e.k === 'index' && e.base.k === 'agg')) {
+      fail('D_AGG_NULL', e.loc, e.k === 'agg' ? e.name : (e.base as Expr & { k: 'agg' }).name);
+    }
+    if (e.k === 'assign' && (e.left.k === 'agg' || (e.left.k === 'index' && e.left.base.k === 'agg'))) return this.aggregation(e);
+    if (e.k === 'call' && e.callee.k === 'ident' && e.callee.module === undefined) {
+      const fn = BUILTIN_FUNCTIONS.get(e.callee.name);
+      if (fn !== undefined && fn.kind === 'action') return this.action(e.callee.name, e, loc);
+      if (fn !== undefined && fn.kind === 'aggregating') fail('D_CG_EXPR', e.loc, e.callee.name);
+    }
+    return { kind: 'expr', expr: this.cook(e), loc };
+  }
+
+  private aggregation(e: Expr & { k: 'assign' }): CookedStatement {
+    const lhs = e.left;
+    const aggNode = (lhs.k === 'agg' ? lhs : (lhs as Expr & { k: 'index' }).base) as Expr & { k: 'agg' };
+    if (lhs.k === 'index' && lhs.base.k === 'index') fail('D_AGG_MDIM', e.loc, aggNode.name);
+    if (e.op !== '=') fail('D_AGG_FUNC', e.loc, aggNode.name);
+    const rhs = e.right;
+    if (rhs.k !== 'call' || rhs.callee.k !== 'ident') fail('D_AGG_FUNC', e.loc, aggNode.name);
+    const fname = rhs.callee.name;
+    const fn = BUILTIN_FUNCTIONS.get(fname);
+    if (fn === undefined || fn.kind !== 'aggregating') fail('D_AGG_FUNC', e.loc, aggNode.name);
+    const keys = lhs.k === 'index' ? lhs.args.map((k) => this.cook(k)) : [];
+    const keyTypes = keys.map((k) => this.cooker.keyType(k));
+    const args = rhs.args.map((a) => this.cook(a));
+    if (args.length < fn.minArgs || args.length > fn.maxArgs) {
+      const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : `${fn.minArgs} to ${fn.maxArgs}`;
+      fail(fname === 'quantize' ? 'D_QUANT_PROTO' : 'D_PROTO_LEN', rhs.loc, fname, args.length, ...(fname === 'quantize' ? [] : [args.length === 1 ? '' : 's']), expected);
+    }
+    if (args.length > 0 && (args[0]!.k === 'agg' || !isScalar(args[0]!.type!))) fail('D_AGG_SCALAR', rhs.loc, fname, 1);
+    let a = this.ctx.aggregations.get(aggNode.name);
+    if (a === undefined) {
+      a = { name: aggNode.name, id: this.ctx.aggregations.size + 1, func: fname, keys: keyTypes, params: [], loc: e.loc };
+      this.ctx.aggregations.set(aggNode.name, a);
+    } else {
+      if (a.func !== fname) fail('D_AGG_REDEF', e.loc, aggNode.name);
+      if (a.keys.length !== keyTypes.length) fail('D_KEY_TYPE', e.loc, `@${aggNode.name}`, Math.min(a.keys.length, keyTypes.length) + 1);
+      keyTypes.forEach((t, i) => {
+        const want = a!.keys[i]!;
+        const ok = (isInteger(want) && isInteger(t)) || (isString(want) && isString(t)) || dtypeName(want) === dtypeName(t) || (isPointer(want) && isPointer(t));
+        if (!ok) fail('D_KEY_TYPE', keys[i]!.loc, `@${aggNode.name}`, i + 1);
+      });
+    }
+    return { kind: 'aggregate', aggregation: a, keys, args, loc: e.loc };
+  }
+
+  private aggregationArg(fname: string, a: Expr, index: number, tags: { arg: 'D_PRINTA_AGGARG' | 'D_CLEAR_AGGARG' | 'D_NORMALIZE_AGGARG' | 'D_TRUNC_AGGARG'; bad: 'D_PRINTA_AGGBAD' | 'D_CLEAR_AGGBAD' | 'D_NORMALIZE_AGGBAD' | 'D_TRUNC_AGGBAD' }): Expr {
+    if (a.k !== 'agg') {
+      const c = this.cook(a);
+      if (tags.arg === 'D_PRINTA_AGGARG') fail(tags.arg, a.loc, index + 1, dtypeName(c.type));
+      if (tags.arg === 'D_NORMALIZE_AGGARG') fail(tags.arg, a.loc, fname, dtypeName(c.type));
+      fail(tags.arg, a.loc, dtypeName(c.type));
+    }
+    const info: AggregationInfo | undefined = this.ctx.aggregations.get(a.name);
+    if (info === undefined) {
+      if (tags.bad === 'D_PRINTA_AGGBAD') fail(tags.bad, a.loc, index + 1);
+      fail(tags.bad, a.loc, a.name);
+    }
+    return { ...a, type: this.ctx.env.int64, ref: { kind: 'aggregation', aggregation: info } };
+  }
+
+  private printfArgs(fname: string, args: Expr[], loc: SourceLocation, allowAgg: boolean): Expr[] {
+    const fmtArg = args[0]!;
+    if (fmtArg.k !== 'string') fail('D_PRINTF_ARG_FMT', fmtArg.loc, fname);
+    const fmt = fmtArg.value;
+    const convs = parseFormat(fmt);
+    if (typeof convs === 'string') fail('D_PRINTF_ARG_TYPE', fmtArg.loc, fname, 1, 1, convs, 'format', 'string');
+    const rest = args.slice(1);
+    const cooked: Expr[] = [{ ...fmtArg, type: this.ctx.env.string }];
+    let ai = 0;
+    const needValue = (c: FormatConversion, n: number): Expr => {
+      const a = rest[ai];
+      if (a === undefined) fail('D_PRINTF_ARG_PROTO', loc, fname, n, c.text);
+      ai++;
+      return a;
+    };
+    convs.forEach((c, i) => {
+      const n = i + 1;
+      if (c.starWidth || c.starPrecision) {
+        for (let s = 0; s < (c.starWidth ? 1 : 0) + (c.starPrecision ? 1 : 0); s++) {
+          const a = rest[ai];
+          if (a === undefined) fail('D_PRINTF_DYN_PROTO', loc, n, c.text);
+          ai++;
+          const ca = this.cook(a);
+          if (!isInteger(ca.type!)) fail('D_PRINTF_DYN_TYPE', a.loc, ai + 1, n);
+          cooked.push(ca);
+        }
+      }
+      if (c.conversion === '@') {
+        if (!allowAgg) fail('D_PRINTF_AGG_CONV', loc, fname, n);
+        return;
+      }
+      const a = needValue(c, n);
+      if (a.k === 'agg' && allowAgg) {
+        cooked.push(this.aggregationArg(fname, a, ai, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
+        return;
+      }
+      const ca = this.cook(a);
+      const t = ca.type!;
+      let ok: boolean;
+      let proto: string;
+      switch (c.conversion) {
+        case 's':
+          ok = isString(t) || isCharArrayOrPointer(t) || isScalar(t) === false && !isVoid(t);
+          proto = 'char [] or string';
+          ok = isString(t) || isCharArrayOrPointer(t);
+          break;
+        case 'S':
+          ok = isString(t) || isCharArrayOrPointer(t);
+          proto = 'char [] or string';
+          break;
+        case 'p':
+        case 'a':
+        case 'A':
+        case 'x':
+        case 'X':
+        case 'o':
+        case 'u':
+        case 'd':
+        case 'i':
+        case 'c':
+        case 'C':
+        case 'Y':
+        case 'I':
+        case 'k':
+          ok = isInteger(t) || isPointer(t) || isArray(t);
+          proto = c.conversion === 'p' || c.conversion === 'a' || c.conversion === 'A' ? 'pointer or integer' : 'integer';
+          if (!['p', 'a', 'A', 'x', 'X', 'u', 'd', 'i', 'o'].includes(c.conversion) && isPointer(t)) ok = false;
+          break;
+        default:
+          ok = isInteger(t) || resolveType(t).kind === 'float';
+          proto = 'double';
+      }
+      if (!ok) fail('D_PRINTF_ARG_TYPE', a.loc, fname, ai + 1, n, c.text, proto, ca.k === 'agg' ? 'aggregation' : dtypeName(t));
+      cooked.push(ca);
+    });
+    if (ai < rest.length) {
+      if (allowAgg) {
+        // printa: the remaining arguments are aggregations.
+        for (; ai < rest.length; ai++) cooked.push(this.aggregationArg(fname, rest[ai]!, ai + 1, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
+      } else fail('D_PRINTF_ARG_EXTRA', rest[ai]!.loc, fname, convs.length + (convs.filter((c) => c.starWidth).length + convs.filter((c) => c.starPrecision).length));
+    }
+    return cooked;
+  }
+
+  private constPositive(e: Expr | undefined, tag: 'D_STACK_SIZE' | 'D_USTACK_FRAMES' | 'D_USTACK_STRSIZE' | 'D_TRACEMEM_SIZE', allowZero = false): Expr | undefined {
+    if (e === undefined) return undefined;
+    const c = this.cook(e);
+    if (c.constValue === undefined || !isInteger(c.type!) || BigInt.asIntN(64, c.constValue) < (allowZero ? 0n : 1n)) fail(tag, e.loc);
+    return c;
+  }
+
+  private action(name: string, e: Expr & { k: 'call' }, loc: SourceLocation): CookedStatement {
+    const fn = BUILTIN_FUNCTIONS.get(name)!;
+    if (fn.kind !== 'action') throw new Error('not an action');
+    const raw = e.args;
+    const n = raw.length;
+    const arity = (tag: 'D_PROTO_LEN' | 'D_STACK_PROTO' | 'D_USTACK_PROTO' | 'D_CLEAR_PROTO' | 'D_TRUNC_PROTO' | 'D_NORMALIZE_PROTO' | 'D_TRACEMEM_ARGS'): void => {
+      if (n >= fn.minArgs && n <= fn.maxArgs) return;
+      if (tag === 'D_PROTO_LEN') {
+        const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : fn.maxArgs === Infinity ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
+        fail(tag, e.loc, name, n, n === 1 ? '' : 's', expected);
+      }
+      if (tag === 'D_NORMALIZE_PROTO') fail(tag, e.loc, name, n);
+      if (tag === 'D_TRACEMEM_ARGS') fail(tag, e.loc);
+      fail(tag, e.loc, n);
+    };
+    let args: Expr[];
+    switch (name) {
+      case 'trace':
+      case 'print': {
+        arity('D_PROTO_LEN');
+        const a = raw[0]!;
+        if (a.k === 'agg') fail(name === 'trace' ? 'D_TRACE_AGG' : 'D_PRINT_AGG', a.loc);
+        const c = this.cook(a);
+        if (isVoid(c.type!)) fail(name === 'trace' ? 'D_TRACE_VOID' : 'D_PRINT_VOID', a.loc);
+        args = [c];
+        break;
+      }
+      case 'printf':
+      case 'system':
+      case 'freopen':
+        arity('D_PROTO_LEN');
+        args = this.printfArgs(name, raw, e.loc, false);
+        if (name === 'freopen' && raw[0]!.k === 'string' && (raw[0]!.value === '.' || raw[0]!.value === '..')) fail('D_FREOPEN_INVALID', raw[0]!.loc, raw[0]!.value);
+        break;
+      case 'printa': {
+        arity('D_PROTO_LEN');
+        if (raw[0]!.k === 'string') args = this.printfArgs(name, raw, e.loc, true);
+        else args = raw.map((a, i) => this.aggregationArg(name, a, i, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
+        break;
+      }
+      case 'stack':
+        arity('D_STACK_PROTO');
+        args = n === 0 ? [] : [this.constPositive(raw[0], 'D_STACK_SIZE')!];
+        break;
+      case 'ustack':
+      case 'jstack':
+        arity('D_USTACK_PROTO');
+        args = [];
+        if (n > 0) args.push(this.constPositive(raw[0], 'D_USTACK_FRAMES')!);
+        if (n > 1) args.push(this.constPositive(raw[1], 'D_USTACK_STRSIZE', true)!);
+        break;
+      case 'tracemem': {
+        arity('D_TRACEMEM_ARGS');
+        const addr = this.cook(raw[0]!);
+        if (!isPointer(addr.type!) && !isInteger(addr.type!) && !isArray(addr.type!)) fail('D_TRACEMEM_ADDR', raw[0]!.loc, dtypeName(addr.type));
+        args = [addr, this.constPositive(raw[1], 'D_TRACEMEM_SIZE')!];
+        if (n === 3) {
+          const d = this.cook(raw[2]!);
+          if (!isInteger(d.type!)) fail('D_TRACEMEM_DYNSIZE', raw[2]!.loc);
+          args.push(d);
+        }
+        break;
+      }
+      case 'clear':
+      case 'denormalize':
+        arity(name === 'clear' ? 'D_CLEAR_PROTO' : 'D_NORMALIZE_PROTO');
+        args = [this.aggregationArg(name, raw[0]!, 0, name === 'clear' ? { arg: 'D_CLEAR_AGGARG', bad: 'D_CLEAR_AGGBAD' } : { arg: 'D_NORMALIZE_AGGARG', bad: 'D_NORMALIZE_AGGBAD' })];
+        break;
+      case 'normalize': {
+        arity('D_NORMALIZE_PROTO');
+        args = [this.aggregationArg(name, raw[0]!, 0, { arg: 'D_NORMALIZE_AGGARG', bad: 'D_NORMALIZE_AGGBAD' })];
+        const v = this.cook(raw[1]!);
+        if (!isScalar(v.type!)) fail('D_NORMALIZE_SCALAR', raw[1]!.loc, name);
+        args.push(v);
+        break;
+      }
+      case 'trunc': {
+        arity('D_TRUNC_PROTO');
+        args = [this.aggregationArg(name, raw[0]!, 0, { arg: 'D_TRUNC_AGGARG', bad: 'D_TRUNC_AGGBAD' })];
+        if (n === 2) {
+          const v = this.cook(raw[1]!);
+          if (!isScalar(v.type!)) fail('D_TRUNC_SCALAR', raw[1]!.loc);
+          args.push(v);
+        }
+        break;
+      }
+      case 'setopt': {
+        arity('D_PROTO_LEN');
+        args = raw.map((a) => this.cook(a));
+        args.forEach((a, i) => {
+          if (a.k !== 'string') fail('D_PROTO_ARG', a.loc, name, i + 1, 'string constant', dtypeName(a.type));
+        });
+        break;
+      }
+      default: {
+        arity('D_PROTO_LEN');
+        args = raw.map((a) => this.cook(a));
+        args.forEach((a, i) => {
+          if (a.k === 'agg' || !isScalar(a.type!)) fail('D_PROTO_ARG', a.loc, name, i + 1, 'integer', a.k === 'agg' ? 'aggregation' : dtypeName(a.type));
+        });
+      }
+    }
+    return { kind: 'action', name, args, loc };
+  }
+}
+
+export const typesPass: Pass = {
+  name: 'types',
+  reads: 'clauses, symbol tables, type environment',
+  writes: 'clauses[].cooked (typed predicate and statements), implicit variables, aggregations',
+  run(ctx) {
+    for (const clause of ctx.clauses) new ClauseTyper(ctx, clause).run();
+  },
+};

@@ -1,0 +1,822 @@
+// Typing of D expressions ("cooking", after libdtrace's dt_node_cook):
+// resolves identifiers against built-ins, variables, inlines, enumerators
+// and kernel symbols; defines variables on first assignment; gives every
+// expression its D type and marks lvalues; computes integer constant
+// values; checks operators, casts, subroutine prototypes and the D typing
+// rules, failing with dtrace's D_* diagnostics. Used by the declarations
+// pass (constant expressions) and the types pass (clauses).
+
+import { DIF_VAR_OTHER_UBASE } from '@wdtrace/dtrace-core/dif';
+import {
+  type CType,
+  type EnumType,
+  type IntegerType,
+  STRING,
+  layoutStruct,
+  VOID,
+  findMember,
+  resolveType,
+  typeName,
+} from '@wdtrace/dtrace-core/types';
+import type { AggregationInfo, Expr, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
+import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, type ParamKind } from './builtins.js';
+import type { CompileContext, ResolvedClause, TranslatorInfo } from './context.js';
+import { type SourceLocation, fail } from './diagnostics.js';
+import {
+  arithmeticResult,
+  isArithmetic,
+  isArray,
+  isCharArrayOrPointer,
+  isFunction,
+  isInteger,
+  isPointer,
+  isScalar,
+  isSigned,
+  isString,
+  isStructOrUnion,
+  isVoid,
+  promote,
+} from './dtypes.js';
+import { mapExpr } from './walk.js';
+
+export interface CookScope {
+  readonly clause?: ResolvedClause;
+  /** Inside a translator body: the input parameter. */
+  readonly translatorInput?: { name: string; type: CType };
+}
+
+const u64 = (v: bigint): bigint => BigInt.asUintN(64, v);
+
+/** Truncate/sign-extend a constant to a type's width. */
+export function fitToType(v: bigint, t: CType): bigint {
+  const r = resolveType(t);
+  const size = r.kind === 'integer' || r.kind === 'pointer' || r.kind === 'enum' ? r.size : 8;
+  const bits = size * 8;
+  return isSigned(t) ? BigInt.asIntN(bits, v) : BigInt.asUintN(bits, v);
+}
+
+/** The user-visible spelling of a type, for messages. */
+export function dtypeName(t: CType | undefined): string {
+  return t === undefined ? 'void' : typeName(t);
+}
+
+function opName(e: Expr): string {
+  if (e.k === 'unary') {
+    switch (e.op) {
+      case '++pre':
+      case '++post':
+        return '++';
+      case '--pre':
+      case '--post':
+        return '--';
+      default:
+        return e.op;
+    }
+  }
+  if (e.k === 'binary' || e.k === 'assign') return e.op;
+  return '?';
+}
+
+export class Cooker {
+  constructor(readonly ctx: CompileContext) {}
+
+  private get env() {
+    return this.ctx.env;
+  }
+
+  typeOfName(name: string, loc: SourceLocation): CType {
+    const star = name.endsWith(' *');
+    const base = this.env.lookup(star ? name.slice(0, -2) : name);
+    if (base === undefined) return fail('D_TYPE_ERR', loc, `failed to resolve type ${name}`);
+    return star ? this.env.pointerTo(base) : base;
+  }
+
+  // ---- variables ---------------------------------------------------------
+
+  private nextId(map: Map<string, VariableInfo>): number {
+    return DIF_VAR_OTHER_UBASE + map.size;
+  }
+
+  defineVariable(scope: VariableInfo['scope'], name: string, kind: VariableInfo['kind'], type: CType, declared: boolean, cs: CookScope, keys?: CType[]): VariableInfo {
+    let v: VariableInfo;
+    if (scope === 'global') {
+      v = { name, scope, kind, id: this.nextId(this.ctx.globals), type, declared, ...(keys !== undefined ? { keys } : {}) };
+      this.ctx.globals.set(name, v);
+    } else if (scope === 'thread') {
+      v = { name, scope, kind, id: this.nextId(this.ctx.threadLocals), type, declared, ...(keys !== undefined ? { keys } : {}) };
+      this.ctx.threadLocals.set(name, v);
+    } else {
+      let id = this.ctx.localIds.get(name);
+      if (id === undefined) {
+        id = DIF_VAR_OTHER_UBASE + this.ctx.localIds.size;
+        this.ctx.localIds.set(name, id);
+      }
+      v = { name, scope, kind, id, type, declared };
+      // Declared clause-locals (`this int x;`) are visible to every clause.
+      if (cs.clause !== undefined) cs.clause.locals.set(name, v);
+      else this.ctx.declaredLocals.set(name, v);
+    }
+    return v;
+  }
+
+  lookupVariable(e: Expr & { k: 'var' }, cs: CookScope): VariableInfo | undefined {
+    if (e.scope === 'self') return this.ctx.threadLocals.get(e.name);
+    return cs.clause?.locals.get(e.name) ?? this.ctx.declaredLocals.get(e.name);
+  }
+
+  // ---- expressions -------------------------------------------------------
+
+  /** Value type after array-to-pointer decay (arrays of char stay arrays: D treats them as strings where needed). */
+  valueType(t: CType): CType {
+    return t;
+  }
+
+  cook(e: Expr, cs: CookScope): Expr {
+    switch (e.k) {
+      case 'int': {
+        const type = e.isChar === true ? this.env.char : this.env.constantType(e.value, e.suffix, e.decimal, e.loc, String(e.value));
+        return { ...e, type, constValue: e.isChar === true ? e.value : e.value };
+      }
+      case 'string':
+        return { ...e, type: STRING };
+      case 'ident':
+        return this.cookIdent(e, cs);
+      case 'var': {
+        const v = this.lookupVariable(e, cs);
+        if (v === undefined) fail('D_IDENT_UNDEF', e.loc, `${e.scope}->${e.name}`, 'Unknown variable name');
+        if (v.kind === 'array') fail('D_ARR_BADREF', e.loc, `${e.scope}->${e.name}`);
+        return { ...e, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+      }
+      case 'agg': {
+        const a = this.ctx.aggregations.get(e.name);
+        if (a === undefined) fail('D_IDENT_UNDEF', e.loc, `@${e.name}`, 'Unknown aggregation name');
+        return { ...e, type: this.env.int64, ref: { kind: 'aggregation', aggregation: a } };
+      }
+      case 'macro':
+        return fail('D_MACRO_UNDEF', e.loc, `$${e.name}`);
+      case 'unary':
+        return this.cookUnary(e, cs);
+      case 'sizeoftype': {
+        const t = this.resolveTypeName(e.typeName);
+        if (isVoid(t) || isFunction(t)) fail('D_SIZEOF_TYPE', e.loc, dtypeName(t));
+        const size = BigInt(this.env.sizeOf(t));
+        return { ...e, type: this.env.lookup('size_t')!, constValue: size };
+      }
+      case 'offsetof': {
+        const t = this.resolveTypeName(e.typeName);
+        if (!isStructOrUnion(t)) fail('D_OFFSETOF_TYPE', e.loc);
+        const m = findMember(t, e.member);
+        if (m === undefined) fail('D_TYPE_MEMBER', e.loc, e.member, dtypeName(t));
+        if (m.bitWidth !== undefined) fail('D_OFFSETOF_BITFIELD', e.loc, e.member);
+        return { ...e, type: this.env.lookup('size_t')!, constValue: BigInt(m.offset) };
+      }
+      case 'binary':
+        return this.cookBinary(e, cs);
+      case 'assign':
+        return this.cookAssign(e, cs);
+      case 'ternary': {
+        const cond = this.cook(e.cond, cs);
+        if (!isScalar(cond.type!) && !isString(cond.type!)) fail('D_OP_SCALAR', e.loc, '?:');
+        const then = this.cook(e.then, cs);
+        const otherwise = this.cook(e.otherwise, cs);
+        let type: CType;
+        const a = then.type!;
+        const b = otherwise.type!;
+        if (isInteger(a) && isInteger(b)) type = arithmeticResult(this.env, a, b);
+        else if ((isString(a) || isCharArrayOrPointer(a)) && (isString(b) || isCharArrayOrPointer(b)) && (isString(a) || isString(b))) type = STRING;
+        else if (isPointer(a) && isPointer(b) && dtypeName(a) === dtypeName(b)) type = a;
+        else if (isPointer(a) && isInteger(b)) type = a;
+        else if (isInteger(a) && isPointer(b)) type = b;
+        else if (dtypeName(a) === dtypeName(b)) type = a;
+        else return fail('D_OP_INCOMPAT', e.loc, dtypeName(a), ':', dtypeName(b));
+        const out: Expr = { ...e, cond, then, otherwise, type };
+        if (cond.constValue !== undefined && then.constValue !== undefined && otherwise.constValue !== undefined) {
+          out.constValue = fitToType(cond.constValue !== 0n ? then.constValue : otherwise.constValue, type);
+        }
+        return out;
+      }
+      case 'call':
+        return this.cookCall(e, cs, false);
+      case 'index':
+        return this.cookIndex(e, cs);
+      case 'member':
+        return this.cookMember(e, cs);
+      case 'cast': {
+        const t = this.resolveTypeName(e.typeName);
+        const operand = this.cook(e.operand, cs);
+        const from = operand.type!;
+        if (isVoid(t)) return { ...e, operand, type: VOID };
+        if (isString(t)) {
+          if (!isString(from) && !isCharArrayOrPointer(from)) fail('D_CAST_INVAL', e.loc, dtypeName(from), dtypeName(t));
+          return { ...e, operand, type: STRING };
+        }
+        if (!isScalar(t) || !(isScalar(from) || isFunction(from))) {
+          if (!(isStructOrUnion(t) && dtypeName(t) === dtypeName(from))) fail('D_CAST_INVAL', e.loc, dtypeName(from), dtypeName(t));
+        }
+        const out: Expr = { ...e, operand, type: t };
+        if (operand.constValue !== undefined && isInteger(t)) out.constValue = fitToType(operand.constValue, t);
+        else if (operand.constValue !== undefined && isPointer(t)) out.constValue = u64(operand.constValue);
+        return out;
+      }
+      case 'xlate':
+        return fail('D_XLATE_SOU', e.loc);
+    }
+  }
+
+  private cookIdent(e: Expr & { k: 'ident' }, cs: CookScope): Expr {
+    if (e.module !== undefined) {
+      const sym = this.env.chain.lookupSymbol(e.name);
+      if (sym === undefined) fail('D_IDENT_UNDEF', e.loc, `${e.module}\`${e.name}`, 'Unknown symbol name');
+      return { ...e, type: sym.type, ref: { kind: 'symbol', address: sym.address }, lvalue: false };
+    }
+    if (cs.translatorInput !== undefined && e.name === cs.translatorInput.name) {
+      return { ...e, type: cs.translatorInput.type, ref: { kind: 'translator-input' } };
+    }
+    const b = BUILTIN_VARIABLES.get(e.name);
+    if (b !== undefined) {
+      if (b.array === true) fail('D_ARR_BADREF', e.loc, e.name);
+      return { ...e, type: this.typeOfName(b.type, e.loc), ref: { kind: 'builtin', id: b.id, array: false } };
+    }
+    const g = this.ctx.globals.get(e.name);
+    if (g !== undefined) {
+      if (g.kind === 'array') {
+        const r = resolveType(g.type);
+        if (g.keys === undefined && r.kind === 'array') {
+          // A global C-style array used whole: only through indexing.
+        }
+        return fail('D_ARR_BADREF', e.loc, e.name);
+      }
+      return { ...e, type: g.type, ref: { kind: 'variable', variable: g }, lvalue: true };
+    }
+    const inl = this.ctx.inlines.get(e.name);
+    if (inl !== undefined) {
+      const value = this.cook(inl.value, {});
+      const out: Expr = { k: 'cast', typeName: { specifier: { words: [], qualifiers: [], loc: e.loc }, declarator: { name: '', derivations: [], loc: e.loc }, loc: e.loc }, operand: value, loc: e.loc, type: inl.type };
+      if (value.constValue !== undefined && isInteger(inl.type)) out.constValue = fitToType(value.constValue, inl.type);
+      if (isString(inl.type)) return { ...value, type: STRING };
+      return out;
+    }
+    const en = this.env.chain.lookupEnumConstant(e.name);
+    if (en !== undefined) return { k: 'int', value: BigInt(en.value), suffix: '', decimal: true, loc: e.loc, type: en.type, constValue: BigInt(en.value) };
+    const ext = this.ctx.externs.get(e.name);
+    if (ext !== undefined) return { ...e, type: ext.type, ref: { kind: 'symbol', address: ext.address } };
+    if (BUILTIN_FUNCTIONS.has(e.name)) fail('D_FUNC_IDKIND', e.loc, e.name);
+    return fail('D_IDENT_UNDEF', e.loc, e.name, 'Unknown variable name');
+  }
+
+  private checkWritable(op: string, target: Expr, loc: SourceLocation): void {
+    if (target.lvalue !== true) fail('D_OP_LVAL', loc, op);
+    if (target.ref?.kind === 'builtin') fail('D_OP_WRITE', loc, op);
+  }
+
+  private cookUnary(e: Expr & { k: 'unary' }, cs: CookScope): Expr {
+    const op = opName(e);
+    if (e.op === 'sizeof') {
+      const operand = this.cook(e.operand, cs);
+      const t = operand.type!;
+      if (isVoid(t) || isFunction(t) || operand.k === 'agg') fail('D_SIZEOF_TYPE', e.loc, dtypeName(t));
+      if (operand.k === 'member') {
+        const m = this.memberOf(operand);
+        if (m?.bitWidth !== undefined) fail('D_SIZEOF_BITFIELD', e.loc);
+      }
+      return { k: 'int', value: BigInt(this.env.sizeOf(t)), suffix: 'ul', decimal: true, loc: e.loc, type: this.env.lookup('size_t')!, constValue: BigInt(this.env.sizeOf(t)) };
+    }
+    if (e.op === 'stringof') {
+      const operand = this.cook(e.operand, cs);
+      if (!isScalar(operand.type!) && !isString(operand.type!)) fail('D_STRINGOF_TYPE', e.loc);
+      return { ...e, operand, type: STRING };
+    }
+    const operand = this.cook(e.operand, cs);
+    const t = operand.type!;
+    switch (e.op) {
+      case '-':
+      case '+': {
+        if (operand.k === 'agg') fail('D_OP_DYN', e.loc, op);
+        if (!isArithmetic(t)) fail('D_OP_ARITH', e.loc, op);
+        const type = promote(this.env, t);
+        const out: Expr = { ...e, operand, type };
+        if (operand.constValue !== undefined) out.constValue = fitToType(e.op === '-' ? -operand.constValue : operand.constValue, type);
+        return out;
+      }
+      case '~': {
+        if (!isInteger(t)) fail('D_OP_INT', e.loc, op);
+        const type = promote(this.env, t);
+        const out: Expr = { ...e, operand, type };
+        if (operand.constValue !== undefined) out.constValue = fitToType(~operand.constValue, type);
+        return out;
+      }
+      case '!': {
+        if (!isScalar(t) && !isString(t)) fail('D_OP_SCALAR', e.loc, op);
+        const out: Expr = { ...e, operand, type: this.env.int };
+        if (operand.constValue !== undefined) out.constValue = operand.constValue === 0n ? 1n : 0n;
+        return out;
+      }
+      case '*': {
+        const r = resolveType(t);
+        if (r.kind !== 'pointer' && r.kind !== 'array') fail('D_DEREF_NONPTR', e.loc);
+        const target = r.kind === 'pointer' ? r.target : r.element;
+        if (isVoid(target)) fail('D_DEREF_VOID', e.loc);
+        if (isFunction(target)) fail('D_DEREF_FUNC', e.loc);
+        return { ...e, operand, type: target, lvalue: true };
+      }
+      case '&': {
+        if (operand.ref?.kind === 'variable' || operand.ref?.kind === 'builtin') fail('D_ADDROF_VAR', e.loc);
+        if (operand.lvalue !== true && operand.ref?.kind !== 'symbol') fail('D_ADDROF_LVAL', e.loc);
+        if (operand.k === 'member' && this.memberOf(operand)?.bitWidth !== undefined) fail('D_ADDROF_BITFIELD', e.loc);
+        return { ...e, operand, type: this.env.pointerTo(t) };
+      }
+      default: {
+        // ++ and --
+        if (!isScalar(t)) fail('D_OP_SCALAR', e.loc, op);
+        this.checkWritable(op, operand, e.loc);
+        return { ...e, operand, type: t };
+      }
+    }
+  }
+
+  memberOf(e: Expr): ReturnType<typeof findMember> {
+    if (e.k !== 'member') return undefined;
+    const bt = e.base.type;
+    if (bt === undefined) return undefined;
+    const r = resolveType(bt);
+    const sou = e.arrow && r.kind === 'pointer' ? r.target : bt;
+    return findMember(sou, e.name);
+  }
+
+  private cookBinary(e: Expr & { k: 'binary' }, cs: CookScope): Expr {
+    const left = this.cook(e.left, cs);
+    const right = this.cook(e.right, cs);
+    const a = left.type!;
+    const b = right.type!;
+    const op = e.op;
+    const both = (x: bigint | undefined, y: bigint | undefined): boolean => x !== undefined && y !== undefined;
+    if (op === ',') return { ...e, left, right, type: b, ...(right.constValue !== undefined && left.constValue !== undefined ? { constValue: right.constValue } : {}) };
+    if (left.k === 'agg' || right.k === 'agg') fail('D_OP_DYN', e.loc, op);
+    switch (op) {
+      case '&&':
+      case '||':
+      case '^^': {
+        if (!isScalar(a) && !isString(a)) fail('D_OP_SCALAR', e.loc, op);
+        if (!isScalar(b) && !isString(b)) fail('D_OP_SCALAR', e.loc, op);
+        const out: Expr = { ...e, left, right, type: this.env.int };
+        if (both(left.constValue, right.constValue)) {
+          const l = left.constValue !== 0n;
+          const r = right.constValue !== 0n;
+          out.constValue = (op === '&&' ? l && r : op === '||' ? l || r : l !== r) ? 1n : 0n;
+        }
+        return out;
+      }
+      case '==':
+      case '!=':
+      case '<':
+      case '>':
+      case '<=':
+      case '>=': {
+        const sa = isString(a) || (isCharArrayOrPointer(a) && isString(b));
+        const sb = isString(b) || (isCharArrayOrPointer(b) && isString(a));
+        if (sa || sb) {
+          if (!(sa && sb)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
+          return { ...e, left, right, type: this.env.int };
+        }
+        if (!isScalar(a) || !isScalar(b)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
+        const out: Expr = { ...e, left, right, type: this.env.int };
+        if (both(left.constValue, right.constValue)) {
+          const rt = arithmeticResult(this.env, a, b);
+          const l = fitToType(left.constValue!, rt);
+          const r = fitToType(right.constValue!, rt);
+          const res = op === '==' ? l === r : op === '!=' ? l !== r : op === '<' ? l < r : op === '>' ? l > r : op === '<=' ? l <= r : l >= r;
+          out.constValue = res ? 1n : 0n;
+        }
+        return out;
+      }
+      case '+':
+      case '-': {
+        const pa = isPointer(a) || isArray(a);
+        const pb = isPointer(b) || isArray(b);
+        if (pa && pb) {
+          if (op === '+') fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
+          return { ...e, left, right, type: this.env.lookup('ptrdiff_t')! };
+        }
+        if (pa && isInteger(b)) return { ...e, left, right, type: this.decay(a) };
+        if (pb && isInteger(a) && op === '+') return { ...e, left, right, type: this.decay(b) };
+        if (!isArithmetic(a) || !isArithmetic(b)) {
+          if (isString(a) || isString(b)) fail('D_OP_ARITH', e.loc, op);
+          fail('D_OP_ARITH', e.loc, op);
+        }
+        return this.arith(e, left, right);
+      }
+      case '*':
+      case '/':
+      case '%':
+        if (!isArithmetic(a) || !isArithmetic(b)) fail('D_OP_ARITH', e.loc, op);
+        if (op === '%' && (!isInteger(a) || !isInteger(b))) fail('D_OP_INT', e.loc, op);
+        if ((op === '/' || op === '%') && right.constValue === 0n) fail('D_DIV_ZERO', e.loc);
+        return this.arith(e, left, right);
+      default:
+        // << >> & | ^
+        if (!isInteger(a) || !isInteger(b)) fail('D_OP_INT', e.loc, op);
+        return this.arith(e, left, right);
+    }
+  }
+
+  decay(t: CType): CType {
+    const r = resolveType(t);
+    if (r.kind === 'array') return this.env.pointerTo(r.element);
+    return t;
+  }
+
+  private arith(e: Expr & { k: 'binary' }, left: Expr, right: Expr): Expr {
+    const isShift = e.op === '<<' || e.op === '>>';
+    const type = isShift ? promote(this.env, left.type!) : arithmeticResult(this.env, left.type!, right.type!);
+    const out: Expr = { ...e, left, right, type };
+    if (left.constValue !== undefined && right.constValue !== undefined) {
+      const signed = isSigned(type);
+      const l = fitToType(left.constValue, type);
+      const r = isShift ? right.constValue : fitToType(right.constValue, type);
+      let v: bigint;
+      switch (e.op) {
+        case '+':
+          v = l + r;
+          break;
+        case '-':
+          v = l - r;
+          break;
+        case '*':
+          v = l * r;
+          break;
+        case '/':
+          v = l / r;
+          break;
+        case '%':
+          v = l % r;
+          break;
+        case '<<':
+          v = l << (r & 63n);
+          break;
+        case '>>':
+          v = signed ? l >> (r & 63n) : u64(l) >> (r & 63n);
+          break;
+        case '&':
+          v = l & r;
+          break;
+        case '|':
+          v = l | r;
+          break;
+        default:
+          v = l ^ r;
+      }
+      out.constValue = fitToType(v, type);
+    }
+    return out;
+  }
+
+  /** Check that a value of type `from` may be stored in `to`. */
+  checkAssignable(to: CType, from: Expr, loc: SourceLocation, op: string): void {
+    const a = to;
+    const b = from.type!;
+    if (isString(a)) {
+      if (isString(b) || isCharArrayOrPointer(b)) return;
+      fail('D_OP_INCOMPAT', loc, dtypeName(a), op, dtypeName(b));
+    }
+    if (isInteger(a) && isInteger(b)) return;
+    if (isPointer(a) && (isPointer(b) || isArray(b) || isInteger(b))) return;
+    if (isInteger(a) && (isPointer(b) || isArray(b))) return;
+    if (dtypeName(a) === dtypeName(b)) return;
+    fail('D_OP_INCOMPAT', loc, dtypeName(a), op, dtypeName(b));
+  }
+
+  /** The type a variable takes from its first assignment. */
+  private implicitType(rhs: Expr, loc: SourceLocation): CType {
+    const t = rhs.type!;
+    if (rhs.k === 'agg') fail('D_OP_DYN', loc, '=');
+    if (isVoid(t)) fail('D_OP_VFPTR', loc, '=');
+    if (isCharArrayOrPointer(t) && isArray(t)) return STRING;
+    if (isArray(t)) return this.decay(t);
+    if (isFunction(t)) fail('D_OP_ARRFUN', loc, '=');
+    return t;
+  }
+
+  private cookAssign(e: Expr & { k: 'assign' }, cs: CookScope): Expr {
+    if (e.left.k === 'agg' || (e.left.k === 'index' && e.left.base.k === 'agg')) fail('D_AGG_FUNC', e.loc, e.left.k === 'agg' ? e.left.name : (e.left.base as Expr & { k: 'agg' }).name);
+    const right = this.cook(e.right, cs);
+    if (right.k === 'call' && right.ref?.kind === 'function') {
+      // handled in cookCall: actions in expressions are errors
+    }
+    let left: Expr;
+    // Implicit definition on first assignment.
+    if (e.op === '=' && e.left.k === 'ident' && e.left.module === undefined && this.isUndefinedName(e.left.name, cs)) {
+      const v = this.defineVariable('global', e.left.name, 'scalar', this.implicitType(right, e.loc), false, cs);
+      left = { ...e.left, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+    } else if (e.op === '=' && e.left.k === 'var' && this.lookupVariable(e.left, cs) === undefined) {
+      const v = this.defineVariable(e.left.scope === 'self' ? 'thread' : 'local', e.left.name, 'scalar', this.implicitType(right, e.loc), false, cs);
+      left = { ...e.left, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+    } else if (e.op === '=' && e.left.k === 'index' && e.left.base.k === 'ident' && e.left.base.module === undefined && this.isUndefinedName(e.left.base.name, cs)) {
+      const keys = e.left.args.map((k) => this.cook(k, cs));
+      const keyTypes = keys.map((k) => this.keyType(k));
+      const v = this.defineVariable('global', e.left.base.name, 'array', this.implicitType(right, e.loc), false, cs, keyTypes);
+      left = { ...e.left, base: { ...e.left.base, ref: { kind: 'variable', variable: v }, type: v.type }, args: keys, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+    } else if (e.op === '=' && e.left.k === 'index' && e.left.base.k === 'var' && this.lookupVariable(e.left.base, cs) === undefined) {
+      if (e.left.base.scope === 'this') fail('D_ARR_LOCAL', e.loc, `this->${e.left.base.name}`);
+      const keys = e.left.args.map((k) => this.cook(k, cs));
+      const keyTypes = keys.map((k) => this.keyType(k));
+      const v = this.defineVariable('thread', e.left.base.name, 'array', this.implicitType(right, e.loc), false, cs, keyTypes);
+      left = { ...e.left, base: { ...e.left.base, ref: { kind: 'variable', variable: v }, type: v.type }, args: keys, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+    } else {
+      left = this.cook(e.left, cs);
+    }
+    this.checkWritable(e.op, left, e.loc);
+    if (e.op === '=') {
+      this.checkAssignable(left.type!, right, e.loc, '=');
+    } else {
+      const bop = e.op.slice(0, -1);
+      if (bop === '+' || bop === '-') {
+        if (!(isArithmetic(left.type!) || isPointer(left.type!)) || !isInteger(right.type!) && !isArithmetic(right.type!)) fail('D_OP_ARITH', e.loc, e.op);
+      } else if (!isInteger(left.type!) || !isInteger(right.type!)) {
+        if (bop === '*' || bop === '/') {
+          if (!isArithmetic(left.type!) || !isArithmetic(right.type!)) fail('D_OP_ARITH', e.loc, e.op);
+        } else fail('D_OP_INT', e.loc, e.op);
+      }
+      if ((bop === '/' || bop === '%') && right.constValue === 0n) fail('D_DIV_ZERO', e.loc);
+    }
+    return { ...e, left, right, type: left.type! };
+  }
+
+  private isUndefinedName(name: string, cs: CookScope): boolean {
+    return (
+      !BUILTIN_VARIABLES.has(name) &&
+      !this.ctx.globals.has(name) &&
+      !this.ctx.inlines.has(name) &&
+      this.env.chain.lookupEnumConstant(name) === undefined &&
+      !this.ctx.externs.has(name) &&
+      !BUILTIN_FUNCTIONS.has(name) &&
+      cs.translatorInput?.name !== name
+    );
+  }
+
+  keyType(k: Expr): CType {
+    const t = k.type!;
+    if (k.k === 'agg') fail('D_KEY_TYPE', k.loc, 'aggregation', 1);
+    if (isVoid(t)) fail('D_KEY_TYPE', k.loc, 'key', 1);
+    if (isCharArrayOrPointer(t) && isArray(t)) return STRING;
+    return t;
+  }
+
+  private cookIndex(e: Expr & { k: 'index' }, cs: CookScope): Expr {
+    const base = e.base;
+    if (base.k === 'ident' && base.module === undefined) {
+      const b = BUILTIN_VARIABLES.get(base.name);
+      if (b !== undefined && b.array === true) {
+        if (e.args.length !== 1) fail('D_ARR_BADREF', e.loc, base.name);
+        const idx = this.cook(e.args[0]!, cs);
+        if (!isInteger(idx.type!)) fail('D_OP_INT', e.loc, '[ ]');
+        let type: CType = this.typeOfName(b.type, e.loc);
+        if (base.name === 'args') type = this.argType(idx, cs, e.loc) ?? type;
+        if (base.name === 'regs' || base.name === 'uregs') {
+          if (idx.constValue !== undefined && (idx.constValue < 0n || idx.constValue > 64n)) fail('D_REGS_IDX', e.loc, String(idx.constValue), base.name);
+        }
+        return { ...e, base: { ...base, type, ref: { kind: 'builtin', id: b.id, array: true } }, args: [idx], type, ref: { kind: 'builtin', id: b.id, array: true } };
+      }
+    }
+    // Associative arrays.
+    let v: VariableInfo | undefined;
+    if (base.k === 'ident' && base.module === undefined) v = this.ctx.globals.get(base.name);
+    else if (base.k === 'var') v = this.lookupVariable(base, cs);
+    if (base.k === 'agg') fail('D_AGG_FUNC', e.loc, base.name);
+    if (v !== undefined && v.keys !== undefined) {
+      const keys = e.args.map((k) => this.cook(k, cs));
+      if (keys.length !== v.keys.length) fail('D_ARR_BADREF', e.loc, v.name);
+      keys.forEach((k, i) => {
+        const want = v!.keys![i]!;
+        const have = this.keyType(k);
+        const ok = (isInteger(want) && isInteger(have)) || (isString(want) && isString(have)) || (isPointer(want) && (isPointer(have) || isInteger(have))) || dtypeName(want) === dtypeName(have);
+        if (!ok) fail('D_KEY_TYPE', k.loc, v!.name, i + 1);
+      });
+      return { ...e, base: { ...base, type: v.type, ref: { kind: 'variable', variable: v } }, args: keys, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+    }
+    if (base.k === 'ident' && base.module === undefined && v === undefined && this.isUndefinedName(base.name, cs)) {
+      fail('D_IDENT_UNDEF', base.loc, base.name, 'Unknown variable name');
+    }
+    // C arrays and pointers.
+    const b2 = v !== undefined && v.keys === undefined ? ({ ...base, type: v.type, ref: { kind: 'variable', variable: v } } as Expr) : this.cook(base, cs);
+    const bt = resolveType(b2.type!);
+    if (bt.kind !== 'pointer' && bt.kind !== 'array') fail('D_ARR_BADREF', e.loc, dtypeName(b2.type));
+    if (e.args.length !== 1) fail('D_ARR_BADREF', e.loc, dtypeName(b2.type));
+    const idx = this.cook(e.args[0]!, cs);
+    if (!isInteger(idx.type!)) fail('D_OP_INT', e.loc, '[ ]');
+    const elem = bt.kind === 'pointer' ? bt.target : bt.element;
+    if (isVoid(elem)) fail('D_DEREF_VOID', e.loc);
+    return { ...e, base: b2, args: [idx], type: elem, lvalue: true };
+  }
+
+  /** Type of args[N] for the clause's probes. */
+  private argType(idx: Expr, cs: CookScope, loc: SourceLocation): CType | undefined {
+    const clause = cs.clause;
+    if (clause === undefined || clause.matched.length === 0) return undefined;
+    if (idx.constValue === undefined) return undefined;
+    const n = Number(idx.constValue);
+    const names = new Set<string>();
+    for (const p of clause.matched) {
+      if (p.argTypes === undefined) fail('D_ARGS_NONE', loc, `${p.provider}:${p.module}:${p.function}:${p.name}`);
+      const t = p.argTypes[n];
+      if (t === undefined) fail('D_ARGS_IDX', loc, String(n), `${p.provider}:${p.module}:${p.function}:${p.name}`);
+      names.add(t);
+    }
+    if (names.size > 1) fail('D_ARGS_MULTI', loc, clause.item.probes.map((p) => p.text).join(', '));
+    const name = [...names][0]!;
+    const star = /\s*\*$/.test(name);
+    const baseName = name.replace(/\s*\*$/, '');
+    const base = this.env.lookup(baseName);
+    if (base === undefined) fail('D_ARGS_TYPE', loc, String(n));
+    return star ? this.env.pointerTo(base) : base;
+  }
+
+  private cookMember(e: Expr & { k: 'member' }, cs: CookScope): Expr {
+    if (e.base.k === 'xlate') return this.cookTranslatedMember(e, e.base, cs);
+    const base = this.cook(e.base, cs);
+    const bt = base.type!;
+    let sou: CType;
+    const op = e.arrow ? '->' : '.';
+    if (e.arrow) {
+      const r = resolveType(bt);
+      if (r.kind !== 'pointer') fail('D_OP_PTR', e.loc, op);
+      sou = r.target;
+    } else sou = bt;
+    const rs = resolveType(sou);
+    if (rs.kind !== 'struct' && rs.kind !== 'union') fail('D_OP_SOU', e.loc, op, dtypeName(sou));
+    if (!rs.complete) fail('D_OP_INCOMPLETE', e.loc, op, dtypeName(sou));
+    const m = findMember(sou, e.name);
+    if (m === undefined) fail('D_TYPE_MEMBER', e.loc, e.name, dtypeName(sou));
+    return { ...e, base, type: m.type, lvalue: true };
+  }
+
+  findTranslator(output: CType, input: CType, loc: SourceLocation): TranslatorInfo {
+    const outName = dtypeName(output);
+    const inName = dtypeName(input);
+    const candidates = this.ctx.translators.filter((t) => dtypeName(t.output) === outName);
+    const exact = candidates.find((t) => dtypeName(t.input) === inName);
+    if (exact !== undefined) return exact;
+    const loose = candidates.find((t) => (isInteger(t.input) || isPointer(t.input)) && (isInteger(input) || isPointer(input)));
+    if (loose !== undefined) return loose;
+    return fail('D_XLATE_NONE', loc, inName, outName);
+  }
+
+  private cookTranslatedMember(e: Expr & { k: 'member' }, x: Expr & { k: 'xlate' }, cs: CookScope): Expr {
+    const target = this.resolveTypeName(x.typeName);
+    const rt = resolveType(target);
+    const isPtr = rt.kind === 'pointer';
+    if (isPtr !== e.arrow) fail(e.arrow ? 'D_OP_PTR' : 'D_OP_SOU', e.loc, e.arrow ? '->' : '.', dtypeName(target));
+    const output = isPtr ? rt.target : target;
+    if (!isStructOrUnion(output)) fail('D_XLATE_SOU', x.loc);
+    const operand = this.cook(x.operand, cs);
+    const tr = this.findTranslator(output, operand.type!, x.loc);
+    const body = tr.members.get(e.name);
+    if (body === undefined) {
+      if (findMember(output, e.name) === undefined) fail('D_TYPE_MEMBER', e.loc, e.name, dtypeName(output));
+      fail('D_XLATE_NOCONV', e.loc, e.name);
+    }
+    // Substitute the input parameter by the (uncooked) operand and cook the member expression here.
+    const substituted = mapExpr(body, (n) => (n.k === 'ident' && n.module === undefined && n.name === tr.inputName ? { ...x.operand } : n));
+    const cooked = this.cook(substituted, cs);
+    const m = findMember(output, e.name)!;
+    return { k: 'cast', typeName: x.typeName, operand: cooked, loc: e.loc, type: isString(m.type) ? STRING : m.type, ...(cooked.constValue !== undefined ? { constValue: cooked.constValue } : {}) };
+  }
+
+  // ---- calls ---------------------------------------------------------------
+
+  /** A call in an expression: only subroutines are allowed here; actions and aggregating functions need a statement. */
+  cookCall(e: Expr & { k: 'call' }, cs: CookScope, statement: boolean): Expr {
+    if (e.callee.k !== 'ident' || e.callee.module !== undefined) fail('D_FUNC_IDENT', e.loc);
+    const name = e.callee.name;
+    const fn = BUILTIN_FUNCTIONS.get(name);
+    if (fn === undefined) {
+      if (BUILTIN_VARIABLES.has(name) || this.ctx.globals.has(name)) fail('D_FUNC_IDKIND', e.loc, name);
+      return fail('D_FUNC_UNDEF', e.loc, name);
+    }
+    if (fn.kind !== 'subr') {
+      if (!statement) fail('D_CG_EXPR', e.loc, name);
+    }
+    const args = e.args.map((a) => this.cook(a, cs));
+    if (fn.kind === 'subr') {
+      const min = fn.minArgs ?? fn.params.length;
+      if (args.length < min || args.length > fn.params.length) {
+        const expected = min === fn.params.length ? String(min) : `${min} to ${fn.params.length}`;
+        fail('D_PROTO_LEN', e.loc, name, args.length, args.length === 1 ? '' : 's', expected);
+      }
+      args.forEach((a, i) => this.checkParam(name, fn.params[i]!, a, i));
+      const returns = fn.returns === 'void' ? VOID : fn.returns === 'string' ? STRING : this.typeOfName(fn.returns, e.loc);
+      return { ...e, args, type: returns, ref: { kind: 'function', name } };
+    }
+    return { ...e, args, type: VOID, ref: { kind: 'function', name } };
+  }
+
+  checkParam(fname: string, kind: ParamKind, a: Expr, i: number): void {
+    const t = a.type!;
+    const proto = { int: 'integer', ptr: 'pointer', str: 'string', scalar: 'scalar', any: 'any', agg: 'aggregation', vararg: '...' }[kind];
+    const bad = (): never => fail('D_PROTO_ARG', a.loc, fname, i + 1, proto, a.k === 'agg' ? 'aggregation' : dtypeName(t));
+    if (a.k === 'agg' && kind !== 'agg') bad();
+    switch (kind) {
+      case 'int':
+        if (!isInteger(t)) bad();
+        return;
+      case 'ptr':
+        if (!isPointer(t) && !isInteger(t) && !isArray(t)) bad();
+        return;
+      case 'str':
+        if (!isString(t) && !isCharArrayOrPointer(t)) bad();
+        return;
+      case 'scalar':
+        if (!isScalar(t)) bad();
+        return;
+      default:
+        return;
+    }
+  }
+
+  // ---- types as written -------------------------------------------------
+
+  resolveTypeName(t: TypeName): CType {
+    const base = this.ctx.env.resolveSpecifier(t.specifier, (spec) => this.defineTagged(spec));
+    return this.ctx.env.applyDeclarator(base, t.declarator, (e) => this.constantInt(e, 'D_DECL_ARRSUB'), (tn) => this.resolveTypeName(tn));
+  }
+
+  /** Define (or refer to) a struct, union or enum written in a declaration. */
+  defineTagged(spec: TypeSpecifier): CType {
+    const tg = spec.tagged!;
+    const key = `${tg.keyword} ${tg.name}`;
+    const dict = spec.module !== undefined && spec.module !== '' ? this.env.chain.module(spec.module) : this.env.chain;
+    if (tg.members === undefined && tg.enumerators === undefined) {
+      const known = tg.name !== '' ? dict?.lookupType(key) : undefined;
+      if (known !== undefined) return known;
+      if (spec.module !== undefined) fail('D_TYPE_ERR', spec.loc, `failed to resolve type ${spec.module === '' ? '' : spec.module + '`'}${key}: Unknown type name`);
+      // A forward declaration.
+      if (tg.keyword === 'enum') return this.env.user.defineEnum({ kind: 'enum', name: tg.name, constants: [], size: 4, complete: false });
+      return this.env.user.defineStruct({ kind: tg.keyword, name: tg.name, members: [], size: 0, align: 1, complete: false });
+    }
+    if (tg.name !== '') {
+      const prior = this.env.user.lookupType(key);
+      if (prior !== undefined && (prior.kind === 'struct' || prior.kind === 'union' || prior.kind === 'enum') && prior.complete) fail('D_DECL_TYPERED', spec.loc, key);
+    }
+    if (tg.keyword === 'enum') {
+      let next = 0;
+      const constants: { name: string; value: number }[] = [];
+      for (const en of tg.enumerators!) {
+        if (en.value !== undefined) next = this.constantInt(en.value, 'D_DECL_ENCONST', en.name);
+        if (next > 0x7fffffff || next < -0x80000000) fail('D_DECL_ENOFLOW', en.loc, en.name);
+        if (this.env.chain.lookupEnumConstant(en.name) !== undefined || this.ctx.globals.has(en.name)) fail('D_DECL_IDRED', en.loc, en.name);
+        constants.push({ name: en.name, value: next });
+        next++;
+      }
+      const et: EnumType = { kind: 'enum', name: tg.name, constants, size: 4, complete: true };
+      return this.env.user.defineEnum(et);
+    }
+    const fields: { name: string; type: CType; bitWidth?: number }[] = [];
+    const seen = new Set<string>();
+    for (const m of tg.members!) {
+      const base = this.env.resolveSpecifier(m.specifier, (s2) => this.defineTagged(s2));
+      const t = this.env.applyDeclarator(base, m.declarator, (x) => this.constantInt(x, 'D_DECL_ARRSUB'), (tn) => this.resolveTypeName(tn));
+      if (m.declarator.name !== '' && seen.has(m.declarator.name)) fail('D_DECL_IDRED', m.loc, m.declarator.name);
+      seen.add(m.declarator.name);
+      if (isVoid(t)) fail('D_DECL_VOIDOBJ', m.loc, m.declarator.name);
+      const rt = resolveType(t);
+      if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', m.loc, dtypeName(t));
+      if (m.bitWidth !== undefined) {
+        if (!isInteger(t)) fail('D_DECL_BFTYPE', m.loc, m.declarator.name);
+        const w = this.constantInt(m.bitWidth, 'D_DECL_BFCONST');
+        if (w < 0) fail('D_DECL_BFCONST', m.loc);
+        if (w > this.env.sizeOf(t) * 8) fail('D_DECL_BFSIZE', m.loc, m.declarator.name);
+        fields.push({ name: m.declarator.name, type: t, bitWidth: w });
+      } else {
+        if (m.declarator.name === '' && !isStructOrUnion(t)) fail('D_DECL_MNAME', m.loc);
+        fields.push({ name: m.declarator.name, type: t });
+      }
+    }
+    const laid = layoutStruct(tg.keyword, tg.name, fields);
+    if (tg.name !== '') {
+      const fwd = this.env.user.lookupType(key);
+      if (fwd !== undefined && (fwd.kind === 'struct' || fwd.kind === 'union') && !fwd.complete) {
+        // Complete the forward declaration in place so earlier pointers see the members.
+        fwd.members = laid.members;
+        fwd.size = laid.size;
+        fwd.align = laid.align;
+        fwd.complete = true;
+        return fwd;
+      }
+      return this.env.user.defineStruct(laid);
+    }
+    return laid;
+  }
+
+  /** Evaluate an integer constant expression or fail with `tag`. */
+  constantInt(e: Expr, tag: 'D_DECL_ARRSUB' | 'D_DECL_BFCONST' | 'D_DECL_ENCONST', ...args: string[]): number {
+    let c: Expr;
+    try {
+      c = this.cook(e, {});
+    } catch {
+      return fail(tag, e.loc, ...args);
+    }
+    if (c.constValue === undefined || !isInteger(c.type!)) return fail(tag, e.loc, ...args);
+    return Number(BigInt.asIntN(64, c.constValue));
+  }
+}
+
+export type { AggregationInfo, IntegerType };

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { compile, dumpSugared, formatDiagnostics, listDif } from '../src/index.js';
+import { DTRACEACT, DTRACEAGG, programFromJSON, programToJSON } from '@wdtrace/dtrace-core/program';
+
+function ok(src: string, options = {}) {
+  const r = compile(src, options);
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0) throw new Error(formatDiagnostics(r));
+  return r;
+}
+
+function err(src: string, options = {}) {
+  const r = compile(src, options);
+  const e = r.diagnostics.find((d) => d.severity === 'error');
+  if (e === undefined) throw new Error('expected a compile error for: ' + src);
+  return e;
+}
+
+describe('compile', () => {
+  it('compiles a clause to ECBs with DIF', () => {
+    const r = ok('syscall::read:entry /pid == 1/ { self->ts = timestamp; @c[probefunc] = count(); printf("%d %s\\n", arg0, execname); }');
+    const p = r.program!;
+    expect(p.ecbs).toHaveLength(1);
+    const e = p.ecbs[0]!;
+    expect(e.probes[0]).toMatchObject({ provider: 'syscall', module: '', function: 'read', name: 'entry' });
+    expect(e.predicate).toBeDefined();
+    expect(e.actions.map((a) => a.kind)).toEqual([DTRACEACT.DIFEXPR, DTRACEACT.DIFEXPR, DTRACEAGG.COUNT, DTRACEACT.PRINTF, DTRACEACT.PRINTF]);
+    expect(p.formats[0]!.format).toBe('%d %s\n');
+    expect(p.aggregations[0]).toMatchObject({ name: 'c', function: DTRACEAGG.COUNT });
+    expect(e.actions[3]!.record).toMatchObject({ size: 8, offset: 16, alignment: 8 });
+    expect(e.actions[4]!.record).toMatchObject({ size: 256, offset: 24 });
+    expect(programFromJSON(JSON.parse(JSON.stringify(programToJSON(p))))).toEqual(p);
+  });
+
+  it('lists DIF like dtrace -S', () => {
+    const r = ok('BEGIN { x = 1 + 2; trace(x * 3); }');
+    const s = listDif(r);
+    expect(s).toContain('setx DT_INTEGER[0], %r1\t\t! 0x3');
+    expect(s).toContain('stgs %r1, DT_VAR(1280)\t\t! DT_VAR(1280) = "x"');
+    expect(s).toContain('mul  %r1, %r2, %r1');
+    expect(s).toContain('NAME             ID   KND SCP FLAG TYPE');
+  });
+
+  it('prints the sugared program for -d', () => {
+    const d = dumpSugared('BEGIN /x/ { if (a > 1) { trace(1); } else { trace(2); } }');
+    expect(d.text).toContain('this->%condition_1 = x != 0;');
+    expect(d.text).toContain('/this->%condition_1 && !this->%condition_2/');
+  });
+
+  it('reports errors with dtrace wording and tags', () => {
+    const e = err('BEGIN\n{\n\ttrace(y);\n}');
+    expect(e.tag).toBe('D_IDENT_UNDEF');
+    expect(formatDiagnostics({ diagnostics: [e] }, { origin: { kind: 'script', name: 'x.d' } })).toBe(
+      'dtrace: failed to compile script x.d: line 3: failed to resolve y: Unknown variable name',
+    );
+    expect(formatDiagnostics({ diagnostics: [e] }, { origin: { kind: 'script', name: 'x.d' }, errtags: true })).toBe(
+      'dtrace: failed to compile script x.d: [D_IDENT_UNDEF] line 3: failed to resolve y: Unknown variable name',
+    );
+  });
+});
