@@ -1,4 +1,12 @@
 // ARMv7-A CPU core — entry module of the WebAssembly build.
 // Everything the host calls is exported from here; the core's parts live in
-// the files this module re-exports.
+// the files this module re-exports. The host contract is described in the
+// package README (memory layout, MMIO imports, stop reasons).
 export { expandImmediate, expandImmediateCarry } from './shifter';
+export {
+  init, reset, run, deliverStop, setStopMask, setIrqLine, setFiqLine, executeDisplaced, takeException,
+  STOP_BUDGET, STOP_HALT, STOP_DTRACE, STOP_BKPT, STOP_UNDEFINED, STOP_PREFETCH_ABORT, STOP_DATA_ABORT, STOP_SVC,
+} from './run';
+export { decodeA32 } from './generated/a32-decoder';
+export * from './host';
+export { emulate, emulationMatches } from './dtrace';

@@ -180,4 +180,15 @@ export function decodeA32Id(word: number): number {
 `;
 mkdirSync(join(root, 'src', 'generated'), { recursive: true });
 writeFileSync(join(root, 'src', 'generated', 'a32-table.ts'), ts);
+// ---- AssemblyScript dispatch table: decoder id -> exec_<NAME> handler ----
+const execSource = readFileSync(join(root, 'assembly', 'exec.ts'), 'utf8');
+const handlers = new Set([...execSource.matchAll(/^export function exec_(\w+)\(w: u32\)/gm)].map((m) => m[1]));
+const missing = entries.filter((e) => !handlers.has(e.name) && !/^(VFP_|NEON_|UNDEF)/.test(e.name)).map((e) => e.name);
+let dispatch = header('Dispatch table: decoder id -> handler in assembly/exec.ts (exec_<NAME>); lines without one are UNDEFINED.');
+dispatch += `import * as X from '../exec';\n\n`;
+dispatch += `/** Handler per Op id. */\nexport const HANDLERS: StaticArray<(w: u32) => void> = [\n  X.exec_UNDEFINED,\n`;
+for (const e of entries) dispatch += `  X.exec_${handlers.has(e.name) ? e.name : 'UNDEFINED'},\n`;
+dispatch += `];\n`;
+writeFileSync(join(root, 'assembly', 'generated', 'a32-dispatch.ts'), dispatch);
+if (missing.length) console.log(`encodings without a handler (execute as UNDEFINED): ${missing.join(' ')}`);
 console.log(`a32.decode: ${entries.length} encodings, ${bucketData.length} bucket words`);

@@ -1,23 +1,123 @@
 // @wdtrace/isa-arm-as — host side of the ARMv7-A core: instantiates the
 // WebAssembly module (debug or release build) from embedded bytes, so it
 // needs no file or network access and runs the same in Node and browsers.
+// The host contract (memory, MMIO imports, stop reasons) is in README.md.
 import { instantiateWasm, wasmBytes, type WasmBuild } from './generated/wasm.js';
 
 export { wasmBytes, type WasmBuild };
+export { describeA32, expandModifiedImmediate, CONDITION_NAMES, REGISTER_NAMES, type A32Instruction, type A32Class } from './describe.js';
+export { disassembleA32, disassembleElf, type DisassemblyLine } from './disassemble.js';
 
-/** The functions the ARM core exports. */
+/** Reasons `run` returns (and `stopReason` reports). */
+export const StopReason = {
+  BUDGET: 1,
+  HALT: 2,
+  DTRACE_BREAKPOINT: 3,
+  BKPT: 4,
+  UNDEFINED: 5,
+  PREFETCH_ABORT: 6,
+  DATA_ABORT: 7,
+  SVC: 8,
+} as const;
+
+/** Exception codes (pendingException, setStopMask bits are 1 << code). */
+export const ArmException = {
+  UNDEFINED: 1,
+  SVC: 2,
+  PREFETCH_ABORT: 3,
+  DATA_ABORT: 4,
+  IRQ: 5,
+  FIQ: 6,
+  BKPT: 7,
+  DTRACE_BREAKPOINT: 8,
+} as const;
+
+/** Processor modes (CPSR.M). */
+export const ArmMode = { USR: 0x10, FIQ: 0x11, IRQ: 0x12, SVC: 0x13, ABT: 0x17, UND: 0x1b, SYS: 0x1f } as const;
+
+/** The DTrace fbt breakpoint: OR the displaced instruction's condition (bits 31:28 >> 28) into the low nibble. */
+export const DTRACE_BREAKPOINT = 0xe7fffef0;
+
+/** Physical device window served by the host's mmioRead/mmioWrite. */
+export const DEVICE_WINDOW = { base: 0xf0000000, end: 0xf1000000 } as const;
+
+/** The functions the ARM core exports (all numbers are i32/u32). */
 export interface ArmCoreExports {
   memory: WebAssembly.Memory;
-  /** ARMExpandImm: the value of a 12-bit modified immediate. */
   expandImmediate(imm12: number): number;
-  /** ARMExpandImm_C's carry out for `imm12` with carry in `carryIn`. */
   expandImmediateCarry(imm12: number, carryIn: number): number;
+  /** Lays out `cpus` CPUs and `ramBytes` of RAM, resets all CPUs; 0 or -1. */
+  init(cpus: number, ramBytes: number): number;
+  reset(cpu: number): void;
+  /** Runs up to `budget` instructions; returns a StopReason. */
+  run(cpu: number, budget: number): number;
+  /** Enters the guest's vector for the exception the last stop reported. */
+  deliverStop(cpu: number): void;
+  setStopMask(cpu: number, mask: number): void;
+  setIrqLine(cpu: number, level: number): void;
+  setFiqLine(cpu: number, level: number): void;
+  /** Executes `word` as if at `address`; 0 when completed, else a StopReason. */
+  executeDisplaced(cpu: number, word: number, address: number): number;
+  /** Emulates a displaced instruction by code (EmulationCode); 0 when done, else a StopReason. */
+  emulate(cpu: number, code: number, word: number, address: number): number;
+  takeException(exc: number, pc: number): void;
+  decodeA32(word: number): number;
+  ramOffset(): number;
+  ramBytes(): number;
+  stateOffset(cpu: number): number;
+  stateSize(): number;
+  getReg(cpu: number, n: number): number;
+  setReg(cpu: number, n: number, v: number): void;
+  getBankedReg(cpu: number, mode: number, n: number): number;
+  setBankedRegister(cpu: number, mode: number, n: number, v: number): void;
+  getCpsr(cpu: number): number;
+  setCpsr(cpu: number, v: number): void;
+  getSpsr(cpu: number, mode: number): number;
+  setSpsr(cpu: number, mode: number, v: number): void;
+  retiredLow(cpu: number): number;
+  retiredHigh(cpu: number): number;
+  stopReason(cpu: number): number;
+  stopPc(cpu: number): number;
+  stopWord(cpu: number): number;
+  faultAddress(cpu: number): number;
+  faultStatus(cpu: number): number;
+  pendingException(cpu: number): number;
+  clearPending(cpu: number): void;
+  invalidateCodeRange(paddr: number, len: number): void;
+  flushTlb(cpu: number): void;
+  readVirtual(cpu: number, va: number, size: number): number;
+  peekFault(): number;
+  peekFaultAddress(): number;
 }
 
-/** Instantiates a fresh ARMv7-A core. */
-export async function createArmCore(build: WasmBuild = 'release'): Promise<ArmCoreExports> {
-  const instance = await instantiateWasm(build);
+/** Host device callbacks for the device window. */
+export interface ArmCoreHost {
+  mmioRead?(cpu: number, paddr: number, size: number): number;
+  mmioWrite?(cpu: number, paddr: number, size: number, value: number): void;
+}
+
+/** Instantiates a fresh ARMv7-A core; unclaimed device accesses read 0 and ignore writes. */
+export async function createArmCore(build: WasmBuild = 'release', host: ArmCoreHost = {}): Promise<ArmCoreExports> {
+  const env = {
+    mmioRead: (cpu: number, paddr: number, size: number): number => (host.mmioRead ? host.mmioRead(cpu, paddr >>> 0, size) | 0 : 0),
+    mmioWrite: (cpu: number, paddr: number, size: number, value: number): void => {
+      host.mmioWrite?.(cpu, paddr >>> 0, size, value >>> 0);
+    },
+  };
+  const instance = await instantiateWasm(build, { env });
   return instance.exports as unknown as ArmCoreExports;
 }
 
-export { describeA32, expandModifiedImmediate, CONDITION_NAMES, REGISTER_NAMES, type A32Instruction, type A32Class } from './describe.js';
+/** Guest RAM as a byte view (re-create after `init`, which may grow memory). */
+export function ramView(core: ArmCoreExports): Uint8Array {
+  return new Uint8Array(core.memory.buffer, core.ramOffset(), core.ramBytes());
+}
+
+/** Copies bytes into guest RAM at a physical address and invalidates decoded code there. */
+export function writeRam(core: ArmCoreExports, paddr: number, bytes: Uint8Array): void {
+  if (paddr < 0 || paddr + bytes.length > core.ramBytes()) {
+    throw new RangeError(`writeRam: [0x${paddr.toString(16)}, +${bytes.length}) is outside guest RAM of ${core.ramBytes()} bytes`);
+  }
+  ramView(core).set(bytes, paddr);
+  core.invalidateCodeRange(paddr, bytes.length);
+}

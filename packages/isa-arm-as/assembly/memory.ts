@@ -1,0 +1,366 @@
+// Guest memory of the ARMv7-A core: linear-memory layout, guest physical RAM,
+// the board's device window (host MMIO imports), the short-descriptor
+// translation table walk (ARM ARM B3.5) with a per-CPU TLB, and the guest
+// virtual loads/stores the interpreter uses. Aborts are recorded here
+// (fault address and FSR) and raised by the run loop.
+import {
+  S, STATE_SIZE, setStatesBase, currentMode, MODE_USR, st, setSt,
+  CP15_SCTLR, CP15_TTBR0, CP15_TTBR1, CP15_TTBCR, CP15_DACR, FAULT_ADDR, FAULT_STATUS, EXCL_OPEN, EXCL_ADDR, CPU_ID,
+} from './state';
+
+// Host device window: loads/stores here go to the host.
+export const DEVICE_BASE: u32 = 0xf0000000;
+export const DEVICE_END: u32 = 0xf1000000;
+
+@external('env', 'mmioRead')
+declare function mmioRead(cpu: i32, paddr: i32, size: i32): i32;
+@external('env', 'mmioWrite')
+declare function mmioWrite(cpu: i32, paddr: i32, size: i32, value: i32): void;
+
+export let ramBase: usize = 0;
+export let ramSize: u32 = 0;
+
+// Decoded-instruction cache (direct mapped by physical address): tag = paddr | 1 when valid.
+export const DECODE_ENTRIES: u32 = 1 << 16;
+export let decodeTags: usize = 0;
+export let decodeWords: usize = 0;
+export let decodeOps: usize = 0;
+
+// TLB: direct mapped by virtual page, per CPU. Entry: tag (vpn << 12 | valid), page base, permissions.
+export const TLB_ENTRIES: u32 = 256;
+const TLB_ENTRY_SIZE: u32 = 12;
+export let tlbBase: usize = 0;
+
+// Permission bits cached in a TLB entry.
+const P_PRIV_R: u32 = 1;
+const P_PRIV_W: u32 = 2;
+const P_USER_R: u32 = 4;
+const P_USER_W: u32 = 8;
+const P_PRIV_X: u32 = 16;
+const P_USER_X: u32 = 32;
+
+// Access kinds.
+export const ACC_READ: u32 = 0;
+export const ACC_WRITE: u32 = 1;
+export const ACC_FETCH: u32 = 2;
+
+/** Set when the last access aborted: 1 = data abort, 2 = prefetch abort. */
+export let aborted: u32 = 0;
+/** Virtual accesses made by privileged code as if unprivileged (ldrt/strt). */
+export let forceUser: bool = false;
+export function setForceUser(v: bool): void {
+  forceUser = v;
+}
+export function clearAbort(): void {
+  aborted = 0;
+}
+
+/**
+ * Lays out linear memory for `cpus` CPUs and `bytes` of guest RAM, growing
+ * memory as needed. Returns 0, or -1 when the request cannot be met.
+ */
+export function configureMemory(cpus: u32, bytes: u32): i32 {
+  const heapStart = (usize(__heap_base) + 0xffff) & ~usize(0xffff);
+  const states = heapStart;
+  let at = states + usize(cpus) * STATE_SIZE;
+  at = (at + 15) & ~usize(15);
+  decodeTags = at;
+  at += usize(DECODE_ENTRIES) * 4;
+  decodeWords = at;
+  at += usize(DECODE_ENTRIES) * 4;
+  decodeOps = at;
+  at += usize(DECODE_ENTRIES) * 4;
+  tlbBase = at;
+  at += usize(cpus) * TLB_ENTRIES * TLB_ENTRY_SIZE;
+  at = (at + 0xffff) & ~usize(0xffff);
+  ramBase = at;
+  const end = u64(at) + u64(bytes);
+  if (end > 0xffff0000) return -1;
+  const needPages = i32((end + 0xffff) >> 16);
+  const have = memory.size();
+  if (needPages > have && memory.grow(needPages - have) < 0) return -1;
+  memory.fill(states, 0, usize(end) - states);
+  ramSize = bytes;
+  setStatesBase(states, cpus);
+  return 0;
+}
+
+// ---- Code cache invalidation ----
+
+/** Invalidates decoded instructions covering [paddr, paddr + len). Exact: called for every write. */
+@inline export function invalidateCodeWord(paddr: u32): void {
+  const idx = usize((paddr >>> 2) & (DECODE_ENTRIES - 1)) << 2;
+  if (load<u32>(decodeTags + idx) == ((paddr & ~3) | 1)) store<u32>(decodeTags + idx, 0);
+}
+
+export function invalidateCode(paddr: u32, len: u32): void {
+  if (len == 0) return;
+  if (len >= DECODE_ENTRIES * 4) {
+    memory.fill(decodeTags, 0, usize(DECODE_ENTRIES) * 4);
+    return;
+  }
+  const first = paddr & ~3;
+  const last = (paddr + len - 1) & ~3;
+  for (let a = first; ; a += 4) {
+    invalidateCodeWord(a);
+    if (a == last) break;
+  }
+}
+
+// ---- TLB ----
+
+export function tlbFlush(): void {
+  memory.fill(tlbBase + usize(cpuIndex()) * TLB_ENTRIES * TLB_ENTRY_SIZE, 0, usize(TLB_ENTRIES) * TLB_ENTRY_SIZE);
+}
+
+/** Invalidates the entry for one virtual address (TLBIMVA). */
+export function tlbFlushPage(va: u32): void {
+  const e = tlbEntry(va);
+  if ((load<u32>(e) & ~0xfff) == (va & ~0xfff)) store<u32>(e, 0);
+}
+
+@inline function cpuIndex(): u32 {
+  return st(CPU_ID);
+}
+
+@inline function tlbEntry(va: u32): usize {
+  return tlbBase + usize(st(CPU_ID) * TLB_ENTRIES + ((va >>> 12) & (TLB_ENTRIES - 1))) * TLB_ENTRY_SIZE;
+}
+
+// ---- Translation ----
+
+/** Records an abort: FSR value built from a 5-bit fault status, domain and write flag. */
+function fault(va: u32, status: u32, domain: u32, kind: u32): void {
+  aborted = kind == ACC_FETCH ? 2 : 1;
+  let fsr = (status & 0xf) | ((status & 0x10) << 6) | ((domain & 0xf) << 4);
+  if (kind == ACC_WRITE) fsr |= 1 << 11;
+  setSt(FAULT_ADDR, va);
+  setSt(FAULT_STATUS, fsr);
+}
+
+/** Physical 32-bit read used by the table walk; out-of-RAM reads return a fault descriptor. */
+function walkRead(pa: u32): u32 {
+  if (pa < ramSize - 3 && ramSize >= 4) return load<u32>(ramBase + usize(pa));
+  return 0;
+}
+
+/**
+ * Walks the short-descriptor tables for `va` (ARM ARM B3.5.1). On success
+ * fills the TLB entry and returns true; on failure records the fault.
+ */
+function walk(va: u32, kind: u32): bool {
+  const ttbcr = st(CP15_TTBCR);
+  const n = ttbcr & 7;
+  let l1: u32;
+  // B3.5.4: TTBR0 translates the bottom 2^(32-N) bytes, TTBR1 the rest.
+  if (n == 0 || (va >>> (32 - n)) == 0) {
+    const base = st(CP15_TTBR0) & ~((u32(1) << (14 - n)) - 1);
+    l1 = base | (((va >>> 20) & (0xfff >>> n)) << 2);
+  } else {
+    l1 = (st(CP15_TTBR1) & 0xffffc000) | ((va >>> 20) << 2);
+  }
+  const d1 = walkRead(l1);
+  const type1 = d1 & 3;
+  if (type1 == 0 || type1 == 3) {
+    fault(va, 0x05, 0, kind); // translation fault, section
+    return false;
+  }
+  let domain: u32;
+  let pageBase: u32;
+  let ap: u32;
+  let xn: u32;
+  let isSection = true;
+  if (type1 == 2) {
+    // Section or supersection
+    if (d1 & (1 << 18)) {
+      domain = 0;
+      pageBase = (d1 & 0xff000000) | (va & 0x00fff000);
+    } else {
+      domain = (d1 >>> 5) & 0xf;
+      pageBase = (d1 & 0xfff00000) | (va & 0x000ff000);
+    }
+    ap = ((d1 >>> 10) & 3) | ((d1 >>> 13) & 4);
+    xn = (d1 >>> 4) & 1;
+  } else {
+    // Page table
+    isSection = false;
+    domain = (d1 >>> 5) & 0xf;
+    const l2 = (d1 & 0xfffffc00) | (((va >>> 12) & 0xff) << 2);
+    const d2 = walkRead(l2);
+    const type2 = d2 & 3;
+    if (type2 == 0) {
+      fault(va, 0x07, domain, kind); // translation fault, page
+      return false;
+    }
+    if (type2 == 1) {
+      pageBase = (d2 & 0xffff0000) | (va & 0x0000f000);
+      xn = (d2 >>> 15) & 1;
+    } else {
+      pageBase = d2 & 0xfffff000;
+      xn = d2 & 1;
+    }
+    ap = ((d2 >>> 4) & 3) | ((d2 >>> 7) & 4);
+  }
+  // B3.12.3 domains: 00 no access, 01 client (check AP), 11 manager (no checks)
+  const dac = (st(CP15_DACR) >>> (domain << 1)) & 3;
+  if (dac == 0 || dac == 2) {
+    fault(va, isSection ? 0x09 : 0x0b, domain, kind);
+    return false;
+  }
+  let perms: u32;
+  if (dac == 3) perms = 0x3f;
+  else {
+    // B3.7.1 access permissions, AP[2:0] (SCTLR.AFE = 0)
+    switch (ap) {
+      case 1: perms = P_PRIV_R | P_PRIV_W; break;
+      case 2: perms = P_PRIV_R | P_PRIV_W | P_USER_R; break;
+      case 3: perms = P_PRIV_R | P_PRIV_W | P_USER_R | P_USER_W; break;
+      case 5: perms = P_PRIV_R; break;
+      case 6:
+      case 7: perms = P_PRIV_R | P_USER_R; break;
+      default: perms = 0;
+    }
+    if (!xn) perms |= ((perms & P_PRIV_R) << 4) | ((perms & P_USER_R) << 3);
+  }
+  const e = tlbEntry(va);
+  store<u32>(e, (va & 0xfffff000) | 1);
+  store<u32>(e + 4, pageBase);
+  store<u32>(e + 8, perms | (domain << 8) | (isSection ? 0x1000 : 0));
+  return true;
+}
+
+/**
+ * Translates a virtual address for an access of `kind`; returns the
+ * physical address, or records an abort (check `aborted`) and returns 0.
+ */
+export function translate(va: u32, kind: u32): u32 {
+  if ((st(CP15_SCTLR) & 1) == 0) return va;
+  const e = tlbEntry(va);
+  if (load<u32>(e) != ((va & 0xfffff000) | 1)) {
+    if (!walk(va, kind)) return 0;
+  }
+  const info = load<u32>(e + 8);
+  const user = forceUser || currentMode() == MODE_USR;
+  let need: u32;
+  if (kind == ACC_FETCH) need = user ? P_USER_X : P_PRIV_X;
+  else if (kind == ACC_WRITE) need = user ? P_USER_W : P_PRIV_W;
+  else need = user ? P_USER_R : P_PRIV_R;
+  if ((info & need) == 0) {
+    fault(va, info & 0x1000 ? 0x0d : 0x0f, (info >>> 8) & 0xf, kind);
+    return 0;
+  }
+  return load<u32>(e + 4) | (va & 0xfff);
+}
+
+// ---- Physical access ----
+
+function externalAbort(va: u32, kind: u32): void {
+  fault(va, 0x08, 0, kind); // synchronous external abort
+}
+
+function physRead(pa: u32, size: u32, va: u32): u32 {
+  if (pa <= ramSize - size && ramSize >= size) {
+    const p = ramBase + usize(pa);
+    if (size == 4) return load<u32>(p);
+    if (size == 2) return load<u16>(p);
+    return load<u8>(p);
+  }
+  if (pa >= DEVICE_BASE && pa < DEVICE_END) return u32(mmioRead(i32(st(CPU_ID)), i32(pa), i32(size)));
+  externalAbort(va, ACC_READ);
+  return 0;
+}
+
+function physWrite(pa: u32, size: u32, v: u32, va: u32): void {
+  if (pa <= ramSize - size && ramSize >= size) {
+    const p = ramBase + usize(pa);
+    if (size == 4) store<u32>(p, v);
+    else if (size == 2) store<u16>(p, u16(v));
+    else store<u8>(p, u8(v));
+    invalidateCodeWord(pa);
+    if ((pa & 3) + size > 4) invalidateCodeWord(pa + 4);
+    return;
+  }
+  if (pa >= DEVICE_BASE && pa < DEVICE_END) {
+    mmioWrite(i32(st(CPU_ID)), i32(pa), i32(size), i32(v));
+    return;
+  }
+  externalAbort(va, ACC_WRITE);
+}
+
+// ---- Virtual access (what instructions use) ----
+
+export function read(va: u32, size: u32): u32 {
+  if (((va & 0xfff) + size) > 0x1000 && (st(CP15_SCTLR) & 1)) {
+    // Crosses a page: byte by byte, each translated.
+    let v: u32 = 0;
+    for (let i: u32 = 0; i < size; i++) {
+      const pa = translate(va + i, ACC_READ);
+      if (aborted) return 0;
+      v |= physRead(pa, 1, va + i) << (i * 8);
+      if (aborted) return 0;
+    }
+    return v;
+  }
+  const pa = translate(va, ACC_READ);
+  if (aborted) return 0;
+  return physRead(pa, size, va);
+}
+
+export function write(va: u32, size: u32, v: u32): void {
+  if (((va & 0xfff) + size) > 0x1000 && (st(CP15_SCTLR) & 1)) {
+    // Check every byte first so a fault leaves memory unchanged.
+    for (let i: u32 = 0; i < size; i++) {
+      translate(va + i, ACC_WRITE);
+      if (aborted) return;
+    }
+    for (let i: u32 = 0; i < size; i++) physWrite(translate(va + i, ACC_WRITE), 1, v >>> (i * 8), va + i);
+    return;
+  }
+  const pa = translate(va, ACC_WRITE);
+  if (aborted) return;
+  physWrite(pa, size, v, va);
+}
+
+/** Checks that a write would succeed without doing it (ldm/stm/strd use this for atomicity). */
+export function probeWrite(va: u32): bool {
+  translate(va, ACC_WRITE);
+  return aborted == 0;
+}
+
+/** Side-effect-free read used by the host: 0 and the faulting address in FAULT_ADDR on failure. */
+export function peek(va: u32, size: u32): u32 {
+  const savedStatus = st(FAULT_STATUS);
+  const savedAddr = st(FAULT_ADDR);
+  aborted = 0;
+  let pa: u32 = 0;
+  let v: u32 = 0;
+  for (let i: u32 = 0; i < size; i++) {
+    const a = va + i;
+    pa = translate(a, ACC_READ);
+    if (aborted) break;
+    if (pa < ramSize) v |= u32(load<u8>(ramBase + usize(pa))) << (i * 8);
+    else {
+      fault(a, 0x08, 0, ACC_READ);
+      break;
+    }
+  }
+  if (aborted) {
+    peekFaultAddr = st(FAULT_ADDR);
+    setSt(FAULT_STATUS, savedStatus);
+    setSt(FAULT_ADDR, savedAddr);
+    aborted = 0;
+    peekFailed = true;
+    return 0;
+  }
+  peekFailed = false;
+  return v;
+}
+export let peekFailed: bool = false;
+export let peekFaultAddr: u32 = 0;
+
+export function monitorAddress(): u32 {
+  return st(EXCL_ADDR);
+}
+export function monitorOpen(): bool {
+  return st(EXCL_OPEN) != 0;
+}

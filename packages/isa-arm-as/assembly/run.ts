@@ -1,0 +1,277 @@
+// Run loop, exception entry and the host-facing control surface of the
+// ARMv7-A core: reset, run(budget) with the decoded-instruction cache,
+// stop reasons, delivering a stopped exception to the guest's vector table
+// (ARM ARM B1.8), interrupts, and the displaced-execution primitive.
+import {
+  S, selectCpu, reg, setRegRaw, st, setSt, cpuCount, readCpsr, writeCpsr, changeMode, currentMode, spsrOf,
+  MODE_SVC, MODE_UND, MODE_ABT, MODE_IRQ, MODE_FIQ, PSR_I, PSR_F, PSR_A, PSR_T, PSR_E, CPSR_CTL,
+  CP15_SCTLR, CP15_VBAR, CP15_DFSR, CP15_DFAR, CP15_IFSR, CP15_IFAR, RETIRED, STOP_REASON, STOP_PC, STOP_WORD,
+  FAULT_ADDR, FAULT_STATUS, IRQ_LINE, FIQ_LINE, WAITING, STOP_MASK, PENDING_EXC, CPU_ID, EXCL_OPEN, STATE_SIZE, statesBase,
+} from './state';
+import { translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, decodeWords, decodeOps, DECODE_ENTRIES, configureMemory, tlbFlush } from './memory';
+import {
+  beginInstruction, conditionPassed, curPc, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
+  EXC_BKPT, EXC_DTRACE, EXC_WFI, DTRACE_BREAKPOINT,
+} from './exec';
+import { decodeA32 } from './generated/a32-decoder';
+import { HANDLERS } from './generated/a32-dispatch';
+
+// ---- Stop reasons returned by run() ----
+export const STOP_BUDGET: u32 = 1; // instruction budget used up
+export const STOP_HALT: u32 = 2; // wfi with no interrupt pending
+export const STOP_DTRACE: u32 = 3; // the DTrace breakpoint (UDF 0xe7fffef<cond>), condition passed
+export const STOP_BKPT: u32 = 4; // bkpt
+export const STOP_UNDEFINED: u32 = 5; // undefined or unimplemented instruction (incl. Thumb state)
+export const STOP_PREFETCH_ABORT: u32 = 6;
+export const STOP_DATA_ABORT: u32 = 7;
+export const STOP_SVC: u32 = 8; // only when SVC is in the stop mask
+
+/** Stop-mask bits: 1 << EXC_* for exceptions that stop to the host instead of entering the guest vector. */
+export const DEFAULT_STOP_MASK: u32 = (1 << EXC_UNDEF) | (1 << EXC_PABT) | (1 << EXC_DABT) | (1 << EXC_BKPT) | (1 << EXC_DTRACE);
+
+/** Lays out memory for `cpus` CPUs and `ramBytes` of RAM and resets every CPU. 0 on success, -1 on failure. */
+export function init(cpus: u32, ramBytes: u32): i32 {
+  if (cpus == 0 || cpus > 64) return -1;
+  if (configureMemory(cpus, ramBytes) != 0) return -1;
+  for (let c: u32 = 0; c < cpus; c++) reset(c);
+  return 0;
+}
+
+/** Architectural reset of one CPU: SVC mode, interrupts masked, MMU off, pc = 0. */
+export function reset(cpu: u32): void {
+  selectCpu(cpu);
+  memory.fill(S, 0, STATE_SIZE);
+  setSt(CPU_ID, cpu);
+  setSt(CPSR_CTL, 0x1f); // start in SYS so the first mode change banks cleanly
+  writeCpsr(MODE_SVC | PSR_I | PSR_F | PSR_A);
+  setSt(CP15_SCTLR, 0x00c50078);
+  setSt(STOP_MASK, DEFAULT_STOP_MASK);
+  setRegRaw(15, 0);
+  tlbFlush();
+}
+
+function stopFor(exc: u32): u32 {
+  switch (exc) {
+    case EXC_UNDEF: return STOP_UNDEFINED;
+    case EXC_PABT: return STOP_PREFETCH_ABORT;
+    case EXC_DABT: return STOP_DATA_ABORT;
+    case EXC_BKPT: return STOP_BKPT;
+    case EXC_DTRACE: return STOP_DTRACE;
+    case EXC_SVC: return STOP_SVC;
+    default: return STOP_UNDEFINED;
+  }
+}
+
+/**
+ * Exception entry (B1.8.3-B1.8.10): banks the CPSR into the target mode's
+ * SPSR, sets the return link and jumps through the vector table.
+ * `pc` is the address of the instruction the exception is about.
+ */
+export function takeException(exc: u32, pc: u32): void {
+  let mode: u32;
+  let offset: u32;
+  let lr: u32;
+  let mask: u32 = PSR_I;
+  switch (exc) {
+    case EXC_SVC: mode = MODE_SVC; offset = 0x08; lr = pc + 4; break;
+    case EXC_PABT: case EXC_BKPT: mode = MODE_ABT; offset = 0x0c; lr = pc + 4; mask |= PSR_A; break;
+    case EXC_DABT: mode = MODE_ABT; offset = 0x10; lr = pc + 8; mask |= PSR_A; break;
+    case EXC_IRQ: mode = MODE_IRQ; offset = 0x18; lr = pc + 4; mask |= PSR_A; break;
+    case EXC_FIQ: mode = MODE_FIQ; offset = 0x1c; lr = pc + 4; mask |= PSR_A | PSR_F; break;
+    default: mode = MODE_UND; offset = 0x04; lr = pc + 4; break; // undefined, DTrace breakpoint
+  }
+  const saved = readCpsr();
+  changeMode(mode);
+  setSt(spsrOf(mode), saved);
+  setRegRaw(14, lr);
+  // T from SCTLR.TE (0), E from SCTLR.EE (0): ARM state, little-endian.
+  setSt(CPSR_CTL, (st(CPSR_CTL) | mask) & ~(PSR_T | PSR_E));
+  const sctlr = st(CP15_SCTLR);
+  const base = (sctlr & (1 << 13)) ? 0xffff0000 : st(CP15_VBAR);
+  setRegRaw(15, base + offset);
+  setSt(EXCL_OPEN, 0);
+  setSt(WAITING, 0);
+  if (exc == EXC_DABT) {
+    setSt(CP15_DFSR, st(FAULT_STATUS));
+    setSt(CP15_DFAR, st(FAULT_ADDR));
+  } else if (exc == EXC_PABT) {
+    setSt(CP15_IFSR, st(FAULT_STATUS));
+    setSt(CP15_IFAR, st(FAULT_ADDR));
+  } else if (exc == EXC_BKPT) {
+    setSt(CP15_IFSR, 0x2); // debug event
+  }
+}
+
+/** Records a stop for `exc` at `pc` (the instruction is not executed) and returns its reason. */
+function stopWith(exc: u32, pc: u32, word: u32): u32 {
+  setSt(PENDING_EXC, exc);
+  setSt(STOP_PC, pc);
+  setSt(STOP_WORD, word);
+  setRegRaw(15, pc);
+  const reason = stopFor(exc);
+  setSt(STOP_REASON, reason);
+  return reason;
+}
+
+/** Fetch and decode through the cache. Returns the op id; the word is left in fetchedWord. */
+let fetchedWord: u32 = 0;
+@inline function fetchDecode(pa: u32): u32 {
+  const idx = usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << 2;
+  if (load<u32>(decodeTags + idx) == (pa | 1)) {
+    fetchedWord = load<u32>(decodeWords + idx);
+    return load<u32>(decodeOps + idx);
+  }
+  const word = load<u32>(ramBase + usize(pa));
+  const op = decodeA32(word);
+  store<u32>(decodeTags + idx, pa | 1);
+  store<u32>(decodeWords + idx, word);
+  store<u32>(decodeOps + idx, op);
+  fetchedWord = word;
+  return op;
+}
+
+/** Executes one decoded instruction at pc; returns a stop reason or 0. */
+@inline function step(pc: u32, word: u32, op: u32): u32 {
+  const cond = word >>> 28;
+  if (cond < 14 && !conditionPassed(cond)) {
+    setRegRaw(15, pc + 4);
+    return 0;
+  }
+  beginInstruction(pc);
+  clearAbort();
+  unchecked(HANDLERS[op])(word);
+  if (aborted) {
+    clearAbort();
+    return exceptionOrStop(EXC_DABT, pc, word);
+  }
+  if (raised) return raisedException(pc, word);
+  if (!pcWritten) setRegRaw(15, pc + 4);
+  return 0;
+}
+
+function raisedException(pc: u32, word: u32): u32 {
+  const exc = raised;
+  if (exc == EXC_WFI) {
+    setRegRaw(15, pc + 4);
+    if (interruptPending()) return 0;
+    setSt(WAITING, 1);
+    setSt(STOP_PC, pc);
+    setSt(STOP_REASON, STOP_HALT);
+    return STOP_HALT;
+  }
+  if (exc == EXC_DTRACE) {
+    // The displaced instruction's condition rides in the breakpoint's low nibble.
+    if (!conditionPassed(word & 0xf)) {
+      setRegRaw(15, pc + 4);
+      return 0;
+    }
+  }
+  return exceptionOrStop(exc, pc, word);
+}
+
+function exceptionOrStop(exc: u32, pc: u32, word: u32): u32 {
+  if (st(STOP_MASK) & (1 << exc)) return stopWith(exc, pc, word);
+  takeException(exc, pc);
+  return 0;
+}
+
+@inline function interruptPending(): bool {
+  const ctl = st(CPSR_CTL);
+  return (st(IRQ_LINE) != 0 && (ctl & PSR_I) == 0) || (st(FIQ_LINE) != 0 && (ctl & PSR_F) == 0);
+}
+
+/**
+ * Runs `cpu` for at most `budget` instructions. Returns a STOP_* reason;
+ * the retired-instruction counter advances by the instructions completed.
+ */
+export function run(cpu: u32, budget: u32): u32 {
+  if (cpu >= cpuCount) return STOP_UNDEFINED;
+  selectCpu(cpu);
+  let done: u32 = 0;
+  let reason: u32 = STOP_BUDGET;
+  if (st(WAITING) != 0) {
+    if (!interruptPending()) {
+      setSt(STOP_REASON, STOP_HALT);
+      return STOP_HALT;
+    }
+    setSt(WAITING, 0);
+  }
+  while (done < budget) {
+    if (st(IRQ_LINE) | st(FIQ_LINE)) {
+      const ctl = st(CPSR_CTL);
+      if (st(FIQ_LINE) != 0 && (ctl & PSR_F) == 0) takeException(EXC_FIQ, reg(15));
+      else if (st(IRQ_LINE) != 0 && (ctl & PSR_I) == 0) takeException(EXC_IRQ, reg(15));
+    }
+    const pc = reg(15);
+    if (st(CPSR_CTL) & PSR_T) {
+      // Thumb state is not implemented yet.
+      reason = stopWith(EXC_UNDEF, pc, 0);
+      if (!(st(STOP_MASK) & (1 << EXC_UNDEF))) reason = STOP_UNDEFINED;
+      break;
+    }
+    clearAbort();
+    const pa = translate(pc, ACC_FETCH);
+    if (aborted) {
+      clearAbort();
+      const r = exceptionOrStop(EXC_PABT, pc, 0);
+      if (r != 0) { reason = r; break; }
+      continue;
+    }
+    if (pa > ramSize - 4 || ramSize < 4) {
+      // Executing outside RAM (device window or nothing): prefetch external abort.
+      setSt(FAULT_ADDR, pc);
+      setSt(FAULT_STATUS, 0x08);
+      const r = exceptionOrStop(EXC_PABT, pc, 0);
+      if (r != 0) { reason = r; break; }
+      continue;
+    }
+    const op = fetchDecode(pa);
+    const r = step(pc, fetchedWord, op);
+    if (r != 0) {
+      reason = r;
+      break;
+    }
+    done++;
+  }
+  setSt(STOP_REASON, reason);
+  store<u64>(S + RETIRED, load<u64>(S + RETIRED) + u64(done));
+  return reason;
+}
+
+/** Enters the guest vector for the exception the last stop reported (an unclaimed trap). */
+export function deliverStop(cpu: u32): void {
+  selectCpu(cpu);
+  const exc = st(PENDING_EXC);
+  if (exc == 0) return;
+  setSt(PENDING_EXC, 0);
+  takeException(exc, st(STOP_PC));
+}
+
+/** Sets which exceptions stop to the host (bit 1 << EXC_*). */
+export function setStopMask(cpu: u32, mask: u32): void {
+  selectCpu(cpu);
+  setSt(STOP_MASK, mask);
+}
+
+/** External interrupt line levels. */
+export function setIrqLine(cpu: u32, level: u32): void {
+  selectCpu(cpu);
+  setSt(IRQ_LINE, level != 0 ? 1 : 0);
+}
+export function setFiqLine(cpu: u32, level: u32): void {
+  selectCpu(cpu);
+  setSt(FIQ_LINE, level != 0 ? 1 : 0);
+}
+
+/**
+ * Executes `word` once as if it were at `address` (displaced execution for
+ * kinst/fasttrap): pc-relative operands, links and branches behave as in
+ * place. Returns a stop reason (0 = completed and pc updated).
+ */
+export function executeDisplaced(cpu: u32, word: u32, address: u32): u32 {
+  selectCpu(cpu);
+  setSt(STOP_REASON, 0);
+  const r = step(address, word, decodeA32(word));
+  if (r == 0) store<u64>(S + RETIRED, load<u64>(S + RETIRED) + 1);
+  return r;
+}
