@@ -10,7 +10,7 @@ kernel_flags() {
 		-fno-pic -fno-asynchronous-unwind-tables -fno-unwind-tables -D__KERNEL__
 	case "$arch" in
 	x86_64) printf '%s\n' -mcmodel=kernel -mno-red-zone -mno-sse -mno-sse2 -mno-mmx -mno-80387 ;;
-	arm) printf '%s\n' -mgeneral-regs-only ;;
+	arm) printf "%s\n" -mfpu=none ;;
 	esac
 }
 

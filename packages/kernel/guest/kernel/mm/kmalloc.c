@@ -12,7 +12,7 @@
 #define MAX_SHIFT 11
 #define NR_CLASSES (MAX_SHIFT - MIN_SHIFT + 1)
 #define HEADER_SIZE 16
-#define BIG_MAGIC 0x4B4D424947ul     /* "KMBIG" */
+#define BIG_MAGIC 0x4B4D4247ul       /* "KMBG" */
 
 struct kmalloc_header {
 	unsigned long size_or_pages;    /* class size, or page count for big blocks */

@@ -1,0 +1,42 @@
+/* ARMv7-A definitions the machine-independent kernel sees: the trap frame,
+ * per-thread arch state and the virtual memory layout. */
+#ifndef ASM_ARCH_H
+#define ASM_ARCH_H
+#include <stdint.h>
+
+/*
+ * Virtual memory layout (TTBCR.N = 2: TTBR0 translates the low 1 GiB,
+ * TTBR1 the rest):
+ *   0x0000_1000 ... 0x3FFF_F000   user space (per-process TTBR0 table)
+ *   0xC000_0000 + phys            kernel image and all RAM (sections)
+ *   0xF000_0000                   device window (identity, device memory)
+ */
+#define KERNEL_BASE      0xC0000000ul
+#define DIRECT_MAP_BASE  0xC0000000ul
+#define DEVICE_VIRT_BASE 0xF0000000ul
+#define USER_TOP         0x3FFFF000ul
+#define USER_STACK_TOP   0x3FFF0000ul
+#define USER_MMAP_BASE   0x30000000ul
+
+#define PSR_MODE_USR 0x10
+#define PSR_MODE_SVC 0x13
+#define PSR_MODE_MASK 0x1F
+#define PSR_T_BIT 0x20
+#define PSR_I_BIT 0x80
+
+/* Saved registers, in the order entry.S stores them (lowest address first):
+ * r0-r12, the user-mode sp and lr, the SVC lr, then the return pc and cpsr
+ * stored by srsdb. */
+struct pt_regs {
+	uint32_t r[13];
+	uint32_t sp_usr;
+	uint32_t lr_usr;
+	uint32_t lr_svc;
+	uint32_t pc;
+	uint32_t cpsr;
+};
+
+struct arch_thread {
+	uint32_t tls;          /* TPIDRURO, set by set_tls */
+};
+#endif
