@@ -35,7 +35,12 @@ for tool in "$CC" "$LD" "$AR" "$STRIP"; do
 done
 
 export LC_ALL=C
-BUILD="$GUEST/build"
+# Work from the guest folder so the compilation directory recorded in debug
+# info is $GUEST, which -fdebug-prefix-map rewrites to /guest.
+cd "$GUEST"
+BUILD="${GUEST_BUILD_DIR:-$GUEST/build}"
+mkdir -p "$BUILD"
+BUILD="$(cd "$BUILD" && pwd)"
 HOSTCC_FLAGS=(-O2 -Wall -Werror)
 
 # Flags shared by every guest compilation.
@@ -44,7 +49,7 @@ common_flags() {
 	local f=(-O2 -g -std=gnu11 -ffreestanding -fno-builtin -nostdlibinc
 		-fno-omit-frame-pointer -fno-stack-protector -fno-common
 		-Wall -Wextra -Wno-unused-parameter -Werror
-		"-ffile-prefix-map=$GUEST=/guest" "-fdebug-prefix-map=$GUEST=/guest"
+		"-ffile-prefix-map=$GUEST=/guest" "-fdebug-prefix-map=$GUEST=/guest" -fdebug-compilation-dir=/guest
 		-I "$GUEST/include")
 	case "$arch" in
 	x86_64) f+=(--target=x86_64-unknown-none-elf -mno-omit-leaf-frame-pointer) ;;

@@ -27,7 +27,7 @@ build_kernel() {
 	fi
 	for src in "${srcs[@]}"; do
 		local o="$obj/$(echo "${src%.*}" | tr / _).o"
-		"$CC" "${flags[@]}" -c "$GUEST/$src" -o "$o"
+		"$CC" "${flags[@]}" -c "$src" -o "$o"
 		objs+=("$o")
 	done
 	"$LD" -nostdlib -static --build-id=none --emit-relocs --unresolved-symbols=ignore-all \
