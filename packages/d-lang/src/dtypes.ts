@@ -121,7 +121,10 @@ export class TypeEnvironment {
     if (words.length === 1 && module !== undefined) {
       const dict = module === '' ? this.chain : this.chain.module(module);
       const t = dict?.lookupType(words[0]!);
-      if (t === undefined) fail('D_TYPE_ERR', loc, `failed to resolve type ${module === '' ? '' : module + '`'}${words[0]}: Unknown type name`);
+      if (t === undefined) {
+        if (module === '') fail('D_DECL_IDENT', loc, words[0]!);
+        fail('D_TYPE_ERR', loc, `failed to resolve type ${module}\`${words[0]}: Unknown type name`);
+      }
       return t;
     }
     const counts = new Map<string, number>();
@@ -130,6 +133,8 @@ export class TypeEnvironment {
     const known = ['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string'];
     const typedefName = words.find((w) => !known.includes(w));
     if (typedefName !== undefined) {
+      if (has('long') || has('short')) fail('D_DECL_LONGINT', loc);
+      if (has('signed') || has('unsigned')) fail('D_DECL_SIGNINT', loc);
       if (words.length > 1) fail('D_DECL_COMBO', loc, words.join(' '));
       const t = this.chain.lookupType(typedefName);
       if (t === undefined) fail('D_DECL_IDENT', loc, typedefName);
@@ -141,6 +146,8 @@ export class TypeEnvironment {
       return VOID;
     }
     if (has('string')) {
+      if (has('long') || has('short')) fail('D_DECL_LONGINT', loc);
+      if (has('signed') || has('unsigned')) fail('D_DECL_SIGNINT', loc);
       if (words.length > 1) fail('D_DECL_COMBO', loc, words.join(' '));
       return STRING;
     }

@@ -169,6 +169,7 @@ export class Parser {
       return this.parseDeclaration();
     }
     if (t.kind === 'punct' && t.text === '`') return this.parseDeclaration();
+    if (t.kind === 'pspec' && /^[A-Za-z_]\w*`[A-Za-z_]\w*$/.test(t.text)) return this.parseDeclaration();
     if (t.kind === 'ident' || t.kind === 'pspec') return this.parseClause();
     return this.syntaxError(t);
   }
@@ -387,6 +388,27 @@ export class Parser {
       }
       if (t.kind === 'keyword' && (t.text === 'struct' || t.text === 'union' || t.text === 'enum') && words.length === 0 && tagged === undefined && !sawTypedefName) {
         tagged = this.parseTagged();
+        continue;
+      }
+      if (t.kind === 'ident' && words.length === 0 && tagged === undefined && !sawTypedefName && this.text[t.end] === '`') {
+        // module`type
+        this.advance();
+        this.advance();
+        const n = this.peek('expr');
+        module = t.text;
+        if (n.kind === 'keyword' && (n.text === 'struct' || n.text === 'union' || n.text === 'enum')) tagged = this.parseTagged();
+        else if (n.kind === 'ident' || n.kind === 'keyword') {
+          words.push(n.text);
+          sawTypedefName = true;
+          this.advance();
+        } else this.syntaxError(n);
+        continue;
+      }
+      if (t.kind === 'ident' && words.length > 0 && tagged === undefined && !sawTypedefName && this.isTypedefName(t.text) && /^\s*[A-Za-z_*(]/.test(this.text.slice(t.end))) {
+        // "long foo_t x": a typedef name after base words (diagnosed by the types pass).
+        words.push(t.text);
+        sawTypedefName = true;
+        this.advance();
         continue;
       }
       if (t.kind === 'ident' && words.length === 0 && tagged === undefined && !sawTypedefName && this.isTypedefName(t.text)) {

@@ -112,16 +112,18 @@ export class Cooker {
         this.ctx.localIds.set(name, id);
       }
       v = { name, scope, kind, id, type, declared };
-      // Declared clause-locals (`this int x;`) are visible to every clause.
-      if (cs.clause !== undefined) cs.clause.locals.set(name, v);
-      else this.ctx.declaredLocals.set(name, v);
+      // Clause-locals are known program-wide once declared or assigned (each
+      // firing starts them afresh at run time; the if/else sugar relies on
+      // later clauses of a firing seeing them).
+      this.ctx.declaredLocals.set(name, v);
+      cs.clause?.locals.set(name, v);
     }
     return v;
   }
 
-  lookupVariable(e: Expr & { k: 'var' }, cs: CookScope): VariableInfo | undefined {
+  lookupVariable(e: Expr & { k: 'var' }, _cs: CookScope): VariableInfo | undefined {
     if (e.scope === 'self') return this.ctx.threadLocals.get(e.name);
-    return cs.clause?.locals.get(e.name) ?? this.ctx.declaredLocals.get(e.name);
+    return this.ctx.declaredLocals.get(e.name);
   }
 
   // ---- expressions -------------------------------------------------------
@@ -265,8 +267,8 @@ export class Cooker {
   }
 
   private checkWritable(op: string, target: Expr, loc: SourceLocation): void {
-    if (target.lvalue !== true) fail('D_OP_LVAL', loc, op);
     if (target.ref?.kind === 'builtin') fail('D_OP_WRITE', loc, op);
+    if (target.lvalue !== true) fail('D_OP_LVAL', loc, op);
   }
 
   private cookUnary(e: Expr & { k: 'unary' }, cs: CookScope): Expr {
@@ -408,8 +410,8 @@ export class Cooker {
       case '*':
       case '/':
       case '%':
-        if (!isArithmetic(a) || !isArithmetic(b)) fail('D_OP_ARITH', e.loc, op);
         if (op === '%' && (!isInteger(a) || !isInteger(b))) fail('D_OP_INT', e.loc, op);
+        if (!isArithmetic(a) || !isArithmetic(b)) fail('D_OP_ARITH', e.loc, op);
         if ((op === '/' || op === '%') && right.constValue === 0n) fail('D_DIV_ZERO', e.loc);
         return this.arith(e, left, right);
       default:
@@ -759,15 +761,17 @@ export class Cooker {
     if (tg.keyword === 'enum') {
       let next = 0;
       const constants: { name: string; value: number }[] = [];
+      const building: EnumType = { kind: 'enum', name: tg.name, constants, size: 4, complete: false };
       for (const en of tg.enumerators!) {
         if (en.value !== undefined) next = this.constantInt(en.value, 'D_DECL_ENCONST', en.name);
         if (next > 0x7fffffff || next < -0x80000000) fail('D_DECL_ENOFLOW', en.loc, en.name);
         if (this.env.chain.lookupEnumConstant(en.name) !== undefined || this.ctx.globals.has(en.name)) fail('D_DECL_IDRED', en.loc, en.name);
         constants.push({ name: en.name, value: next });
+        this.env.user.defineEnum(building);
         next++;
       }
-      const et: EnumType = { kind: 'enum', name: tg.name, constants, size: 4, complete: true };
-      return this.env.user.defineEnum(et);
+      building.complete = true;
+      return this.env.user.defineEnum(building);
     }
     const fields: { name: string; type: CType; bitWidth?: number }[] = [];
     const seen = new Set<string>();

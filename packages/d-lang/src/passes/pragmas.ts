@@ -6,6 +6,7 @@ import type { PragmaItem } from '../ast.js';
 import { fail } from '../diagnostics.js';
 import type { CompileContext } from '../context.js';
 import type { Pass } from './pass.js';
+import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
 
 type OptionKind = 'bool' | 'size' | 'time' | 'int' | 'string';
 
@@ -146,6 +147,17 @@ export function setOption(ctx: CompileContext, name: string, value: string | nul
 const STABILITY = ['Internal', 'Private', 'Obsolete', 'External', 'Unstable', 'Evolving', 'Stable', 'Standard'];
 const DATA_CLASS = ['Unknown', 'CPU', 'Platform', 'Group', 'ISA', 'Common'];
 
+/** Names a pragma may refer to: built-ins, and the program's declarations and providers. */
+function knownIdentifier(ctx: CompileContext, name: string): boolean {
+  if (BUILTIN_VARIABLES.has(name) || BUILTIN_FUNCTIONS.has(name)) return true;
+  for (const item of ctx.ast?.items ?? []) {
+    if (item.k === 'provider' && item.name === name) return true;
+    if (item.k === 'inline' && item.declarator.name === name) return true;
+    if (item.k === 'decl' && item.declarators.some((d) => d.declarator.name === name)) return true;
+  }
+  return ctx.options.probes?.match({ provider: name, module: '', function: '', name: '' }).length !== undefined && (ctx.options.probes?.match({ provider: name, module: '', function: '', name: '' }).length ?? 0) > 0;
+}
+
 function pragmaD(ctx: CompileContext, item: PragmaItem, words: string[]): void {
   const what = words[0];
   switch (what) {
@@ -166,6 +178,7 @@ function pragmaD(ctx: CompileContext, item: PragmaItem, words: string[]): void {
       if (parts.length !== 3 || !STABILITY.includes(parts[0]!) || !STABILITY.includes(parts[1]!) || !DATA_CLASS.includes(parts[2]!)) {
         fail('D_PRAGMA_MALFORM', item.loc, 'attributes');
       }
+      if (!knownIdentifier(ctx, words[2]!)) fail('D_PRAGMA_SCOPE', item.loc, 'attributes', words[2]!);
       return;
     }
     case 'binding': {
@@ -208,7 +221,7 @@ export const pragmasPass: Pass = {
       } else if (words[0] === 'binding' || words[0] === 'depends_on' || words[0] === 'attributes' || words[0] === 'option') {
         pragmaD(ctx, item, words);
       }
-      // Other pragmas (not ours) are ignored like C compilers ignore unknown pragmas.
+      else fail('D_PRAGMA_UNUSED', item.loc, words[0]!);
       return false;
     });
   },

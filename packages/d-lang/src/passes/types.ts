@@ -84,7 +84,16 @@ class ClauseTyper {
     if (e.k === 'agg' || (e.k === 'index' && e.base.k === 'agg')) {
       fail('D_AGG_NULL', e.loc, e.k === 'agg' ? e.name : (e.base as Expr & { k: 'agg' }).name);
     }
-    if (e.k === 'assign' && (e.left.k === 'agg' || (e.left.k === 'index' && e.left.base.k === 'agg'))) return this.aggregation(e);
+    if (e.k === 'assign') {
+      let base: Expr = e.left;
+      let depth = 0;
+      while (base.k === 'index') {
+        base = base.base;
+        depth++;
+      }
+      if (base.k === 'agg' && depth > 1) fail('D_AGG_MDIM', e.loc, base.name);
+      if (base.k === 'agg') return this.aggregation(e);
+    }
     if (e.k === 'call' && e.callee.k === 'ident' && e.callee.module === undefined) {
       const fn = BUILTIN_FUNCTIONS.get(e.callee.name);
       if (fn !== undefined && fn.kind === 'action') return this.action(e.callee.name, e, loc);
@@ -255,6 +264,8 @@ class ClauseTyper {
         arity('D_PROTO_LEN');
         const a = raw[0]!;
         if (a.k === 'agg') fail(name === 'trace' ? 'D_TRACE_AGG' : 'D_PRINT_AGG', a.loc);
+        const whole = a.k === 'ident' && a.module === undefined ? this.ctx.globals.get(a.name) : a.k === 'var' && a.scope === 'self' ? this.ctx.threadLocals.get(a.name) : undefined;
+        if (whole?.kind === 'array' || (a.k === 'ident' && (a.name === 'args' || a.name === 'regs' || a.name === 'uregs'))) fail(name === 'trace' ? 'D_TRACE_DYN' : 'D_PRINT_DYN', a.loc);
         const c = this.cook(a);
         if (isVoid(c.type!)) fail(name === 'trace' ? 'D_TRACE_VOID' : 'D_PRINT_VOID', a.loc);
         args = [c];
@@ -269,8 +280,13 @@ class ClauseTyper {
         break;
       case 'printa': {
         arity('D_PROTO_LEN');
-        if (raw[0]!.k === 'string') args = this.printfArgs(name, raw, e.loc, true);
-        else args = raw.map((a, i) => this.aggregationArg(name, a, i, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
+        if (raw[0]!.k === 'string') {
+          // The format's conversions apply to each aggregation's keys and value: every other argument is an aggregation.
+          const fmt = parseFormat(raw[0]!.value);
+          if (typeof fmt === 'string') fail('D_PRINTF_ARG_TYPE', raw[0]!.loc, name, 1, 1, fmt, 'format', 'string');
+          if (raw.length < 2) fail('D_PRINTA_PROTO', e.loc, 'aggregation argument missing');
+          args = [{ ...raw[0]!, type: this.ctx.env.string }, ...raw.slice(1).map((a, i) => this.aggregationArg(name, a, i + 1, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }))];
+        } else args = raw.map((a, i) => this.aggregationArg(name, a, i, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
         break;
       }
       case 'stack':

@@ -1,0 +1,1 @@
+BEGIN { @a[1] = count(); } END { @a[1]; }

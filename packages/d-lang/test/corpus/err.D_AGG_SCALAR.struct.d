@@ -1,0 +1,1 @@
+struct s { int a; }; BEGIN { @a = sum(*(struct s *)0); }

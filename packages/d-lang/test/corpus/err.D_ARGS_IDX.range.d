@@ -1,0 +1,2 @@
+/* @probes */
+syscall::read:entry { trace(args[7]); }

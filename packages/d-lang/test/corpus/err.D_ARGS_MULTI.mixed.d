@@ -1,0 +1,2 @@
+/* @probes */
+syscall::read:entry, syscall::open:entry { trace(args[0]); }

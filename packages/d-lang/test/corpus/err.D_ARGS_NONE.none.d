@@ -1,0 +1,2 @@
+/* @probes */
+dtrace:::BEGIN { trace(args[0]); }

@@ -1,0 +1,2 @@
+/* @probes */
+sdt:::weird { trace(args[0]); }

@@ -1,0 +1,1 @@
+struct s { char a : 9; };

@@ -1,0 +1,1 @@
+enum e { A = 0x7fffffff, B };

@@ -1,0 +1,1 @@
+`nosuch_t x;

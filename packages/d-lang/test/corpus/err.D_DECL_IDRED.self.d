@@ -1,0 +1,1 @@
+self int t; self int t;

@@ -1,0 +1,1 @@
+struct fwd; struct s { struct fwd f; };

@@ -1,0 +1,1 @@
+struct fwd; struct fwd x;

@@ -1,0 +1,1 @@
+long string x;

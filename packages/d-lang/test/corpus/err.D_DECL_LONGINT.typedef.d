@@ -1,0 +1,1 @@
+long uint64_t x;

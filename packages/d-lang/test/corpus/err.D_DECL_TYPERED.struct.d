@@ -1,0 +1,1 @@
+struct s { int a; }; struct s { int b; };

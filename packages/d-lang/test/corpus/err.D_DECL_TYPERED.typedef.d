@@ -1,0 +1,1 @@
+typedef int foo_t; typedef char foo_t;

@@ -1,0 +1,1 @@
+typedef int f_t(int); BEGIN { trace(*(f_t *)arg0); }

@@ -1,0 +1,1 @@
+BEGIN { commit(1); trace(1); }

@@ -1,0 +1,1 @@
+BEGIN { trace(timestamp(1)); }

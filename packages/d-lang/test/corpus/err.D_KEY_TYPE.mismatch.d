@@ -1,0 +1,1 @@
+BEGIN { a[1] = 1; trace(a["x"]); }

@@ -1,0 +1,1 @@
+BEGIN { @ = llquantize(arg0, 1, 0, 6, 20); }

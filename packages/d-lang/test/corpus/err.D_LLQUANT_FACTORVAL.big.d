@@ -1,0 +1,1 @@
+BEGIN { @ = llquantize(arg0, 100000, 0, 6, 20); }

@@ -1,0 +1,1 @@
+BEGIN { @ = llquantize(arg0, 10, 0, 6, 20); @ = llquantize(arg0, 10, 0, 7, 20); }

@@ -1,0 +1,1 @@
+BEGIN { @ = llquantize(arg0, 10, arg1, 6, 20); }

@@ -1,0 +1,1 @@
+BEGIN { @ = llquantize(arg0, 10, 6, 6, 20); }

@@ -1,0 +1,1 @@
+BEGIN { @ = lquantize(arg0, arg1, 10, 1); }

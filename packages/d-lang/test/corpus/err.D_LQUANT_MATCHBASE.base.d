@@ -1,0 +1,1 @@
+BEGIN { @ = lquantize(arg0, 0, 10, 1); @ = lquantize(arg0, 1, 10, 1); }

@@ -1,0 +1,1 @@
+BEGIN { @ = lquantize(arg0, 10, 0, 1); }

@@ -1,0 +1,1 @@
+BEGIN { @ = lquantize(arg0, 0, 1000000, 100000); }

@@ -1,0 +1,1 @@
+syscall::$5:entry {}

@@ -1,0 +1,1 @@
+struct s { int a : 3; }; BEGIN { trace(offsetof(struct s, a)); }

@@ -1,0 +1,1 @@
+struct fwd; BEGIN { trace(((struct fwd *)0)->a); }

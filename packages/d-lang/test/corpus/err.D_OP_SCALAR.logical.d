@@ -1,0 +1,1 @@
+struct s { int a; }; BEGIN { trace(*(struct s *)0 && 1); }

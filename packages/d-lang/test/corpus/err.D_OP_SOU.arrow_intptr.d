@@ -1,0 +1,1 @@
+BEGIN { trace(((int *)0)->foo); }

@@ -1,0 +1,1 @@
+BEGIN { x = bcopy(0, 0, 0); }

@@ -1,0 +1,2 @@
+/* @probes */
+nosuch:::probe { }

@@ -1,0 +1,3 @@
+/* @cpp */
+#include "nosuch.h"
+BEGIN {}

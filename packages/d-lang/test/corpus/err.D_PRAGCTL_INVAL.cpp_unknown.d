@@ -1,0 +1,3 @@
+/* @cpp */
+#frobnicate
+BEGIN {}

@@ -1,0 +1,2 @@
+#pragma error this is an error
+BEGIN {}

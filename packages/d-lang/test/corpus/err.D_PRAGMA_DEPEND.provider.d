@@ -1,0 +1,3 @@
+/* @probes */
+#pragma D depends_on provider nosuchprov
+BEGIN {}

@@ -1,0 +1,2 @@
+#pragma D depends_on thing foo
+BEGIN {}

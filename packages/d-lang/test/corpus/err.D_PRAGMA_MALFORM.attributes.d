@@ -1,0 +1,2 @@
+#pragma D attributes Bogus/Stable/Common foo
+BEGIN {}

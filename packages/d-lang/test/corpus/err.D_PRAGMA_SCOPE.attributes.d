@@ -1,0 +1,2 @@
+#pragma D attributes Evolving/Evolving/Common nosuchthing
+BEGIN {}

@@ -1,0 +1,2 @@
+#pragma frobnicate now
+BEGIN {}

@@ -1,0 +1,1 @@
+struct s { int a; }; BEGIN / *(struct s *)arg0 / { }

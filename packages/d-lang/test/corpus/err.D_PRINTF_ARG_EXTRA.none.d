@@ -1,0 +1,1 @@
+BEGIN { printf("hello\n", 1); }

@@ -1,0 +1,2 @@
+#pragma D option destructive
+BEGIN { system(1); }

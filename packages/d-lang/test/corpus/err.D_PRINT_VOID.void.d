@@ -1,0 +1,1 @@
+BEGIN { print(bcopy(0, 0, 0)); }

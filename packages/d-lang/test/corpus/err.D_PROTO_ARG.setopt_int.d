@@ -1,0 +1,1 @@
+BEGIN { setopt(1); }

@@ -1,0 +1,1 @@
+provider foo1 { probe x(); };

@@ -1,0 +1,1 @@
+provider foo { probe x(int, int, int, int, int, int, int, int, int, int, int); };

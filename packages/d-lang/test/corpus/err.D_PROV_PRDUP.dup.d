@@ -1,0 +1,1 @@
+provider foo { probe x(); probe x(int); };

@@ -1,0 +1,1 @@
+BEGIN { trace(regs[1000]); }

@@ -1,0 +1,1 @@
+struct s { int a : 3; }; BEGIN { trace(sizeof (((struct s *)0)->a)); }

@@ -1,0 +1,1 @@
+struct s { int a; }; BEGIN { trace(stringof(*(struct s *)0)); }

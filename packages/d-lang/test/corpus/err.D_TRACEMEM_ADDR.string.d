@@ -1,0 +1,1 @@
+struct s { int a; }; BEGIN { tracemem(*(struct s *)0, 3); }

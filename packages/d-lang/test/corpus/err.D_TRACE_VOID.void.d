@@ -1,0 +1,1 @@
+BEGIN { trace(bcopy(0, 0, 0)); }

@@ -1,0 +1,1 @@
+kernel`nosuch_t x;

@@ -1,0 +1,1 @@
+BEGIN { trace(curpsinfo->pr_nothing); }

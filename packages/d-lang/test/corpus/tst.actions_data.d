@@ -1,0 +1,1 @@
+BEGIN { trace(1); trace("s"); print(2); stack(); stack(5); ustack(); ustack(3); ustack(3, 100); jstack(); sym(caller); func(caller); mod(caller); usym(ucaller); ufunc(ucaller); umod(ucaller); uaddr(ucaller); tracemem(arg0, 32); tracemem(arg0, 64, arg1); }

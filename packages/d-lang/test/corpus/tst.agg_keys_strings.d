@@ -1,0 +1,1 @@
+BEGIN { @[execname, probefunc, 1] = sum(arg0); }

@@ -1,0 +1,1 @@
+BEGIN { @ = quantize(arg0, 2); }

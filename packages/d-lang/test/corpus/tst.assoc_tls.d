@@ -1,0 +1,1 @@
+BEGIN { self->m[pid, "k"] = 1; trace(self->m[pid, "k"]); }

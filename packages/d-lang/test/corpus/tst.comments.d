@@ -1,0 +1,4 @@
+/* block
+ comment */ BEGIN // line comment
+{ /* inline */ trace(1); // end
+}

@@ -1,0 +1,1 @@
+int g; string s; self int t; this int l; int arr[string, int]; self string names[int]; uint64_t big; int fixed[4]; BEGIN { g = 1; s = "x"; self->t = 2; this->l = 3; arr["a", 1] = 4; self->names[1] = "n"; big = 5; trace(fixed[1]); }

@@ -1,0 +1,1 @@
+syscall::*read*:entry, fbt:::, fbt::vfs_*:return { @[probefunc] = count(); }

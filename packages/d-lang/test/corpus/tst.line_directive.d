@@ -1,0 +1,2 @@
+#line 100 "foo.d"
+BEGIN { trace(1); }

@@ -1,0 +1,1 @@
+BEGIN { trace($1); trace($$2); trace($pid); trace($target); } pid$target:::entry { }

@@ -1,0 +1,1 @@
+syscall::$2:entry { trace($1); }

@@ -1,0 +1,5 @@
+syscall::read:entry,
+syscall::write:entry
+{
+	@[probefunc] = count();
+}

@@ -1,0 +1,1 @@
+syscall::read:entry /pid == 1 && execname == "sh"/ { self->ts = timestamp; }

@@ -1,0 +1,1 @@
+BEGIN { @x = count(); } END { printa("%@d\n", @x); }

@@ -1,0 +1,1 @@
+BEGIN { printf("%*d %.*s\n", 5, 1, 3, "abcdef"); }

@@ -1,0 +1,1 @@
+/* @probes */ syscall::read:entry, syscall::*:return { @[probefunc] = count(); }

@@ -1,0 +1,1 @@
+profile-97hz { @[cpu] = count(); } tick-1s { printa(@); exit(0); }

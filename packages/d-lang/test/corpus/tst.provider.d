@@ -1,0 +1,1 @@
+provider myprov { probe start(int, char *); probe done__now(int) : (int); };

@@ -1,0 +1,1 @@
+/* @probes */ syscall::read:entry { trace(args[0]); trace(args[2]); }

@@ -1,0 +1,1 @@
+BEGIN { setopt("quiet"); setopt("bufsize", "4m"); ftruncate(); }

@@ -1,0 +1,1 @@
+entry { } read:entry { } syscall:read:entry {} ::: {}

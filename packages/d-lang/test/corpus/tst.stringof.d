@@ -1,0 +1,1 @@
+BEGIN { trace(stringof(arg0)); trace(stringof("x")); }

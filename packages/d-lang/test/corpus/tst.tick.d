@@ -1,0 +1,1 @@
+tick-10ms /timestamp > 10/ { exit(0); }

@@ -1,0 +1,3 @@
+/* @probes */
+#pragma D option zdefs
+foo:::bar { }
