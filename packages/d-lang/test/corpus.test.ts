@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DIAGNOSTICS, compile, formatDiagnostics } from '../src/index.js';
 import { corpusOptions } from './corpus-support.js';
+import { checkProgram } from './dif-check.js';
 
 const dir = join(import.meta.dirname, 'corpus');
 const files = readdirSync(dir).filter((f) => f.endsWith('.d')).sort();
@@ -64,6 +65,7 @@ describe('corpus', () => {
         const errors = r.diagnostics.filter((d) => d.severity === 'error');
         expect(formatDiagnostics({ diagnostics: errors }, { origin: { kind: 'script', name: f } })).toBe('');
         expect(r.program).toBeDefined();
+        expect(checkProgram(r.program!)).toEqual([]);
       });
     } else {
       const tag = f.split('.')[1]!;
