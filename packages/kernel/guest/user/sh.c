@@ -48,6 +48,9 @@ struct command {
 };
 
 static int last_status;
+
+/* Stands for "$?" in a word until the word is used (see expand_status). */
+#define STATUS_MARK '\x01'
 static struct token tokens[MAX_TOKENS];
 static int ntokens;
 
@@ -88,10 +91,8 @@ static const char *expand_dollar(struct word_buffer *w, const char *p)
 	size_t n = 0;
 
 	if (*p == '?') {
-		char num[16];
-
-		snprintf(num, sizeof(num), "%d", last_status);
-		word_add_str(w, num);
+		/* Expanded when the command runs: the status changes within a line. */
+		word_add(w, STATUS_MARK);
 		return p + 1;
 	}
 	if (*p == '$') {
@@ -245,6 +246,26 @@ static int tokenize(const char *p)
 		}
 	}
 	return add_token(T_END, NULL, -1);
+}
+
+/* Replace each STATUS_MARK in a token's text by the current $?. */
+static char *expand_status(char *text)
+{
+	struct word_buffer w = { NULL, 0, 0 };
+	char num[16];
+
+	if (!strchr(text, STATUS_MARK))
+		return text;
+	snprintf(num, sizeof(num), "%d", last_status);
+	word_add_str(&w, "");
+	for (const char *p = text; *p; p++) {
+		if (*p == STATUS_MARK)
+			word_add_str(&w, num);
+		else
+			word_add(&w, *p);
+	}
+	free(text);
+	return w.text;
 }
 
 /* ---- execution ---- */
@@ -427,6 +448,7 @@ static int parse_pipeline(int *pos, struct command *cmds)
 				shell_error("%s", "too many arguments");
 				return -1;
 			}
+			t->text = expand_status(t->text);
 			cmd->argv[cmd->argc++] = t->text;
 			cmd->argv[cmd->argc] = NULL;
 			(*pos)++;
@@ -445,6 +467,7 @@ static int parse_pipeline(int *pos, struct command *cmds)
 			r->kind = strcmp(t->text, "<") == 0 ? '<' : strcmp(t->text, ">>") == 0 ? 'a'
 				: strcmp(t->text, ">&") == 0 ? 'd' : '>';
 			r->fd = t->io_number >= 0 ? t->io_number : r->kind == '<' ? 0 : 1;
+			tokens[*pos + 1].text = expand_status(tokens[*pos + 1].text);
 			r->target = tokens[*pos + 1].text;
 			*pos += 2;
 		} else if (t->kind == T_PIPE) {
