@@ -1,2 +1,18 @@
 // @wdtrace/dtrace-core — see README.md for what this package owns and may depend on.
-export {};
+// The framework (probe registry, ECBs, DIF verifier and VM, buffers,
+// aggregations, dynamic variables, speculations) and the consumer (record
+// decoding and dtrace(1)'s output). DIF, types and the program format are
+// also available as the ./dif, ./types and ./program subpaths.
+export * from './framework/machine.js';
+export * from './framework/faults.js';
+export * from './framework/probes.js';
+export * from './framework/options.js';
+export * from './framework/verify.js';
+export { Arena, ARENA_BASE, difEmulate, loadDifo, type LoadedDifo, type VmFiring, type VmVariables, type TupleEntry } from './framework/vm.js';
+export * from './framework/state.js';
+export * from './consumer/printf.js';
+export * from './consumer/cformat.js';
+export * from './consumer/aggprint.js';
+export * from './consumer/consume.js';
+export * from './program/index.js';
+export * from './builder.js';

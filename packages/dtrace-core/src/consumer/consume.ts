@@ -1,0 +1,432 @@
+// The consumer, after libdtrace's dt_consume.c and dtrace(1)'s chew/chewrec:
+// it snapshots each CPU's principal buffer (the BEGIN CPU first), decodes
+// every firing by its EPID into records, and writes dtrace(1)'s output —
+// the probe line or flow-indented function, trace/printf/printa/stack/
+// tracemem output, library actions (clear, normalize, trunc, setopt, ...),
+// error and drop messages — and the aggregation snapshot at the end.
+
+import { DTRACEACT, DTRACEAGG, DT_ACT, dtraceActIsAggregation } from '../program/actions.js';
+import type { ActionDescription, AggregationDescription, CompiledProgram, RecordDescription } from '../program/program.js';
+import { DIF_TYPE_STRING } from '../dif/constants.js';
+import type { DTraceState, BufferEntry, AggregationEntry, EnabledProbe } from '../framework/state.js';
+import { faultString, DTRACEFLT } from '../framework/faults.js';
+import { setOption } from '../framework/options.js';
+import { formatPrintf, parsePrintfFormat, printfArgumentCount, formatStack, type Datum, type FormatPiece } from './printf.js';
+import { averageValue, printBytes, printDatumInteger, printLlquantize, printLquantize, printQuantize, stddevValue, traceInteger, quantizeBucketValue, rjust } from './aggprint.js';
+
+export interface ConsumerOutput {
+  /** Trace output (stdout or -o file). */
+  out(s: string): void;
+  /** Messages: errors and drops, already prefixed "dtrace: ". */
+  err(s: string): void;
+}
+
+/** One decoded firing, for --json. */
+export interface JsonRecord {
+  cpu: number;
+  id: number;
+  epid: number;
+  probe: string;
+  timestamp: string;
+  output: string;
+}
+
+const decoder = new TextDecoder();
+
+function cString(b: Uint8Array): string {
+  let end = b.indexOf(0);
+  if (end < 0) end = b.length;
+  return decoder.decode(b.subarray(0, end));
+}
+
+export class Consumer {
+  private heading = false;
+  private readonly formats = new Map<number, FormatPiece[]>();
+  private readonly normals = new Map<number, bigint>();
+  private readonly printed = new Set<number>();
+  private indent = 0;
+  /** Set when a firing recorded exit(). */
+  exitSeen = false;
+  json: ((r: JsonRecord) => void) | undefined;
+
+  constructor(
+    readonly state: DTraceState,
+    readonly output: ConsumerOutput,
+  ) {}
+
+  private get program(): CompiledProgram {
+    return this.state.program;
+  }
+  private get opts() {
+    return this.state.options;
+  }
+
+  private format(id: number): FormatPiece[] {
+    let f = this.formats.get(id);
+    if (!f) {
+      const desc = this.program.formats.find((x) => x.id === id) ?? this.program.formats[id];
+      if (!desc) throw new Error(`record refers to format ${id}, which the program does not define`);
+      f = parsePrintfFormat(desc.format, this.program.dataModel);
+      this.formats.set(id, f);
+    }
+    return f;
+  }
+
+  /** dtrace_consume: every CPU's buffer, the CPU that ran BEGIN first. */
+  consume(final: boolean): void {
+    const n = this.state.machine.ncpus;
+    const order = [this.state.beganOn, ...Array.from({ length: n }, (_, i) => i).filter((i) => i !== this.state.beganOn)];
+    for (const cpu of order) {
+      const snap = this.state.snapshot(cpu, final);
+      for (const e of snap.entries) this.entry(cpu, e);
+      if (snap.drops > 0) this.output.err(`dtrace: ${snap.drops} drop${snap.drops > 1 ? 's' : ''} on CPU ${cpu}\n`);
+    }
+    const aggDrops = this.state.takeAggregationDrops();
+    aggDrops.forEach((d, cpu) => {
+      if (d > 0) this.output.err(`dtrace: ${d} aggregation drop${d > 1 ? 's' : ''} on CPU ${cpu}\n`);
+    });
+    this.reportDrops();
+  }
+
+  private reported = { dynamic: 0, speculative: 0, specBusy: 0, specUnavailable: 0, doubleError: 0 };
+
+  /** dt_handle_status: counts that grew since the last report. */
+  private reportDrops(): void {
+    const d = this.state.drops;
+    const msg = (now: number, key: keyof typeof this.reported, text: (n: number, s: string) => string): void => {
+      const delta = now - this.reported[key];
+      if (delta > 0) this.output.err(`dtrace: ${text(delta, delta > 1 ? 's' : '')}\n`);
+      this.reported[key] = now;
+    };
+    msg(d.dynamic, 'dynamic', (n, s) => `${n} dynamic variable drop${s}`);
+    msg(d.speculative, 'speculative', (n, s) => `${n} speculative drop${s}`);
+    msg(d.specBusy, 'specBusy', (n, s) => `${n} failed speculation${s} (busy)`);
+    msg(d.specUnavailable, 'specUnavailable', (n, s) => `${n} failed speculation${s} (no speculative buffer available)`);
+    msg(d.doubleError, 'doubleError', (n, s) => `${n} error${s} in ERROR probe enabling`);
+  }
+
+  private entry(cpu: number, e: BufferEntry): void {
+    const ep = this.state.epid(e.epid);
+    if (!ep) throw new Error(`buffer holds unknown EPID ${e.epid}`);
+    if (e.kind === 'error') {
+      const p = ep.probe;
+      const details = e.fault === DTRACEFLT.BADADDR || e.fault === DTRACEFLT.BADALIGN || e.fault === DTRACEFLT.KPRIV || e.fault === DTRACEFLT.UPRIV ? ` (0x${BigInt.asUintN(64, e.address).toString(16)})` : '';
+      const where = e.action === 0 ? 'predicate' : `action #${e.action}`;
+      const off = e.offset !== -1 ? ` at DIF offset ${e.offset}` : '';
+      this.output.err(`dtrace: error on enabled probe ID ${e.epid} (ID ${p.id}: ${p.provider}:${p.module}:${p.function}:${p.name}): ${faultString(e.fault)}${details} in ${where}${off}\n`);
+      return;
+    }
+    let text = '';
+    const quiet = (): boolean => this.opts.quiet;
+    const flow = this.opts.flowindent;
+    const p = ep.probe;
+    if (!quiet() || flow) {
+      if (!this.heading) {
+        text += flow ? `${'CPU'.padStart(3)} ${'FUNCTION'.padEnd(41)}\n` : `${'CPU'.padStart(3)} ${'ID'.padStart(6)} ${'FUNCTION:NAME'.padStart(32)}\n`;
+        this.heading = true;
+      }
+    }
+    if (flow) {
+      text += this.flowLine(cpu, ep);
+    } else if (!quiet()) {
+      text += `${String(cpu).padStart(3)} ${String(p.id).padStart(6)} ${`${p.function}:${p.name}`.padStart(32)} `;
+    }
+    const view = new DataView(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength);
+    const recs = ep.ecb.actions.filter((a) => a.record && !dtraceActIsAggregation(a.kind)) as (ActionDescription & { record: RecordDescription })[];
+    for (let i = 0; i < recs.length; i++) {
+      const act = recs[i]!;
+      const rec = act.record;
+      const bytes = e.bytes.subarray(rec.offset, rec.offset + rec.size);
+      const intValue = (): bigint => readInt(view, rec.offset, rec.size);
+      if (act.kind === DTRACEACT.LIBACT) {
+        const which = Number(rec.uarg || act.uarg);
+        switch (which) {
+          case DT_ACT.CLEAR:
+            this.clear(Number(intValue()));
+            continue;
+          case DT_ACT.DENORMALIZE:
+            this.normals.delete(Number(intValue()));
+            continue;
+          case DT_ACT.NORMALIZE: {
+            const next = recs[++i];
+            if (!next) throw new Error('normalize() record without its value');
+            this.normals.set(Number(intValue()), readInt(view, next.record.offset, next.record.size));
+            continue;
+          }
+          case DT_ACT.TRUNC: {
+            const next = recs[++i];
+            if (!next) throw new Error('trunc() record without its count');
+            this.trunc(Number(intValue()), BigInt.asIntN(64, readInt(view, next.record.offset, next.record.size)));
+            continue;
+          }
+          case DT_ACT.SETOPT: {
+            const next = recs[++i];
+            const name = cString(bytes);
+            const value = next && next.record.size > 8 ? cString(e.bytes.subarray(next.record.offset, next.record.offset + next.record.size)) : null;
+            try {
+              setOption(this.opts, name, value);
+            } catch (err) {
+              this.output.err(`dtrace: couldn't set option "${name}" to "${value ?? '1'}": Invalid option name\n`);
+            }
+            continue;
+          }
+          default:
+            continue;
+        }
+      }
+      if (act.kind === DTRACEACT.EXIT) {
+        this.exitSeen = true;
+        continue;
+      }
+      if (act.kind === DTRACEACT.SPECULATE || act.kind === DTRACEACT.COMMIT || act.kind === DTRACEACT.DISCARD || rec.size === 0) continue;
+      if (act.kind === DTRACEACT.STACK || act.kind === DTRACEACT.USTACK) {
+        text += formatStack(this.stackFrames(bytes, act.kind === DTRACEACT.USTACK), this.opts.stackindent);
+        continue;
+      }
+      if (act.kind === DTRACEACT.SYM || act.kind === DTRACEACT.MOD || act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR) {
+        const pc = act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR ? readInt(view, rec.offset + 8, 8) : intValue();
+        let s = this.state.machine.symbols.addrToString(pc);
+        if (act.kind === DTRACEACT.MOD || act.kind === DTRACEACT.UMOD) s = s.includes('`') ? s.slice(0, s.indexOf('`')) : s;
+        if (act.kind === DTRACEACT.SYM || act.kind === DTRACEACT.USYM) s = s.replace(/\+0x[0-9a-f]+$/, '');
+        text += '  ' + s.padEnd(50);
+        continue;
+      }
+      if (act.kind === DTRACEACT.PRINTF || act.kind === DTRACEACT.SYSTEM || act.kind === DTRACEACT.FREOPEN) {
+        const pieces = this.format(rec.format);
+        const n = printfArgumentCount(pieces);
+        const args: Datum[] = [];
+        for (let k = 0; k < n; k++) {
+          const r = recs[i + k];
+          if (!r) throw new Error('printf( ) record count mismatch');
+          args.push(this.datum(r, view, e.bytes));
+        }
+        const s = formatPrintf(pieces, args, { symbols: this.state.machine.symbols, stackIndent: this.opts.stackindent });
+        // system() and freopen() are performed by the host (the CLI); here they print nothing.
+        if (act.kind === DTRACEACT.PRINTF) text += s;
+        if (n > 0) i += n - 1;
+        continue;
+      }
+      if (act.kind === DTRACEACT.PRINTA) {
+        const ids: number[] = [];
+        let j = i;
+        for (; j < recs.length && recs[j]!.kind === DTRACEACT.PRINTA && recs[j]!.record.uarg === rec.uarg; j++) {
+          ids.push(Number(readInt(view, recs[j]!.record.offset, recs[j]!.record.size)));
+        }
+        i = j - 1;
+        const fmt = rec.format >= 0 && this.program.formats.some((f, k) => (f.id ?? k) === rec.format && f.kind === 'printa') ? this.format(rec.format) : undefined;
+        text += this.printa(ids, fmt);
+        continue;
+      }
+      if (act.kind === DTRACEACT.TRACEMEM) {
+        text += printBytes(bytes, -33, quiet(), true);
+        continue;
+      }
+      if (rec.size === 1 || rec.size === 2 || rec.size === 4 || rec.size === 8) text += traceInteger(intValue(), rec.size, quiet());
+      else text += printBytes(bytes, -33, quiet(), this.opts.rawbytes);
+    }
+    if (!quiet()) text += '\n';
+    if (flow && p.name === 'entry') this.indent += 2;
+    this.output.out(text);
+    if (this.json) {
+      const ts = (BigInt(view.getUint32(4, true)) << 32n) | BigInt(view.getUint32(8, true));
+      this.json({ cpu, id: p.id, epid: e.epid, probe: `${p.provider}:${p.module}:${p.function}:${p.name}`, timestamp: ts.toString(), output: text });
+    }
+  }
+
+  /** dt_flowindent: " -> func" on entry, " <- func" on return, "| func:name" otherwise. */
+  private flowLine(cpu: number, ep: EnabledProbe): string {
+    const p = ep.probe;
+    const isEntry = p.name === 'entry' || p.name.endsWith('-entry');
+    const isReturn = p.name === 'return' || p.name.endsWith('-return');
+    const sys = p.provider === 'syscall';
+    let name: string;
+    if (isReturn && this.indent > 0) this.indent -= 2;
+    if (isEntry) name = `${' '.repeat(this.indent)}${sys ? ' => ' : ' -> '}${p.function}`;
+    else if (isReturn) name = `${' '.repeat(this.indent)}${sys ? ' <= ' : ' <- '}${p.function}`;
+    else name = `${' '.repeat(this.indent)}| ${p.function}:${p.name}`;
+    return `${String(cpu).padStart(3)} ${name.padEnd(41)} `;
+  }
+
+  private stackFrames(bytes: Uint8Array, user: boolean): string[] {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const frames: string[] = [];
+    for (let off = user ? 8 : 0; off + 8 <= bytes.length; off += 8) {
+      const pc = view.getBigUint64(off, true);
+      if (pc === 0n) break;
+      frames.push(this.state.machine.symbols.addrToString(pc));
+    }
+    return frames;
+  }
+
+  private datum(r: ActionDescription & { record: RecordDescription }, view: DataView, bytes: Uint8Array): Datum {
+    const rec = r.record;
+    if (r.kind === DTRACEACT.STACK || r.kind === DTRACEACT.USTACK) {
+      return { type: 'stack', frames: this.stackFrames(bytes.subarray(rec.offset, rec.offset + rec.size), r.kind === DTRACEACT.USTACK) };
+    }
+    const rtype = r.difo?.rtype;
+    if ((rtype && rtype.kind === DIF_TYPE_STRING) || ![1, 2, 4, 8].includes(rec.size)) {
+      return { type: 'bytes', value: bytes.subarray(rec.offset, rec.offset + rec.size) };
+    }
+    return { type: 'int', value: readInt(view, rec.offset, rec.size), size: rec.size, signed: true };
+  }
+
+  // -------------------------------------------------------------------------
+  // Aggregations: snapshot, sort, print.
+
+  private clear(id: number): void {
+    const table = this.state.aggregations.get(id);
+    const desc = this.state.aggregationDescs.get(id);
+    if (!table || !desc) return;
+    for (const e of table.values()) e.data = e.data.map((_, k) => (k === 0 && (desc.function === DTRACEAGG.LQUANTIZE || desc.function === DTRACEAGG.LLQUANTIZE) ? e.data[0]! : 0n));
+  }
+
+  private trunc(id: number, keep: bigint): void {
+    const table = this.state.aggregations.get(id);
+    const desc = this.state.aggregationDescs.get(id);
+    if (!table || !desc) return;
+    const entries = [...table.entries()].sort((a, b) => compareValues(desc, b[1], a[1]) || compareKeys(desc, b[1], a[1]));
+    if (keep < 0n) entries.reverse();
+    const n = Number(keep < 0n ? -keep : keep);
+    for (const [k] of entries.slice(n)) table.delete(k);
+  }
+
+  /** Entries of one aggregation, sorted as dtrace_aggregate_walk_sorted with the aggsort* options. */
+  sortedEntries(id: number): AggregationEntry[] {
+    const table = this.state.aggregations.get(id);
+    const desc = this.state.aggregationDescs.get(id)!;
+    if (!table) return [];
+    const entries = [...table.values()];
+    const byKey = this.opts.aggsortkey;
+    entries.sort((a, b) => {
+      const kv = compareKeys(desc, a, b, this.opts.aggsortkeypos);
+      const vv = compareValues(desc, a, b);
+      const r = byKey ? kv || vv : vv || kv;
+      return this.opts.aggsortrev ? -r : r;
+    });
+    return entries;
+  }
+
+  private valueText(desc: AggregationDescription, e: AggregationEntry): string {
+    const normal = this.normals.get(desc.id) ?? 1n;
+    switch (desc.function) {
+      case DTRACEAGG.AVG: return ' ' + rjust(String(averageValue(e.data, normal)), 16);
+      case DTRACEAGG.STDDEV: return ' ' + rjust(String(stddevValue(e.data, normal)), 16);
+      case DTRACEAGG.QUANTIZE: return printQuantize(e.data, normal);
+      case DTRACEAGG.LQUANTIZE: return printLquantize(e.data, normal);
+      case DTRACEAGG.LLQUANTIZE: return printLlquantize(e.data, normal);
+      default: return printDatumInteger(e.data[0]!, 8, normal);
+    }
+  }
+
+  private keyText(desc: AggregationDescription, e: AggregationEntry): string {
+    let s = '';
+    e.keys.forEach((k, idx) => {
+      if (k instanceof Uint8Array) {
+        const kt = desc.keys[idx];
+        if (kt?.typeName === 'stack' || kt?.typeName === 'ustack') s += formatStack(this.stackFrames(k, kt.typeName === 'ustack'), this.opts.stackindent);
+        else s += printBytes(k, -50, false, false);
+      } else {
+        const size = desc.keys[idx]?.type.size ?? 8;
+        s += printDatumInteger(k, [1, 2, 4, 8].includes(size) ? size : 8);
+      }
+    });
+    return s;
+  }
+
+  /** dt_print_aggs for one aggregation, all entries. */
+  private printAggregation(id: number): string {
+    const desc = this.state.aggregationDescs.get(id);
+    if (!desc) return '';
+    let out = '';
+    for (const e of this.sortedEntries(id)) {
+      // dt_print_aggs ends every entry with a newline, histograms included.
+      out += this.keyText(desc, e) + this.valueText(desc, e) + '\n';
+    }
+    return out;
+  }
+
+  /** printa(): without a format, "\n" then the default layout; with one, the format per entry. */
+  printa(ids: readonly number[], pieces?: FormatPiece[]): string {
+    for (const id of ids) this.printed.add(id);
+    if (!pieces) return '\n' + ids.map((id) => this.printAggregation(id)).join('');
+    const first = ids[0]!;
+    const desc = this.state.aggregationDescs.get(first);
+    if (!desc) return '';
+    let out = '';
+    for (const e of this.sortedEntries(first)) {
+      const args: Datum[] = e.keys.map((k, idx) =>
+        k instanceof Uint8Array ? { type: 'bytes', value: k } : { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: true },
+      );
+      const rendered = this.valueText(desc, e);
+      const simple = desc.function === DTRACEAGG.COUNT || desc.function === DTRACEAGG.SUM || desc.function === DTRACEAGG.MIN || desc.function === DTRACEAGG.MAX;
+      const agg: Datum = simple
+        ? { type: 'aggregation', rendered, value: BigInt.asIntN(64, e.data[0]!) / (this.normals.get(first) ?? 1n) }
+        : { type: 'aggregation', rendered };
+      out += formatPrintf(pieces, args, { symbols: this.state.machine.symbols }, agg);
+    }
+    return out;
+  }
+
+  /** dtrace_aggregate_print: every aggregation printa() has not printed, in id order. */
+  printAggregations(): string {
+    let out = '';
+    const ids = [...this.state.aggregationDescs.keys()].sort((a, b) => a - b);
+    for (const id of ids) {
+      if (this.printed.has(id)) continue;
+      out += this.printAggregation(id);
+    }
+    return out;
+  }
+}
+
+function readInt(view: DataView, off: number, size: number): bigint {
+  switch (size) {
+    case 1: return BigInt(view.getUint8(off));
+    case 2: return BigInt(view.getUint16(off, true));
+    case 4: return BigInt(view.getUint32(off, true));
+    default: return view.getBigUint64(off, true);
+  }
+}
+
+function aggregateScalar(desc: AggregationDescription, e: AggregationEntry): bigint {
+  switch (desc.function) {
+    case DTRACEAGG.AVG: return averageValue(e.data);
+    case DTRACEAGG.STDDEV: return stddevValue(e.data);
+    case DTRACEAGG.QUANTIZE: return e.data.reduce((s, c, i) => s + c * quantizeBucketValue(i), 0n);
+    case DTRACEAGG.LQUANTIZE:
+    case DTRACEAGG.LLQUANTIZE: return e.data.slice(1).reduce((s, c, i) => s + c * BigInt(i), 0n);
+    default: return BigInt.asIntN(64, e.data[0]!);
+  }
+}
+
+function compareValues(desc: AggregationDescription, a: AggregationEntry, b: AggregationEntry): number {
+  const x = aggregateScalar(desc, a);
+  const y = aggregateScalar(desc, b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function compareKeys(desc: AggregationDescription, a: AggregationEntry, b: AggregationEntry, startPos = 0): number {
+  const n = a.keys.length;
+  for (let k = 0; k < n; k++) {
+    const idx = (k + startPos) % Math.max(n, 1);
+    const x = a.keys[idx]!;
+    const y = b.keys[idx]!;
+    let r: number;
+    if (x instanceof Uint8Array && y instanceof Uint8Array) {
+      const sx = cString(x);
+      const sy = cString(y);
+      r = sx < sy ? -1 : sx > sy ? 1 : 0;
+    } else {
+      const size = desc.keys[idx]?.type.size ?? 8;
+      const vx = BigInt.asIntN(size * 8, x as bigint);
+      const vy = BigInt.asIntN(size * 8, y as bigint);
+      r = vx < vy ? -1 : vx > vy ? 1 : 0;
+    }
+    if (r !== 0) return r;
+  }
+  return 0;
+}
+
+export function isStringKey(desc: AggregationDescription, idx: number): boolean {
+  return desc.keys[idx]?.type.kind === DIF_TYPE_STRING;
+}

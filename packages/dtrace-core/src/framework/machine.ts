@@ -1,0 +1,87 @@
+// What the framework needs from the machine it traces, as interfaces the
+// kernel package implements (dtrace-core never imports it): CPU identity and
+// the virtual clock, NOFAULT-safe guest memory access, the current thread,
+// stack walking and symbol lookup. `IdleMachine` is a complete machine with
+// no guest: CPUs that only idle, a virtual clock, no guest memory — what the
+// dtrace and profile providers fire on until a guest runs.
+
+import type { ConsumerSymbols } from '../consumer/printf.js';
+
+/** The thread a probe fired in (curthread's identity as D sees it). */
+export interface ThreadIdentity {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly tid: number;
+  readonly uid: number;
+  readonly gid: number;
+  readonly execname: string;
+}
+
+export interface MachineInterface {
+  /** Number of CPUs; CPU ids are 0..ncpus-1. */
+  readonly ncpus: number;
+  /** Virtual time since boot, in nanoseconds (timestamp). */
+  now(): bigint;
+  /** Wall-clock time in nanoseconds since the epoch (walltimestamp). */
+  walltime(): bigint;
+  /**
+   * NOFAULT-safe load of `size` bytes (1, 2, 4, 8, little-endian) at a guest
+   * virtual address, kernel (`user` false) or current user space. Returns
+   * undefined when the access would fault: the framework turns that into
+   * DTRACEFLT_BADADDR instead of a guest fault.
+   */
+  load(addr: bigint, size: number, user: boolean): bigint | undefined;
+  /** The thread running on `cpu` now. */
+  thread(cpu: number): ThreadIdentity;
+  /** Kernel stack of `cpu` (return addresses, innermost first), at most `depth` frames. */
+  kernelStack(cpu: number, depth: number): bigint[];
+  /** User stack of the current thread on `cpu`. */
+  userStack(cpu: number, depth: number): bigint[];
+  /** Symbol lookup for %a, sym(), mod(), stack(). */
+  readonly symbols: ConsumerSymbols;
+}
+
+/** The pid-0 idle thread every CPU of an idle machine runs. */
+export const IDLE_THREAD: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
+
+/**
+ * A machine with no guest: `ncpus` idle CPUs and a virtual clock that the
+ * caller advances. Every guest load faults (there is no guest memory).
+ */
+export class IdleMachine implements MachineInterface {
+  private clock = 0n;
+  readonly symbols: ConsumerSymbols = {
+    addrToString: (a) => `0x${BigInt.asUintN(64, a).toString(16)}`,
+  };
+
+  constructor(
+    readonly ncpus = 1,
+    /** Wall-clock time at virtual time 0, ns since the epoch. */
+    private readonly bootWalltime = 0n,
+  ) {
+    if (!Number.isInteger(ncpus) || ncpus < 1) throw new RangeError(`machine needs at least one CPU, got ${ncpus}`);
+  }
+
+  now(): bigint {
+    return this.clock;
+  }
+  walltime(): bigint {
+    return this.bootWalltime + this.clock;
+  }
+  /** Moves virtual time forward to `t` (never backwards). */
+  advanceTo(t: bigint): void {
+    if (t > this.clock) this.clock = t;
+  }
+  load(): bigint | undefined {
+    return undefined;
+  }
+  thread(): ThreadIdentity {
+    return IDLE_THREAD;
+  }
+  kernelStack(): bigint[] {
+    return [];
+  }
+  userStack(): bigint[] {
+    return [];
+  }
+}

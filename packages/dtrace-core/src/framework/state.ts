@@ -1,0 +1,637 @@
+// The DTrace state (dtrace_state_t) of one consumer, after illumos dtrace.c.
+//
+// Roadmap:
+//   DTrace ECB Functions       enabling a compiled program: ECBs per probe,
+//                              EPIDs, verifier pass, destructive check
+//   DTrace Probe Context       dtrace_probe(): predicate, actions, records,
+//                              aggregations, speculations, faults -> ERROR
+//   DTrace Buffer Functions    per-CPU principal buffers with switch, fill
+//                              and ring policies, drop counting
+//   DTrace Dynamic Variables   globals, thread-locals, associative arrays
+//                              within dynvarsize, dynamic-variable drops
+//   DTrace Control             go (BEGIN), stop (END), buffer snapshots
+//
+// A firing's data in a principal buffer (one "chunk" per firing):
+//
+//   +----------+--------------+--------------+----------+----------+---
+//   | EPID u32 | timestamp hi | timestamp lo | record 0 | record 1 | ...
+//   +----------+--------------+--------------+----------+----------+---
+//   0          4              8              rec.offset (from the ECB's record layout)
+
+import type { CompiledProgram, EcbDescription, ActionDescription, AggregationDescription, ProbeDescription } from '../program/program.js';
+import { DTRACEACT, DTRACEAGG, dtraceActIsAggregation, dtraceActIsDestructive, DTRACE_QUANTIZE_NBUCKETS, lquantizeParams, llquantizeParams } from '../program/actions.js';
+import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_TYPE_STRING } from '../dif/constants.js';
+import type { MachineInterface } from './machine.js';
+import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
+import { type DTraceOptions, defaultOptions } from './options.js';
+import { Arena, difEmulate, loadDifo, readBytes, readString, type LoadedDifo, type VmFiring, type VmVariables } from './vm.js';
+import { verifyDifo } from './verify.js';
+import { DifFault } from './faults.js';
+import { quantizeBucket, llquantizeBucketCount } from '../consumer/aggprint.js';
+
+export const DTRACE_EPIDNONE = 0;
+
+/** An enabled probe: one ECB (clause) on one probe. */
+export interface EnabledProbe {
+  readonly epid: number;
+  readonly probe: Probe;
+  readonly ecb: EcbDescription;
+  readonly predicate?: LoadedDifo;
+  readonly actions: readonly (LoadedDifo | undefined)[];
+}
+
+/** A principal-buffer entry: a firing's bytes, or the library ERROR enabling's data. */
+export type BufferEntry =
+  | { readonly kind: 'data'; readonly epid: number; readonly bytes: Uint8Array }
+  | { readonly kind: 'error'; readonly epid: number; readonly action: number; readonly offset: number; readonly fault: number; readonly address: bigint };
+
+interface PrincipalBuffer {
+  entries: BufferEntry[];
+  used: number;
+  drops: number;
+  /** Fill policy: the buffer filled up and tracing stopped on it. */
+  full: boolean;
+}
+
+/** One aggregation entry: key tuple values and the aggregated data words. */
+export interface AggregationEntry {
+  readonly keys: readonly (bigint | Uint8Array)[];
+  data: bigint[];
+}
+
+interface Speculation {
+  state: 'inactive' | 'active';
+  entries: BufferEntry[];
+  used: number;
+  cpu: number;
+}
+
+export interface DropCounts {
+  aggregation: number;
+  dynamic: number;
+  speculative: number;
+  specBusy: number;
+  specUnavailable: number;
+  doubleError: number;
+}
+
+export class LoadError extends Error {}
+
+const ERROR_RECORD_SIZE = 48;
+const encoder = new TextEncoder();
+
+export type Activity = 'inactive' | 'warmup' | 'active' | 'draining' | 'cooldown' | 'stopped';
+
+export class DTraceState {
+  readonly options: DTraceOptions;
+  readonly arena: Arena;
+  readonly enabled: EnabledProbe[] = [];
+  private readonly ecbsByProbe = new Map<number, EnabledProbe[]>();
+  private readonly buffers: PrincipalBuffer[] = [];
+  readonly aggregations = new Map<number, Map<string, AggregationEntry>>();
+  readonly aggregationDescs = new Map<number, AggregationDescription>();
+  private aggregationBytes = 0;
+  private readonly aggDrops: number[] = [];
+  readonly drops: DropCounts = { aggregation: 0, dynamic: 0, speculative: 0, specBusy: 0, specUnavailable: 0, doubleError: 0 };
+  private readonly speculations: Speculation[] = [];
+  private readonly globals = new Map<number, bigint | Uint8Array>();
+  private readonly dynamic = new Map<string, bigint | Uint8Array>();
+  private dynamicBytes = 0;
+  activity: Activity = 'inactive';
+  /** exit() status once an exit action ran. */
+  exitStatus: number | undefined;
+  beganOn = 0;
+  endedOn = 0;
+  /** Instructions executed by the DIF VM (bench). */
+  instructions = 0;
+  private inError = false;
+  readonly matchedProbes: number;
+
+  constructor(
+    readonly program: CompiledProgram,
+    readonly registry: ProbeRegistry,
+    readonly machine: MachineInterface,
+    options?: DTraceOptions,
+  ) {
+    this.options = options ?? defaultOptions();
+    if (program.destructive && !this.options.destructive) {
+      throw new LoadError('could not enable tracing: Destructive actions not allowed');
+    }
+    const staticSize = 64 * 1024 + program.ecbs.reduce((n, e) => n + e.actions.reduce((m, a) => m + (a.difo?.strtab.length ?? 0) + 8, (e.predicate?.strtab.length ?? 0) + 8), 0);
+    this.arena = new Arena(staticSize, Math.max(this.options.scratchsize, this.options.strsize * 8));
+    for (let i = 0; i < machine.ncpus; i++) {
+      this.buffers.push({ entries: [], used: 0, drops: 0, full: false });
+      this.aggDrops.push(0);
+    }
+    for (let i = 0; i < this.options.nspec; i++) this.speculations.push({ state: 'inactive', entries: [], used: 0, cpu: 0 });
+    for (const a of program.aggregations) {
+      this.aggregationDescs.set(a.id, a);
+      this.aggregations.set(a.id, new Map());
+    }
+    let matched = 0;
+    for (const ecb of program.ecbs) {
+      const predicate = ecb.predicate ? this.load(ecb.predicate, `clause ${ecb.clause} predicate`) : undefined;
+      const actions = ecb.actions.map((a, i) => (a.difo ? this.load(a.difo, `clause ${ecb.clause} action #${i + 1}`) : undefined));
+      if (!this.options.destructive && ecb.actions.some((a) => dtraceActIsDestructive(a.kind))) {
+        throw new LoadError('could not enable tracing: Destructive actions not allowed');
+      }
+      for (const desc of ecb.probes) {
+        const probes = registry.match(desc);
+        if (probes.length === 0) throw new LoadError(`probe description ${describe(desc)} does not match any probes`);
+        for (const probe of probes) {
+          const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions };
+          this.enabled.push(ep);
+          let list = this.ecbsByProbe.get(probe.id);
+          if (!list) {
+            list = [];
+            this.ecbsByProbe.set(probe.id, list);
+            matched++;
+          }
+          list.push(ep);
+        }
+      }
+    }
+    this.matchedProbes = matched;
+  }
+
+  private load(difo: NonNullable<ActionDescription['difo']>, where: string): LoadedDifo {
+    const v = verifyDifo(difo);
+    if (v.errors.length > 0) throw new LoadError(`invalid DIF in ${where}: ${v.errors[0]}`);
+    if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
+    return loadDifo(difo, this.arena);
+  }
+
+  /** Enables every matched probe with its provider (dtrace_ecb_enable). */
+  enable(): void {
+    for (const probeId of this.ecbsByProbe.keys()) {
+      const probe = this.registry.probe(probeId)!;
+      if (probe.enabledCount++ === 0) this.registry.provider(probe.provider)?.ops.enable(probe.id, probe.providerArg);
+    }
+  }
+
+  disable(): void {
+    for (const probeId of this.ecbsByProbe.keys()) {
+      const probe = this.registry.probe(probeId)!;
+      if (--probe.enabledCount === 0) this.registry.provider(probe.provider)?.ops.disable(probe.id, probe.providerArg);
+    }
+  }
+
+  epid(epid: number): EnabledProbe | undefined {
+    return this.enabled[epid - 1];
+  }
+
+  isEnabled(probeId: number): boolean {
+    return this.ecbsByProbe.has(probeId);
+  }
+
+  // -------------------------------------------------------------------------
+  // DTrace Probe Context: dtrace_probe(). Runs each ECB of the probe; a fault
+  // abandons that ECB's data and fires dtrace:::ERROR.
+
+  probe(probeId: number, cpu: number, args: readonly bigint[]): void {
+    const list = this.ecbsByProbe.get(probeId);
+    if (!list) return;
+    const probe = list[0]!.probe;
+    const isEnd = probe.provider === 'dtrace' && probe.name === 'END';
+    const isBegin = probe.provider === 'dtrace' && probe.name === 'BEGIN';
+    const isError = probe.provider === 'dtrace' && probe.name === 'ERROR';
+    switch (this.activity) {
+      case 'warmup': if (!isBegin && !isError) return; break;
+      case 'active': break;
+      case 'draining': if (!isError) return; break;
+      case 'cooldown': if (!isEnd && !isError) return; break;
+      default: return;
+    }
+    const buf = this.buffers[cpu]!;
+    if (buf.full && !isEnd) return;
+    const timestamp = this.machine.now();
+    for (const ep of list) this.runEcb(ep, cpu, args, timestamp);
+  }
+
+  private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint): VmFiring {
+    const state = this;
+    return {
+      machine: this.machine,
+      arena: this.arena,
+      variables: this.variables,
+      locals: new Map(),
+      cpu,
+      probeId: ep.probe.id,
+      epid: ep.epid,
+      args,
+      probe: ep.probe,
+      timestamp,
+      strsize: this.options.strsize,
+      speculation: () => state.speculationAllocate(cpu),
+      instructions: 0,
+    };
+  }
+
+  private runEcb(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint): void {
+    const f = this.firing(ep, cpu, args, timestamp);
+    this.arena.resetScratch();
+    let ndx = 0;
+    try {
+      if (ep.predicate && difEmulate(ep.predicate, f) === 0n) {
+        this.instructions += f.instructions;
+        return;
+      }
+      const ecb = ep.ecb;
+      const chunk = new Uint8Array(ecb.size);
+      const view = new DataView(chunk.buffer);
+      view.setUint32(0, ep.epid, true);
+      if (ecb.headerSize >= 12) {
+        view.setUint32(4, Number((timestamp >> 32n) & 0xffffffffn), true);
+        view.setUint32(8, Number(timestamp & 0xffffffffn), true);
+      }
+      let spec: Speculation | undefined;
+      let speculating = false;
+      let committed: number | undefined;
+      let discarded: number | undefined;
+      const actions = ecb.actions;
+      for (let i = 0; i < actions.length; i++) {
+        ndx = i + 1;
+        const act = actions[i]!;
+        const difo = ep.actions[i];
+        if (dtraceActIsAggregation(act.kind)) {
+          const keys: (bigint | Uint8Array)[] = [];
+          for (let k = 1; k <= act.ntuple; k++) {
+            ndx = i + 1 + k;
+            const kact = actions[i + k]!;
+            const kd = ep.actions[i + k];
+            keys.push(this.recordValue(kact, kd, f));
+          }
+          ndx = i + 1;
+          const value = difo ? difEmulate(difo, f) : 1n;
+          this.aggregate(act, keys, value, cpu);
+          i += act.ntuple;
+          continue;
+        }
+        const value = this.recordValue(act, difo, f);
+        switch (act.kind) {
+          case DTRACEACT.SPECULATE: {
+            speculating = true;
+            const id = Number(value as bigint);
+            spec = id >= 1 && id <= this.speculations.length ? this.speculations[id - 1] : undefined;
+            if (spec && spec.state !== 'active') spec = undefined;
+            break;
+          }
+          case DTRACEACT.COMMIT: committed = Number(value as bigint); break;
+          case DTRACEACT.DISCARD: discarded = Number(value as bigint); break;
+          case DTRACEACT.EXIT:
+            if (this.activity === 'active' || this.activity === 'warmup') {
+              this.activity = 'draining';
+              this.exitStatus = Number(BigInt.asIntN(32, value as bigint));
+            } else if (this.activity === 'cooldown') {
+              this.exitStatus = Number(BigInt.asIntN(32, value as bigint));
+            }
+            break;
+        }
+        if (act.record) this.writeRecord(chunk, act, value);
+      }
+      this.instructions += f.instructions;
+      if (speculating) {
+        if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: chunk });
+      } else {
+        this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: chunk });
+      }
+      if (committed !== undefined) this.speculationCommit(committed, cpu);
+      if (discarded !== undefined) this.speculationDiscard(discarded);
+    } catch (e) {
+      this.instructions += f.instructions;
+      if (!(e instanceof DifFault)) throw e;
+      this.error(ep, cpu, ndx, e);
+    }
+  }
+
+  /** Evaluates an action's DIFO and returns what its record holds: a value, or bytes for by-reference data. */
+  private recordValue(act: ActionDescription, difo: LoadedDifo | undefined, f: VmFiring): bigint | Uint8Array {
+    if (act.kind === DTRACEACT.STACK || act.kind === DTRACEACT.USTACK) {
+      const depth = Number(act.arg & 0xffffffffn) || (act.kind === DTRACEACT.STACK ? this.options.stackframes : this.options.ustackframes);
+      const pcs = act.kind === DTRACEACT.STACK ? this.machine.kernelStack(f.cpu, depth) : this.machine.userStack(f.cpu, depth);
+      const size = act.record?.size ?? depth * 8;
+      const out = new Uint8Array(size);
+      const view = new DataView(out.buffer);
+      let off = 0;
+      if (act.kind === DTRACEACT.USTACK && size >= 8) {
+        view.setBigUint64(0, BigInt(this.machine.thread(f.cpu).pid), true);
+        off = 8;
+      }
+      for (const pc of pcs) {
+        if (off + 8 > size) break;
+        view.setBigUint64(off, BigInt.asUintN(64, pc), true);
+        off += 8;
+      }
+      return out;
+    }
+    if (!difo) return act.arg;
+    const v = difEmulate(difo, f);
+    const rtype = difo.difo.rtype;
+    if (act.kind === DTRACEACT.TRACEMEM) {
+      const size = act.record?.size ?? Number(act.arg);
+      return readBytes(f, v, size);
+    }
+    if (rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) {
+      const size = act.record?.size ?? rtype.size;
+      if (rtype.kind === DIF_TYPE_STRING) {
+        const s = encoder.encode(readString(f, v, Math.min(size, this.options.strsize)));
+        const out = new Uint8Array(size);
+        out.set(s.subarray(0, Math.max(0, size - 1)));
+        return out;
+      }
+      return readBytes(f, v, size);
+    }
+    return v;
+  }
+
+  private writeRecord(chunk: Uint8Array, act: ActionDescription, value: bigint | Uint8Array): void {
+    const rec = act.record!;
+    if (rec.offset + rec.size > chunk.length) throw new LoadError(`record of action ${act.kind} does not fit its ECB (offset ${rec.offset}, size ${rec.size}, ECB size ${chunk.length})`);
+    if (value instanceof Uint8Array) {
+      chunk.set(value.subarray(0, rec.size), rec.offset);
+      return;
+    }
+    const view = new DataView(chunk.buffer);
+    switch (rec.size) {
+      case 1: view.setUint8(rec.offset, Number(value & 0xffn)); break;
+      case 2: view.setUint16(rec.offset, Number(value & 0xffffn), true); break;
+      case 4: view.setUint32(rec.offset, Number(value & 0xffffffffn), true); break;
+      case 8: view.setBigUint64(rec.offset, BigInt.asUintN(64, value), true); break;
+      default: {
+        const tmp = new Uint8Array(8);
+        new DataView(tmp.buffer).setBigUint64(0, BigInt.asUintN(64, value), true);
+        chunk.set(tmp.subarray(0, Math.min(8, rec.size)), rec.offset);
+      }
+    }
+  }
+
+  /** Fires dtrace:::ERROR for a fault: the library's ERROR record plus the user's ERROR clauses. */
+  private error(ep: EnabledProbe, cpu: number, ndx: number, fault: DifFault): void {
+    if (this.inError) {
+      this.drops.doubleError++;
+      return;
+    }
+    this.bufferAppend(cpu, { kind: 'error', epid: ep.epid, action: ndx, offset: fault.difOffset, fault: fault.fault, address: fault.address });
+    const errorProbe = this.registry.lookup('dtrace', '', '', 'ERROR');
+    if (!errorProbe || !this.ecbsByProbe.has(errorProbe.id)) return;
+    this.inError = true;
+    try {
+      this.probe(errorProbe.id, cpu, [0n, BigInt(ep.epid), BigInt(ndx), BigInt(fault.difOffset), BigInt(fault.fault), fault.address]);
+    } finally {
+      this.inError = false;
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // DTrace Buffer Functions
+
+  private bufferAppend(cpu: number, entry: BufferEntry): void {
+    const buf = this.buffers[cpu]!;
+    const size = entry.kind === 'data' ? entry.bytes.length : ERROR_RECORD_SIZE;
+    const cap = this.options.bufsize;
+    if (buf.used + size > cap) {
+      if (this.options.bufpolicy === 'ring' && size <= cap) {
+        while (buf.used + size > cap && buf.entries.length > 0) {
+          const old = buf.entries.shift()!;
+          buf.used -= old.kind === 'data' ? old.bytes.length : ERROR_RECORD_SIZE;
+        }
+      } else {
+        buf.drops++;
+        if (this.options.bufpolicy === 'fill') buf.full = true;
+        return;
+      }
+    }
+    buf.entries.push(entry);
+    buf.used += size;
+  }
+
+  /**
+   * dtrace_buffer_switch / BUFSNAP: hands the consumer the CPU's buffered
+   * entries and drops, leaving an empty buffer. A ring buffer is only read
+   * when tracing stops (its oldest data is overwritten meanwhile).
+   */
+  snapshot(cpu: number, final: boolean): { entries: BufferEntry[]; drops: number } {
+    const buf = this.buffers[cpu]!;
+    if (this.options.bufpolicy === 'ring' && !final) return { entries: [], drops: 0 };
+    if (this.options.bufpolicy === 'fill' && !final && !buf.full) return { entries: [], drops: 0 };
+    const out = { entries: buf.entries, drops: buf.drops };
+    buf.entries = [];
+    buf.used = 0;
+    buf.drops = 0;
+    return out;
+  }
+
+  /** Whether a fill-policy buffer filled (dtrace(1) then stops, as with exit). */
+  anyBufferFull(): boolean {
+    return this.buffers.some((b) => b.full);
+  }
+
+  takeAggregationDrops(): number[] {
+    const d = this.aggDrops.slice();
+    this.aggDrops.fill(0);
+    return d;
+  }
+
+  // -------------------------------------------------------------------------
+  // Aggregations: keyed by the tuple; sizes accounted against aggsize.
+
+  private aggregate(act: ActionDescription, keys: (bigint | Uint8Array)[], value: bigint, cpu: number): void {
+    const id = Number(act.arg);
+    const desc = this.aggregationDescs.get(id);
+    if (!desc) throw new LoadError(`aggregation ${id} is not described by the program`);
+    const table = this.aggregations.get(id)!;
+    const key = keys.map((k) => (k instanceof Uint8Array ? 's' + Array.from(k).join(',') : 'i' + k.toString(16))).join('|');
+    let entry = table.get(key);
+    if (!entry) {
+      const size = desc.dataSize + keys.reduce((n, k) => n + (k instanceof Uint8Array ? k.length : 8), 0);
+      if (this.aggregationBytes + size > this.options.aggsize) {
+        this.aggDrops[cpu]!++;
+        return;
+      }
+      this.aggregationBytes += size;
+      entry = { keys, data: initialAggregationData(desc) };
+      table.set(key, entry);
+    }
+    const v = BigInt.asIntN(64, value);
+    const d = entry.data;
+    switch (desc.function) {
+      case DTRACEAGG.COUNT: d[0] = d[0]! + 1n; break;
+      case DTRACEAGG.SUM: d[0] = BigInt.asIntN(64, d[0]! + v); break;
+      case DTRACEAGG.MIN: if (v < d[0]!) d[0] = v; break;
+      case DTRACEAGG.MAX: if (v > d[0]!) d[0] = v; break;
+      case DTRACEAGG.AVG: d[0] = d[0]! + 1n; d[1] = BigInt.asIntN(64, d[1]! + v); break;
+      case DTRACEAGG.STDDEV: {
+        d[0] = d[0]! + 1n;
+        d[1] = BigInt.asIntN(64, d[1]! + v);
+        const sq = ((d[3]! << 64n) | BigInt.asUintN(64, d[2]!)) + v * v;
+        d[2] = BigInt.asUintN(64, sq);
+        d[3] = sq >> 64n;
+        break;
+      }
+      case DTRACEAGG.QUANTIZE: d[quantizeBucket(v)] = d[quantizeBucket(v)]! + 1n; break;
+      case DTRACEAGG.LQUANTIZE: {
+        const { base, levels, step } = lquantizeParams(desc.arg);
+        let b: number;
+        if (v < BigInt(base)) b = 0;
+        else if (v >= BigInt(base + levels * step)) b = levels + 1;
+        else b = Number((v - BigInt(base)) / BigInt(step)) + 1;
+        d[1 + b] = d[1 + b]! + 1n;
+        break;
+      }
+      case DTRACEAGG.LLQUANTIZE: {
+        const b = llquantizeBucket(desc.arg, v);
+        d[1 + b] = d[1 + b]! + 1n;
+        break;
+      }
+      default:
+        throw new LoadError(`unknown aggregating function ${desc.function}`);
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Speculations
+
+  private speculationAllocate(cpu: number): number {
+    for (let i = 0; i < this.speculations.length; i++) {
+      const s = this.speculations[i]!;
+      if (s.state === 'inactive') {
+        s.state = 'active';
+        s.entries = [];
+        s.used = 0;
+        s.cpu = cpu;
+        return i + 1;
+      }
+    }
+    this.drops.specUnavailable++;
+    return 0;
+  }
+
+  private specAppend(spec: Speculation, entry: BufferEntry): void {
+    const size = entry.kind === 'data' ? entry.bytes.length : ERROR_RECORD_SIZE;
+    if (spec.used + size > this.options.specsize) {
+      this.drops.speculative++;
+      return;
+    }
+    spec.entries.push(entry);
+    spec.used += size;
+  }
+
+  private speculationCommit(id: number, cpu: number): void {
+    const spec = this.speculations[id - 1];
+    if (!spec || spec.state !== 'active') return;
+    for (const e of spec.entries) this.bufferAppend(cpu, e);
+    spec.entries = [];
+    spec.used = 0;
+    spec.state = 'inactive';
+  }
+
+  private speculationDiscard(id: number): void {
+    const spec = this.speculations[id - 1];
+    if (!spec || spec.state !== 'active') return;
+    spec.entries = [];
+    spec.used = 0;
+    spec.state = 'inactive';
+  }
+
+  // -------------------------------------------------------------------------
+  // DTrace Dynamic Variables: 0 (or all-zero bytes) deletes, as in D.
+
+  private dynSize(v: bigint | Uint8Array, key: string): number {
+    return (typeof v === 'bigint' ? 8 : v.length) + key.length + 16;
+  }
+
+  private dynStore(key: string, v: bigint | Uint8Array | undefined): void {
+    const old = this.dynamic.get(key);
+    if (old !== undefined) this.dynamicBytes -= this.dynSize(old, key);
+    if (v === undefined) {
+      this.dynamic.delete(key);
+      return;
+    }
+    const size = this.dynSize(v, key);
+    if (this.dynamicBytes + size > this.options.dynvarsize) {
+      if (old !== undefined) this.dynamic.delete(key);
+      this.drops.dynamic++;
+      return;
+    }
+    this.dynamic.set(key, v);
+    this.dynamicBytes += size;
+  }
+
+  readonly variables: VmVariables = {
+    loadGlobal: (id) => this.globals.get(id) ?? 0n,
+    storeGlobal: (id, v) => {
+      this.globals.set(id, v);
+    },
+    loadThread: (id, key) => this.dynamic.get(`t${id}:${key}`) ?? 0n,
+    storeThread: (id, key, v) => this.dynStore(`t${id}:${key}`, v),
+    loadAssoc: (id, tuple) => this.dynamic.get(`a${id}:${tuple}`) ?? 0n,
+    storeAssoc: (id, tuple, v) => this.dynStore(`a${id}:${tuple}`, v),
+  };
+
+  // -------------------------------------------------------------------------
+  // DTrace Control: BEGIN fires in warmup on the current CPU, END in cooldown.
+
+  /** dtrace_go: enable, fire BEGIN, become active. */
+  go(cpu = 0, fireBegin: (cpu: number) => void = () => {}): void {
+    this.enable();
+    this.activity = 'warmup';
+    this.beganOn = cpu;
+    fireBegin(cpu);
+    if (this.activity === 'warmup') this.activity = 'active';
+  }
+
+  /** dtrace_stop: fire END (cooldown), then stop. */
+  stop(cpu = 0, fireEnd: (cpu: number) => void = () => {}): void {
+    if (this.activity === 'stopped') return;
+    this.activity = 'cooldown';
+    this.endedOn = cpu;
+    fireEnd(cpu);
+    this.activity = 'stopped';
+    this.disable();
+  }
+}
+
+function describe(d: ProbeDescription): string {
+  return `${d.provider}:${d.module}:${d.function}:${d.name}`;
+}
+
+export function initialAggregationData(desc: AggregationDescription): bigint[] {
+  switch (desc.function) {
+    case DTRACEAGG.MIN: return [0x7fffffffffffffffn];
+    case DTRACEAGG.MAX: return [-0x8000000000000000n];
+    case DTRACEAGG.AVG: return [0n, 0n];
+    case DTRACEAGG.STDDEV: return [0n, 0n, 0n, 0n];
+    case DTRACEAGG.QUANTIZE: return new Array<bigint>(DTRACE_QUANTIZE_NBUCKETS).fill(0n);
+    case DTRACEAGG.LQUANTIZE: {
+      const { levels } = lquantizeParams(desc.arg);
+      return [desc.arg, ...new Array<bigint>(levels + 2).fill(0n)];
+    }
+    case DTRACEAGG.LLQUANTIZE: {
+      const p = llquantizeParams(desc.arg);
+      return [desc.arg, ...new Array<bigint>(llquantizeBucketCount(p.factor, p.low, p.high, p.nsteps)).fill(0n)];
+    }
+    default: return [0n];
+  }
+}
+
+/** dtrace_aggregate_llquantize_bucket: the bucket index of `v`. */
+export function llquantizeBucket(arg: bigint, v: bigint): number {
+  const { factor, low, high, nsteps } = llquantizeParams(arg);
+  const f = BigInt(factor);
+  let value = 1n;
+  for (let o = 0; o < low; o++) value *= f;
+  if (v < value) return 0;
+  let bin = 1;
+  for (let order = low; order <= high; order++) {
+    const next = value * f;
+    const step = next > BigInt(nsteps) ? next / BigInt(nsteps) : 1n;
+    for (let x = value; x < next; x += step) {
+      if (v < x + step) return bin;
+      bin++;
+    }
+    value = next;
+  }
+  return bin;
+}
+
+export { globMatch };

@@ -1,0 +1,646 @@
+// The DIF virtual machine, after illumos dtrace_dif_emulate(). It runs a DIFO
+// that the verifier (verify.ts) has accepted, so the loop does not re-check
+// register numbers, branch targets or table indexes.
+//
+// DTrace Probe Context Functions: everything here runs as if in probe
+// context. Guest memory is read only through MachineInterface.load (NOFAULT:
+// a bad address becomes DTRACEFLT_BADADDR, never a guest fault); D-visible
+// memory that the framework owns (string tables, scratch) lives in one
+// internal arena addressed from ARENA_BASE:
+//
+//   ARENA_BASE
+//   +-----------------------------+------------------------------------+
+//   | static: DIFO string tables  | scratch: per-firing bump allocator |
+//   +-----------------------------+------------------------------------+
+//
+// By-reference values (strings, structs) are addresses in that arena or in
+// the guest; variables keep copies of their bytes (see VmVariables).
+
+import { DIF_OP } from '../dif/opcodes.js';
+import { DIF_SUBR, DIF_VAR, DIF_TF_BYREF, DIF_TF_BYUREF, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_VAR_OTHER_UBASE } from '../dif/constants.js';
+import type { Difo, DifVariable } from '../dif/difo.js';
+import { DTRACEFLT, DifFault } from './faults.js';
+import type { MachineInterface } from './machine.js';
+
+/** Base of the framework arena in the D address space (non-canonical on x86-64, beyond 32 bits on ARM). */
+export const ARENA_BASE = 0x7ffe_0000_0000_0000n;
+
+const U64 = (v: bigint): bigint => BigInt.asUintN(64, v);
+const S64 = (v: bigint): bigint => BigInt.asIntN(64, v);
+
+/** The arena: static string tables, then scratch reset at every firing. */
+export class Arena {
+  readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  private staticTop = 0;
+  private scratchTop: number;
+
+  constructor(staticSize: number, readonly scratchSize: number) {
+    this.bytes = new Uint8Array(staticSize + scratchSize);
+    this.view = new DataView(this.bytes.buffer);
+    this.scratchTop = staticSize;
+    this.scratchBase = staticSize;
+  }
+  private readonly scratchBase: number;
+
+  /** Copies `data` into the static area (at load time) and returns its address. */
+  addStatic(data: Uint8Array): bigint {
+    if (this.staticTop + data.length > this.scratchBase) throw new RangeError('arena static area exhausted');
+    this.bytes.set(data, this.staticTop);
+    const addr = ARENA_BASE + BigInt(this.staticTop);
+    this.staticTop += data.length;
+    return addr;
+  }
+  resetScratch(): void {
+    this.scratchTop = this.scratchBase;
+  }
+  /** Allocates zeroed scratch, 8-byte aligned; faults NOSCRATCH when exhausted. */
+  alloc(size: number): bigint {
+    const start = (this.scratchTop + 7) & ~7;
+    if (size < 0 || start + size > this.bytes.length) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
+    this.bytes.fill(0, start, start + size);
+    this.scratchTop = start + size;
+    return ARENA_BASE + BigInt(start);
+  }
+  /** Offset of [addr, addr+size) in the arena, or -1. */
+  offsetOf(addr: bigint, size: number): number {
+    const off = addr - ARENA_BASE;
+    if (off < 0n || off + BigInt(size) > BigInt(this.bytes.length)) return -1;
+    return Number(off);
+  }
+  isScratch(addr: bigint, size: number): boolean {
+    const off = this.offsetOf(addr, size);
+    return off >= this.scratchBase;
+  }
+  read(off: number, size: number): bigint {
+    switch (size) {
+      case 1: return BigInt(this.view.getUint8(off));
+      case 2: return BigInt(this.view.getUint16(off, true));
+      case 4: return BigInt(this.view.getUint32(off, true));
+      default: return this.view.getBigUint64(off, true);
+    }
+  }
+  write(off: number, size: number, v: bigint): void {
+    switch (size) {
+      case 1: this.view.setUint8(off, Number(v & 0xffn)); break;
+      case 2: this.view.setUint16(off, Number(v & 0xffffn), true); break;
+      case 4: this.view.setUint32(off, Number(v & 0xffffffffn), true); break;
+      default: this.view.setBigUint64(off, U64(v), true);
+    }
+  }
+}
+
+/** One entry of the tuple stack (pushtr/pushtv): a value, or bytes for by-reference keys. */
+export interface TupleEntry {
+  readonly value: bigint;
+  readonly bytes?: Uint8Array;
+}
+
+/** Variable storage the VM reads and writes; the framework implements it with dynvarsize accounting. */
+export interface VmVariables {
+  loadGlobal(id: number): bigint | Uint8Array;
+  storeGlobal(id: number, v: bigint | Uint8Array): void;
+  loadThread(id: number, key: string): bigint | Uint8Array;
+  storeThread(id: number, key: string, v: bigint | Uint8Array | undefined): void;
+  loadAssoc(id: number, tuple: string): bigint | Uint8Array;
+  storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void;
+}
+
+/** Everything one DIFO execution can see of the firing (dtrace_mstate_t). */
+export interface VmFiring {
+  readonly machine: MachineInterface;
+  readonly arena: Arena;
+  readonly variables: VmVariables;
+  /** Clause-local variables, reset for each clause. */
+  readonly locals: Map<number, bigint | Uint8Array>;
+  readonly cpu: number;
+  readonly probeId: number;
+  readonly epid: number;
+  readonly args: readonly bigint[];
+  readonly probe: { readonly provider: string; readonly module: string; readonly function: string; readonly name: string };
+  readonly timestamp: bigint;
+  readonly strsize: number;
+  /** Allocates a speculation buffer id (0 when none is free). */
+  speculation(): number;
+  /** errno of the current thread (syscall provider), 0 here. */
+  readonly errno?: number;
+  /** Counts executed instructions (for the bench). */
+  instructions: number;
+}
+
+/** The per-DIFO data the VM needs besides the instructions: its string table in the arena. */
+export interface LoadedDifo {
+  readonly difo: Difo;
+  readonly strtabAddress: bigint;
+  /** Variables by id, for by-reference sizes. */
+  readonly variableTypes: ReadonlyMap<string, DifVariable>;
+}
+
+function varKey(scope: number, id: number): string {
+  return `${scope}:${id}`;
+}
+
+export function loadDifo(difo: Difo, arena: Arena): LoadedDifo {
+  const strtabAddress = arena.addStatic(difo.strtab.length > 0 ? difo.strtab : new Uint8Array(1));
+  const variableTypes = new Map<string, DifVariable>();
+  for (const v of difo.vartab) variableTypes.set(varKey(v.scope, v.id), v);
+  return { difo, strtabAddress, variableTypes };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Reads bytes of D-visible memory: arena or guest (NOFAULT). */
+export function readBytes(f: VmFiring, addr: bigint, size: number): Uint8Array {
+  const off = f.arena.offsetOf(addr, size);
+  if (off >= 0) return f.arena.bytes.slice(off, off + size);
+  const out = new Uint8Array(size);
+  for (let i = 0; i < size; i++) {
+    const b = f.machine.load(addr + BigInt(i), 1, false);
+    if (b === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+    out[i] = Number(b);
+  }
+  return out;
+}
+
+/** Reads a NUL-terminated string of at most `max` bytes. */
+export function readString(f: VmFiring, addr: bigint, max: number): string {
+  if (addr === 0n) throw new DifFault(DTRACEFLT.BADADDR, 0n);
+  const off = f.arena.offsetOf(addr, 1);
+  const bytes: number[] = [];
+  for (let i = 0; i < max; i++) {
+    let b: number;
+    if (off >= 0) {
+      if (off + i >= f.arena.bytes.length) break;
+      b = f.arena.bytes[off + i]!;
+    } else {
+      const v = f.machine.load(addr + BigInt(i), 1, false);
+      if (v === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+      b = Number(v);
+    }
+    if (b === 0) break;
+    bytes.push(b);
+  }
+  return decoder.decode(Uint8Array.from(bytes));
+}
+
+/** Copies a JS string into scratch as a strsize-bounded NUL-terminated string. */
+export function scratchString(f: VmFiring, s: string): bigint {
+  let b = encoder.encode(s);
+  if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
+  const addr = f.arena.alloc(b.length + 1);
+  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
+  return addr;
+}
+
+function load(f: VmFiring, addr: bigint, size: number, signed: boolean, user: boolean): bigint {
+  if (!user && (addr & BigInt(size - 1)) !== 0n) throw new DifFault(DTRACEFLT.BADALIGN, addr);
+  let v: bigint | undefined;
+  const off = user ? -1 : f.arena.offsetOf(addr, size);
+  if (off >= 0) v = f.arena.read(off, size);
+  else v = f.machine.load(addr, size, user);
+  if (v === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr);
+  return signed ? U64(BigInt.asIntN(size * 8, v)) : v;
+}
+
+function isByRef(v: DifVariable | undefined): boolean {
+  return v !== undefined && (v.type.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) !== 0;
+}
+
+/** Bytes of a by-reference value at `addr`: strings up to their NUL (padded to size), objects whole. */
+function byRefBytes(f: VmFiring, addr: bigint, v: DifVariable): Uint8Array {
+  const size = v.type.size;
+  if (v.type.kind === 1 /* DIF_TYPE_STRING */) {
+    const s = encoder.encode(readString(f, addr, Math.min(size, f.strsize)));
+    const out = new Uint8Array(size);
+    out.set(s.subarray(0, size - 1));
+    return out;
+  }
+  return readBytes(f, addr, size);
+}
+
+function fromStored(f: VmFiring, stored: bigint | Uint8Array): bigint {
+  if (typeof stored === 'bigint') return stored;
+  const addr = f.arena.alloc(stored.length);
+  f.arena.bytes.set(stored, f.arena.offsetOf(addr, stored.length));
+  return addr;
+}
+
+function isZero(v: bigint | Uint8Array): boolean {
+  if (typeof v === 'bigint') return v === 0n;
+  return v.every((b) => b === 0);
+}
+
+function tupleKey(tuple: readonly TupleEntry[]): string {
+  return tuple.map((t) => (t.bytes ? 's' + decoder.decode(t.bytes.subarray(0, (t.bytes.indexOf(0) + 1 || t.bytes.length + 1) - 1)) : 'i' + t.value.toString(16))).join('\u0000');
+}
+
+function builtin(f: VmFiring, id: number, index?: bigint): bigint {
+  const th = () => f.machine.thread(f.cpu);
+  switch (id) {
+    case DIF_VAR.ARGS: {
+      const i = Number(index ?? 0n);
+      if (i < 0 || i >= 10) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+      return f.args[i] ?? 0n;
+    }
+    case DIF_VAR.TIMESTAMP: return f.timestamp;
+    case DIF_VAR.VTIMESTAMP: return f.timestamp;
+    case DIF_VAR.WALLTIMESTAMP: return f.machine.walltime();
+    case DIF_VAR.EPID: return BigInt(f.epid);
+    case DIF_VAR.ID: return BigInt(f.probeId);
+    case DIF_VAR.CPU: return BigInt(f.cpu);
+    case DIF_VAR.IPL: return 0n;
+    case DIF_VAR.PROBEPROV: return scratchString(f, f.probe.provider);
+    case DIF_VAR.PROBEMOD: return scratchString(f, f.probe.module);
+    case DIF_VAR.PROBEFUNC: return scratchString(f, f.probe.function);
+    case DIF_VAR.PROBENAME: return scratchString(f, f.probe.name);
+    case DIF_VAR.PID: return BigInt(th().pid);
+    case DIF_VAR.PPID: return BigInt(th().ppid);
+    case DIF_VAR.TID: return BigInt(th().tid);
+    case DIF_VAR.UID: return BigInt(th().uid);
+    case DIF_VAR.GID: return BigInt(th().gid);
+    case DIF_VAR.EXECNAME: return scratchString(f, th().execname);
+    case DIF_VAR.ZONENAME: return scratchString(f, 'global');
+    case DIF_VAR.ERRNO: return BigInt(f.errno ?? 0);
+    case DIF_VAR.STACKDEPTH: return BigInt(f.machine.kernelStack(f.cpu, 100).length);
+    case DIF_VAR.USTACKDEPTH: return BigInt(f.machine.userStack(f.cpu, 100).length);
+    case DIF_VAR.CALLER: return f.machine.kernelStack(f.cpu, 2)[1] ?? 0n;
+    case DIF_VAR.UCALLER: return f.machine.userStack(f.cpu, 2)[1] ?? 0n;
+    case DIF_VAR.CURTHREAD: return BigInt(th().tid);
+    default:
+      if (id >= DIF_VAR.ARG0 && id <= DIF_VAR.ARG9) return f.args[id - DIF_VAR.ARG0] ?? 0n;
+      throw new DifFault(DTRACEFLT.ILLOP, BigInt(id));
+  }
+}
+
+/** Runs `ld` and returns the value of its `ret` (by-reference results are addresses). */
+export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
+  const { difo } = ld;
+  const text = difo.buf;
+  const regs: bigint[] = [0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n];
+  const tuple: TupleEntry[] = [];
+  let cc_n = false, cc_z = false, cc_v = false, cc_c = false;
+  let pc = 0;
+  const threadKey = (): string => `${f.machine.thread(f.cpu).tid}`;
+  try {
+    for (;;) {
+      const opc = pc;
+      const instr = text[pc++]!;
+      f.instructions++;
+      const op = instr >>> 24;
+      const r1 = (instr >>> 16) & 0xff;
+      const r2 = (instr >>> 8) & 0xff;
+      const rd = instr & 0xff;
+      try {
+        switch (op) {
+          case DIF_OP.OR: regs[rd] = regs[r1]! | regs[r2]!; break;
+          case DIF_OP.XOR: regs[rd] = regs[r1]! ^ regs[r2]!; break;
+          case DIF_OP.AND: regs[rd] = regs[r1]! & regs[r2]!; break;
+          case DIF_OP.SLL: regs[rd] = U64(regs[r1]! << (regs[r2]! & 63n)); break;
+          case DIF_OP.SRL: regs[rd] = regs[r1]! >> (regs[r2]! & 63n); break;
+          case DIF_OP.SRA: regs[rd] = U64(S64(regs[r1]!) >> (regs[r2]! & 63n)); break;
+          case DIF_OP.SUB: regs[rd] = U64(regs[r1]! - regs[r2]!); break;
+          case DIF_OP.ADD: regs[rd] = U64(regs[r1]! + regs[r2]!); break;
+          case DIF_OP.MUL: regs[rd] = U64(regs[r1]! * regs[r2]!); break;
+          case DIF_OP.SDIV:
+            if (regs[r2] === 0n) throw new DifFault(DTRACEFLT.DIVZERO, 0n);
+            regs[rd] = U64(S64(regs[r1]!) / S64(regs[r2]!));
+            break;
+          case DIF_OP.UDIV:
+            if (regs[r2] === 0n) throw new DifFault(DTRACEFLT.DIVZERO, 0n);
+            regs[rd] = regs[r1]! / regs[r2]!;
+            break;
+          case DIF_OP.SREM:
+            if (regs[r2] === 0n) throw new DifFault(DTRACEFLT.DIVZERO, 0n);
+            regs[rd] = U64(S64(regs[r1]!) % S64(regs[r2]!));
+            break;
+          case DIF_OP.UREM:
+            if (regs[r2] === 0n) throw new DifFault(DTRACEFLT.DIVZERO, 0n);
+            regs[rd] = regs[r1]! % regs[r2]!;
+            break;
+          case DIF_OP.NOT: regs[rd] = U64(~regs[r1]!); break;
+          case DIF_OP.MOV: regs[rd] = regs[r1]!; break;
+          case DIF_OP.CMP: {
+            const a = regs[r1]!, b = regs[r2]!;
+            const r = U64(a - b);
+            cc_n = (r >> 63n) !== 0n;
+            cc_z = r === 0n;
+            cc_v = (((a ^ b) & (r ^ a)) >> 63n) !== 0n;
+            cc_c = a < b;
+            break;
+          }
+          case DIF_OP.TST:
+            cc_n = (regs[r1]! >> 63n) !== 0n;
+            cc_z = regs[r1] === 0n;
+            cc_v = cc_c = false;
+            break;
+          case DIF_OP.BA: pc = instr & 0xffffff; break;
+          case DIF_OP.BE: if (cc_z) pc = instr & 0xffffff; break;
+          case DIF_OP.BNE: if (!cc_z) pc = instr & 0xffffff; break;
+          case DIF_OP.BG: if (!(cc_z || cc_n !== cc_v)) pc = instr & 0xffffff; break;
+          case DIF_OP.BGU: if (!(cc_c || cc_z)) pc = instr & 0xffffff; break;
+          case DIF_OP.BGE: if (cc_n === cc_v) pc = instr & 0xffffff; break;
+          case DIF_OP.BGEU: if (!cc_c) pc = instr & 0xffffff; break;
+          case DIF_OP.BL: if (cc_n !== cc_v) pc = instr & 0xffffff; break;
+          case DIF_OP.BLU: if (cc_c) pc = instr & 0xffffff; break;
+          case DIF_OP.BLE: if (cc_z || cc_n !== cc_v) pc = instr & 0xffffff; break;
+          case DIF_OP.BLEU: if (cc_c || cc_z) pc = instr & 0xffffff; break;
+          case DIF_OP.LDSB: case DIF_OP.RLDSB: regs[rd] = load(f, regs[r1]!, 1, true, false); break;
+          case DIF_OP.LDSH: case DIF_OP.RLDSH: regs[rd] = load(f, regs[r1]!, 2, true, false); break;
+          case DIF_OP.LDSW: case DIF_OP.RLDSW: regs[rd] = load(f, regs[r1]!, 4, true, false); break;
+          case DIF_OP.LDUB: case DIF_OP.RLDUB: regs[rd] = load(f, regs[r1]!, 1, false, false); break;
+          case DIF_OP.LDUH: case DIF_OP.RLDUH: regs[rd] = load(f, regs[r1]!, 2, false, false); break;
+          case DIF_OP.LDUW: case DIF_OP.RLDUW: regs[rd] = load(f, regs[r1]!, 4, false, false); break;
+          case DIF_OP.LDX: case DIF_OP.RLDX: regs[rd] = load(f, regs[r1]!, 8, false, false); break;
+          case DIF_OP.ULDSB: regs[rd] = load(f, regs[r1]!, 1, true, true); break;
+          case DIF_OP.ULDSH: regs[rd] = load(f, regs[r1]!, 2, true, true); break;
+          case DIF_OP.ULDSW: regs[rd] = load(f, regs[r1]!, 4, true, true); break;
+          case DIF_OP.ULDUB: regs[rd] = load(f, regs[r1]!, 1, false, true); break;
+          case DIF_OP.ULDUH: regs[rd] = load(f, regs[r1]!, 2, false, true); break;
+          case DIF_OP.ULDUW: regs[rd] = load(f, regs[r1]!, 4, false, true); break;
+          case DIF_OP.ULDX: regs[rd] = load(f, regs[r1]!, 8, false, true); break;
+          case DIF_OP.RET: return regs[rd]!;
+          case DIF_OP.NOP: break;
+          case DIF_OP.SETX: regs[rd] = U64(difo.inttab[(instr >>> 8) & 0xffff]!); break;
+          case DIF_OP.SETS: regs[rd] = ld.strtabAddress + BigInt((instr >>> 8) & 0xffff); break;
+          case DIF_OP.SCMP: {
+            const a = readString(f, regs[r1]!, f.strsize);
+            const b = readString(f, regs[r2]!, f.strsize);
+            const r = a < b ? -1 : a > b ? 1 : 0;
+            cc_n = r < 0;
+            cc_z = r === 0;
+            cc_v = cc_c = false;
+            break;
+          }
+          case DIF_OP.LDGA: regs[rd] = builtin(f, r1, regs[r2]!); break;
+          case DIF_OP.LDTA: throw new DifFault(DTRACEFLT.ILLOP, 0n);
+          case DIF_OP.LDGS: {
+            const id = (instr >>> 8) & 0xffff;
+            if (id < DIF_VAR_OTHER_UBASE) regs[rd] = builtin(f, id);
+            else regs[rd] = fromStored(f, f.variables.loadGlobal(id));
+            break;
+          }
+          case DIF_OP.STGS: {
+            const id = (instr >>> 8) & 0xffff;
+            const v = ld.variableTypes.get(varKey(DIFV_SCOPE_GLOBAL, id));
+            f.variables.storeGlobal(id, isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!);
+            break;
+          }
+          case DIF_OP.LDTS: regs[rd] = fromStored(f, f.variables.loadThread((instr >>> 8) & 0xffff, threadKey())); break;
+          case DIF_OP.STTS: {
+            const id = (instr >>> 8) & 0xffff;
+            const v = ld.variableTypes.get(varKey(DIFV_SCOPE_THREAD, id));
+            const val = isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
+            f.variables.storeThread(id, threadKey(), isZero(val) ? undefined : val);
+            break;
+          }
+          case DIF_OP.LDLS: regs[rd] = fromStored(f, f.locals.get((instr >>> 8) & 0xffff) ?? 0n); break;
+          case DIF_OP.STLS: {
+            const id = (instr >>> 8) & 0xffff;
+            const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
+            f.locals.set(id, isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!);
+            break;
+          }
+          case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tupleKey(tuple))); break;
+          case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, threadKey() + '\u0001' + tupleKey(tuple))); break;
+          case DIF_OP.STGAA:
+          case DIF_OP.STTAA: {
+            const id = (instr >>> 8) & 0xffff;
+            const scope = op === DIF_OP.STGAA ? DIFV_SCOPE_GLOBAL : DIFV_SCOPE_THREAD;
+            const v = ld.variableTypes.get(varKey(scope, id));
+            const val = isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
+            const key = (op === DIF_OP.STTAA ? threadKey() + '\u0001' : '') + tupleKey(tuple);
+            f.variables.storeAssoc(id, key, isZero(val) ? undefined : val);
+            break;
+          }
+          case DIF_OP.STGA: throw new DifFault(DTRACEFLT.ILLOP, 0n);
+          case DIF_OP.PUSHTR: {
+            if (tuple.length >= 8) throw new DifFault(DTRACEFLT.TUPOFLOW, 0n);
+            const type = r1;
+            const size = Number(regs[r2]!);
+            const addr = regs[rd]!;
+            if (type === 1 /* DIF_TYPE_STRING */) {
+              const s = encoder.encode(readString(f, addr, Math.min(size || f.strsize, f.strsize)));
+              const bytes = new Uint8Array(s.length + 1);
+              bytes.set(s);
+              tuple.push({ value: addr, bytes });
+            } else {
+              tuple.push({ value: addr, bytes: readBytes(f, addr, size) });
+            }
+            break;
+          }
+          case DIF_OP.PUSHTV:
+            if (tuple.length >= 8) throw new DifFault(DTRACEFLT.TUPOFLOW, 0n);
+            tuple.push({ value: regs[rd]! });
+            break;
+          case DIF_OP.POPTS: tuple.pop(); break;
+          case DIF_OP.FLUSHTS: tuple.length = 0; break;
+          case DIF_OP.ALLOCS: {
+            const size = regs[r1]!;
+            if (size > BigInt(f.arena.scratchSize)) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
+            regs[rd] = f.arena.alloc(Number(size));
+            break;
+          }
+          case DIF_OP.COPYS: {
+            const size = Number(regs[r2]!);
+            const src = readBytes(f, regs[r1]!, size);
+            const off = f.arena.offsetOf(regs[rd]!, size);
+            if (off < 0 || !f.arena.isScratch(regs[rd]!, size)) throw new DifFault(DTRACEFLT.BADADDR, regs[rd]!);
+            f.arena.bytes.set(src, off);
+            break;
+          }
+          case DIF_OP.STB: case DIF_OP.STH: case DIF_OP.STW: case DIF_OP.STX: {
+            const size = op === DIF_OP.STB ? 1 : op === DIF_OP.STH ? 2 : op === DIF_OP.STW ? 4 : 8;
+            const addr = regs[rd]!;
+            if (!f.arena.isScratch(addr, size)) throw new DifFault(DTRACEFLT.BADADDR, addr);
+            if ((addr & BigInt(size - 1)) !== 0n) throw new DifFault(DTRACEFLT.BADALIGN, addr);
+            f.arena.write(f.arena.offsetOf(addr, size), size, regs[r1]!);
+            break;
+          }
+          case DIF_OP.CALL: regs[rd] = callSubroutine(f, (instr >>> 8) & 0xffff, tuple); break;
+          default:
+            throw new DifFault(DTRACEFLT.ILLOP, BigInt(op));
+        }
+      } catch (e) {
+        if (e instanceof DifFault && e.difOffset < 0) e.difOffset = opc * 4;
+        throw e;
+      }
+    }
+  } finally {
+    tuple.length = 0;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// DTrace Subroutines: arguments come from the tuple stack, as the compiler
+// pushes them; strings are read bounded by strsize and results go to scratch.
+
+const arg = (t: readonly TupleEntry[], i: number): bigint => {
+  const e = t[i];
+  if (!e) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+  return e.value;
+};
+const sarg = (f: VmFiring, t: readonly TupleEntry[], i: number): string => readString(f, arg(t, i), f.strsize);
+
+function basename(s: string): string {
+  if (s === '') return '.';
+  const t = s.replace(/\/+$/, '');
+  if (t === '') return '/';
+  return t.slice(t.lastIndexOf('/') + 1);
+}
+function dirname(s: string): string {
+  const t = s.replace(/\/+$/, '');
+  if (t === '') return s.startsWith('/') ? '/' : '.';
+  const i = t.lastIndexOf('/');
+  if (i < 0) return '.';
+  const d = t.slice(0, i).replace(/\/+$/, '');
+  return d === '' ? '/' : d;
+}
+function cleanpath(s: string): string {
+  const parts: string[] = [];
+  for (const p of s.split('/')) {
+    if (p === '' || p === '.') continue;
+    if (p === '..') parts.pop();
+    else parts.push(p);
+  }
+  return (s.startsWith('/') ? '/' : '') + parts.join('/');
+}
+function swap(v: bigint, bytes: number): bigint {
+  let r = 0n;
+  for (let i = 0; i < bytes; i++) r = (r << 8n) | ((v >> BigInt(8 * i)) & 0xffn);
+  return r;
+}
+
+let randState = 0x2545f4914f6cdd1dn;
+
+function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bigint {
+  switch (subr) {
+    case DIF_SUBR.RAND:
+      randState = U64(randState * 6364136223846793005n + 1442695040888963407n);
+      return randState >> 33n;
+    case DIF_SUBR.STRLEN: return BigInt(encoder.encode(sarg(f, t, 0)).length);
+    case DIF_SUBR.STRJOIN: return scratchString(f, sarg(f, t, 0) + sarg(f, t, 1));
+    case DIF_SUBR.SUBSTR: {
+      const s = sarg(f, t, 0);
+      let index = Number(S64(arg(t, 1)));
+      const len = t.length > 2 ? Number(S64(arg(t, 2))) : s.length;
+      if (index < 0) index = Math.max(0, s.length + index);
+      return scratchString(f, len < 0 ? s.slice(index, Math.max(index, s.length + len)) : s.slice(index, index + len));
+    }
+    case DIF_SUBR.INDEX:
+    case DIF_SUBR.RINDEX: {
+      const s = sarg(f, t, 0);
+      const sub = sarg(f, t, 1);
+      if (subr === DIF_SUBR.INDEX) {
+        const start = t.length > 2 ? Number(S64(arg(t, 2))) : 0;
+        return U64(BigInt(s.indexOf(sub, Math.max(0, start))));
+      }
+      const start = t.length > 2 ? Number(S64(arg(t, 2))) : s.length;
+      return U64(BigInt(start < 0 ? -1 : s.lastIndexOf(sub, start)));
+    }
+    case DIF_SUBR.STRCHR:
+    case DIF_SUBR.STRRCHR: {
+      const base = arg(t, 0);
+      const s = readString(f, base, f.strsize);
+      const c = String.fromCharCode(Number(arg(t, 1) & 0xffn));
+      const i = subr === DIF_SUBR.STRCHR ? s.indexOf(c) : s.lastIndexOf(c);
+      return i < 0 ? 0n : scratchString(f, s.slice(i));
+    }
+    case DIF_SUBR.STRSTR: {
+      const s = sarg(f, t, 0);
+      const i = s.indexOf(sarg(f, t, 1));
+      return i < 0 ? 0n : scratchString(f, s.slice(i));
+    }
+    case DIF_SUBR.STRTOK: throw new DifFault(DTRACEFLT.ILLOP, BigInt(subr));
+    case DIF_SUBR.LLTOSTR: {
+      const base = t.length > 1 ? Number(arg(t, 1)) : 10;
+      if (base < 2 || base > 36) throw new DifFault(DTRACEFLT.ILLOP, BigInt(base));
+      const v = S64(arg(t, 0));
+      const s = base === 10 ? v.toString(10) : (base === 16 ? '0x' : base === 8 ? '0' : '') + U64(v).toString(base);
+      return scratchString(f, s);
+    }
+    case DIF_SUBR.STRTOLL: {
+      const s = sarg(f, t, 0).trim();
+      const base = t.length > 1 ? Number(arg(t, 1)) : 10;
+      const m = /^([+-]?)(?:0x)?([0-9a-z]+)/i.exec(s);
+      if (!m) return 0n;
+      let v = 0n;
+      for (const ch of m[2]!.toLowerCase()) {
+        const d = parseInt(ch, 36);
+        if (Number.isNaN(d) || d >= base) break;
+        v = v * BigInt(base) + BigInt(d);
+      }
+      return U64(m[1] === '-' ? -v : v);
+    }
+    case DIF_SUBR.BASENAME: return scratchString(f, basename(sarg(f, t, 0)));
+    case DIF_SUBR.DIRNAME: return scratchString(f, dirname(sarg(f, t, 0)));
+    case DIF_SUBR.CLEANPATH: return scratchString(f, cleanpath(sarg(f, t, 0)));
+    case DIF_SUBR.TOUPPER: return scratchString(f, sarg(f, t, 0).toUpperCase());
+    case DIF_SUBR.TOLOWER: return scratchString(f, sarg(f, t, 0).toLowerCase());
+    case DIF_SUBR.HTONS: case DIF_SUBR.NTOHS: return swap(arg(t, 0), 2);
+    case DIF_SUBR.HTONL: case DIF_SUBR.NTOHL: return swap(arg(t, 0), 4);
+    case DIF_SUBR.HTONLL: case DIF_SUBR.NTOHLL: return swap(arg(t, 0), 8);
+    case DIF_SUBR.SPECULATION: return BigInt(f.speculation());
+    case DIF_SUBR.ALLOCA: return f.arena.alloc(Number(arg(t, 0)));
+    case DIF_SUBR.BCOPY: {
+      const size = Number(arg(t, 2));
+      const src = readBytes(f, arg(t, 0), size);
+      const dst = arg(t, 1);
+      if (!f.arena.isScratch(dst, size)) throw new DifFault(DTRACEFLT.BADADDR, dst);
+      f.arena.bytes.set(src, f.arena.offsetOf(dst, size));
+      return 0n;
+    }
+    case DIF_SUBR.COPYIN: {
+      const addr = arg(t, 0);
+      const size = Number(arg(t, 1));
+      const dst = f.arena.alloc(size);
+      const off = f.arena.offsetOf(dst, size);
+      for (let i = 0; i < size; i++) {
+        const b = f.machine.load(addr + BigInt(i), 1, true);
+        if (b === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+        f.arena.bytes[off + i] = Number(b);
+      }
+      return dst;
+    }
+    case DIF_SUBR.COPYINTO: {
+      const addr = arg(t, 0);
+      const size = Number(arg(t, 1));
+      const dst = arg(t, 2);
+      if (!f.arena.isScratch(dst, size)) throw new DifFault(DTRACEFLT.BADADDR, dst);
+      const off = f.arena.offsetOf(dst, size);
+      for (let i = 0; i < size; i++) {
+        const b = f.machine.load(addr + BigInt(i), 1, true);
+        if (b === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+        f.arena.bytes[off + i] = Number(b);
+      }
+      return 0n;
+    }
+    case DIF_SUBR.COPYINSTR: {
+      const addr = arg(t, 0);
+      const max = Math.min(t.length > 1 ? Number(arg(t, 1)) : f.strsize, f.strsize);
+      const bytes: number[] = [];
+      for (let i = 0; i < max - 1; i++) {
+        const b = f.machine.load(addr + BigInt(i), 1, true);
+        if (b === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+        if (b === 0n) break;
+        bytes.push(Number(b));
+      }
+      const dst = f.arena.alloc(bytes.length + 1);
+      f.arena.bytes.set(bytes, f.arena.offsetOf(dst, 1));
+      return dst;
+    }
+    case DIF_SUBR.PROGENYOF: {
+      const pid = Number(arg(t, 0));
+      const th = f.machine.thread(f.cpu);
+      return th.pid === pid || th.ppid === pid ? 1n : 0n;
+    }
+    case DIF_SUBR.INET_NTOA: {
+      const b = readBytes(f, arg(t, 0), 4);
+      return scratchString(f, Array.from(b).join('.'));
+    }
+    default:
+      // Kernel-object subroutines (mutex_*, rw_*, msgsize, getmajor, ddi_pathname, getf,
+      // copyout*) have nothing to act on in this machine model yet.
+      throw new DifFault(DTRACEFLT.ILLOP, BigInt(subr));
+  }
+}
