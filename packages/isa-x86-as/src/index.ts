@@ -2,11 +2,14 @@
 // WebAssembly module (debug or release build) from embedded bytes, so it
 // needs no file or network access and runs the same in Node and browsers.
 import { instantiateWasm, wasmBytes, type WasmBuild } from './generated/wasm.js';
+import { X86Decoder, type DecoderExports } from './describe.js';
 
 export { wasmBytes, type WasmBuild };
+export { X86Decoder, describeFields, gprName } from './describe.js';
+export type { DecodedFields, InstructionDescription, DecoderExports } from './describe.js';
 
 /** The functions the x86-64 core exports. */
-export interface X86CoreExports {
+export interface X86CoreExports extends DecoderExports {
   memory: WebAssembly.Memory;
   /** RFLAGS.PF (0 or 4) for a result whose low byte is `result`. */
   parityFlag(result: number): number;
@@ -16,4 +19,9 @@ export interface X86CoreExports {
 export async function createX86Core(build: WasmBuild = 'release'): Promise<X86CoreExports> {
   const instance = await instantiateWasm(build);
   return instance.exports as unknown as X86CoreExports;
+}
+
+/** A decoder with its own core instance: `describe(bytes, offset, address)`. */
+export async function createX86Decoder(build: WasmBuild = 'release'): Promise<X86Decoder> {
+  return new X86Decoder(await createX86Core(build));
 }
