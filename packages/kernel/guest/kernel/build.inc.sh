@@ -7,7 +7,8 @@ kernel_flags() {
 	local arch=$1
 	common_flags "$arch"
 	printf '%s\n' -I "$GUEST/kernel/include" -I "$GUEST/kernel/arch/$arch/include" \
-		-fno-pic -fno-asynchronous-unwind-tables -fno-unwind-tables -D__KERNEL__
+		-fno-pic -fno-asynchronous-unwind-tables -fno-unwind-tables -D__KERNEL__ \
+		-mllvm -enable-shrink-wrap=false
 	case "$arch" in
 	x86_64) printf '%s\n' -mcmodel=kernel -mno-red-zone -mno-sse -mno-sse2 -mno-mmx -mno-80387 ;;
 	arm) printf "%s\n" -mfpu=none ;;
