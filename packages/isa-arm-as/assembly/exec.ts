@@ -13,7 +13,7 @@ import {
   MODE_USR, MODE_FIQ, MODE_IRQ, MODE_SVC, MODE_ABT, MODE_UND, MODE_SYS, MODE_MON, MODE_HYP,
   CP15_SCTLR, CP15_TTBR0, CP15_TTBR1, CP15_TTBCR, CP15_DACR, CP15_DFSR, CP15_DFAR, CP15_IFSR, CP15_IFAR, CP15_VBAR,
   CP15_CONTEXTIDR, CP15_TPIDRURW, CP15_TPIDRURO, CP15_TPIDRPRW, CP15_CPACR, CP15_PAR, EXCL_ADDR, EXCL_OPEN, CPU_ID, WAITING,
-  FAULT_ADDR, FAULT_STATUS,
+  FAULT_ADDR, FAULT_STATUS, invalidateFetch,
 } from './state';
 import { read, write, aborted, setForceUser, translate, tlbFlush, tlbFlushPage, ACC_READ, ACC_WRITE, clearAbort, probeWrite } from './memory';
 import { expandImmediate } from './shifter';
@@ -63,6 +63,7 @@ export const DTRACE_BREAKPOINT: u32 = 0xe7fffef0;
 function bxWritePc(v: u32): void {
   if (v & 1) {
     setSt(CPSR_CTL, st(CPSR_CTL) | PSR_T);
+    invalidateFetch();
     setRegRaw(15, v & ~1);
   } else setRegRaw(15, v & ~3);
   pcWritten = true;
@@ -80,7 +81,7 @@ export function exec_UNDEFINED(w: u32): void {
 }
 
 // ---- Conditions (A8.3) ----
-export function conditionPassed(cond: u32): bool {
+@inline export function conditionPassed(cond: u32): bool {
   let r: bool;
   switch (cond >>> 1) {
     case 0: r = st(FLAG_Z) != 0; break;

@@ -5,7 +5,7 @@
 // (fault address and FSR) and raised by the run loop.
 import {
   S, STATE_SIZE, setStatesBase, currentMode, MODE_USR, st, setSt,
-  CP15_SCTLR, CP15_TTBR0, CP15_TTBR1, CP15_TTBCR, CP15_DACR, FAULT_ADDR, FAULT_STATUS, EXCL_OPEN, EXCL_ADDR, CPU_ID,
+  CP15_SCTLR, CP15_TTBR0, CP15_TTBR1, CP15_TTBCR, CP15_DACR, FAULT_ADDR, FAULT_STATUS, EXCL_OPEN, EXCL_ADDR, CPU_ID, invalidateFetch,
 } from './state';
 
 // Host device window: loads/stores here go to the host.
@@ -110,11 +110,13 @@ export function invalidateCode(paddr: u32, len: u32): void {
 // ---- TLB ----
 
 export function tlbFlush(): void {
+  invalidateFetch();
   memory.fill(tlbBase + usize(cpuIndex()) * TLB_ENTRIES * TLB_ENTRY_SIZE, 0, usize(TLB_ENTRIES) * TLB_ENTRY_SIZE);
 }
 
 /** Invalidates the entry for one virtual address (TLBIMVA). */
 export function tlbFlushPage(va: u32): void {
+  invalidateFetch();
   const e = tlbEntry(va);
   if ((load<u32>(e) & ~0xfff) == (va & ~0xfff)) store<u32>(e, 0);
 }
@@ -290,6 +292,13 @@ function physWrite(pa: u32, size: u32, v: u32, va: u32): void {
 // ---- Virtual access (what instructions use) ----
 
 export function read(va: u32, size: u32): u32 {
+  if ((st(CP15_SCTLR) & 1) == 0 && va <= ramSize - size) {
+    // MMU off, plain RAM: the common case without translation.
+    const p = ramBase + usize(va);
+    if (size == 4) return load<u32>(p);
+    if (size == 2) return load<u16>(p);
+    return load<u8>(p);
+  }
   if (((va & 0xfff) + size) > 0x1000 && (st(CP15_SCTLR) & 1)) {
     // Crosses a page: byte by byte, each translated.
     let v: u32 = 0;
@@ -307,6 +316,15 @@ export function read(va: u32, size: u32): u32 {
 }
 
 export function write(va: u32, size: u32, v: u32): void {
+  if ((st(CP15_SCTLR) & 1) == 0 && va <= ramSize - size) {
+    const p = ramBase + usize(va);
+    if (size == 4) store<u32>(p, v);
+    else if (size == 2) store<u16>(p, u16(v));
+    else store<u8>(p, u8(v));
+    invalidateCodeWord(va);
+    if ((va & 3) + size > 4) invalidateCodeWord(va + 4);
+    return;
+  }
   if (((va & 0xfff) + size) > 0x1000 && (st(CP15_SCTLR) & 1)) {
     // Check every byte first so a fault leaves memory unchanged.
     for (let i: u32 = 0; i < size; i++) {

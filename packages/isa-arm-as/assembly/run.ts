@@ -7,6 +7,7 @@ import {
   MODE_SVC, MODE_UND, MODE_ABT, MODE_IRQ, MODE_FIQ, PSR_I, PSR_F, PSR_A, PSR_T, PSR_E, CPSR_CTL,
   CP15_SCTLR, CP15_VBAR, CP15_DFSR, CP15_DFAR, CP15_IFSR, CP15_IFAR, RETIRED, STOP_REASON, STOP_PC, STOP_WORD,
   FAULT_ADDR, FAULT_STATUS, IRQ_LINE, FIQ_LINE, WAITING, STOP_MASK, PENDING_EXC, CPU_ID, EXCL_OPEN, STATE_SIZE, statesBase,
+  fetchValid, setFetchValid,
 } from './state';
 import { translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, decodeWords, decodeOps, DECODE_ENTRIES, configureMemory, tlbFlush } from './memory';
 import {
@@ -113,6 +114,9 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
   return reason;
 }
 
+let fetchPageVa: u32 = 0;
+let fetchPagePa: u32 = 0;
+
 /** Fetch and decode through the cache. Returns the op id; the word is left in fetchedWord. */
 let fetchedWord: u32 = 0;
 @inline function fetchDecode(pa: u32): u32 {
@@ -203,27 +207,37 @@ export function run(cpu: u32, budget: u32): u32 {
       else if (st(IRQ_LINE) != 0 && (ctl & PSR_I) == 0) takeException(EXC_IRQ, reg(15));
     }
     const pc = reg(15);
-    if (st(CPSR_CTL) & PSR_T) {
-      // Thumb state is not implemented yet.
-      reason = stopWith(EXC_UNDEF, pc, 0);
-      if (!(st(STOP_MASK) & (1 << EXC_UNDEF))) reason = STOP_UNDEFINED;
-      break;
-    }
-    clearAbort();
-    const pa = translate(pc, ACC_FETCH);
-    if (aborted) {
+    let pa: u32;
+    if (fetchValid && ((pc ^ fetchPageVa) & 0xfffff000) == 0) {
+      pa = fetchPagePa | (pc & 0xfff);
+    } else {
+      if (st(CPSR_CTL) & PSR_T) {
+        // Thumb state is not implemented yet.
+        reason = stopWith(EXC_UNDEF, pc, 0);
+        break;
+      }
       clearAbort();
-      const r = exceptionOrStop(EXC_PABT, pc, 0);
-      if (r != 0) { reason = r; break; }
-      continue;
-    }
-    if (pa > ramSize - 4 || ramSize < 4) {
-      // Executing outside RAM (device window or nothing): prefetch external abort.
-      setSt(FAULT_ADDR, pc);
-      setSt(FAULT_STATUS, 0x08);
-      const r = exceptionOrStop(EXC_PABT, pc, 0);
-      if (r != 0) { reason = r; break; }
-      continue;
+      pa = translate(pc, ACC_FETCH);
+      if (aborted) {
+        clearAbort();
+        const r = exceptionOrStop(EXC_PABT, pc, 0);
+        if (r != 0) { reason = r; break; }
+        continue;
+      }
+      if (pa > ramSize - 4 || ramSize < 4 || (pc & 3) != 0) {
+        // Executing outside RAM (device window or nothing): prefetch external abort.
+        setSt(FAULT_ADDR, pc);
+        setSt(FAULT_STATUS, 0x08);
+        const r = exceptionOrStop(EXC_PABT, pc, 0);
+        if (r != 0) { reason = r; break; }
+        continue;
+      }
+      // Cache the page only when all of it is RAM.
+      if ((pa | 0xfff) < ramSize) {
+        fetchPageVa = pc & 0xfffff000;
+        fetchPagePa = pa & 0xfffff000;
+        setFetchValid();
+      }
     }
     const op = fetchDecode(pa);
     const r = step(pc, fetchedWord, op);

@@ -90,6 +90,19 @@ export const PSR_A: u32 = 1 << 8;
 export const PSR_E: u32 = 1 << 9;
 export const PSR_CTL_MASK: u32 = 0x3ff; // M, T, F, I, A, E
 
+/**
+ * The run loop's cached code page (virtual page -> physical page) is valid
+ * only while translation, privilege and instruction set stay the same;
+ * everything that changes them clears this flag.
+ */
+export let fetchValid: bool = false;
+export function invalidateFetch(): void {
+  fetchValid = false;
+}
+export function setFetchValid(): void {
+  fetchValid = true;
+}
+
 /** Base address of the current CPU's state block. */
 export let S: usize = 0;
 export let statesBase: usize = 0;
@@ -104,6 +117,7 @@ export function setStatesBase(base: usize, count: u32): void {
 /** Makes `cpu` the current CPU. */
 export function selectCpu(cpu: u32): void {
   S = statesBase + usize(cpu) * STATE_SIZE;
+  fetchValid = false;
 }
 
 @inline export function reg(n: u32): u32 {
@@ -232,6 +246,7 @@ export function writeControl(v: u32): void {
   if (!validMode(newMode)) v = (v & ~0x1f) | oldMode;
   swapBanks(oldMode, v & 0x1f);
   setSt(CPSR_CTL, v & PSR_CTL_MASK);
+  fetchValid = false;
 }
 
 /** Writes the whole CPSR (exception return, reset). */

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// npm run bench: guest MIPS of the A32 core (release build) on a CPU-bound C
+// workload (bench/workload.c, clang -marm -O2, bare metal), and the same
+// program under qemu-arm in the same run, as a ratio. Needs clang and
+// ld.lld; qemu-arm is optional.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createArmCore, StopReason } from '../dist/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const iterations = Number(process.env.BENCH_ITERATIONS ?? 400);
+const dir = mkdtempSync(join(tmpdir(), 'a32-bench-'));
+
+function build(n) {
+  const exe = join(dir, `work${n}`);
+  execFileSync('clang', ['--target=armv7a-linux-gnueabi', '-marm', '-mfloat-abi=soft', '-O2', '-static', '-nostdlib', '-ffreestanding', '-fno-builtin', '-fuse-ld=lld', `-DITERATIONS=${n}`, join(here, 'workload.c'), '-o', exe]);
+  return exe;
+}
+
+/** Loads PT_LOAD segments of a static ELF32 into guest RAM; returns the entry point. */
+function loadElf(core, bytes) {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const ram = new Uint8Array(core.memory.buffer, core.ramOffset(), core.ramBytes());
+  const phoff = v.getUint32(28, true);
+  const phnum = v.getUint16(44, true);
+  for (let i = 0; i < phnum; i++) {
+    const o = phoff + i * 32;
+    if (v.getUint32(o, true) !== 1) continue;
+    const off = v.getUint32(o + 4, true);
+    const paddr = v.getUint32(o + 12, true);
+    const filesz = v.getUint32(o + 16, true);
+    const memsz = v.getUint32(o + 20, true);
+    ram.fill(0, paddr, paddr + memsz);
+    ram.set(bytes.subarray(off, off + filesz), paddr);
+  }
+  core.invalidateCodeRange(0, core.ramBytes());
+  return v.getUint32(24, true);
+}
+
+async function runCore(exe) {
+  const core = await createArmCore('release');
+  core.init(1, 16 << 20);
+  core.setStopMask(0, 1 << 2 | 0x3fa); // stop on svc (the exit call) and on any fault
+  core.setCpsr(0, 0x10);
+  core.setReg(0, 15, loadElf(core, readFileSync(exe)));
+  core.setReg(0, 13, 16 << 20);
+  const start = process.hrtime.bigint();
+  let reason;
+  do reason = core.run(0, 1_000_000); while (reason === StopReason.BUDGET);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (reason !== StopReason.SVC) throw new Error(`workload stopped with reason ${reason} at 0x${(core.stopPc(0) >>> 0).toString(16)}`);
+  const instructions = core.retiredLow(0) + core.retiredHigh(0) * 2 ** 32;
+  return { instructions, seconds, exit: core.getReg(0, 0) };
+}
+
+function timeQemu(exe) {
+  const start = process.hrtime.bigint();
+  try {
+    execFileSync('qemu-arm', [exe]);
+  } catch (e) {
+    if (typeof e.status !== 'number') throw e; // the exit status is the workload's checksum
+  }
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+try {
+  const exe = build(iterations);
+  const empty = build(0);
+  const core = await runCore(exe);
+  const mips = core.instructions / core.seconds / 1e6;
+  console.log(`A32 core (release): ${core.instructions} guest instructions in ${core.seconds.toFixed(3)} s = ${mips.toFixed(1)} MIPS`);
+  let haveQemu = true;
+  try {
+    execFileSync('qemu-arm', ['-version'], { stdio: 'ignore' });
+  } catch {
+    haveQemu = false;
+  }
+  if (haveQemu) {
+    const best = (f) => Math.min(f(), f(), f());
+    const q = Math.max(best(() => timeQemu(exe)) - best(() => timeQemu(empty)), 1e-6);
+    const qmips = core.instructions / q / 1e6;
+    console.log(`qemu-arm: same program ${q.toFixed(3)} s (start-up subtracted) = ${qmips.toFixed(1)} MIPS`);
+    console.log(`ratio core/qemu-arm: ${(mips / qmips).toFixed(3)} (1/${(qmips / mips).toFixed(1)})`);
+  } else console.log('qemu-arm not installed: no ratio');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
