@@ -1,0 +1,81 @@
+// npm run bench: DIF VM instructions per second, aggregation updates per
+// second and records per second through the consumer, measured on the idle
+// machine with hand-assembled programs (the built dist/ is required).
+import {
+  Arena, DTraceState, Consumer, IdleMachine, ProbeRegistry, defaultOptions, difEmulate, loadDifo,
+  buildDifo, buildEcb, buildProgram, difoInt, DTRACEACT, DTRACEAGG, difoString,
+} from '../dist/index.js';
+import { DIF_OP, difInstrFmt, difInstrRet, difInstrSetx, difInstrBranch } from '../dist/dif/index.js';
+
+function seconds(start) {
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+// 1. VM: a straight-line DIFO of 64 ALU instructions.
+{
+  const buf = [difInstrSetx(0, 1), difInstrSetx(1, 2)];
+  for (let i = 0; i < 60; i++) buf.push(difInstrFmt([DIF_OP.ADD, DIF_OP.XOR, DIF_OP.MUL, DIF_OP.SUB][i % 4], 1, 2, 1));
+  buf.push(difInstrFmt(DIF_OP.CMP, 1, 2, 0), difInstrBranch(DIF_OP.BE, buf.length + 2), difInstrRet(1), difInstrRet(2));
+  const arena = new Arena(4096, 65536);
+  const ld = loadDifo(buildDifo(buf, { inttab: [3n, 5n] }), arena);
+  const f = {
+    machine: new IdleMachine(1), arena, locals: new Map(), cpu: 0, probeId: 1, epid: 1, args: [], timestamp: 0n, strsize: 256,
+    probe: { provider: 'bench', module: '', function: '', name: 'vm' }, speculation: () => 0, instructions: 0,
+    variables: { loadGlobal: () => 0n, storeGlobal() {}, loadThread: () => 0n, storeThread() {}, loadAssoc: () => 0n, storeAssoc() {} },
+  };
+  const start = process.hrtime.bigint();
+  let runs = 0;
+  while (seconds(start) < 1) {
+    for (let i = 0; i < 1000; i++) difEmulate(ld, f);
+    runs += 1000;
+  }
+  console.log(`DIF VM: ${(f.instructions / seconds(start) / 1e6).toFixed(2)} M instructions/s (${runs} runs of ${buf.length - 1} instructions)`);
+}
+
+function benchState(program) {
+  const registry = new ProbeRegistry();
+  registry.registerProvider({
+    name: 'bench',
+    attributes: { provider: '', module: '', function: '', name: '', args: '' },
+    ops: { provide: (r) => r.createProbe('bench', '', '', 'fire'), enable() {}, disable() {} },
+  });
+  const machine = new IdleMachine(1);
+  const state = new DTraceState(program, registry, machine, defaultOptions());
+  state.go(0);
+  return { state, id: registry.lookup('bench', '', '', 'fire').id };
+}
+
+// 2. Aggregation updates: @[key] = count() with 16 distinct integer keys.
+{
+  const p = buildProgram([buildEcb(0, ['bench:::fire'], [
+    { kind: DTRACEAGG.COUNT, arg: 0n, ntuple: 1, noRecord: true },
+    { kind: DTRACEACT.DIFEXPR, difo: difoInt(7), noRecord: true },
+  ])], { aggregations: [{ id: 0, name: '', function: DTRACEAGG.COUNT, arg: 0n, keys: [{ type: { kind: 0, ckind: 1, flags: 0, size: 8 }, typeName: 'int' }], dataSize: 8 }] });
+  const { state, id } = benchState(p);
+  const start = process.hrtime.bigint();
+  let n = 0;
+  while (seconds(start) < 1) {
+    for (let i = 0; i < 1000; i++) state.probe(id, 0, [BigInt(i & 15)]);
+    n += 1000;
+  }
+  console.log(`aggregations: ${(n / seconds(start) / 1e3).toFixed(1)} k updates/s (probe firing + count())`);
+}
+
+// 3. Records through the consumer: trace(int) + printf("%s %d\n").
+{
+  const p = buildProgram([buildEcb(0, ['bench:::fire'], [
+    { kind: DTRACEACT.PRINTF, difo: difoString('firing'), format: 0 },
+    { kind: DTRACEACT.DIFEXPR, difo: difoInt(42) },
+  ])], { formats: [{ id: 0, kind: 'printf', format: '%s %d\n' }] });
+  const { state, id } = benchState(p);
+  let bytes = 0;
+  const consumer = new Consumer(state, { out: (s) => (bytes += s.length), err: () => {} });
+  const start = process.hrtime.bigint();
+  let n = 0;
+  while (seconds(start) < 1) {
+    for (let i = 0; i < 1000; i++) state.probe(id, 0, []);
+    consumer.consume(false);
+    n += 1000;
+  }
+  console.log(`consumer: ${(n / seconds(start) / 1e3).toFixed(1)} k records/s (probe firing + printf formatting, ${bytes} bytes out)`);
+}
