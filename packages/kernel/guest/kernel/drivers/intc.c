@@ -73,9 +73,10 @@ void handle_irq(unsigned irq, struct pt_regs *regs)
 		printk("intc: unhandled interrupt %u\n", irq);
 }
 
+/* Enable this CPU's timer and IPI lines (lines enabled earlier, such as the
+ * console's on CPU 0, stay enabled). */
 void irq_init_cpu(void)
 {
-	board_write32(INTC_BASE + INTC_ENABLE, 0);
 	if (!irq_table[IRQ_IPI].handler)
 		request_irq(IRQ_IPI, ipi_interrupt, "ipi");
 	enable_irq(IRQ_TIMER);

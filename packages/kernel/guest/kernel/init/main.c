@@ -23,6 +23,7 @@ void arch_paging_init(uint64_t ram_size);
 void mem_devices_init(void);
 void kmod_init(void);
 
+extern char __kernel_end[];
 static struct task_struct boot_task;
 static char init_path[128] = "/sbin/init";
 static char init_arg_storage[256];
@@ -162,7 +163,8 @@ __noreturn void start_kernel(const struct boot_info *info)
 	nr_cpus_online = 1;
 	lock_kernel();
 
-	kernel_end = PAGE_ALIGN(boot_params.kernel_end);
+	/* Trust the image itself as well as the host's kernel_end. */
+	kernel_end = MAX(PAGE_ALIGN(boot_params.kernel_end), PAGE_ALIGN(virt_to_phys(__kernel_end)));
 	ram_end = boot_params.ram_size;
 	page_alloc_init(kernel_end, ram_end);
 	page_reserve(boot_params.initrd_base, boot_params.initrd_base + boot_params.initrd_size);
