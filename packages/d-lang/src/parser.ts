@@ -44,6 +44,9 @@ const BINARY_LEVELS: readonly (readonly string[])[] = [
   ['*', '/', '%'],
 ];
 
+/** After a '/': blanks and comments, then '{' or the end of input (sticky: matched in place, no copying). */
+const PREDICATE_END = /(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)*(?:\{|$)/y;
+
 export interface ParserOptions {
   /** Is `name` a typedef name known before the program (C, D and kernel dictionaries)? */
   readonly isTypedefName?: (name: string) => boolean;
@@ -671,8 +674,8 @@ export class Parser {
 
   /** A '/' in a predicate closes it when followed by '{', end of input, or another clause. */
   private closesPredicate(slash: Token): boolean {
-    const rest = this.text.slice(slash.end);
-    return /^(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)*(?:\{|$)/.test(rest);
+    PREDICATE_END.lastIndex = slash.end;
+    return PREDICATE_END.test(this.text);
   }
 
   private parseCast(): Expr {

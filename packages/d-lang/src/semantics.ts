@@ -84,7 +84,17 @@ export class Cooker {
     return this.ctx.env;
   }
 
+  private readonly typeCache = new Map<string, CType>();
+
   typeOfName(name: string, loc: SourceLocation): CType {
+    const cached = this.typeCache.get(name);
+    if (cached !== undefined) return cached;
+    const t = this.typeOfNameUncached(name, loc);
+    this.typeCache.set(name, t);
+    return t;
+  }
+
+  private typeOfNameUncached(name: string, loc: SourceLocation): CType {
     const star = name.endsWith(' *');
     const base = this.env.lookup(star ? name.slice(0, -2) : name);
     if (base === undefined) return fail('D_TYPE_ERR', loc, `failed to resolve type ${name}`);

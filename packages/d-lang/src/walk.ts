@@ -5,25 +5,55 @@ import type { Expr, Statement } from './ast.js';
 /** A copy of `e` whose direct sub-expressions are replaced by f(child). */
 export function mapChildren(e: Expr, f: (c: Expr) => Expr): Expr {
   switch (e.k) {
-    case 'unary':
-      return { ...e, operand: f(e.operand) };
+    case 'unary': {
+      const operand = f(e.operand);
+      return operand === e.operand ? e : { ...e, operand };
+    }
     case 'binary':
-    case 'assign':
-      return { ...e, left: f(e.left), right: f(e.right) };
-    case 'ternary':
-      return { ...e, cond: f(e.cond), then: f(e.then), otherwise: f(e.otherwise) };
-    case 'call':
-      return { ...e, callee: f(e.callee), args: e.args.map(f) };
-    case 'index':
-      return { ...e, base: f(e.base), args: e.args.map(f) };
-    case 'member':
-      return { ...e, base: f(e.base) };
+    case 'assign': {
+      const left = f(e.left);
+      const right = f(e.right);
+      return left === e.left && right === e.right ? e : { ...e, left, right };
+    }
+    case 'ternary': {
+      const cond = f(e.cond);
+      const then = f(e.then);
+      const otherwise = f(e.otherwise);
+      return cond === e.cond && then === e.then && otherwise === e.otherwise ? e : { ...e, cond, then, otherwise };
+    }
+    case 'call': {
+      const callee = f(e.callee);
+      const args = mapList(e.args, f);
+      return callee === e.callee && args === e.args ? e : { ...e, callee, args };
+    }
+    case 'index': {
+      const base = f(e.base);
+      const args = mapList(e.args, f);
+      return base === e.base && args === e.args ? e : { ...e, base, args };
+    }
+    case 'member': {
+      const base = f(e.base);
+      return base === e.base ? e : { ...e, base };
+    }
     case 'cast':
-    case 'xlate':
-      return { ...e, operand: f(e.operand) };
+    case 'xlate': {
+      const operand = f(e.operand);
+      return operand === e.operand ? e : { ...e, operand };
+    }
     default:
       return e;
   }
+}
+
+/** Map a list, returning the same array when no element changed. */
+function mapList(list: Expr[], f: (c: Expr) => Expr): Expr[] {
+  let out: Expr[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const x = f(list[i]!);
+    if (x !== list[i] && out === undefined) out = list.slice(0, i);
+    if (out !== undefined) out.push(x);
+  }
+  return out ?? list;
 }
 
 /** Rewrite every expression bottom-up. */

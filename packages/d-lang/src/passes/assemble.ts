@@ -153,11 +153,16 @@ export const assemblePass: Pass = {
       const size = Math.ceil(offset / alignment) * alignment;
       return { clause: e.clause, probes: e.probes, ...(predicate !== undefined ? { predicate } : {}), actions, size, alignment, headerSize: DTRACE_RECHDR_SIZE, destructive: e.destructive, speculative: e.speculative };
     });
+    // The packed parameters of each aggregation, from its first aggregating action.
+    const argById = new Map<bigint, bigint>();
+    for (const e of ecbs) {
+      for (const x of e.actions) {
+        if ((x.kind & 0xff00) === 0x0700 && !argById.has(x.uarg)) argById.set(x.uarg, x.arg);
+      }
+    }
     const aggregations: AggregationDescription[] = [...ctx.aggregations.values()].map((a) => {
       const fn = BUILTIN_FUNCTIONS.get(a.func);
-      let arg = 0n;
-      const act = ecbs.flatMap((e) => e.actions).find((x) => x.uarg === BigInt(a.id) && x.kind === (fn?.kind === 'aggregating' ? fn.agg : -1));
-      if (act !== undefined) arg = act.arg;
+      const arg = argById.get(BigInt(a.id)) ?? 0n;
       return {
         id: a.id,
         name: a.name,

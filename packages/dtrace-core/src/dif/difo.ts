@@ -105,7 +105,16 @@ export class DifStringTable {
     const known = this.offsets.get(s);
     if (known !== undefined) return known;
     const offset = this.bytes.length;
-    for (const b of utf8Encode(s)) this.bytes.push(b);
+    let ascii = true;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) for (let i = 0; i < s.length; i++) this.bytes.push(s.charCodeAt(i));
+    else for (const b of utf8Encode(s)) this.bytes.push(b);
     this.bytes.push(0);
     this.offsets.set(s, offset);
     return offset;

@@ -119,6 +119,8 @@ export class InMemoryTypeDictionary implements TypeDictionary {
 
 /** Canonical spelling for lookups: single spaces, no space before '*'. */
 export function normaliseTypeName(name: string): string {
+  // Fast path: most names are already canonical.
+  if (!/\s\s|\s\*|^\s|\s$|[\t\n]/.test(name)) return name;
   return name.trim().replace(/\s+/g, ' ').replace(/ \*/g, '*');
 }
 
