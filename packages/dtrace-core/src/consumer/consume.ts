@@ -225,7 +225,7 @@ export class Consumer {
       else text += printBytes(bytes, -33, quiet(), this.opts.rawbytes);
     }
     if (!quiet()) text += '\n';
-    if (flow && p.name === 'entry') this.indent += 2;
+    if (flow && (p.name === 'entry' || p.name.endsWith('-entry'))) this.indent += 2;
     this.output.out(text);
     if (this.json) {
       const ts = (BigInt(view.getUint32(4, true)) << 32n) | BigInt(view.getUint32(8, true));
