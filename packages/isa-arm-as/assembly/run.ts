@@ -157,7 +157,7 @@ function raisedException(pc: u32, word: u32): u32 {
   const exc = raised;
   if (exc == EXC_WFI) {
     setRegRaw(15, pc + 4);
-    if (interruptPending()) return 0;
+    if (interruptLineHigh()) return 0;
     setSt(WAITING, 1);
     setSt(STOP_PC, pc);
     setSt(STOP_REASON, STOP_HALT);
@@ -179,9 +179,9 @@ function exceptionOrStop(exc: u32, pc: u32, word: u32): u32 {
   return 0;
 }
 
-@inline function interruptPending(): bool {
-  const ctl = st(CPSR_CTL);
-  return (st(IRQ_LINE) != 0 && (ctl & PSR_I) == 0) || (st(FIQ_LINE) != 0 && (ctl & PSR_F) == 0);
+/** WFI wakes on an asserted interrupt line even when CPSR masks it (B1.8.13). */
+@inline function interruptLineHigh(): bool {
+  return (st(IRQ_LINE) | st(FIQ_LINE)) != 0;
 }
 
 /**
@@ -194,7 +194,7 @@ export function run(cpu: u32, budget: u32): u32 {
   let done: u32 = 0;
   let reason: u32 = STOP_BUDGET;
   if (st(WAITING) != 0) {
-    if (!interruptPending()) {
+    if (!interruptLineHigh()) {
       setSt(STOP_REASON, STOP_HALT);
       return STOP_HALT;
     }

@@ -1,0 +1,298 @@
+// System architecture of the ARMv7-A core: exceptions through VBAR, banked
+// registers, the MMU (sections, small pages, AP, domains, faults), IRQs,
+// wfi, the exclusive monitor, exact code-cache invalidation, the DTrace
+// breakpoint and emulations, displaced execution and safe virtual reads.
+// Programs are A32 words (assembled with llvm-mc; the source is beside each).
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ArmException, ArmMode, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
+
+let core: ArmCoreExports;
+const RAM = 4 << 20;
+
+function words(at: number, list: number[]): void {
+  const bytes = new Uint8Array(list.length * 4);
+  const view = new DataView(bytes.buffer);
+  list.forEach((w, i) => view.setUint32(i * 4, w, true));
+  writeRam(core, at, bytes);
+}
+const u = (v: number) => v >>> 0;
+const reg = (n: number) => u(core.getReg(0, n));
+const word32 = (pa: number) => new DataView(core.memory.buffer, core.ramOffset()).getUint32(pa, true);
+
+beforeEach(async () => {
+  core = await createArmCore('debug');
+  expect(core.init(1, RAM)).toBe(0);
+});
+
+describe('exceptions', () => {
+  it('takes svc through VBAR in SVC mode and returns with movs pc, lr', () => {
+    // 0x8000: svc #5 ; mov r1, #7 ; udf #1        0x2008: mov r2, lr ; mrs r3, spsr ; movs pc, lr
+    words(0x8000, [0xef000005, 0xe3a01007, 0xe7f000f1]);
+    words(0x2008, [0xe1a0200e, 0xe14f3000, 0xe1b0f00e]);
+    core.setCpsr(0, ArmMode.SVC | 0xc0);
+    core.setReg(0, 0, 0x2000);
+    words(0x7000, [0xee0c0f10, 0xe3a0f902]); // mcr p15, 0, r0, c12, c0, 0 (VBAR) ; mov pc, #0x8000
+    core.setReg(0, 15, 0x7000);
+    expect(core.run(0, 2)).toBe(StopReason.BUDGET);
+    core.setCpsr(0, ArmMode.USR | 0x20000000);
+    expect(core.run(0, 100)).toBe(StopReason.UNDEFINED);
+    expect(reg(2)).toBe(0x8004); // LR_svc = next instruction
+    expect(reg(3)).toBe(u(ArmMode.USR | 0x20000000));
+    expect(reg(1)).toBe(7);
+    expect(u(core.getCpsr(0)) & 0x1f).toBe(ArmMode.USR);
+    expect(core.stopPc(0) >>> 0).toBe(0x8008);
+    // The unclaimed undefined instruction is delivered to the guest vector.
+    core.deliverStop(0);
+    expect(reg(15)).toBe(0x2004);
+    expect(u(core.getCpsr(0)) & 0x1f).toBe(ArmMode.UND);
+    expect(reg(14)).toBe(0x800c);
+    expect(u(core.getSpsr(0, ArmMode.UND)) & 0x1f).toBe(ArmMode.USR);
+  });
+
+  it('banks r13/r14 per mode and r8-r14 for FIQ', () => {
+    words(0x8000, [0xe3a0dc01, 0xe3a08008, 0xf1020012, 0xe3a0dc02, 0xf1020011, 0xe3a08088, 0xe3a0dc03, 0xf1020013, 0xe1a0000d, 0xe1a01008, 0xf1020012, 0xe1a0200d, 0xf1020011, 0xe1a03008, 0xe1a0400d, 0xe7f000f0]);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 100)).toBe(StopReason.UNDEFINED);
+    expect([reg(0), reg(1), reg(2), reg(3), reg(4)]).toEqual([0x100, 8, 0x200, 0x88, 0x300]);
+    expect(u(core.getBankedReg(0, ArmMode.SVC, 13))).toBe(0x100);
+    expect(u(core.getBankedReg(0, ArmMode.USR, 8))).toBe(8);
+  });
+
+  it('takes an IRQ at an instruction boundary only when CPSR.I is clear, and wakes wfi', () => {
+    words(0x8000, [0xe320f003, 0xe3a00001, 0xe7f000f0]); // wfi ; mov r0, #1 ; udf
+    core.setCpsr(0, ArmMode.SVC | 0x80);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 10)).toBe(StopReason.HALT);
+    expect(core.run(0, 10)).toBe(StopReason.HALT);
+    core.setIrqLine(0, 1); // masked: wfi still wakes, no exception taken
+    expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
+    expect(reg(0)).toBe(1);
+    core.setCpsr(0, ArmMode.SVC); // unmask
+    core.setReg(0, 15, 0x8004);
+    core.run(0, 1);
+    expect(u(core.getCpsr(0)) & 0x1f).toBe(ArmMode.IRQ);
+    expect(reg(15)).toBe(0x18 + 4); // vector executed one instruction (andeq r0, r0, r0 of zeroed RAM)
+    expect(reg(14)).toBe(0x8008);
+  });
+
+  it('returns from exceptions with srs/rfe and ldm with pc and ^', () => {
+    core.setCpsr(0, ArmMode.SVC);
+    core.setSpsr(0, ArmMode.SVC, 0x60000010);
+    core.setReg(0, 13, 0x9000);
+    core.setReg(0, 14, 0x8100);
+    words(0x8000, [0xf96d0513, 0xf8bd0a00]); // srsdb sp!, #0x13 ; rfeia sp!
+    core.setReg(0, 15, 0x8000);
+    core.run(0, 2);
+    expect(reg(15)).toBe(0x8100);
+    expect(u(core.getCpsr(0))).toBe(0x60000010);
+    expect(u(core.getBankedReg(0, ArmMode.SVC, 13))).toBe(0x9000);
+    // ldm sp!, {r0, pc}^ from ABT
+    core.setCpsr(0, ArmMode.ABT);
+    core.setSpsr(0, ArmMode.ABT, 0x80000013);
+    core.setReg(0, 13, 0xa000);
+    words(0xa000, [0x1234, 0x8200]);
+    words(0x8010, [0xe8fd8001]);
+    core.setReg(0, 15, 0x8010);
+    core.run(0, 1);
+    expect([reg(0), reg(15), u(core.getCpsr(0))]).toEqual([0x1234, 0x8200, 0x80000013]);
+  });
+});
+
+describe('MMU', () => {
+  const L1 = 0x100000;
+  const L2 = 0x104000;
+  function tables(): void {
+    const t = new Uint32Array(4096);
+    // Identity-map the first MB with a kernel-only section (AP=01, domain 0).
+    t[0] = 0x00000000 | (1 << 10) | 2;
+    // VA 0x80000000 -> PA 0x00200000, full access section, domain 1.
+    t[0x800] = 0x00200000 | (3 << 10) | (1 << 5) | 2;
+    // VA 0x00400000 -> page table in domain 0.
+    t[4] = L2 | 1;
+    writeRam(core, L1, new Uint8Array(t.buffer));
+    const p = new Uint32Array(256);
+    p[0] = 0x00300000 | (2 << 4) | 2; // 0x00400000 -> 0x00300000, AP=10: user read-only
+    p[1] = 0x00301000 | (3 << 4) | 3; // 0x00401000 -> 0x00301000, full access, XN
+    writeRam(core, L2, new Uint8Array(p.buffer));
+  }
+
+  it('translates sections and small pages and reports faults with FSR/FAR', () => {
+    tables();
+    words(0x200010, [0xcafef00d]);
+    // mcr TTBR0 ; mcr DACR ; mrc SCTLR ; orr #1 ; mcr SCTLR ; isb ; ldr r3, [r4] ; str r5, [r6] ; udf
+    words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe5943000, 0xe5865000, 0xe7f000f0]);
+    core.setReg(0, 0, L1);
+    core.setReg(0, 1, 0b0101); // domains 0 and 1: client
+    core.setReg(0, 4, 0x80000010);
+    core.setReg(0, 5, 77);
+    core.setReg(0, 6, 0x00400008);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 100)).toBe(StopReason.UNDEFINED);
+    expect(reg(3)).toBe(0xcafef00d);
+    expect(word32(0x300008)).toBe(77); // privileged write to a user-RO page is allowed
+    // User mode: reading the user-RO page works, writing faults (permission, page).
+    core.setCpsr(0, ArmMode.USR);
+    core.setReg(0, 15, 0x8018);
+    expect(core.run(0, 10)).toBe(StopReason.PREFETCH_ABORT); // the code page is kernel-only
+    expect(core.faultAddress(0) >>> 0).toBe(0x8018);
+    expect(core.faultStatus(0) & 0x40f).toBe(0x0d); // permission fault, section
+    core.setCpsr(0, ArmMode.SVC);
+    expect(core.readVirtual(0, 0x00400008, 4)).toBe(77);
+    expect(core.peekFault()).toBe(0);
+    expect(core.readVirtual(0, 0x00500000, 4)).toBe(0);
+    expect(core.peekFault()).toBe(1);
+    expect(core.peekFaultAddress() >>> 0).toBe(0x00500000);
+  });
+
+  it('raises data aborts for translation, domain and permission faults, delivered through the vector', () => {
+    tables();
+    words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe5943000, 0xe5865000, 0xe7f000f0]);
+    core.setReg(0, 0, L1);
+    core.setReg(0, 1, 0b0001); // domain 1: no access
+    core.setReg(0, 4, 0x80000010);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 100)).toBe(StopReason.DATA_ABORT);
+    expect(core.stopPc(0) >>> 0).toBe(0x8018);
+    expect(core.faultStatus(0) & 0x40f).toBe(0x09); // domain fault, section
+    expect(core.pendingException(0)).toBe(ArmException.DATA_ABORT);
+    core.deliverStop(0);
+    expect(reg(15)).toBe(0x10);
+    expect(reg(14)).toBe(0x8020); // LR_abt = faulting instruction + 8
+    expect(u(core.getCpsr(0)) & 0x1f).toBe(ArmMode.ABT);
+    // Unmapped address: translation fault (section).
+    core.setCpsr(0, ArmMode.SVC);
+    core.setReg(0, 4, 0x90000000);
+    core.setReg(0, 15, 0x8018);
+    expect(core.run(0, 10)).toBe(StopReason.DATA_ABORT);
+    expect(core.faultStatus(0) & 0x40f).toBe(0x05);
+    expect(core.faultAddress(0) >>> 0).toBe(0x90000000);
+  });
+});
+
+describe('memory semantics', () => {
+  it('implements the local exclusive monitor', () => {
+    words(0x8000, [0xe1901f9f, 0xe2811001, 0xe1802f91, 0xe1803f91, 0xe1904f9f, 0xf57ff01f, 0xe1805f91, 0xe7f000f0]);
+    words(0x9000, [41]);
+    core.setReg(0, 0, 0x9000);
+    core.setReg(0, 15, 0x8000);
+    core.run(0, 100);
+    expect([reg(2), reg(3), reg(4), reg(5)]).toEqual([0, 1, 42, 1]);
+    expect(word32(0x9000)).toBe(42);
+  });
+
+  it('invalidates decoded code exactly when guest stores or host writes change it', () => {
+    // mov r0, #0 ; ldr r1, [pc, #8] ; str r1, [pc, #-4] ; nop ; udf #0 ; add r0, r0, #42
+    words(0x8000, [0xe3a00000, 0xe59f1008, 0xe50f1004, 0xe320f000, 0xe7f000f0, 0xe280002a]);
+    // Run the nop once so it is decoded and cached.
+    core.setReg(0, 15, 0x800c);
+    core.run(0, 1);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 100)).toBe(StopReason.UNDEFINED);
+    expect(reg(0)).toBe(42); // the store replaced the cached nop with add r0, r0, #42
+    words(0x8000, [0xe3a00007]); // host patch: mov r0, #7
+    core.setReg(0, 15, 0x8000);
+    core.run(0, 1);
+    expect(reg(0)).toBe(7);
+  });
+
+  it('routes the device window to the host', async () => {
+    const log: string[] = [];
+    core = await createArmCore('debug', {
+      mmioRead: (cpu, pa, size) => (log.push(`r${cpu} ${pa.toString(16)} ${size}`), 0x5a),
+      mmioWrite: (cpu, pa, size, v) => void log.push(`w${cpu} ${pa.toString(16)} ${size} ${v}`),
+    });
+    core.init(1, RAM);
+    // ldr r3, [r4] ; str r5, [r6] ; udf
+    words(0x8000, [0xe5943000, 0xe5865000, 0xe7f000f0]);
+    core.setReg(0, 4, 0xf0000010);
+    core.setReg(0, 6, 0xf0000020);
+    core.setReg(0, 5, 9);
+    core.setReg(0, 15, 0x8000);
+    core.run(0, 10);
+    expect(reg(3)).toBe(0x5a);
+    expect(log).toEqual(['r0 f0000010 4', 'w0 f0000020 4 9']);
+  });
+});
+
+describe('DTrace support', () => {
+  it('fires the breakpoint only when the displaced condition passes', () => {
+    words(0x8000, [DTRACE_BREAKPOINT | 0x0, 0xe7f000f0]); // condition EQ
+    core.setCpsr(0, ArmMode.SVC); // Z clear: EQ fails
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
+    expect(core.stopPc(0) >>> 0).toBe(0x8004);
+    core.setCpsr(0, ArmMode.SVC | 0x40000000); // Z set
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 10)).toBe(StopReason.DTRACE_BREAKPOINT);
+    expect(core.stopPc(0) >>> 0).toBe(0x8000);
+  });
+
+  // Emulation codes from assembly/dtrace.ts.
+  const EMUL = { PUSHM: 1, POPM: 2, B: 3, BX_LR: 4, MOV_PC_LR: 5, LDM: 6, LDR_IMM: 7, MOVW: 8, MOV_IMM: 9, CMP_IMM: 10, MOV_IP_SP: 11, SUB_SP: 12 };
+
+  function state(): number[] {
+    const out = [];
+    for (let i = 0; i < 16; i++) out.push(reg(i));
+    out.push(u(core.getCpsr(0)));
+    for (let a = 0x8f00; a < 0x9000; a += 4) out.push(word32(a));
+    return out;
+  }
+
+  it.each([
+    ['PUSHM', EMUL.PUSHM, 0xe92d4810], // push {r4, r11, lr}
+    ['POPM', EMUL.POPM, 0xe8bd8810], // pop {r4, r11, pc}
+    ['LDR_IMM (literal)', EMUL.LDR_IMM, 0xe51f0004], // ldr r0, [pc, #-4]
+    ['BX_LR', EMUL.BX_LR, 0xe12fff1e],
+    ['MOV_PC_LR', EMUL.MOV_PC_LR, 0xe1a0f00e],
+    ['MOV_IP_SP', EMUL.MOV_IP_SP, 0xe1a0c00d],
+    ['CMP_IMM', EMUL.CMP_IMM, 0xe350000a],
+    ['MOVW', EMUL.MOVW, 0xe3011234],
+    ['MOV_IMM', EMUL.MOV_IMM, 0xe3a02cff],
+    ['B', EMUL.B, 0xea00003e],
+    ['B (bl)', EMUL.B, 0xeb00003e],
+    ['SUB_SP', EMUL.SUB_SP, 0xe24dd010],
+    ['LDM', EMUL.LDM, 0xe91ba810], // ldmdb r11, {r4, r11, sp, pc}
+  ])('emulates %s exactly like native execution', (_name, code, word) => {
+    const setup = () => {
+      core.reset(0);
+      core.setCpsr(0, ArmMode.SVC);
+      for (let i = 0; i < 13; i++) core.setReg(0, i, 0x100 * i + 3);
+      core.setReg(0, 11, 0x8f80);
+      core.setReg(0, 13, 0x8f40);
+      core.setReg(0, 14, 0x7000);
+      const fill = new Uint32Array(64).map((_, i) => 0x6000 + i * 8);
+      writeRam(core, 0x8f00, new Uint8Array(fill.buffer));
+      words(0x8000, [0, 0, 0, 0]);
+    };
+    setup();
+    words(0x8004, [word]);
+    core.setReg(0, 15, 0x8004);
+    core.run(0, 1);
+    const native = state();
+    setup();
+    words(0x8004, [DTRACE_BREAKPOINT | (word >>> 28)]);
+    core.setReg(0, 15, 0x8004);
+    expect(core.run(0, 1)).toBe(StopReason.DTRACE_BREAKPOINT);
+    core.clearPending(0);
+    expect(core.emulate(0, code, word, 0x8004)).toBe(0);
+    words(0x8004, [word]); // compare memory with the original text back in place
+    const emulated = state();
+    expect(emulated).toEqual(native);
+  });
+
+  it('refuses an emulation code that does not match the instruction', () => {
+    expect(core.emulate(0, EMUL.PUSHM, 0xe1a0f00e, 0x8000)).toBe(StopReason.UNDEFINED);
+  });
+
+  it('executes a displaced instruction as if at its original address', () => {
+    core.setCpsr(0, ArmMode.SVC);
+    words(0x8010, [0x11223344]);
+    // ldr r0, [pc, #8] at 0x8000 reads 0x8010 wherever the word itself sits.
+    expect(core.executeDisplaced(0, 0xe59f0008, 0x8000)).toBe(0);
+    expect(reg(0)).toBe(0x11223344);
+    expect(reg(15)).toBe(0x8004);
+    // bl from 0x8000 links to 0x8004 and branches relative to 0x8000.
+    expect(core.executeDisplaced(0, 0xeb00003e, 0x8000)).toBe(0);
+    expect([reg(14), reg(15)]).toEqual([0x8004, 0x8100]);
+  });
+});
