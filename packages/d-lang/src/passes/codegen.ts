@@ -17,7 +17,7 @@
 //   && || ^^ ?:            tst and branches (short-circuit)
 //   *p  p->m  a[i]          address arithmetic + ld{s,u}{b,h,w}/ldx by type
 //   subroutine call        flushts; push args; call subr, rd
-import { CTF_K, DIF_OP, DIF_SUBR, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_ARRAY, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_TYPE_CTF, DIF_TYPE_STRING, type DifType, difTypeByRef, difTypeInteger, difTypeString } from '@wdtrace/dtrace-core/dif';
+import { CTF_K, DIF_OP, DIF_SUBR, DIF_VAR_OTHER_UBASE, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_ARRAY, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_TYPE_CTF, DIF_TYPE_STRING, type DifType, difTypeByRef, difTypeInteger, difTypeString } from '@wdtrace/dtrace-core/dif';
 import { DTRACEACT, DTRACEAGG, DT_ACT, DTRACE_RECHDR_SIZE, type FormatDescription, llquantizeArg, lquantizeArg, ustackArg } from '@wdtrace/dtrace-core/program';
 import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
 import type { Expr, VariableInfo } from '../ast.js';
@@ -67,6 +67,13 @@ class DifoBuilder {
     readonly ctx: CompileContext,
     readonly loc: SourceLocation,
   ) {}
+
+  /** Registers still free. */
+  freeCount(): number {
+    let n = 0;
+    for (let r = 1; r < NREGS; r++) if ((this.used & (1 << r)) === 0) n++;
+    return n;
+  }
 
   alloc(): number {
     for (let r = 1; r < NREGS; r++) {
@@ -121,11 +128,70 @@ class DifoBuilder {
 const LOADS_SIGNED: Record<number, number> = { 1: DIF_OP.LDSB, 2: DIF_OP.LDSH, 4: DIF_OP.LDSW, 8: DIF_OP.LDX };
 const LOADS_UNSIGNED: Record<number, number> = { 1: DIF_OP.LDUB, 2: DIF_OP.LDUH, 4: DIF_OP.LDUW, 8: DIF_OP.LDX };
 
+/**
+ * Registers a subtree needs when evaluated left to right (Sethi-Ullman
+ * style, an upper bound). Used to decide when a value held in a register
+ * must be spilled to a hidden clause-local variable before evaluating
+ * the next operand.
+ */
+export function registerNeed(e: Expr): number {
+  switch (e.k) {
+    case 'unary':
+      return registerNeed(e.operand) + (e.op.length > 2 ? 2 : 1);
+    case 'binary':
+    case 'assign': {
+      const l = registerNeed(e.left);
+      const r = registerNeed(e.right);
+      return Math.max(l, r + 1, 2);
+    }
+    case 'ternary':
+      return Math.max(registerNeed(e.cond), registerNeed(e.then) + 1, registerNeed(e.otherwise) + 1);
+    case 'call':
+    case 'index': {
+      let need = 2;
+      e.args.forEach((a, i) => (need = Math.max(need, registerNeed(a) + i + 1)));
+      return need;
+    }
+    case 'member':
+      return registerNeed(e.base) + 1;
+    case 'cast':
+      return registerNeed(e.operand) + 1;
+    default:
+      return 1;
+  }
+}
+
 class ExprGen {
+  private spills = 0;
+
   constructor(
     readonly ctx: CompileContext,
     readonly b: DifoBuilder,
   ) {}
+
+  /**
+   * Evaluate `next` while the value in `held` must survive. When `next`
+   * needs more registers than are free, `held` is spilled to a hidden
+   * clause-local variable (stls) and reloaded (ldls) afterwards.
+   * Returns [held register (possibly renumbered), next's register].
+   */
+  private keepWhile(held: number, next: Expr): [number, number] {
+    const b = this.b;
+    if (registerNeed(next) <= b.freeCount()) return [held, this.gen(next)];
+    const name = `%spill_${this.spills++}`;
+    let id = this.ctx.localIds.get(name);
+    if (id === undefined) {
+      id = DIF_VAR_OTHER_UBASE + this.ctx.localIds.size;
+      this.ctx.localIds.set(name, id);
+    }
+    const v = b.variable(name, id, DIFV_KIND_SCALAR, DIFV_SCOPE_LOCAL, difTypeInteger(8), DIFV_F_REF | DIFV_F_MOD);
+    b.code.push({ k: 'var', op: DIF_OP.STLS, variable: v, reg: held });
+    b.free(held);
+    const r = this.gen(next);
+    const back = b.alloc();
+    b.code.push({ k: 'var', op: DIF_OP.LDLS, variable: v, reg: back });
+    return [back, r];
+  }
 
   private scopeOf(v: VariableInfo): number {
     return v.scope === 'global' ? DIFV_SCOPE_GLOBAL : v.scope === 'thread' ? DIFV_SCOPE_THREAD : DIFV_SCOPE_LOCAL;
@@ -508,8 +574,7 @@ class ExprGen {
       b.free(r);
       return l;
     }
-    const l = this.gen(e.left);
-    const r = this.gen(e.right);
+    const [l, r] = this.keepWhile(this.gen(e.left), e.right);
     const lt = e.left.type!;
     const rt = e.right.type!;
     if (['==', '!=', '<', '>', '<=', '>='].includes(op)) {
@@ -626,7 +691,8 @@ class ExprGen {
     const b = this.b;
     let value = this.gen(e.right);
     if (e.op !== '=') {
-      const cur = this.gen(e.left);
+      let cur: number;
+      [value, cur] = this.keepWhile(value, e.left);
       const bop = e.op.slice(0, -1);
       const signed = isSigned(e.left.type!);
       const lt = resolveType(e.left.type!);

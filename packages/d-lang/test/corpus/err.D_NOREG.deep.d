@@ -1,1 +1,0 @@
-BEGIN { trace(arg0 + (arg1 + (arg2 + (arg3 + (arg4 + (arg5 + (arg6 + (arg7 + arg8)))))))); }
