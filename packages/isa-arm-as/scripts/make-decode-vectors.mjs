@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { llvmDisassemble, randomWords } from './llvm-oracle.mjs';
+import { llvmDisassemble, normalise, randomWords } from './llvm-oracle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'test', 'vectors');
@@ -55,3 +55,24 @@ const corpus = corpusWords();
 const corpusTexts = llvmDisassemble(corpus, 0x10000);
 writeFileSync(join(out, 'decode-corpus.json.gz'), gzipSync(JSON.stringify({ base: 0x10000, words: [...corpus], llvm: corpusTexts }), { level: 9 }));
 console.log(`random: ${randomCount} words; corpus: ${corpus.length} instructions`);
+
+// An ELF object and llvm-objdump -d's listing of it, for the disassembler test.
+{
+  const dir = mkdtempSync(join(tmpdir(), 'a32-elf-'));
+  try {
+    const obj = join(out, 'structs-O2.o');
+    execFileSync('clang', ['--target=armv7a-linux-gnueabi', '-marm', '-mfloat-abi=soft', '-O2', '-ffreestanding', '-fno-builtin', '-c', join(root, 'test', 'corpus', 'structs.c'), '-o', obj]);
+    const listing = execFileSync('llvm-objdump', ['-d', '--triple=armv7a', '--no-show-raw-insn', obj]).toString();
+    const lines = [];
+    let symbol = '';
+    for (const line of listing.split('\n')) {
+      const s = /^[0-9a-f]+ <([^>]+)>:$/.exec(line);
+      if (s && !s[1].startsWith('$')) symbol = s[1]; // mapping symbols label pools, not functions
+      const m = /^\s*([0-9a-f]+):\s+(.*)$/.exec(line);
+      if (m) lines.push({ address: parseInt(m[1], 16), symbol, text: normalise(m[2].replace(/^([0-9a-f]{2}\s)+\s*(?=\.word)/, '')) });
+    }
+    writeFileSync(join(out, 'structs-O2.objdump.json'), JSON.stringify(lines));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
