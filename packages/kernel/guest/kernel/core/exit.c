@@ -143,7 +143,7 @@ long do_wait4(pid_t pid, int *ustatus, int options)
 long sys_wait4(long pid, long status, long options, long rusage, long a4, long a5)
 {
 	if (rusage)
-		clear_user((void *)rusage, 144);
+		clear_user((void *)rusage, 18 * sizeof(long));   /* struct rusage */
 	return do_wait4((pid_t)pid, (int *)status, (int)options);
 }
 
