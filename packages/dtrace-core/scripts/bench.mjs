@@ -48,8 +48,8 @@ function benchState(program) {
 // 2. Aggregation updates: @[key] = count() with 16 distinct integer keys.
 {
   const p = buildProgram([buildEcb(0, ['bench:::fire'], [
-    { kind: DTRACEAGG.COUNT, arg: 0n, ntuple: 1, noRecord: true },
-    { kind: DTRACEACT.DIFEXPR, difo: difoInt(7), noRecord: true },
+    { kind: DTRACEACT.DIFEXPR, difo: difoInt(7), noRecord: true, uarg: 0n },
+    { kind: DTRACEAGG.COUNT, uarg: 0n, ntuple: 1, noRecord: true },
   ])], { aggregations: [{ id: 0, name: '', function: DTRACEAGG.COUNT, arg: 0n, keys: [{ type: { kind: 0, ckind: 1, flags: 0, size: 8 }, typeName: 'int' }], dataSize: 8 }] });
   const { state, id } = benchState(p);
   const start = process.hrtime.bigint();
@@ -64,7 +64,7 @@ function benchState(program) {
 // 3. Records through the consumer: trace(int) + printf("%s %d\n").
 {
   const p = buildProgram([buildEcb(0, ['bench:::fire'], [
-    { kind: DTRACEACT.PRINTF, difo: difoString('firing'), format: 0 },
+    { kind: DTRACEACT.PRINTF, difo: difoString('firing'), format: 0, ntuple: 2 },
     { kind: DTRACEACT.DIFEXPR, difo: difoInt(42) },
   ])], { formats: [{ id: 0, kind: 'printf', format: '%s %d\n' }] });
   const { state, id } = benchState(p);

@@ -52,8 +52,8 @@ describe('tst.flowindent: -F layout', () => {
 });
 
 const COUNT_BY_FUNC = (fn: number) => [
-  { kind: fn, arg: 0n, ntuple: 1, difo: difoLoadGlobal(DIF_VAR.ARG0), noRecord: true },
-  { kind: DTRACEACT.DIFEXPR, difo: difoLoadGlobal(DIF_VAR.PROBEFUNC, DIF_STRING256), noRecord: true },
+  { kind: DTRACEACT.DIFEXPR, difo: difoLoadGlobal(DIF_VAR.PROBEFUNC, DIF_STRING256), noRecord: true, uarg: 0n },
+  { kind: fn, uarg: 0n, ntuple: 1, difo: difoLoadGlobal(DIF_VAR.ARG0), noRecord: true },
 ];
 const AGG = (fn: number) => ({ id: 0, name: 'a', function: fn, arg: 0n, keys: [{ type: DIF_STRING256, typeName: 'string' }], dataSize: 8 });
 
@@ -86,12 +86,12 @@ describe('tst.libact: normalize, trunc and clear records', () => {
       [
         buildEcb(0, ['fbt:::entry'], COUNT_BY_FUNC(DTRACEAGG.SUM)),
         buildEcb(1, ['fbt::main:return'], [
-          { kind: DTRACEACT.LIBACT, difo: difoInt(0), size: 4, uarg: BigInt(DT_ACT.NORMALIZE) },
-          { kind: DTRACEACT.LIBACT, difo: difoInt(5), size: 8, uarg: BigInt(DT_ACT.NORMALIZE) },
+          { kind: DTRACEACT.LIBACT, difo: difoInt(0), size: 8, arg: BigInt(DT_ACT.NORMALIZE) },
+          { kind: DTRACEACT.LIBACT, difo: difoInt(5), size: 8, arg: BigInt(DT_ACT.NORMALIZE) },
         ]),
         buildEcb(2, ['fbt::helper:return'], [
-          { kind: DTRACEACT.LIBACT, difo: difoInt(0), size: 4, uarg: BigInt(DT_ACT.TRUNC) },
-          { kind: DTRACEACT.LIBACT, difo: difoInt(1), size: 8, uarg: BigInt(DT_ACT.TRUNC) },
+          { kind: DTRACEACT.LIBACT, difo: difoInt(0), size: 8, arg: BigInt(DT_ACT.TRUNC) },
+          { kind: DTRACEACT.LIBACT, difo: difoInt(1), size: 8, arg: BigInt(DT_ACT.TRUNC) },
         ]),
       ],
       { aggregations: [AGG(DTRACEAGG.SUM)] },

@@ -61,7 +61,7 @@ describe('tst.printf: quiet printf and probe built-ins', () => {
     const p = buildProgram(
       [
         buildEcb(0, ['BEGIN'], [
-          { kind: DTRACEACT.PRINTF, difo: difoString('BEGIN'), format: 0 },
+          { kind: DTRACEACT.PRINTF, difo: difoString('BEGIN'), format: 0, ntuple: 3 },
           { kind: DTRACEACT.DIFEXPR, difo: difoLoadGlobal(DIF_VAR.ID) },
           { kind: DTRACEACT.DIFEXPR, difo: difoLoadGlobal(DIF_VAR.PROBEPROV, DIF_STRING256) },
           { kind: DTRACEACT.EXIT, difo: difoInt(0), size: 4 },
@@ -105,14 +105,14 @@ describe('tst.aggregations: count, sum, avg, quantize printed at the end', () =>
     const p = buildProgram(
       [
         buildEcb(0, ['tick-1s'], [
-          { kind: DTRACEAGG.COUNT, arg: 0n, ntuple: 1, noRecord: true },
-          { kind: DTRACEACT.DIFEXPR, difo: difoString('ticks'), noRecord: true },
-          { kind: DTRACEAGG.QUANTIZE, arg: 1n, difo: difoLoadGlobal(I), noRecord: true },
+          { kind: DTRACEACT.DIFEXPR, difo: difoString('ticks'), noRecord: true, uarg: 0n },
+          { kind: DTRACEAGG.COUNT, uarg: 0n, ntuple: 1, noRecord: true },
+          { kind: DTRACEAGG.QUANTIZE, uarg: 1n, difo: difoLoadGlobal(I), noRecord: true },
         ]),
         buildEcb(1, ['tick-1s'], [{ kind: DTRACEACT.DIFEXPR, difo: difoIncrementGlobal(I), size: 8, noRecord: true }]),
         buildEcb(2, ['BEGIN'], [
-          { kind: DTRACEAGG.COUNT, arg: 0n, ntuple: 1, noRecord: true },
-          { kind: DTRACEACT.DIFEXPR, difo: difoString('begin'), noRecord: true },
+          { kind: DTRACEACT.DIFEXPR, difo: difoString('begin'), noRecord: true, uarg: 0n },
+          { kind: DTRACEAGG.COUNT, uarg: 0n, ntuple: 1, noRecord: true },
         ]),
       ],
       {
@@ -143,7 +143,7 @@ describe('err.fault: faults stop the clause and report like dtrace(1)', () => {
     const p = buildProgram(
       [
         buildEcb(0, ['BEGIN'], [{ kind: DTRACEACT.DIFEXPR, difo: load0 }]),
-        buildEcb(1, ['ERROR'], [{ kind: DTRACEACT.PRINTF, difo: difoLoadGlobal(DIF_VAR.ARG3), format: 0 }, { kind: DTRACEACT.DIFEXPR, difo: difoLoadGlobal(DIF_VAR.ARG4) }]),
+        buildEcb(1, ['ERROR'], [{ kind: DTRACEACT.PRINTF, difo: difoLoadGlobal(DIF_VAR.ARG3), format: 0, ntuple: 2 }, { kind: DTRACEACT.DIFEXPR, difo: difoLoadGlobal(DIF_VAR.ARG4) }]),
         buildEcb(2, ['BEGIN'], [{ kind: DTRACEACT.EXIT, difo: difoInt(0), size: 4 }]),
       ],
       { formats: [{ id: 0, kind: 'printf', format: 'offset %d fault %d\n' }] },
@@ -208,15 +208,15 @@ describe('tst.libact: clear and printa', () => {
     const p = buildProgram(
       [
         buildEcb(0, ['BEGIN'], [
-          { kind: DTRACEAGG.SUM, arg: 0n, ntuple: 1, difo: difoInt(7), noRecord: true },
           { kind: DTRACEACT.DIFEXPR, difo: difoString('seven'), noRecord: true },
-          { kind: DTRACEAGG.SUM, arg: 0n, ntuple: 1, difo: difoInt(-2), noRecord: true },
+          { kind: DTRACEAGG.SUM, uarg: 0n, ntuple: 1, difo: difoInt(7), noRecord: true },
           { kind: DTRACEACT.DIFEXPR, difo: difoString('five'), noRecord: true },
-          { kind: DTRACEAGG.SUM, arg: 0n, ntuple: 1, difo: difoInt(5), noRecord: true },
+          { kind: DTRACEAGG.SUM, uarg: 0n, ntuple: 1, difo: difoInt(-2), noRecord: true },
           { kind: DTRACEACT.DIFEXPR, difo: difoString('five'), noRecord: true },
+          { kind: DTRACEAGG.SUM, uarg: 0n, ntuple: 1, difo: difoInt(5), noRecord: true },
         ]),
-        buildEcb(1, ['BEGIN'], [{ kind: DTRACEACT.PRINTA, difo: difoInt(0), size: 4, format: 0, uarg: 1n }, { kind: DTRACEACT.EXIT, difo: difoInt(0), size: 4 }]),
-        buildEcb(2, ['END'], [{ kind: DTRACEACT.LIBACT, difo: difoInt(0), size: 4, uarg: BigInt(DT_ACT.CLEAR) }]),
+        buildEcb(1, ['BEGIN'], [{ kind: DTRACEACT.PRINTA, difo: difoInt(0), size: 8, format: 0, ntuple: 1 }, { kind: DTRACEACT.EXIT, difo: difoInt(0), size: 4 }]),
+        buildEcb(2, ['END'], [{ kind: DTRACEACT.LIBACT, difo: difoInt(0), size: 8, arg: BigInt(DT_ACT.CLEAR) }]),
       ],
       {
         formats: [{ id: 0, kind: 'printa', format: '%-6s %@3d\n' }],

@@ -132,6 +132,7 @@ export class Consumer {
       text += `${String(cpu).padStart(3)} ${String(p.id).padStart(6)} ${`${p.function}:${p.name}`.padStart(32)} `;
     }
     const view = new DataView(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength);
+    let tracememSize = 0;
     const recs = ep.ecb.actions.filter((a) => a.record && !dtraceActIsAggregation(a.kind)) as (ActionDescription & { record: RecordDescription })[];
     for (let i = 0; i < recs.length; i++) {
       const act = recs[i]!;
@@ -139,7 +140,7 @@ export class Consumer {
       const bytes = e.bytes.subarray(rec.offset, rec.offset + rec.size);
       const intValue = (): bigint => readInt(view, rec.offset, rec.size);
       if (act.kind === DTRACEACT.LIBACT) {
-        const which = Number(rec.uarg || act.uarg);
+        const which = Number(act.arg);
         switch (which) {
           case DT_ACT.CLEAR:
             this.clear(Number(intValue()));
@@ -160,13 +161,15 @@ export class Consumer {
             continue;
           }
           case DT_ACT.SETOPT: {
-            const next = recs[++i];
-            const name = cString(bytes);
-            const value = next && next.record.size > 8 ? cString(e.bytes.subarray(next.record.offset, next.record.offset + next.record.size)) : null;
+            // The option text ("name" or "name=value") is the format the record names.
+            const text = this.program.formats.find((f) => f.id === Number(act.uarg))?.format ?? '';
+            const eq = text.indexOf('=');
+            const name = eq < 0 ? text : text.slice(0, eq);
+            const value = eq < 0 ? null : text.slice(eq + 1);
             try {
               setOption(this.opts, name, value);
             } catch (err) {
-              this.output.err(`dtrace: couldn't set option "${name}" to "${value ?? '1'}": Invalid option name\n`);
+              this.output.err(`dtrace: couldn't set option "${name}" to "${value ?? '1'}": ${(err as Error).message.replace(/^.*: /, '')}\n`);
             }
             continue;
           }
@@ -178,13 +181,17 @@ export class Consumer {
         this.exitSeen = true;
         continue;
       }
-      if (act.kind === DTRACEACT.SPECULATE || act.kind === DTRACEACT.COMMIT || act.kind === DTRACEACT.DISCARD || rec.size === 0) continue;
+      if (act.kind === DTRACEACT.SPECULATE || act.kind === DTRACEACT.COMMIT || act.kind === DTRACEACT.DISCARD) continue;
+      if (act.kind === DTRACEACT.TRACEMEM_DYNSIZE) {
+        tracememSize = Number(intValue());
+        continue;
+      }
       if (act.kind === DTRACEACT.STACK || act.kind === DTRACEACT.USTACK) {
         text += formatStack(this.stackFrames(bytes, act.kind === DTRACEACT.USTACK), this.opts.stackindent);
         continue;
       }
       if (act.kind === DTRACEACT.SYM || act.kind === DTRACEACT.MOD || act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR) {
-        const pc = act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR ? readInt(view, rec.offset + 8, 8) : intValue();
+        const pc = act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR ? readInt(view, rec.offset + (rec.size >= 16 ? 8 : 0), 8) : intValue();
         let s = this.state.machine.symbols.addrToString(pc);
         if (act.kind === DTRACEACT.MOD || act.kind === DTRACEACT.UMOD) s = s.includes('`') ? s.slice(0, s.indexOf('`')) : s;
         if (act.kind === DTRACEACT.SYM || act.kind === DTRACEACT.USYM) s = s.replace(/\+0x[0-9a-f]+$/, '');
@@ -192,14 +199,16 @@ export class Consumer {
         continue;
       }
       if (act.kind === DTRACEACT.PRINTF || act.kind === DTRACEACT.SYSTEM || act.kind === DTRACEACT.FREOPEN) {
-        const pieces = this.format(rec.format);
-        const n = printfArgumentCount(pieces);
+        // One record per argument; the first carries the format and the argument count (ntuple).
+        const pieces = this.format(rec.format >= 0 ? rec.format : Number(act.arg));
+        const n = rec.size === 0 ? 0 : Math.max(act.ntuple, 1);
         const args: Datum[] = [];
         for (let k = 0; k < n; k++) {
           const r = recs[i + k];
           if (!r) throw new Error('printf( ) record count mismatch');
           args.push(this.datum(r, view, e.bytes));
         }
+        if (printfArgumentCount(pieces) > args.length) throw new Error(`printf( ) format needs ${printfArgumentCount(pieces)} arguments, the record has ${args.length}`);
         const s = formatPrintf(pieces, args, { symbols: this.state.machine.symbols, stackIndent: this.opts.stackindent });
         // system() and freopen() are performed by the host (the CLI); here they print nothing.
         if (act.kind === DTRACEACT.PRINTF) text += s;
@@ -207,20 +216,24 @@ export class Consumer {
         continue;
       }
       if (act.kind === DTRACEACT.PRINTA) {
+        const n = Math.max(act.ntuple, 1);
         const ids: number[] = [];
-        let j = i;
-        for (; j < recs.length && recs[j]!.kind === DTRACEACT.PRINTA && recs[j]!.record.uarg === rec.uarg; j++) {
-          ids.push(Number(readInt(view, recs[j]!.record.offset, recs[j]!.record.size)));
+        for (let k = 0; k < n && i + k < recs.length; k++) {
+          const r = recs[i + k]!;
+          ids.push(Number(readInt(view, r.record.offset, r.record.size)));
         }
-        i = j - 1;
-        const fmt = rec.format >= 0 && this.program.formats.some((f, k) => (f.id ?? k) === rec.format && f.kind === 'printa') ? this.format(rec.format) : undefined;
+        i += n - 1;
+        const fmt = rec.format >= 0 ? this.format(rec.format) : undefined;
         text += this.printa(ids, fmt);
         continue;
       }
       if (act.kind === DTRACEACT.TRACEMEM) {
-        text += printBytes(bytes, -33, quiet(), true);
+        const size = tracememSize > 0 && tracememSize < bytes.length ? tracememSize : bytes.length;
+        tracememSize = 0;
+        text += printBytes(bytes.subarray(0, size), -33, quiet(), true);
         continue;
       }
+      if (rec.size === 0) continue;
       if (rec.size === 1 || rec.size === 2 || rec.size === 4 || rec.size === 8) text += traceInteger(intValue(), rec.size, quiet());
       else text += printBytes(bytes, -33, quiet(), this.opts.rawbytes);
     }

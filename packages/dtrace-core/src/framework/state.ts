@@ -38,6 +38,38 @@ export interface EnabledProbe {
   readonly ecb: EcbDescription;
   readonly predicate?: LoadedDifo;
   readonly actions: readonly (LoadedDifo | undefined)[];
+  /** What each action is to the aggregation that follows or precedes it (see actionRoles). */
+  readonly roles: readonly ActionRole[];
+  /** Aggregating action index -> index of its increment expression. */
+  readonly increments: ReadonlyMap<number, number>;
+}
+
+export type ActionRole = 'plain' | 'key' | 'increment';
+
+/**
+ * The compiler emits an aggregation as its key expressions (DIFEXPR, no
+ * record), the aggregating action (ntuple = number of keys), then, for
+ * quantize/lquantize/llquantize with an increment, one more DIFEXPR with the
+ * same aggregation id in uarg. Keys of a following aggregation also follow,
+ * so an expression is the increment only when it is not one of those keys.
+ */
+export function actionRoles(actions: readonly ActionDescription[]): { roles: ActionRole[]; increments: Map<number, number> } {
+  const roles: ActionRole[] = actions.map(() => 'plain');
+  const increments = new Map<number, number>();
+  actions.forEach((a, i) => {
+    if (!dtraceActIsAggregation(a.kind)) return;
+    for (let k = i - a.ntuple; k < i; k++) if (k >= 0) roles[k] = 'key';
+  });
+  actions.forEach((a, i) => {
+    if (!dtraceActIsAggregation(a.kind)) return;
+    if (a.kind !== DTRACEAGG.QUANTIZE && a.kind !== DTRACEAGG.LQUANTIZE && a.kind !== DTRACEAGG.LLQUANTIZE) return;
+    const next = actions[i + 1];
+    if (next && next.kind === DTRACEACT.DIFEXPR && !next.record && next.uarg === a.uarg && roles[i + 1] === 'plain') {
+      roles[i + 1] = 'increment';
+      increments.set(i, i + 1);
+    }
+  });
+  return { roles, increments };
 }
 
 /** A principal-buffer entry: a firing's bytes, or the library ERROR enabling's data. */
@@ -139,7 +171,7 @@ export class DTraceState {
         const probes = registry.match(desc);
         if (probes.length === 0) throw new LoadError(`probe description ${describe(desc)} does not match any probes`);
         for (const probe of probes) {
-          const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions };
+          const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions, ...actionRoles(ecb.actions) };
           this.enabled.push(ep);
           let list = this.ecbsByProbe.get(probe.id);
           if (!list) {
@@ -253,18 +285,23 @@ export class DTraceState {
         ndx = i + 1;
         const act = actions[i]!;
         const difo = ep.actions[i];
+        const role = ep.roles[i];
+        if (role === 'key' || role === 'increment') continue; // evaluated with their aggregation
         if (dtraceActIsAggregation(act.kind)) {
           const keys: (bigint | Uint8Array)[] = [];
-          for (let k = 1; k <= act.ntuple; k++) {
-            ndx = i + 1 + k;
-            const kact = actions[i + k]!;
-            const kd = ep.actions[i + k];
-            keys.push(this.recordValue(kact, kd, f));
+          for (let k = i - act.ntuple; k < i; k++) {
+            ndx = k + 1;
+            keys.push(this.recordValue(actions[k]!, ep.actions[k], f));
           }
           ndx = i + 1;
           const value = difo ? difEmulate(difo, f) : 1n;
-          this.aggregate(act, keys, value, cpu);
-          i += act.ntuple;
+          let increment = 1n;
+          const inc = ep.increments.get(i);
+          if (inc !== undefined) {
+            ndx = inc + 1;
+            increment = BigInt.asIntN(64, difEmulate(ep.actions[inc]!, f));
+          }
+          this.aggregate(act, keys, value, increment, cpu);
           continue;
         }
         const value = this.recordValue(act, difo, f);
@@ -435,8 +472,8 @@ export class DTraceState {
   // -------------------------------------------------------------------------
   // Aggregations: keyed by the tuple; sizes accounted against aggsize.
 
-  private aggregate(act: ActionDescription, keys: (bigint | Uint8Array)[], value: bigint, cpu: number): void {
-    const id = Number(act.arg);
+  private aggregate(act: ActionDescription, keys: (bigint | Uint8Array)[], value: bigint, increment: bigint, cpu: number): void {
+    const id = Number(act.uarg);
     const desc = this.aggregationDescs.get(id);
     if (!desc) throw new LoadError(`aggregation ${id} is not described by the program`);
     const table = this.aggregations.get(id)!;
@@ -468,19 +505,19 @@ export class DTraceState {
         d[3] = sq >> 64n;
         break;
       }
-      case DTRACEAGG.QUANTIZE: d[quantizeBucket(v)] = d[quantizeBucket(v)]! + 1n; break;
+      case DTRACEAGG.QUANTIZE: d[quantizeBucket(v)] = d[quantizeBucket(v)]! + increment; break;
       case DTRACEAGG.LQUANTIZE: {
         const { base, levels, step } = lquantizeParams(desc.arg);
         let b: number;
         if (v < BigInt(base)) b = 0;
         else if (v >= BigInt(base + levels * step)) b = levels + 1;
         else b = Number((v - BigInt(base)) / BigInt(step)) + 1;
-        d[1 + b] = d[1 + b]! + 1n;
+        d[1 + b] = d[1 + b]! + increment;
         break;
       }
       case DTRACEAGG.LLQUANTIZE: {
         const b = llquantizeBucket(desc.arg, v);
-        d[1 + b] = d[1 + b]! + 1n;
+        d[1 + b] = d[1 + b]! + increment;
         break;
       }
       default:
