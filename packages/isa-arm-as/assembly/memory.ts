@@ -20,11 +20,11 @@ declare function mmioWrite(cpu: i32, paddr: i32, size: i32, value: i32): void;
 export let ramBase: usize = 0;
 export let ramSize: u32 = 0;
 
-// Decoded-instruction cache (direct mapped by physical address): tag = paddr | 1 when valid.
+// Decoded-instruction cache, direct mapped by physical address. Entry (16 bytes):
+//   tag = paddr | 1 when valid, the word, the handler's function-table index, the Op id.
 export const DECODE_ENTRIES: u32 = 1 << 16;
+export const DECODE_ENTRY_SIZE: u32 = 16;
 export let decodeTags: usize = 0;
-export let decodeWords: usize = 0;
-export let decodeOps: usize = 0;
 
 // TLB: direct mapped by virtual page, per CPU. Entry: tag (vpn << 12 | valid), page base, permissions.
 export const TLB_ENTRIES: u32 = 256;
@@ -65,11 +65,7 @@ export function configureMemory(cpus: u32, bytes: u32): i32 {
   let at = states + usize(cpus) * STATE_SIZE;
   at = (at + 15) & ~usize(15);
   decodeTags = at;
-  at += usize(DECODE_ENTRIES) * 4;
-  decodeWords = at;
-  at += usize(DECODE_ENTRIES) * 4;
-  decodeOps = at;
-  at += usize(DECODE_ENTRIES) * 4;
+  at += usize(DECODE_ENTRIES) * DECODE_ENTRY_SIZE;
   tlbBase = at;
   at += usize(cpus) * TLB_ENTRIES * TLB_ENTRY_SIZE;
   at = (at + 0xffff) & ~usize(0xffff);
@@ -89,14 +85,14 @@ export function configureMemory(cpus: u32, bytes: u32): i32 {
 
 /** Invalidates decoded instructions covering [paddr, paddr + len). Exact: called for every write. */
 @inline export function invalidateCodeWord(paddr: u32): void {
-  const idx = usize((paddr >>> 2) & (DECODE_ENTRIES - 1)) << 2;
+  const idx = usize((paddr >>> 2) & (DECODE_ENTRIES - 1)) << 4;
   if (load<u32>(decodeTags + idx) == ((paddr & ~3) | 1)) store<u32>(decodeTags + idx, 0);
 }
 
 export function invalidateCode(paddr: u32, len: u32): void {
   if (len == 0) return;
   if (len >= DECODE_ENTRIES * 4) {
-    memory.fill(decodeTags, 0, usize(DECODE_ENTRIES) * 4);
+    memory.fill(decodeTags, 0, usize(DECODE_ENTRIES) * DECODE_ENTRY_SIZE);
     return;
   }
   const first = paddr & ~3;

@@ -9,7 +9,7 @@ import {
   FAULT_ADDR, FAULT_STATUS, IRQ_LINE, FIQ_LINE, WAITING, STOP_MASK, PENDING_EXC, CPU_ID, EXCL_OPEN, STATE_SIZE, statesBase,
   fetchValid, setFetchValid,
 } from './state';
-import { translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, decodeWords, decodeOps, DECODE_ENTRIES, configureMemory, tlbFlush } from './memory';
+import { translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, configureMemory, tlbFlush } from './memory';
 import {
   beginInstruction, conditionPassed, curPc, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
   EXC_BKPT, EXC_DTRACE, EXC_WFI, DTRACE_BREAKPOINT,
@@ -117,25 +117,30 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
 let fetchPageVa: u32 = 0;
 let fetchPagePa: u32 = 0;
 
-/** Fetch and decode through the cache. Returns the op id; the word is left in fetchedWord. */
-let fetchedWord: u32 = 0;
-@inline function fetchDecode(pa: u32): u32 {
-  const idx = usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << 2;
-  if (load<u32>(decodeTags + idx) == (pa | 1)) {
-    fetchedWord = load<u32>(decodeWords + idx);
-    return load<u32>(decodeOps + idx);
+/** Function-table index of the handler for an Op id. */
+@inline function handlerIndex(op: u32): u32 {
+  return load<u32>(changetype<usize>(unchecked(HANDLERS[op])));
+}
+
+/**
+ * Fetch and decode through the cache. Returns the cache entry's address:
+ * +4 the word, +8 the handler's table index.
+ */
+@inline function fetchDecode(pa: u32): usize {
+  const entry = decodeTags + (usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << 4);
+  if (load<u32>(entry) != (pa | 1)) {
+    const word = load<u32>(ramBase + usize(pa));
+    const op = decodeA32(word);
+    store<u32>(entry, pa | 1);
+    store<u32>(entry, word, 4);
+    store<u32>(entry, handlerIndex(op), 8);
+    store<u32>(entry, op, 12);
   }
-  const word = load<u32>(ramBase + usize(pa));
-  const op = decodeA32(word);
-  store<u32>(decodeTags + idx, pa | 1);
-  store<u32>(decodeWords + idx, word);
-  store<u32>(decodeOps + idx, op);
-  fetchedWord = word;
-  return op;
+  return entry;
 }
 
 /** Executes one decoded instruction at pc; returns a stop reason or 0. */
-@inline function step(pc: u32, word: u32, op: u32): u32 {
+@inline function step(pc: u32, word: u32, handler: u32): u32 {
   const cond = word >>> 28;
   if (cond < 14 && !conditionPassed(cond)) {
     setRegRaw(15, pc + 4);
@@ -143,7 +148,7 @@ let fetchedWord: u32 = 0;
   }
   beginInstruction(pc);
   clearAbort();
-  unchecked(HANDLERS[op])(word);
+  call_indirect<void>(handler, word);
   if (aborted) {
     clearAbort();
     return exceptionOrStop(EXC_DABT, pc, word);
@@ -239,8 +244,8 @@ export function run(cpu: u32, budget: u32): u32 {
         setFetchValid();
       }
     }
-    const op = fetchDecode(pa);
-    const r = step(pc, fetchedWord, op);
+    const entry = fetchDecode(pa);
+    const r = step(pc, load<u32>(entry, 4), load<u32>(entry, 8));
     if (r != 0) {
       reason = r;
       break;
@@ -285,7 +290,7 @@ export function setFiqLine(cpu: u32, level: u32): void {
 export function executeDisplaced(cpu: u32, word: u32, address: u32): u32 {
   selectCpu(cpu);
   setSt(STOP_REASON, 0);
-  const r = step(address, word, decodeA32(word));
+  const r = step(address, word, handlerIndex(decodeA32(word)));
   if (r == 0) store<u64>(S + RETIRED, load<u64>(S + RETIRED) + 1);
   return r;
 }
