@@ -2,8 +2,12 @@
  * Signals: sending (kill, tkill, tgkill, faults, SIGPIPE, SIGCHLD), the
  * sigaction table and masks, and delivery on the way back to user mode.
  * Delivery implements the default actions (terminate, or ignore for
- * SIGCHLD) and SIG_IGN. A signal with a user handler installed is delivered
- * with its default action as well: this kernel builds no user signal frames.
+ * SIGCHLD), SIG_IGN, and user handlers: the arch code saves the interrupted
+ * registers and mask in a frame on the user stack and enters the handler
+ * with its return address set to the sa_restorer trampoline (SA_RESTORER
+ * is required, as libcs always set it), whose rt_sigreturn restores them.
+ * The frame layout is this kernel's own; handlers get (signo, siginfo *,
+ * NULL) with si_signo set.
  */
 #include <kernel/lib.h>
 #include <kernel/mm.h>
@@ -112,17 +116,42 @@ int kill_pid(pid_t pid, int sig)
 	return found ? 0 : -ESRCH;
 }
 
+/* Run the user handler of sig: one signal per return to user mode. */
+static void handle_signal(struct pt_regs *regs, int sig, struct k_sigaction *ka)
+{
+	struct task_struct *t = current;
+
+	if (!(ka->flags & SA_RESTORER) ||
+	    arch_setup_signal_frame(regs, sig, ka, t->blocked_signals) < 0) {
+		printk("%s[%d]: cannot deliver signal %d to its handler\n", t->comm, t->pid, sig);
+		do_group_exit(SIGSEGV);
+	}
+	t->blocked_signals |= ka->mask;
+	if (!(ka->flags & SA_NODEFER))
+		t->blocked_signals |= SIG_BIT(sig);
+	t->blocked_signals &= ~UNBLOCKABLE;
+	if (ka->flags & SA_RESETHAND)
+		ka->handler = 0;
+}
+
 void do_signal(struct pt_regs *regs)
 {
 	struct task_struct *t = current;
 	uint64_t deliverable = t->pending_signals & ~(t->blocked_signals & ~UNBLOCKABLE);
 
 	for (int sig = 1; sig <= 64; sig++) {
+		struct k_sigaction *ka;
+
 		if (!(deliverable & SIG_BIT(sig)))
 			continue;
 		t->pending_signals &= ~SIG_BIT(sig);
 		if (sig_ignored(t, sig))
 			continue;
+		ka = &t->sighand->action[sig - 1];
+		if (ka->handler > 1 && sig != SIGKILL) {
+			handle_signal(regs, sig, ka);
+			return;
+		}
 		do_group_exit(sig);
 	}
 }
@@ -208,7 +237,14 @@ long sys_rt_sigprocmask(long how, long uset, long uold, long sigsetsize, long a4
 
 long sys_rt_sigreturn(long a0, long a1, long a2, long a3, long a4, long a5)
 {
-	/* No signal frames are ever built, so there is nothing to return from. */
-	force_sig_fault(SIGSEGV, 0);
-	return 0;
+	struct task_struct *t = current;
+	uint64_t mask;
+	long value;
+
+	if (arch_restore_signal_frame(t->regs, &mask, &value) < 0) {
+		force_sig_fault(SIGSEGV, regs_sp(t->regs));
+		return 0;
+	}
+	t->blocked_signals = mask & ~UNBLOCKABLE;
+	return value;
 }

@@ -54,6 +54,18 @@ void arch_set_kernel_stack(struct task_struct *t);
 long arch_set_tls(struct task_struct *t, unsigned long value);
 long arch_prctl_call(struct task_struct *t, int code, unsigned long addr);
 
+/* Signal delivery: build the frame that runs a user handler and later
+ * restores the interrupted state (rt_sigreturn). Both return 0 or -EFAULT;
+ * restore stores the saved signal mask and the interrupted context's return
+ * register value (what the system call must hand back). */
+struct k_sigaction;
+#define SA_RESTORER  0x04000000ul
+#define SA_NODEFER   0x40000000ul
+#define SA_RESETHAND 0x80000000ul
+long arch_setup_signal_frame(struct pt_regs *regs, int sig, const struct k_sigaction *ka,
+			     uint64_t saved_mask);
+long arch_restore_signal_frame(struct pt_regs *regs, uint64_t *saved_mask, long *return_value);
+
 /* Trap frames. */
 unsigned long regs_syscall_nr(const struct pt_regs *regs);
 unsigned long regs_syscall_arg(const struct pt_regs *regs, int n);
