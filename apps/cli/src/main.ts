@@ -8,7 +8,6 @@ import { Command, CommanderError } from 'commander';
 import {
   LoadError,
   OptionError,
-  buildEcb,
   buildProgram,
   defaultOptions,
   parseProbeDescription,
@@ -16,9 +15,11 @@ import {
   IdleMachine,
   type CompiledProgram,
   type DTraceOptions,
-  type EcbDescription,
 } from '@wdtrace/dtrace-core';
 import { IdleSession, createIdleRegistry } from '@wdtrace/providers';
+import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions } from '@wdtrace/d-lang';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { existsSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -30,7 +31,7 @@ export const D_VERSION = 'Sun D 1.13';
 
 /** A probe specification in command-line order (-n, -P, -m, -f, -i). */
 interface ProbeSpec {
-  readonly flag: 'n' | 'P' | 'm' | 'f' | 'i';
+  readonly flag: 'n' | 'P' | 'm' | 'f' | 'i' | 's';
   readonly text: string;
 }
 
@@ -65,6 +66,7 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
     .option('-m <module>', 'enable probes in a module ([provider:]module)')
     .option('-f <function>', 'enable probes in a function ([[provider:]module:]function)')
     .option('-i <id>', 'enable the probe with this ID')
+    .option('-s <script>', 'compile and enable the D program in a file (also for #! scripts)')
     .option('-l', 'list the matching probes (all probes when none is given) instead of tracing')
     .option('-q', 'quiet: print only what the program prints (same as -x quiet)')
     .option('-F', 'indent function entry and return (same as -x flowindent)')
@@ -75,13 +77,20 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
     .option('-o <file>', 'append trace output to a file')
     .option('-x <option[=value]>', 'set a run-time or consumer option (bufsize, bufpolicy, switchrate, ...)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('-V', 'print the D language version and exit')
+    .option('-S', 'print the DIF of every compiled clause (to stderr)')
+    .option('-d', 'print the program after the if/else sugar and exit')
+    .option('-C', 'run the C preprocessor over the program')
+    .option('-D <name[=value]>', 'define a preprocessor macro (with -C)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('-U <name>', 'undefine a preprocessor macro (with -C)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('-I <dir>', 'add a directory to the #include search path (with -C)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('-H', 'print the path of every #included file (with -C, to stderr)')
     .option('--json', 'print one JSON object per probe firing instead of formatted text')
     .option('--run-for <duration>', 'stop tracing after this much virtual time (e.g. 5s, 250ms)')
     .option('--cpus <n>', 'number of CPUs of the machine', '1')
     .argument('[macro-argument...]', 'values for $1, $2, ... in the program')
     .configureOutput({ writeOut: out, writeErr: err, outputError: (s, write) => write(s.replace(/^error: /, 'wdtrace: ')) })
     .exitOverride();
-  for (const flag of ['n', 'P', 'm', 'f', 'i'] as const) {
+  for (const flag of ['n', 'P', 'm', 'f', 'i', 's'] as const) {
     program.on(`option:${flag}`, (v: string) => specs.push({ flag, text: v }));
   }
   (program as Command & { probeSpecs: ProbeSpec[] }).probeSpecs = specs;
@@ -141,7 +150,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   }
 }
 
-async function run(o: Record<string, unknown>, specs: ProbeSpec[], _macroArgs: string[], io: CliIo): Promise<number> {
+async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: string[], io: CliIo): Promise<number> {
   if (o.V) {
     io.out(`dtrace: ${D_VERSION}\n`);
     return 0;
@@ -160,56 +169,117 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], _macroArgs: s
 
   if (o.l) return listProbes(specs, ncpus, io);
   if (specs.length === 0) {
-    throw new UsageError('no probes specified (use -n, -P, -m, -f or -i; --help lists the options)');
+    throw new UsageError('no probes specified (use -n, -P, -m, -f, -i or -s; --help lists the options)');
   }
 
-  // Every specification becomes one clause with the default action.
+  // Each specification is compiled on its own (for its messages and its
+  // matched-probes notice); several are then compiled together as one
+  // program, as they share one dtrace handle's variables and aggregations.
   const machine = new IdleMachine(ncpus);
-  const { registry } = createIdleRegistry(machine);
-  const ecbs: EcbDescription[] = [];
-  const notices: string[] = [];
-  for (const spec of specs) {
-    let descs: string[];
-    if (spec.flag === 'n') {
-      const bare = bareDescriptions(spec.text);
-      if (!bare) {
-        throw new LoadError(`failed to compile description '${spec.text}': predicates and clauses need the D compiler, which this build of wdtrace does not include yet`);
+  const idle = createIdleRegistry(machine);
+  const registry = idle.registry;
+  const catalogue = {
+    match: (d: { provider: string; module: string; function: string; name: string }) =>
+      registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })),
+  };
+  const xOptions: Record<string, string | null> = {};
+  for (const x of o.x as string[]) {
+    const eq = x.indexOf('=');
+    xOptions[eq < 0 ? x : x.slice(0, eq)] = eq < 0 ? null : x.slice(eq + 1);
+  }
+  const base: CompileOptions = {
+    dataModel: 'LP64',
+    macroArgs: macroArgs,
+    macroVariables: { pid: process.pid, ppid: process.ppid, uid: 0, gid: 0 },
+    options: xOptions,
+    probes: catalogue,
+    zdefs: Boolean(o.Z),
+    cpp: Boolean(o.C),
+    defines: o.D as string[],
+    undefines: o.U as string[],
+    includePaths: o.I as string[],
+    listIncludes: Boolean(o.H),
+    includeResolver: (path, fromFile, system) => {
+      const dirs = [...(system ? [] : [fromFile ? dirname(fromFile) : '.']), ...(o.I as string[])];
+      for (const dir of path.startsWith('/') ? [''] : dirs) {
+        const full = path.startsWith('/') ? path : resolvePath(dir, path);
+        if (existsSync(full)) return { path: full, text: readFileSync(full, 'utf8') };
       }
-      descs = bare;
-    } else if (spec.flag === 'i') {
-      const id = Number(spec.text);
-      const probe = Number.isInteger(id) ? registry.probe(id) : undefined;
-      if (!probe) {
-        if (o.Z) {
+      return undefined;
+    },
+  };
+  const sources: string[] = [];
+  const notices: string[] = [];
+  let single: CompiledProgram | undefined;
+  for (const spec of specs) {
+    let source: string;
+    let origin: NonNullable<CompileOptions['origin']>;
+    if (spec.flag === 's') {
+      let text: string;
+      try {
+        text = readFileSync(spec.text, 'utf8');
+      } catch {
+        throw new LoadError(`failed to open ${spec.text}: No such file or directory`);
+      }
+      // A #! line is the kernel's, not D's: keep the line count, drop the text.
+      if (text.startsWith('#!')) text = text.slice(text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length);
+      source = text;
+      origin = { kind: 'script', name: spec.text };
+    } else {
+      let text = spec.text;
+      if (spec.flag === 'i') {
+        const probe = registry.probe(Number(text));
+        text = probe ? `${probe.provider}:${probe.module}:${probe.function}:${probe.name}` : `:::${text}`;
+        if (!probe && !o.Z) throw new LoadError(`invalid probe specifier ${spec.text}: probe description ${spec.text} does not match any probes`);
+        if (!probe) {
           notices.push(`dtrace: description '${spec.text}' matched 0 probes\n`);
           continue;
         }
-        throw new LoadError(`invalid probe specifier ${spec.text}: probe description ${spec.text} does not match any probes`);
+      } else if (spec.flag !== 'n') {
+        text = specDescription(spec);
       }
-      descs = [`${probe.provider}:${probe.module}:${probe.function}:${probe.name}`];
-    } else {
-      descs = [specDescription(spec)];
+      source = text;
+      origin = { kind: 'probe', text: spec.text };
     }
-    let matched = 0;
-    const live: string[] = [];
-    for (const d of descs) {
-      let pattern;
-      try {
-        pattern = parseProbeDescription(d);
-      } catch (e) {
-        throw new LoadError(`invalid probe specifier ${spec.text}: ${(e as Error).message}`);
+    const opts: CompileOptions = { ...base, origin };
+    if (o.d) {
+      const d = dumpSugared(source, opts);
+      if (d.text === undefined) {
+        io.err(formatDiagnostics({ diagnostics: d.diagnostics }, opts) + '\n');
+        return 1;
       }
-      const n = registry.match(pattern).length;
-      if (n === 0 && !o.Z) {
-        throw new LoadError(`invalid probe specifier ${spec.text}: probe description ${pattern.provider}:${pattern.module}:${pattern.function}:${pattern.name} does not match any probes`);
-      }
-      if (n > 0) live.push(d);
-      matched += n;
+      io.out(d.text);
+      continue;
     }
-    if (live.length > 0) ecbs.push(buildEcb(ecbs.length, live, []));
-    notices.push(`dtrace: description '${spec.text}' matched ${plural(matched, 'probe')}\n`);
+    const result = compile(source, opts);
+    const warnings = result.diagnostics.filter((x) => x.severity === 'warning');
+    if (warnings.length > 0) io.err(formatDiagnostics({ diagnostics: warnings }, { ...opts, errtags: options.errtags }) + '\n');
+    if (!result.program) {
+      io.err(formatDiagnostics({ diagnostics: result.diagnostics.filter((x) => x.severity === 'error') }, { ...opts, errtags: options.errtags }) + '\n');
+      return 1;
+    }
+    if (o.H) for (const inc of result.context.includes) io.err(`${inc}\n`);
+    if (o.S) io.err(listDif(result));
+    const matched = new Set<number>();
+    for (const e of result.program.ecbs) for (const d of e.probes) for (const p of registry.match(d)) matched.add(p.id);
+    const what = spec.flag === 's' ? 'script' : 'description';
+    notices.push(`dtrace: ${what} '${spec.text}' matched ${plural(matched.size, 'probe')}\n`);
+    for (const opt of result.program.options) setOption(options, opt.name, opt.value);
+    single = result.program;
+    sources.push(bareDescriptions(source) ? `${source}\n{}\n` : source);
   }
-  const compiled: CompiledProgram = buildProgram(ecbs);
+  if (o.d) return 0;
+  let compiled: CompiledProgram | undefined = single;
+  if (sources.length > 1) {
+    const opts: CompileOptions = { ...base, origin: { kind: 'text' } };
+    const all = compile(sources.join('\n'), opts);
+    if (!all.program) {
+      io.err(formatDiagnostics({ diagnostics: all.diagnostics.filter((x) => x.severity === 'error') }, opts) + '\n');
+      return 1;
+    }
+    compiled = all.program;
+  }
+  if (!compiled) compiled = buildProgram([]);
   if (!options.quiet) for (const n of notices) io.err(n);
   if (o.e) return 0;
 
@@ -226,6 +296,8 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], _macroArgs: s
     {
       ncpus,
       options,
+      machine,
+      registry: idle,
       timeLimit: o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined,
       json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
     },

@@ -36,6 +36,9 @@ export interface IdleSessionOptions {
   readonly json?: (r: JsonRecord) => void;
   /** Wall-clock time at virtual time 0 (ns since the epoch), for walltimestamp. */
   readonly bootWalltime?: bigint;
+  /** An existing machine and registry (e.g. the one the compiler matched probes against). */
+  readonly machine?: IdleMachine;
+  readonly registry?: { registry: ProbeRegistry; profile: ProfileProvider };
 }
 
 export interface SessionResult {
@@ -55,8 +58,8 @@ export class IdleSession {
   private interrupted = false;
 
   constructor(program: CompiledProgram, output: ConsumerOutput, private readonly opts: IdleSessionOptions = {}) {
-    this.machine = new IdleMachine(opts.ncpus ?? 1, opts.bootWalltime ?? 0n);
-    const { registry, profile } = createIdleRegistry(this.machine);
+    this.machine = opts.machine ?? new IdleMachine(opts.ncpus ?? 1, opts.bootWalltime ?? 0n);
+    const { registry, profile } = opts.registry ?? createIdleRegistry(this.machine);
     this.registry = registry;
     this.profile = profile;
     this.state = new DTraceState(program, registry, this.machine, opts.options ?? defaultOptions());

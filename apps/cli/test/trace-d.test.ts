@@ -1,0 +1,134 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+
+const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
+const script = (name: string) => fileURLToPath(new URL(`./scripts/${name}`, import.meta.url));
+
+async function wdtrace(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const status = await main(['node', 'wdtrace', ...args], { out: (s) => (stdout += s), err: (s) => (stderr += s) });
+  return { status, stdout, stderr };
+}
+
+describe('tst.d-begin: D clauses through the compiler', () => {
+  it('prints printf output after the probe line and the aggregations at the end', async () => {
+    const r = await wdtrace('-n', 'BEGIN { printf("hello %s %d\\n", "world", 42); @a[probename] = count(); exit(0); }');
+    expect(r.stderr).toBe(`dtrace: description 'BEGIN { printf("hello %s %d\\n", "world", 42); @a[probename] = count(); exit(0); }' matched 1 probe\n`);
+    expect(r.stdout).toBe(
+      'CPU     ID                    FUNCTION:NAME\n' +
+        '  0      1                           :BEGIN hello world 42\n' +
+        '\n' +
+        '\n' +
+        '  BEGIN                                                             1\n',
+    );
+    expect(r.status).toBe(0);
+  });
+  it('runs printf conversions and string subroutines like dtrace(1)', async () => {
+    const r = await wdtrace('-s', script('tst.printf.d'));
+    expect(r.stdout).toBe(
+      '[42] [   42] [42   ] [00042] [ff] [0XFF] [10]\n' +
+        '[dtrace] [    dtrace] [dtrace    ] [dtr] [z]\n' +
+        '[4294967295] [1099511627776] [%] [tab\\there]\n' +
+        'dtrace - -:BEGIN\n' +
+        'foobar tra libc.so 5\n' +
+        '\n',
+    );
+    expect(r.status).toBe(0);
+  });
+  it('passes macro arguments to #! scripts', () => {
+    const r = spawnSync(process.execPath, [bin, '-s', script('tst.macro-args.d'), 'foo', '7'], { encoding: 'utf8' });
+    expect(r.stdout).toBe('foo 7\n\n');
+    expect(r.status).toBe(0);
+  });
+  it('returns exit()\'s status', async () => {
+    const r = await wdtrace('-qn', 'tick-1s { exit(3); }');
+    expect(r.status).toBe(3);
+  });
+});
+
+describe('tst.d-aggregations: every aggregating function on the virtual clock', () => {
+  it('prints values and histograms byte for byte', async () => {
+    const r = await wdtrace('-s', script('tst.aggregations.d'));
+    expect(r.stderr).toBe('');
+    // Checked by hand: 1..10 gives avg 5 and stddev isqrt(385/10 - 5*5) = 3, as dt_stddev.
+    expect(r.stdout).toBe(
+      '\n' +
+        '  count                                                            10\n' +
+        '  sum                                                              55\n' +
+        '  min                                                               1\n' +
+        '  max                                                              10\n' +
+        '  avg                                                               5\n' +
+        '  stddev                                                            3\n' +
+        '\n' +
+        '           value  ------------- Distribution ------------- count    \n' +
+        '               0 |                                         0        \n' +
+        '               1 |@@@@                                     1        \n' +
+        '               2 |@@@@@@@@                                 2        \n' +
+        '               4 |@@@@@@@@@@@@@@@@                         4        \n' +
+        '               8 |@@@@@@@@@@@@                             3        \n' +
+        '              16 |                                         0        \n' +
+        '\n' +
+        '\n' +
+        '           value  ------------- Distribution ------------- count    \n' +
+        '             < 0 |                                         0        \n' +
+        '               0 |@@@@                                     1        \n' +
+        '               2 |@@@@@@@@                                 2        \n' +
+        '               4 |@@@@@@@@                                 2        \n' +
+        '               6 |@@@@@@@@                                 2        \n' +
+        '               8 |@@@@@@@@                                 2        \n' +
+        '           >= 10 |@@@@                                     1        \n' +
+        '\n' +
+        '\n' +
+        '           value  ------------- Distribution ------------- count    \n' +
+        '             < 1 |                                         0        \n' +
+        '               1 |@@@@                                     1        \n' +
+        '               2 |@@@@@@@@                                 2        \n' +
+        '               4 |@@@@@@@@@@@@@@@@                         4        \n' +
+        '               8 |@@@@@@@@@@@@                             3        \n' +
+        '              16 |                                         0        \n' +
+        '\n',
+    );
+  });
+});
+
+describe('tst.d-speculation: nspec and failed speculations', () => {
+  it('commits the speculation and reports the unavailable one', async () => {
+    const r = await wdtrace('-s', script('tst.speculation.d'));
+    expect(r.stdout).toBe('direct\nspeculative\n\n');
+    expect(r.stderr).toBe('dtrace: 1 failed speculation (no speculative buffer available)\n');
+  });
+});
+
+describe('err.d: runtime faults and compile errors', () => {
+  it('fires ERROR with the fault and the DIF offset', async () => {
+    const r = await wdtrace('-qn', 'ERROR { printf("fault %d at offset %d, action %d\\n", arg4, arg3, arg2); } BEGIN { trace(*(int *)8); } BEGIN { exit(0); }');
+    expect(r.stdout).toBe('fault 1 at offset 4, action 1\n\n');
+    expect(r.stderr).toBe('dtrace: error on enabled probe ID 2 (ID 1: dtrace:::BEGIN): invalid address (0x8) in action #1 at DIF offset 4\n');
+  });
+  it('reports compile errors like dtrace(1) with status 1', async () => {
+    const r = await wdtrace('-n', 'BEGIN { trace(nosuch); }');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^dtrace: invalid probe specifier BEGIN \{ trace\(nosuch\); \}: line 1: /);
+  });
+  it('counts drops under a small buffer', async () => {
+    const r = await wdtrace('-q', '-b', '64', '-n', 'tick-1ms { trace(1); }', '--run-for', '1s');
+    // trace(1) records an int: 12-byte header + 4 bytes, so 64 bytes hold four firings per switch.
+    expect(r.stdout).toBe('1111\n');
+    expect(r.stderr).toBe('dtrace: 996 drops on CPU 0\n');
+  });
+});
+
+describe('tst.d-tools: -S, -d and -e', () => {
+  it('lists DIF with -S and dumps the sugared program with -d', async () => {
+    const s = await wdtrace('-S', '-e', '-n', 'BEGIN { trace(1 + 2); }');
+    expect(s.stderr).toBe(
+      '\nDIFO 0x1000 returns D type (integer) (size 4)\nOFF OPCODE      INSTRUCTION\n00: 25000001    setx DT_INTEGER[0], %r1\t\t! 0x3\n01: 23000001    ret  %r1\n' +
+        "dtrace: description 'BEGIN { trace(1 + 2); }' matched 1 probe\n",
+    );
+    const d = await wdtrace('-d', '-n', 'BEGIN { if (1) { trace(1); } }');
+    expect(d.stdout).toBe('BEGIN\n{\n\tthis->%condition_1 = 1 != 0;\n}\n\nBEGIN\n/this->%condition_1/\n{\n\ttrace(1);\n}\n');
+  });
+});
