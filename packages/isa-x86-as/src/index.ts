@@ -15,9 +15,21 @@ export interface X86CoreExports extends DecoderExports {
   parityFlag(result: number): number;
 }
 
-/** Instantiates a fresh x86-64 core. */
-export async function createX86Core(build: WasmBuild = 'release'): Promise<X86CoreExports> {
-  const instance = await instantiateWasm(build);
+/** Host functions for the device window [0xF000_0000, 0xF100_0000). */
+export interface X86HostImports {
+  /** Load of `size` (1, 2, 4) bytes at physical `paddr` by CPU `cpu`. */
+  mmioRead?(cpu: number, paddr: number, size: number): number;
+  /** Store of `size` (1, 2, 4) bytes; 8-byte stores arrive as two 4-byte ones. */
+  mmioWrite?(cpu: number, paddr: number, size: number, value: number): void;
+}
+
+/** Instantiates a fresh x86-64 core; without device handlers, the window reads as all ones and ignores writes. */
+export async function createX86Core(build: WasmBuild = 'release', host: X86HostImports = {}): Promise<X86CoreExports> {
+  const env = {
+    mmioRead: host.mmioRead ?? ((_cpu: number, _paddr: number, size: number) => (size >= 4 ? -1 : (1 << (size * 8)) - 1)),
+    mmioWrite: host.mmioWrite ?? (() => {}),
+  };
+  const instance = await instantiateWasm(build, { env });
   return instance.exports as unknown as X86CoreExports;
 }
 

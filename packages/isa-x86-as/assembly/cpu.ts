@@ -1,0 +1,318 @@
+// CPU state of the running x86-64 core and guest memory access.
+//
+// The running CPU's general registers live in REGS (16 x u64, in the order of
+// their encoding numbers: rax rcx rdx rbx rsp rbp rsi rdi r8..r15); rip and
+// rflags are module globals. Guest physical RAM is a block of the linear
+// memory starting at ramBase. Virtual addresses go through 4-level paging
+// when CR0.PG is set (SDM vol. 3, 4.5), with a direct-mapped TLB; with paging
+// off, virtual = physical (used by bare-metal tests and the bench).
+//
+// Faults never throw: they set `faultVector` (and CR2 / error code); each
+// instruction handler reads its memory operands before it changes any state,
+// so an instruction that faults leaves the CPU as it was.
+
+export const REGS: usize = memory.data(16 * 8, 16);
+export const XMM: usize = memory.data(16 * 16, 16);
+/** Code bytes are copied here before decoding (15 bytes + slack). */
+export const FETCH: usize = memory.data(32, 16);
+
+export let rip: u64 = 0;
+export let nextRip: u64 = 0;
+export let rflags: u64 = 0x2;
+export let cpl: u32 = 0;
+export let cr0: u64 = 0;
+export let cr2: u64 = 0;
+export let cr3: u64 = 0;
+export let cr4: u64 = 0;
+export let efer: u64 = 0;
+export let fsBase: u64 = 0;
+export let gsBase: u64 = 0;
+export let kernelGsBase: u64 = 0;
+export let star: u64 = 0;
+export let lstar: u64 = 0;
+export let fmask: u64 = 0;
+export let mxcsr: u32 = 0x1f80;
+export let halted: bool = false;
+export let retired: u64 = 0;
+export let tscOffset: u64 = 0;
+
+// pending fault of the current instruction: -1 none
+export let faultVector: i32 = -1;
+export let faultError: i32 = 0;
+
+export let ramBase: usize = 0;
+export let ramSize: u64 = 0;
+
+export const CF: u64 = 1;
+export const PF: u64 = 4;
+export const AF: u64 = 16;
+export const ZF: u64 = 64;
+export const SF: u64 = 128;
+export const TF: u64 = 256;
+export const IF: u64 = 512;
+export const DF: u64 = 1024;
+export const OF: u64 = 2048;
+export const ARITH_FLAGS: u64 = CF | PF | AF | ZF | SF | OF;
+
+export const VEC_DE: i32 = 0;
+export const VEC_BP: i32 = 3;
+export const VEC_UD: i32 = 6;
+export const VEC_GP: i32 = 13;
+export const VEC_PF: i32 = 14;
+
+// Device window: physical addresses here are not RAM (host mmio imports).
+export const MMIO_BASE: u64 = 0xf000_0000;
+export const MMIO_END: u64 = 0xf100_0000;
+
+// @ts-ignore: decorator
+@external("env", "mmioRead")
+declare function mmioRead(cpu: i32, paddr: i32, size: i32): i32;
+// @ts-ignore: decorator
+@external("env", "mmioWrite")
+declare function mmioWrite(cpu: i32, paddr: i32, size: i32, value: i32): void;
+
+export let cpuIndex: i32 = 0;
+
+export function setRip(v: u64): void { rip = v; }
+export function setNextRip(v: u64): void { nextRip = v; }
+export function setFlags(v: u64): void { rflags = (v & 0x3f7fd5) | 2; }
+export function setCpl(v: u32): void { cpl = v; }
+export function setHalted(v: bool): void { halted = v; }
+export function countRetired(): void { retired++; }
+export function setCr(n: i32, v: u64): void {
+  if (n == 0) cr0 = v; else if (n == 2) cr2 = v; else if (n == 3) { cr3 = v; tlbFlush(); } else if (n == 4) cr4 = v;
+  if (n == 0 || n == 4) tlbFlush();
+}
+export function setMsrValue(which: i32, v: u64): void {
+  if (which == 0) efer = v; else if (which == 1) fsBase = v; else if (which == 2) gsBase = v; else if (which == 3) kernelGsBase = v;
+  else if (which == 4) star = v; else if (which == 5) lstar = v; else if (which == 6) fmask = v;
+}
+export function setMxcsr(v: u32): void { mxcsr = v; }
+export function setTscOffset(v: u64): void { tscOffset = v; }
+
+export function raise(vector: i32, error: i32): void {
+  if (faultVector < 0) { faultVector = vector; faultError = error; }
+}
+export function clearFault(): void { faultVector = -1; faultError = 0; }
+
+/** Grows the linear memory to hold `bytes` of guest RAM (page aligned); returns its offset. */
+export function initRam(bytes: u64): usize {
+  const pages = <i32>((bytes + 0xffff) >> 16);
+  const old = memory.grow(pages);
+  if (old < 0) return 0;
+  ramBase = <usize>old << 16;
+  ramSize = bytes;
+  tlbFlush();
+  return ramBase;
+}
+
+// ---- registers --------------------------------------------------------------
+
+// @ts-ignore: decorator
+@inline export function reg64(n: u32): u64 { return load<u64>(REGS + (<usize>n << 3)); }
+// @ts-ignore: decorator
+@inline export function setReg64(n: u32, v: u64): void { store<u64>(REGS + (<usize>n << 3), v); }
+
+/** Reads register `n` at `size` bytes; `rex` selects spl..dil over ah..bh for bytes. */
+export function readReg(n: u32, size: i32, rex: bool): u64 {
+  if (size == 8) return reg64(n);
+  if (size == 4) return reg64(n) & 0xffffffff;
+  if (size == 2) return reg64(n) & 0xffff;
+  if (!rex && n >= 4 && n < 8) return (reg64(n - 4) >> 8) & 0xff;
+  return reg64(n) & 0xff;
+}
+
+/** Writes register `n` at `size` bytes (32-bit writes zero the upper half). */
+export function writeReg(n: u32, size: i32, rex: bool, v: u64): void {
+  if (size == 8) setReg64(n, v);
+  else if (size == 4) setReg64(n, v & 0xffffffff);
+  else if (size == 2) setReg64(n, (reg64(n) & ~<u64>0xffff) | (v & 0xffff));
+  else if (!rex && n >= 4 && n < 8) setReg64(n - 4, (reg64(n - 4) & ~<u64>0xff00) | ((v & 0xff) << 8));
+  else setReg64(n, (reg64(n) & ~<u64>0xff) | (v & 0xff));
+}
+
+// ---- paging -------------------------------------------------------------------
+// TLB: 256 direct-mapped entries of 16 bytes: u64 tag (virtual page | 1 valid),
+// u32 physical page number, u32 permissions (1 write, 2 user, 4 exec).
+const TLB: usize = memory.data(256 * 16, 16);
+const TLB_W: u32 = 1;
+const TLB_U: u32 = 2;
+const TLB_X: u32 = 4;
+
+export function tlbFlush(): void { memory.fill(TLB, 0, 256 * 16); }
+export function tlbFlushPage(va: u64): void {
+  const e = TLB + (<usize>((va >> 12) & 255) << 4);
+  store<u64>(e, 0);
+}
+
+// access kinds
+export const ACC_READ: u32 = 0;
+export const ACC_WRITE: u32 = 1;
+export const ACC_EXEC: u32 = 2;
+
+/** Set when translate() is called for a host probe: no A/D updates and no fault state. */
+export let probeOnly: bool = false;
+export let probeFaultAddress: u64 = 0;
+export function setProbeOnly(v: bool): void { probeOnly = v; }
+
+function pageFault(va: u64, access: u32, present: bool): u64 {
+  if (probeOnly) { probeFaultAddress = va; return <u64>-1; }
+  let err: i32 = present ? 1 : 0;
+  if (access == ACC_WRITE) err |= 2;
+  if (cpl == 3) err |= 4;
+  if (access == ACC_EXEC && (efer & 0x800) != 0) err |= 16;
+  if (faultVector < 0) { cr2 = va; }
+  raise(VEC_PF, err);
+  return <u64>-1;
+}
+
+function physLoad64(pa: u64): u64 {
+  if (pa + 8 > ramSize) return 0;
+  return load<u64>(ramBase + <usize>pa);
+}
+
+/**
+ * Translates a virtual address for an access; returns the physical address or
+ * u64(-1) after raising #PF (or recording probeFaultAddress in probe mode).
+ * SDM vol. 3, 4.5.4: walk PML4E -> PDPTE -> PDE -> PTE; 1 GiB and 2 MiB pages
+ * end the walk early (PS bit). Access rights combine over all levels: writes
+ * need R/W at every level (CR0.WP applies at CPL 0), user accesses need U/S at
+ * every level, fetches fail on XD when EFER.NXE.
+ */
+export function translate(va: u64, access: u32): u64 {
+  if ((cr0 & 0x80000000) == 0) return va;
+  const vpn = va >> 12;
+  const e = TLB + (<usize>(vpn & 255) << 4);
+  if (load<u64>(e) == ((vpn << 1) | 1)) {
+    const perm = load<u32>(e, 12);
+    const ok = (access != ACC_WRITE || (perm & TLB_W) != 0) && (cpl != 3 || (perm & TLB_U) != 0) && (access != ACC_EXEC || (perm & TLB_X) != 0);
+    if (ok) return (<u64>load<u32>(e, 8) << 12) | (va & 0xfff);
+  }
+  // canonical check
+  const top = <i64>va >> 47;
+  if (top != 0 && top != -1) {
+    if (probeOnly) { probeFaultAddress = va; return <u64>-1; }
+    raise(VEC_GP, 0);
+    return <u64>-1;
+  }
+  let table = cr3 & 0x000ffffffffff000;
+  let writable = true;
+  let user = true;
+  let exec = true;
+  let pageSize: u64 = 0;
+  let entry: u64 = 0;
+  let entryAddr: u64 = 0;
+  for (let level = 3; level >= 0; level--) {
+    const idx = (va >> (12 + 9 * <u64>level)) & 511;
+    entryAddr = table + (idx << 3);
+    entry = physLoad64(entryAddr);
+    if ((entry & 1) == 0) return pageFault(va, access, false);
+    if ((entry & 2) == 0) writable = false;
+    if ((entry & 4) == 0) user = false;
+    if ((entry & 0x8000000000000000) != 0 && (efer & 0x800) != 0) exec = false;
+    if (!probeOnly && (entry & 0x20) == 0) store<u64>(ramBase + <usize>entryAddr, entry | 0x20);
+    if (level == 0 || (level <= 2 && (entry & 0x80) != 0)) {
+      pageSize = <u64>1 << (12 + 9 * <u64>level);
+      break;
+    }
+    table = entry & 0x000ffffffffff000;
+  }
+  const wpApplies = cpl == 3 || (cr0 & 0x10000) != 0;
+  if (access == ACC_WRITE && !writable && wpApplies) return pageFault(va, access, true);
+  if (cpl == 3 && !user) return pageFault(va, access, true);
+  if (access == ACC_EXEC && !exec) return pageFault(va, access, true);
+  if (access == ACC_WRITE && !probeOnly && (entry & 0x40) == 0) store<u64>(ramBase + <usize>entryAddr, entry | 0x60);
+  const frame = entry & 0x000ffffffffff000 & ~(pageSize - 1);
+  const pa = frame | (va & (pageSize - 1));
+  // cache the 4 KiB piece; dirty pages only get the write bit once D is set
+  let perm: u32 = 0;
+  if (writable && (access == ACC_WRITE || (entry & 0x40) != 0)) perm |= TLB_W;
+  if (user) perm |= TLB_U;
+  if (exec) perm |= TLB_X;
+  if (!probeOnly) {
+    store<u64>(e, (vpn << 1) | 1);
+    store<u32>(e, <u32>(pa >> 12), 8);
+    store<u32>(e, perm, 12);
+  }
+  return pa;
+}
+
+// ---- physical and virtual access ----------------------------------------------
+
+function physRead(pa: u64, size: i32): u64 {
+  if (pa + <u64>size <= ramSize) {
+    const p = ramBase + <usize>pa;
+    if (size == 8) return load<u64>(p);
+    if (size == 4) return <u64>load<u32>(p);
+    if (size == 2) return <u64>load<u16>(p);
+    return <u64>load<u8>(p);
+  }
+  if (pa >= MMIO_BASE && pa < MMIO_END) {
+    if (size == 8) return <u64><u32>mmioRead(cpuIndex, <i32>pa, 4) | (<u64><u32>mmioRead(cpuIndex, <i32>(pa + 4), 4) << 32);
+    return <u64><u32>mmioRead(cpuIndex, <i32>pa, size);
+  }
+  return size == 8 ? <u64>-1 : (<u64>1 << (<u64>size * 8)) - 1; // open bus
+}
+
+function physWrite(pa: u64, size: i32, v: u64): void {
+  if (pa + <u64>size <= ramSize) {
+    const p = ramBase + <usize>pa;
+    if (size == 8) store<u64>(p, v);
+    else if (size == 4) store<u32>(p, <u32>v);
+    else if (size == 2) store<u16>(p, <u16>v);
+    else store<u8>(p, <u8>v);
+    noteCodeWrite(pa, size);
+    return;
+  }
+  if (pa >= MMIO_BASE && pa < MMIO_END) {
+    if (size == 8) { mmioWrite(cpuIndex, <i32>pa, 4, <i32>v); mmioWrite(cpuIndex, <i32>(pa + 4), 4, <i32>(v >> 32)); }
+    else mmioWrite(cpuIndex, <i32>pa, size, <i32>v);
+  }
+}
+
+/** Hook for the decoded-instruction cache: called on every RAM write. */
+// @ts-ignore: decorator
+@inline function noteCodeWrite(pa: u64, size: i32): void {}
+
+/** Reads `size` bytes at virtual `va` (little-endian, any alignment); 0 after a fault. */
+export function readV(va: u64, size: i32, access: u32 = ACC_READ): u64 {
+  if (((va & 0xfff) + <u64>size) <= 0x1000) {
+    const pa = translate(va, access);
+    if (pa == <u64>-1) return 0;
+    return physRead(pa, size);
+  }
+  // crosses a page: byte by byte (both pages checked first)
+  const pa0 = translate(va, access);
+  if (pa0 == <u64>-1) return 0;
+  const pa1 = translate((va | 0xfff) + 1, access);
+  if (pa1 == <u64>-1) return 0;
+  let v: u64 = 0;
+  for (let i = 0; i < size; i++) {
+    const a = va + <u64>i;
+    const pa = (a & 0xfff) < (va & 0xfff) || i >= <i32>(0x1000 - (va & 0xfff)) ? pa1 + (a & 0xfff) : pa0 + <u64>i;
+    v |= physRead(pa, 1) << (<u64>i * 8);
+  }
+  return v;
+}
+
+/** Checks that `size` bytes at `va` are writable (raises the fault if not). */
+export function probeWrite(va: u64, size: i32): bool {
+  if (translate(va, ACC_WRITE) == <u64>-1) return false;
+  if (((va & 0xfff) + <u64>size) > 0x1000 && translate((va | 0xfff) + 1, ACC_WRITE) == <u64>-1) return false;
+  return true;
+}
+
+export function writeV(va: u64, size: i32, v: u64): void {
+  if (((va & 0xfff) + <u64>size) <= 0x1000) {
+    const pa = translate(va, ACC_WRITE);
+    if (pa == <u64>-1) return;
+    physWrite(pa, size, v);
+    return;
+  }
+  if (!probeWrite(va, size)) return;
+  for (let i = 0; i < size; i++) {
+    const a = va + <u64>i;
+    const pa = translate(a, ACC_WRITE);
+    physWrite(pa, 1, (v >> (<u64>i * 8)) & 0xff);
+  }
+}

@@ -1,0 +1,97 @@
+// The run loop: fetch, decode, dispatch through the generated handler table,
+// retire. It runs until a stop and returns the stop reason; the host reads
+// the details (pc, vector, error code, fault address) through getters and
+// resumes with another run() call.
+import { decodeInstruction, dLength, dForm, dPrefixes, PFX_LOCK, DECODE_TRUNCATED } from './decode';
+import { HANDLERS } from './generated/dispatch';
+import {
+  FETCH, rip, setRip, nextRip, setNextRip, faultVector, faultError, clearFault, raise, translate, ACC_EXEC,
+  ramBase, ramSize, halted, countRetired, VEC_PF, VEC_GP, VEC_UD, cr2,
+} from './cpu';
+import { setInsnRip } from './exec';
+
+export const STOP_BUDGET: i32 = 0;
+export const STOP_HALT: i32 = 1;
+export const STOP_EXCEPTION: i32 = 2;
+
+export let stopPc: u64 = 0;
+export let stopVector: i32 = -1;
+export let stopError: i32 = 0;
+export let stopAddress: u64 = 0;
+
+/** Copies up to 15 code bytes at `va` into FETCH; returns how many are readable (0 after a fault). */
+function fetch(va: u64): i32 {
+  const pa = translate(va, ACC_EXEC);
+  if (pa == <u64>-1) return 0;
+  if (pa >= ramSize) { raise(VEC_GP, 0); return 0; }
+  let n = <i32>(0x1000 - (va & 0xfff));
+  if (n > 15) n = 15;
+  if (<u64>n > ramSize - pa) n = <i32>(ramSize - pa);
+  memory.copy(FETCH, ramBase + <usize>pa, n);
+  if (n < 15) {
+    // the instruction may continue on the next page: fetch it only if mapped
+    const save = faultVector;
+    const pa2 = translate(va + <u64>n, ACC_EXEC);
+    if (pa2 != <u64>-1 && pa2 < ramSize) {
+      let m = 15 - n;
+      if (<u64>m > ramSize - pa2) m = <i32>(ramSize - pa2);
+      memory.copy(FETCH + n, ramBase + <usize>pa2, m);
+      return n + m;
+    }
+    // leave the fault for later: only raised if decoding needs those bytes
+    if (save < 0) clearFault();
+  }
+  return n;
+}
+
+/** Executes one instruction at rip; returns false if it stopped with a fault. */
+export function step(): bool {
+  const pc = rip;
+  const avail = fetch(pc);
+  if (faultVector >= 0) return false;
+  const len = decodeInstruction(FETCH, avail);
+  if (len <= 0) {
+    if (len == DECODE_TRUNCATED && avail < 15) {
+      // the missing bytes are on the next page: take its fault
+      translate(pc + <u64>avail, ACC_EXEC);
+      if (faultVector < 0) raise(VEC_GP, 0);
+    } else raise(VEC_GP, 0);
+    return false;
+  }
+  setInsnRip(pc);
+  setNextRip(pc + <u64>len);
+  if ((dPrefixes & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
+  HANDLERS[dForm]();
+  if (faultVector >= 0) return false;
+  setRip(nextRip);
+  countRetired();
+  return true;
+}
+
+// LOCK is allowed on the forms the table marks `lock`, with a memory destination.
+import { FORMS } from './generated/decode-tables';
+import { dMod, dHasModrm } from './decode';
+function lockAllowed(): bool {
+  return dForm != 0 && (load<u8>(FORMS + (<usize>dForm << 3) + 6) & 8) != 0 && dHasModrm && dMod != 3;
+}
+
+/** Runs up to `budget` instructions. */
+export function runLoop(budget: i32): i32 {
+  stopVector = -1;
+  stopError = 0;
+  if (halted) return STOP_HALT;
+  for (let i = 0; i < budget; i++) {
+    if (!step()) {
+      stopPc = rip;
+      stopVector = faultVector;
+      stopError = faultError;
+      stopAddress = faultVector == VEC_PF ? cr2 : 0;
+      clearFault();
+      return STOP_EXCEPTION;
+    }
+    if (halted) { stopPc = rip; return STOP_HALT; }
+  }
+  stopPc = rip;
+  return STOP_BUDGET;
+}
+

@@ -1,0 +1,23 @@
+// Test helper: a bare x86-64 core with flat memory (paging off, CPL 0) for
+// running code at fixed addresses, as the differential vectors need.
+import { createX86Core, type WasmBuild } from '../src/index.js';
+
+export interface BareCore {
+  core: Awaited<ReturnType<typeof createX86Core>> & Record<string, any>;
+  ram: () => Uint8Array;
+  regs: () => BigUint64Array;
+  setRip(v: bigint): void;
+  rip(): bigint;
+}
+
+export async function bareCore(ramBytes: number, build: WasmBuild = 'debug'): Promise<BareCore> {
+  const core = (await createX86Core(build)) as BareCore['core'];
+  core.initRam(BigInt(ramBytes));
+  return {
+    core,
+    ram: () => new Uint8Array(core.memory.buffer, core.ramOffset(), ramBytes),
+    regs: () => new BigUint64Array(core.memory.buffer, core.regsOffset(), 16),
+    setRip: (v) => core.setRipParts(Number(v & 0xffffffffn), Number(v >> 32n)),
+    rip: () => (BigInt(core.getRipHi() >>> 0) << 32n) | BigInt(core.getRipLo() >>> 0),
+  };
+}
