@@ -53,15 +53,18 @@ async function runCore(exe) {
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (reason !== StopReason.SVC) throw new Error(`workload stopped with reason ${reason} at 0x${(core.stopPc(0) >>> 0).toString(16)}`);
   const instructions = core.retiredLow(0) + core.retiredHigh(0) * 2 ** 32;
-  return { instructions, seconds, exit: core.getReg(0, 0) };
+  return { instructions, seconds, exit: core.getReg(0, 0) & 0xff };
 }
 
+let qemuExit = -1;
 function timeQemu(exe) {
   const start = process.hrtime.bigint();
   try {
     execFileSync('qemu-arm', [exe]);
+    qemuExit = 0;
   } catch (e) {
     if (typeof e.status !== 'number') throw e; // the exit status is the workload's checksum
+    qemuExit = e.status;
   }
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
@@ -69,6 +72,11 @@ function timeQemu(exe) {
 try {
   const exe = build(iterations);
   const empty = build(0);
+  const warm = build(Math.max(1, iterations >> 3));
+  // Warm-up run: lets the engine's optimising tier compile the run loop
+  // (V8 starts WebAssembly in its baseline compiler), as a long-running
+  // machine would be after its first time slices.
+  await runCore(warm);
   const core = await runCore(exe);
   const mips = core.instructions / core.seconds / 1e6;
   console.log(`A32 core (release): ${core.instructions} guest instructions in ${core.seconds.toFixed(3)} s = ${mips.toFixed(1)} MIPS`);
@@ -80,8 +88,11 @@ try {
   }
   if (haveQemu) {
     const best = (f) => Math.min(f(), f(), f());
-    const q = Math.max(best(() => timeQemu(exe)) - best(() => timeQemu(empty)), 1e-6);
+    const full = best(() => timeQemu(exe));
+    if (qemuExit !== core.exit) throw new Error(`checksum differs: core ${core.exit}, qemu-arm ${qemuExit}`);
+    const q = Math.max(full - best(() => timeQemu(empty)), 1e-6);
     const qmips = core.instructions / q / 1e6;
+    console.log(`checksum ${core.exit} agrees with qemu-arm`);
     console.log(`qemu-arm: same program ${q.toFixed(3)} s (start-up subtracted) = ${qmips.toFixed(1)} MIPS`);
     console.log(`ratio core/qemu-arm: ${(mips / qmips).toFixed(3)} (1/${(qmips / mips).toFixed(1)})`);
   } else console.log('qemu-arm not installed: no ratio');

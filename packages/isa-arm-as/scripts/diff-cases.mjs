@@ -157,7 +157,7 @@ function instruction(rnd, cond) {
       if (regForm) {
         const rm = distinct(1, [rn, rt]);
         word |= (1 << 25) | ((rnd() % 3) << 7) | rm;
-        fix.push([rm, rnd() % 32]);
+        fix.push([rm, rnd() % 24]); // up to 23 << 2 stays inside the buffer
       } else word |= rnd() % 96;
       fix.push([rn, base(1)]);
       return { word: word >>> 0, fix };
