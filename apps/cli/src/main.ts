@@ -175,7 +175,8 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   // Each specification is compiled on its own (for its messages and its
   // matched-probes notice); several are then compiled together as one
   // program, as they share one dtrace handle's variables and aggregations.
-  const machine = new IdleMachine(ncpus);
+  // Virtual time starts at 0; walltimestamp counts from the real time the session starts.
+  const machine = new IdleMachine(ncpus, BigInt(Date.now()) * 1_000_000n);
   const idle = createIdleRegistry(machine);
   const registry = idle.registry;
   const catalogue = {
