@@ -1,7 +1,8 @@
 // Runs the guest kernel's machine-independent code natively: the page
 // allocator, kmalloc, the RAM file system, the initrd unpacker, descriptor
-// tables, pipes and several system calls are compiled unchanged for the host
-// together with guest/tools/harness/harness.c, which drives them.
+// tables, pipes, several system calls and the hello module are compiled
+// unchanged for the host together with guest/tools/harness/harness.c, which
+// drives them.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,11 +26,16 @@ describe.skipIf(skipReason !== null)(`kernel pieces on the host${skipReason ? ` 
     dir = mkdtempSync(join(tmpdir(), 'guest-harness-'));
     harness = join(dir, 'harness');
     const k = join(GUEST_DIR, 'kernel');
-    tool('clang', [
+    const flags = [
       '-O1', '-g', '-fno-builtin', '-Wall', '-Werror', '-Wno-unused-parameter', '-D__KERNEL__',
       '-I', join(k, 'include'), '-I', join(k, 'arch', 'x86_64', 'include'), '-I', join(GUEST_DIR, 'include'),
-      '-o', harness, join(GUEST_DIR, 'tools', 'harness', 'harness.c'),
-      ...KERNEL_FILES.map((f) => join(k, f)), join(GUEST_DIR, 'lib', 'format.c'),
+    ];
+    // The module's entry points get host-safe names (crti.o owns _init/_fini).
+    const hello = join(dir, 'hello.o');
+    tool('clang', [...flags, '-D_init=hello_module_init', '-D_fini=hello_module_fini', '-c', join(GUEST_DIR, 'modules', 'hello', 'hello.c'), '-o', hello]);
+    tool('clang', [
+      ...flags, '-o', harness, join(GUEST_DIR, 'tools', 'harness', 'harness.c'),
+      ...KERNEL_FILES.map((f) => join(k, f)), join(GUEST_DIR, 'lib', 'format.c'), hello,
     ]);
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,7 +46,8 @@ describe.skipIf(skipReason !== null)(`kernel pieces on the host${skipReason ? ` 
       const lines = r.stdout.trim().split('\n');
       const failed = lines.filter((l) => l.startsWith('FAIL'));
       expect(failed).toEqual([]);
-      expect(lines.filter((l) => l.startsWith('ok ')).length).toBeGreaterThanOrEqual(40);
+      expect(lines.filter((l) => l.startsWith('ok ')).length).toBeGreaterThanOrEqual(48);
+      expect(lines).toContain('ok hello: short reads continue the greeting');
       expect(lines).toContain('info unpacked 29 entries');
       expect(lines.at(-1)).toBe('PASSED 0 failure(s)');
       expect(r.status).toBe(0);

@@ -78,6 +78,11 @@ void __dtrace_probe_file__read__start(void) {}
 void __dtrace_probe_file__read__done(void) {}
 void __dtrace_probe_file__write__start(void) {}
 void __dtrace_probe_file__write__done(void) {}
+void __dtrace_probe_hello__open(void) {}
+void __dtrace_probe_hello__read__start(void) {}
+void __dtrace_probe_hello__read__done(void) {}
+void __dtrace_probe_hello__write(void) {}
+void __dtrace_probe_hello__release(void) {}
 
 int printk(const char *fmt, ...)
 {
@@ -305,6 +310,45 @@ static void check_syscalls(void)
 	}
 }
 
+/* The sample module, linked in directly (krtld's job in the guest). Its
+ * _init/_fini are renamed when compiled for the host (-D_init=...), since a
+ * hosted program's start files already define those names. */
+int hello_module_init(void);
+int hello_module_fini(void);
+#define _init hello_module_init
+#define _fini hello_module_fini
+
+static void check_hello_module(void)
+{
+	struct file *file;
+	struct inode *node;
+	char buf[128];
+	ssize_t n;
+	int err;
+
+	harness_task.pid = 42;
+	check(_init() == 0, "hello: _init succeeds");
+	node = path_lookup("/dev/hello", &err);
+	check(node && S_ISCHR(node->i_mode), "hello: /dev/hello is a character device");
+	file = filp_open("/dev/hello", O_RDWR, 0, &err);
+	check(file != NULL, "hello: open /dev/hello");
+	if (!file)
+		return;
+	n = vfs_read(file, buf, sizeof(buf) - 1, &file->f_pos);
+	buf[n > 0 ? n : 0] = '\0';
+	check(strcmp(buf, "Hello, world! (read 1, pid 42)\n") == 0, "hello: first read greets the world");
+	check(vfs_read(file, buf, sizeof(buf), &file->f_pos) == 0, "hello: then end of file");
+	check(vfs_write(file, "dtrace\n", 7, &file->f_pos) == 7, "hello: write a name");
+	file->f_pos = 0;
+	n = vfs_read(file, buf, 10, &file->f_pos);
+	n += vfs_read(file, buf + n, sizeof(buf) - 1 - (size_t)n, &file->f_pos);
+	buf[n] = '\0';
+	check(strcmp(buf, "Hello, dtrace! (read 2, pid 42)\n") == 0, "hello: short reads continue the greeting");
+	fput(file);
+	check(_fini() == 0 && !path_lookup("/dev/hello", &err), "hello: _fini removes /dev/hello");
+	check(_init() == 0 && _fini() == 0, "hello: loads again after unloading");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -315,8 +359,10 @@ int main(int argc, char **argv)
 	check_page_allocator();
 	check_kmalloc();
 	check_vfs(argv[1]);
-	if (failures == 0)
+	if (failures == 0) {
 		check_syscalls();
+		check_hello_module();
+	}
 	printk("%s %d failure(s)\n", failures ? "FAILED" : "PASSED", failures);
 	return failures ? 1 : 0;
 }
