@@ -39,6 +39,15 @@ import {
 } from './dtypes.js';
 import { mapExpr } from './walk.js';
 
+/**
+ * Annotate a node in place (type, ref, cooked children) and return it.
+ * Nodes are cooked once per use; the rare shared subtrees (inline bodies,
+ * translator members, sugar guards) get the same annotations each time.
+ */
+function into<T extends Expr>(e: T, fields: Partial<Expr> & Record<string, unknown>): Expr {
+  return Object.assign(e, fields) as Expr;
+}
+
 export interface CookScope {
   readonly clause?: ResolvedClause;
   /** Inside a translator body: the input parameter. */
@@ -147,22 +156,22 @@ export class Cooker {
     switch (e.k) {
       case 'int': {
         const type = e.isChar === true ? this.env.char : this.env.constantType(e.value, e.suffix, e.decimal, e.loc, String(e.value));
-        return { ...e, type, constValue: e.isChar === true ? e.value : e.value };
+        return into(e, { type, constValue: e.isChar === true ? e.value : e.value });
       }
       case 'string':
-        return { ...e, type: STRING };
+        return into(e, { type: STRING });
       case 'ident':
         return this.cookIdent(e, cs);
       case 'var': {
         const v = this.lookupVariable(e, cs);
         if (v === undefined) fail('D_IDENT_UNDEF', e.loc, `${e.scope}->${e.name}`, 'Unknown variable name');
         if (v.kind === 'array') fail('D_ARR_BADREF', e.loc, `${e.scope}->${e.name}`);
-        return { ...e, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+        return into(e, { type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true });
       }
       case 'agg': {
         const a = this.ctx.aggregations.get(e.name);
         if (a === undefined) fail('D_IDENT_UNDEF', e.loc, `@${e.name}`, 'Unknown aggregation name');
-        return { ...e, type: this.env.int64, ref: { kind: 'aggregation', aggregation: a } };
+        return into(e, { type: this.env.int64, ref: { kind: 'aggregation', aggregation: a } });
       }
       case 'macro':
         return fail('D_MACRO_UNDEF', e.loc, `$${e.name}`);
@@ -172,7 +181,7 @@ export class Cooker {
         const t = this.resolveTypeName(e.typeName);
         if (isVoid(t) || isFunction(t)) fail('D_SIZEOF_TYPE', e.loc, dtypeName(t));
         const size = BigInt(this.env.sizeOf(t));
-        return { ...e, type: this.env.lookup('size_t')!, constValue: size };
+        return into(e, { type: this.env.lookup('size_t')!, constValue: size });
       }
       case 'offsetof': {
         const t = this.resolveTypeName(e.typeName);
@@ -180,7 +189,7 @@ export class Cooker {
         const m = findMember(t, e.member);
         if (m === undefined) fail('D_TYPE_MEMBER', e.loc, e.member, dtypeName(t));
         if (m.bitWidth !== undefined) fail('D_OFFSETOF_BITFIELD', e.loc, e.member);
-        return { ...e, type: this.env.lookup('size_t')!, constValue: BigInt(m.offset) };
+        return into(e, { type: this.env.lookup('size_t')!, constValue: BigInt(m.offset) });
       }
       case 'binary':
         return this.cookBinary(e, cs);
@@ -201,7 +210,7 @@ export class Cooker {
         else if (isInteger(a) && isPointer(b)) type = b;
         else if (dtypeName(a) === dtypeName(b)) type = a;
         else return fail('D_OP_INCOMPAT', e.loc, dtypeName(a), ':', dtypeName(b));
-        const out: Expr = { ...e, cond, then, otherwise, type };
+        const out: Expr = into(e, { cond, then, otherwise, type });
         if (cond.constValue !== undefined && then.constValue !== undefined && otherwise.constValue !== undefined) {
           out.constValue = fitToType(cond.constValue !== 0n ? then.constValue : otherwise.constValue, type);
         }
@@ -220,12 +229,12 @@ export class Cooker {
         if (isVoid(t)) return { ...e, operand, type: VOID };
         if (isString(t)) {
           if (!isString(from) && !isCharArrayOrPointer(from)) fail('D_CAST_INVAL', e.loc, dtypeName(from), dtypeName(t));
-          return { ...e, operand, type: STRING };
+          return into(e, { operand, type: STRING });
         }
         if (!isScalar(t) || !(isScalar(from) || isFunction(from))) {
           if (!(isStructOrUnion(t) && dtypeName(t) === dtypeName(from))) fail('D_CAST_INVAL', e.loc, dtypeName(from), dtypeName(t));
         }
-        const out: Expr = { ...e, operand, type: t };
+        const out: Expr = into(e, { operand, type: t });
         if (operand.constValue !== undefined && isInteger(t)) out.constValue = fitToType(operand.constValue, t);
         else if (operand.constValue !== undefined && isPointer(t)) out.constValue = u64(operand.constValue);
         return out;
@@ -239,15 +248,15 @@ export class Cooker {
     if (e.module !== undefined) {
       const sym = this.env.chain.lookupSymbol(e.name);
       if (sym === undefined) fail('D_IDENT_UNDEF', e.loc, `${e.module}\`${e.name}`, 'Unknown symbol name');
-      return { ...e, type: sym.type, ref: { kind: 'symbol', address: sym.address }, lvalue: false };
+      return into(e, { type: sym.type, ref: { kind: 'symbol', address: sym.address }, lvalue: false });
     }
     if (cs.translatorInput !== undefined && e.name === cs.translatorInput.name) {
-      return { ...e, type: cs.translatorInput.type, ref: { kind: 'translator-input' } };
+      return into(e, { type: cs.translatorInput.type, ref: { kind: 'translator-input' } });
     }
     const b = BUILTIN_VARIABLES.get(e.name);
     if (b !== undefined) {
       if (b.array === true) fail('D_ARR_BADREF', e.loc, e.name);
-      return { ...e, type: this.typeOfName(b.type, e.loc), ref: { kind: 'builtin', id: b.id, array: false } };
+      return into(e, { type: this.typeOfName(b.type, e.loc), ref: { kind: 'builtin', id: b.id, array: false } });
     }
     const g = this.ctx.globals.get(e.name);
     if (g !== undefined) {
@@ -258,7 +267,7 @@ export class Cooker {
         }
         return fail('D_ARR_BADREF', e.loc, e.name);
       }
-      return { ...e, type: g.type, ref: { kind: 'variable', variable: g }, lvalue: true };
+      return into(e, { type: g.type, ref: { kind: 'variable', variable: g }, lvalue: true });
     }
     const inl = this.ctx.inlines.get(e.name);
     if (inl !== undefined) {
@@ -296,7 +305,7 @@ export class Cooker {
     if (e.op === 'stringof') {
       const operand = this.cook(e.operand, cs);
       if (!isScalar(operand.type!) && !isString(operand.type!)) fail('D_STRINGOF_TYPE', e.loc);
-      return { ...e, operand, type: STRING };
+      return into(e, { operand, type: STRING });
     }
     const operand = this.cook(e.operand, cs);
     const t = operand.type!;
@@ -306,20 +315,20 @@ export class Cooker {
         if (operand.k === 'agg') fail('D_OP_DYN', e.loc, op);
         if (!isArithmetic(t)) fail('D_OP_ARITH', e.loc, op);
         const type = promote(this.env, t);
-        const out: Expr = { ...e, operand, type };
+        const out: Expr = into(e, { operand, type });
         if (operand.constValue !== undefined) out.constValue = fitToType(e.op === '-' ? -operand.constValue : operand.constValue, type);
         return out;
       }
       case '~': {
         if (!isInteger(t)) fail('D_OP_INT', e.loc, op);
         const type = promote(this.env, t);
-        const out: Expr = { ...e, operand, type };
+        const out: Expr = into(e, { operand, type });
         if (operand.constValue !== undefined) out.constValue = fitToType(~operand.constValue, type);
         return out;
       }
       case '!': {
         if (!isScalar(t) && !isString(t)) fail('D_OP_SCALAR', e.loc, op);
-        const out: Expr = { ...e, operand, type: this.env.int };
+        const out: Expr = into(e, { operand, type: this.env.int });
         if (operand.constValue !== undefined) out.constValue = operand.constValue === 0n ? 1n : 0n;
         return out;
       }
@@ -329,19 +338,19 @@ export class Cooker {
         const target = r.kind === 'pointer' ? r.target : r.element;
         if (isVoid(target)) fail('D_DEREF_VOID', e.loc);
         if (isFunction(target)) fail('D_DEREF_FUNC', e.loc);
-        return { ...e, operand, type: target, lvalue: true };
+        return into(e, { operand, type: target, lvalue: true });
       }
       case '&': {
         if (operand.ref?.kind === 'variable' || operand.ref?.kind === 'builtin') fail('D_ADDROF_VAR', e.loc);
         if (operand.lvalue !== true && operand.ref?.kind !== 'symbol') fail('D_ADDROF_LVAL', e.loc);
         if (operand.k === 'member' && this.memberOf(operand)?.bitWidth !== undefined) fail('D_ADDROF_BITFIELD', e.loc);
-        return { ...e, operand, type: this.env.pointerTo(t) };
+        return into(e, { operand, type: this.env.pointerTo(t) });
       }
       default: {
         // ++ and --
         if (!isScalar(t)) fail('D_OP_SCALAR', e.loc, op);
         this.checkWritable(op, operand, e.loc);
-        return { ...e, operand, type: t };
+        return into(e, { operand, type: t });
       }
     }
   }
@@ -370,7 +379,7 @@ export class Cooker {
       case '^^': {
         if (!isScalar(a) && !isString(a)) fail('D_OP_SCALAR', e.loc, op);
         if (!isScalar(b) && !isString(b)) fail('D_OP_SCALAR', e.loc, op);
-        const out: Expr = { ...e, left, right, type: this.env.int };
+        const out: Expr = into(e, { left, right, type: this.env.int });
         if (both(left.constValue, right.constValue)) {
           const l = left.constValue !== 0n;
           const r = right.constValue !== 0n;
@@ -388,10 +397,10 @@ export class Cooker {
         const sb = isString(b) || (isCharArrayOrPointer(b) && isString(a));
         if (sa || sb) {
           if (!(sa && sb)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
-          return { ...e, left, right, type: this.env.int };
+          return into(e, { left, right, type: this.env.int });
         }
         if (!isScalar(a) || !isScalar(b)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
-        const out: Expr = { ...e, left, right, type: this.env.int };
+        const out: Expr = into(e, { left, right, type: this.env.int });
         if (both(left.constValue, right.constValue)) {
           const rt = arithmeticResult(this.env, a, b);
           const l = fitToType(left.constValue!, rt);
@@ -407,7 +416,7 @@ export class Cooker {
         const pb = isPointer(b) || isArray(b);
         if (pa && pb) {
           if (op === '+') fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
-          return { ...e, left, right, type: this.env.lookup('ptrdiff_t')! };
+          return into(e, { left, right, type: this.env.lookup('ptrdiff_t')! });
         }
         if (pa && isInteger(b)) return { ...e, left, right, type: this.decay(a) };
         if (pb && isInteger(a) && op === '+') return { ...e, left, right, type: this.decay(b) };
@@ -440,7 +449,7 @@ export class Cooker {
   private arith(e: Expr & { k: 'binary' }, left: Expr, right: Expr): Expr {
     const isShift = e.op === '<<' || e.op === '>>';
     const type = isShift ? promote(this.env, left.type!) : arithmeticResult(this.env, left.type!, right.type!);
-    const out: Expr = { ...e, left, right, type };
+    const out: Expr = into(e, { left, right, type });
     if (left.constValue !== undefined && right.constValue !== undefined) {
       const signed = isSigned(type);
       const l = fitToType(left.constValue, type);
@@ -550,7 +559,7 @@ export class Cooker {
       }
       if ((bop === '/' || bop === '%') && right.constValue === 0n) fail('D_DIV_ZERO', e.loc);
     }
-    return { ...e, left, right, type: left.type! };
+    return into(e, { left, right, type: left.type! });
   }
 
   private isUndefinedName(name: string, cs: CookScope): boolean {
@@ -586,7 +595,7 @@ export class Cooker {
         if (base.name === 'regs' || base.name === 'uregs') {
           if (idx.constValue !== undefined && (idx.constValue < 0n || idx.constValue > 64n)) fail('D_REGS_IDX', e.loc, String(idx.constValue), base.name);
         }
-        return { ...e, base: { ...base, type, ref: { kind: 'builtin', id: b.id, array: true } }, args: [idx], type, ref: { kind: 'builtin', id: b.id, array: true } };
+        return into(e, { base: { ...base, type, ref: { kind: 'builtin', id: b.id, array: true } }, args: [idx], type, ref: { kind: 'builtin', id: b.id, array: true } });
       }
     }
     // Associative arrays.
@@ -603,7 +612,7 @@ export class Cooker {
         const ok = (isInteger(want) && isInteger(have)) || (isString(want) && isString(have)) || (isPointer(want) && (isPointer(have) || isInteger(have))) || dtypeName(want) === dtypeName(have);
         if (!ok) fail('D_KEY_TYPE', k.loc, v!.name, i + 1);
       });
-      return { ...e, base: { ...base, type: v.type, ref: { kind: 'variable', variable: v } }, args: keys, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+      return into(e, { base: { ...base, type: v.type, ref: { kind: 'variable', variable: v } }, args: keys, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true });
     }
     if (base.k === 'ident' && base.module === undefined && v === undefined && this.isUndefinedName(base.name, cs)) {
       fail('D_IDENT_UNDEF', base.loc, base.name, 'Unknown variable name');
@@ -617,7 +626,7 @@ export class Cooker {
     if (!isInteger(idx.type!)) fail('D_OP_INT', e.loc, '[ ]');
     const elem = bt.kind === 'pointer' ? bt.target : bt.element;
     if (isVoid(elem)) fail('D_DEREF_VOID', e.loc);
-    return { ...e, base: b2, args: [idx], type: elem, lvalue: true };
+    return into(e, { base: b2, args: [idx], type: elem, lvalue: true });
   }
 
   /** Type of args[N] for the clause's probes. */
@@ -658,7 +667,7 @@ export class Cooker {
     if (!rs.complete) fail('D_OP_INCOMPLETE', e.loc, op, dtypeName(sou));
     const m = findMember(sou, e.name);
     if (m === undefined) fail('D_TYPE_MEMBER', e.loc, e.name, dtypeName(sou));
-    return { ...e, base, type: m.type, lvalue: true };
+    return into(e, { base, type: m.type, lvalue: true });
   }
 
   findTranslator(output: CType, input: CType, loc: SourceLocation): TranslatorInfo {
@@ -716,9 +725,9 @@ export class Cooker {
       }
       args.forEach((a, i) => this.checkParam(name, fn.params[i]!, a, i));
       const returns = fn.returns === 'void' ? VOID : fn.returns === 'string' ? STRING : this.typeOfName(fn.returns, e.loc);
-      return { ...e, args, type: returns, ref: { kind: 'function', name } };
+      return into(e, { args, type: returns, ref: { kind: 'function', name } });
     }
-    return { ...e, args, type: VOID, ref: { kind: 'function', name } };
+    return into(e, { args, type: VOID, ref: { kind: 'function', name } });
   }
 
   checkParam(fname: string, kind: ParamKind, a: Expr, i: number): void {

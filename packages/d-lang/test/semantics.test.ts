@@ -133,7 +133,7 @@ describe('DIF semantics', () => {
         const d = compileTrace(e.src);
         expect(run(d, args)).toBe(e.eval(args));
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
   });
 

@@ -85,6 +85,13 @@ class DifoBuilder {
     return fail('D_NOREG', this.loc);
   }
 
+  /** Mark a specific register used again (it must be free). */
+  take(r: number): number {
+    if ((this.used & (1 << r)) !== 0) throw new Error(`register %r${r} is not free`);
+    this.used |= 1 << r;
+    return r;
+  }
+
   free(r: number): void {
     if (r !== 0) this.used &= ~(1 << r);
   }
@@ -245,15 +252,15 @@ class ExprGen {
         b.emit(DIF_OP.TST, c, 0, 0);
         b.free(c);
         b.branch(DIF_OP.BE, lelse);
-        const rd = b.alloc();
-        const t = this.gen(e.then);
-        b.emit(DIF_OP.MOV, t, 0, rd);
-        b.free(t);
+        // Both arms leave their value in the then-arm's register; nothing is held across them.
+        const rd = this.gen(e.then);
+        b.free(rd);
         b.branch(DIF_OP.BA, lend);
         b.place(lelse);
         const o = this.gen(e.otherwise);
-        b.emit(DIF_OP.MOV, o, 0, rd);
+        if (o !== rd) b.emit(DIF_OP.MOV, o, 0, rd);
         b.free(o);
+        b.take(rd);
         b.place(lend);
         return rd;
       }
@@ -531,35 +538,31 @@ class ExprGen {
       const lfalse = b.label();
       const ltrue = b.label();
       const lend = b.label();
+      // The result register is allocated only after both operands were evaluated and freed.
       const l = this.gen(e.left);
       b.emit(DIF_OP.TST, l, 0, 0);
       b.free(l);
-      b.branch(DIF_OP.BE, op === '&&' ? lfalse : lfalse + 0);
-      if (op === '||') {
-        // left false: evaluate right; left true: result 1
-      }
-      const rd = b.alloc();
       if (op === '&&') {
+        b.branch(DIF_OP.BE, lfalse);
         const r = this.gen(e.right);
         b.emit(DIF_OP.TST, r, 0, 0);
         b.free(r);
         b.branch(DIF_OP.BE, lfalse);
+        const rd = b.alloc();
         b.setx(1n, rd);
         b.branch(DIF_OP.BA, lend);
         b.place(lfalse);
         b.emit(DIF_OP.MOV, 0, 0, rd);
         b.place(lend);
-        b.place(ltrue);
         return rd;
       }
-      // ||: BE above jumped to lfalse when left was zero.
-      b.setx(1n, rd);
-      b.branch(DIF_OP.BA, lend);
-      b.place(lfalse);
+      // ||: true as soon as one operand is non-zero.
+      b.branch(DIF_OP.BNE, ltrue);
       const r = this.gen(e.right);
       b.emit(DIF_OP.TST, r, 0, 0);
       b.free(r);
       b.branch(DIF_OP.BNE, ltrue);
+      const rd = b.alloc();
       b.emit(DIF_OP.MOV, 0, 0, rd);
       b.branch(DIF_OP.BA, lend);
       b.place(ltrue);
