@@ -132,3 +132,17 @@ describe('tst.d-tools: -S, -d and -e', () => {
     expect(d.stdout).toBe('BEGIN\n{\n\tthis->%condition_1 = 1 != 0;\n}\n\nBEGIN\n/this->%condition_1/\n{\n\ttrace(1);\n}\n');
   });
 });
+
+describe('tst.d-printa: joined aggregations', () => {
+  it('joins several aggregations on their keys, zero where an entry is missing', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { @a["x"] = count(); @a["y"] = count(); @a["y"] = count(); @b["y"] = sum(10); @b["z"] = sum(3); printa(@a, @b); printa("%s: %@d %@d\\n", @a, @b); exit(0); }');
+    expect(r.stdout).toBe(
+      '\n' +
+        '  z                                                                 0                3\n' +
+        '  x                                                                 1                0\n' +
+        '  y                                                                 2               10\n' +
+        'z: 0 3\nx: 1 0\ny: 2 10\n' +
+        '\n',
+    );
+  });
+});

@@ -8,7 +8,7 @@
 import { DTRACEACT, DTRACEAGG, DT_ACT, dtraceActIsAggregation } from '../program/actions.js';
 import type { ActionDescription, AggregationDescription, CompiledProgram, RecordDescription } from '../program/program.js';
 import { DIF_TYPE_STRING } from '../dif/constants.js';
-import type { DTraceState, BufferEntry, AggregationEntry, EnabledProbe } from '../framework/state.js';
+import { initialAggregationData, type DTraceState, type BufferEntry, type AggregationEntry, type EnabledProbe } from '../framework/state.js';
 import { faultString, DTRACEFLT } from '../framework/faults.js';
 import { setOption } from '../framework/options.js';
 import { formatPrintf, parsePrintfFormat, printfArgumentCount, formatStack, type Datum, type FormatPiece } from './printf.js';
@@ -358,24 +358,75 @@ export class Consumer {
     return out;
   }
 
-  /** printa(): without a format, "\n" then the default layout; with one, the format per entry. */
+  /** The %@ value of an entry: the number itself for count/sum/min/max, the printed form otherwise. */
+  private aggregationDatum(desc: AggregationDescription, e: AggregationEntry | undefined): Datum {
+    const entry = e ?? { keys: [], data: initialAggregationData(desc).map((v, k) => (k === 0 && (desc.function === DTRACEAGG.MIN || desc.function === DTRACEAGG.MAX) ? 0n : v)) };
+    const simple = desc.function === DTRACEAGG.COUNT || desc.function === DTRACEAGG.SUM || desc.function === DTRACEAGG.MIN || desc.function === DTRACEAGG.MAX;
+    const rendered = this.valueText(desc, entry);
+    return simple ? { type: 'aggregation', rendered, value: BigInt.asIntN(64, entry.data[0]!) / (this.normals.get(desc.id) ?? 1n) } : { type: 'aggregation', rendered };
+  }
+
+  private keyArgs(desc: AggregationDescription, e: AggregationEntry): Datum[] {
+    return e.keys.map((k, idx) =>
+      k instanceof Uint8Array ? { type: 'bytes', value: k } : { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: true },
+    );
+  }
+
+  /**
+   * printa(): without a format, "\n" then the default layout; with one, the
+   * format per entry. Several aggregations are joined on their keys
+   * (dtrace_aggregate_walk_joined): one row per key, a value per
+   * aggregation (zero where it has no entry), sorted on the aggsortpos-th.
+   */
   printa(ids: readonly number[], pieces?: FormatPiece[]): string {
     for (const id of ids) this.printed.add(id);
-    if (!pieces) return '\n' + ids.map((id) => this.printAggregation(id)).join('');
-    const first = ids[0]!;
-    const desc = this.state.aggregationDescs.get(first);
-    if (!desc) return '';
-    let out = '';
-    for (const e of this.sortedEntries(first)) {
-      const args: Datum[] = e.keys.map((k, idx) =>
-        k instanceof Uint8Array ? { type: 'bytes', value: k } : { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: true },
-      );
-      const rendered = this.valueText(desc, e);
-      const simple = desc.function === DTRACEAGG.COUNT || desc.function === DTRACEAGG.SUM || desc.function === DTRACEAGG.MIN || desc.function === DTRACEAGG.MAX;
-      const agg: Datum = simple
-        ? { type: 'aggregation', rendered, value: BigInt.asIntN(64, e.data[0]!) / (this.normals.get(first) ?? 1n) }
-        : { type: 'aggregation', rendered };
-      out += formatPrintf(pieces, args, { symbols: this.state.machine.symbols }, agg);
+    const descs = ids.map((id) => this.state.aggregationDescs.get(id)).filter((d): d is AggregationDescription => d !== undefined);
+    if (descs.length === 0) return pieces ? '' : '\n';
+    if (descs.length === 1) {
+      const desc = descs[0]!;
+      if (!pieces) return '\n' + this.printAggregation(desc.id);
+      let out = '';
+      for (const e of this.sortedEntries(desc.id)) {
+        out += formatPrintf(pieces, this.keyArgs(desc, e), { symbols: this.state.machine.symbols }, this.aggregationDatum(desc, e));
+      }
+      return out;
+    }
+    const keyOf = (e: AggregationEntry): string => e.keys.map((k) => (k instanceof Uint8Array ? 's' + cString(k) : 'i' + k.toString())).join('|');
+    const rows = new Map<string, { keys: AggregationEntry; byAgg: (AggregationEntry | undefined)[] }>();
+    descs.forEach((desc, n) => {
+      for (const e of this.state.aggregations.get(desc.id)?.values() ?? []) {
+        const k = keyOf(e);
+        let row = rows.get(k);
+        if (!row) {
+          row = { keys: e, byAgg: descs.map(() => undefined) };
+          rows.set(k, row);
+        }
+        row.byAgg[n] = e;
+      }
+    });
+    const pos = Math.min(this.opts.aggsortpos, descs.length - 1);
+    const sortDesc = descs[pos]!;
+    const scalar = (e: AggregationEntry | undefined): bigint => (e ? aggregateScalar(sortDesc, e) : 0n);
+    const sorted = [...rows.values()].sort((a, b) => {
+      const x = scalar(a.byAgg[pos]);
+      const y = scalar(b.byAgg[pos]);
+      const vv = x < y ? -1 : x > y ? 1 : 0;
+      const kv = compareKeys(descs[0]!, a.keys, b.keys, this.opts.aggsortkeypos);
+      const r = this.opts.aggsortkey ? kv || vv : vv || kv;
+      return this.opts.aggsortrev ? -r : r;
+    });
+    let out = pieces ? '' : '\n';
+    for (const row of sorted) {
+      if (pieces) {
+        out += formatPrintf(pieces, this.keyArgs(descs[0]!, row.keys), { symbols: this.state.machine.symbols }, descs.map((d, n) => this.aggregationDatum(d, row.byAgg[n])));
+      } else {
+        out += this.keyText(descs[0]!, row.keys);
+        descs.forEach((d, n) => {
+          const e = row.byAgg[n] ?? { keys: row.keys.keys, data: initialAggregationData(d) };
+          out += this.valueText(d, e);
+        });
+        out += '\n';
+      }
     }
     return out;
   }

@@ -291,12 +291,16 @@ export interface PrintfContext {
 
 /**
  * Formats parsed pieces against record values, as dt_printf_format. `args`
- * holds the record values in order; `aggregation` is the value %@ uses.
+ * holds the record values in order; `aggregation` is the value (or, for a
+ * printa of several aggregations, the values in order) that %@ uses.
  * Returns the text; the number of args consumed is `printfArgumentCount`.
  */
-export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datum[], ctx: PrintfContext, aggregation?: Datum): string {
+export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datum[], ctx: PrintfContext, aggregation?: Datum | readonly Datum[]): string {
   let out = '';
   let next = 0;
+  // printa() of several aggregations: each %@ takes the next one's value, the last one repeats.
+  const aggs: readonly Datum[] = aggregation === undefined ? [] : Array.isArray(aggregation) ? aggregation : [aggregation as Datum];
+  let curagg = 0;
   const take = (): Datum => {
     const d = args[next++];
     if (d === undefined) throw new PrintfFormatError('printf( ) argument count mismatch: too few arguments for format');
@@ -314,7 +318,13 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
     let precision = piece.precision;
     if (piece.dynamicWidth) width = Number(sizedSigned(datumInteger(take(), 'a * width').value, 4));
     if (piece.dynamicPrecision) precision = Number(sizedSigned(datumInteger(take(), 'a * precision').value, 4));
-    const datum = piece.aggregation ? aggregation : take();
+    let datum: Datum | undefined;
+    if (piece.aggregation) {
+      datum = aggs[curagg];
+      if (curagg < aggs.length - 1) curagg++;
+    } else {
+      datum = take();
+    }
     const normal = piece.aggregation ? ctx.normal ?? 1n : 1n;
     const c: CConversion = {
       alt: piece.alt,
