@@ -4,6 +4,7 @@
 // exit statuses follow dtrace(1): 0 (or exit()'s status) on success, 1 when
 // tracing cannot start, 2 for usage errors.
 import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { Command, CommanderError } from 'commander';
 import {
   LoadError,
@@ -282,18 +283,41 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   }
   if (!compiled) compiled = buildProgram([]);
   if (!options.quiet) for (const n of notices) io.err(n);
+  if (!options.quiet && options.destructive && !o.e) io.err('dtrace: allowing destructive actions\n');
   if (o.e) return 0;
 
-  let write = io.out;
+  let baseWrite = io.out;
   if (typeof o.o === 'string') {
     const file = o.o;
     writeFileSync(file, '', { flag: 'a' });
-    write = (s) => appendFileSync(file, s);
+    baseWrite = (s) => appendFileSync(file, s);
   }
+  let redirect: string | undefined;
+  const write = (s: string): void => (redirect !== undefined ? appendFileSync(redirect, s) : baseWrite(s));
   const json = Boolean(o.json);
   const session = new IdleSession(
     compiled,
-    { out: json ? () => {} : write, err: io.err },
+    {
+      out: json ? () => {} : write,
+      err: io.err,
+      // system(): the command's output joins the trace output in order.
+      system: (command) => {
+        const r = spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        if (r.stdout) write(r.stdout);
+        if (r.stderr) io.err(r.stderr);
+      },
+      freopen: (path) => {
+        if (path === '') redirect = undefined;
+        else {
+          try {
+            writeFileSync(path, '', { flag: 'a' });
+            redirect = path;
+          } catch (e) {
+            io.err(`dtrace: couldn't freopen() "${path}": ${(e as Error).message}\n`);
+          }
+        }
+      },
+    },
     {
       ncpus,
       options,

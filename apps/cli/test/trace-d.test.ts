@@ -146,3 +146,15 @@ describe('tst.d-printa: joined aggregations', () => {
     );
   });
 });
+
+describe('tst.d-system: destructive system() under -w', () => {
+  it('refuses without -w and runs the command in order with -w', async () => {
+    const prog = 'BEGIN { printf("before\\n"); system("echo from-%s", "shell"); printf("after\\n"); exit(0); }';
+    const no = await wdtrace('-qn', prog);
+    expect(no.status).toBe(1);
+    expect(no.stderr).toBe('dtrace: could not enable tracing: Destructive actions not allowed\n');
+    const yes = await wdtrace('-w', '-n', prog);
+    expect(yes.stdout).toBe('CPU     ID                    FUNCTION:NAME\n  0      1                           :BEGIN before\nfrom-shell\nafter\n\n\n');
+    expect(yes.stderr).toBe(`dtrace: description '${prog}' matched 1 probe\ndtrace: allowing destructive actions\n`);
+  });
+});

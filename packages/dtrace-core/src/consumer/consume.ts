@@ -19,6 +19,10 @@ export interface ConsumerOutput {
   out(s: string): void;
   /** Messages: errors and drops, already prefixed "dtrace: ". */
   err(s: string): void;
+  /** system(): runs a command after everything printed before it (destructive; the host decides how). */
+  system?(command: string): void;
+  /** freopen(): sends later trace output to a file ("" restores the original output). */
+  freopen?(path: string): void;
 }
 
 /** One decoded firing, for --json. */
@@ -210,8 +214,14 @@ export class Consumer {
         }
         if (printfArgumentCount(pieces) > args.length) throw new Error(`printf( ) format needs ${printfArgumentCount(pieces)} arguments, the record has ${args.length}`);
         const s = formatPrintf(pieces, args, { symbols: this.state.machine.symbols, stackIndent: this.opts.stackindent });
-        // system() and freopen() are performed by the host (the CLI); here they print nothing.
         if (act.kind === DTRACEACT.PRINTF) text += s;
+        else {
+          // dtrace_system / dtrace_freopen: output so far goes out first.
+          this.output.out(text);
+          text = '';
+          if (act.kind === DTRACEACT.SYSTEM) this.output.system?.(s);
+          else this.output.freopen?.(s);
+        }
         if (n > 0) i += n - 1;
         continue;
       }
