@@ -2,7 +2,7 @@
 // and PSR access for the host, stop details, side-effect-free guest reads,
 // and code-cache invalidation after host writes to guest RAM.
 import {
-  selectCpu, reg, setRegRaw, st, setSt, readCpsr, writeCpsr, bankedReg, setBankedReg, spsrOf, S, statesBase, STATE_SIZE,
+  selectCpu, reg, setRegRaw, st, setSt, readCpsr, writeCpsr, bankedReg, setBankedReg, spsrOf, S, statesBase, STATE_SIZE, syncStates,
   RETIRED, STOP_REASON, STOP_PC, STOP_WORD, FAULT_ADDR, FAULT_STATUS, PENDING_EXC,
 } from './state';
 import { ramBase, ramSize, invalidateCode, peek, peekFailed, peekFaultAddr, tlbFlush } from './memory';
@@ -12,7 +12,7 @@ export function ramOffset(): u32 { return u32(ramBase); }
 /** Guest RAM size in bytes. */
 export function ramBytes(): u32 { return ramSize; }
 /** Byte offset and size of a CPU's state block (layout in assembly/state.ts). */
-export function stateOffset(cpu: u32): u32 { return u32(statesBase + usize(cpu) * STATE_SIZE); }
+export function stateOffset(cpu: u32): u32 { syncStates(); return u32(statesBase + usize(cpu) * STATE_SIZE); }
 export function stateSize(): u32 { return STATE_SIZE; }
 
 /** Register n (0-15) of the current mode; r15 is the next instruction's address. */

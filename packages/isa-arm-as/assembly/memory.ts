@@ -17,14 +17,20 @@ declare function mmioRead(cpu: i32, paddr: i32, size: i32): i32;
 @external('env', 'mmioWrite')
 declare function mmioWrite(cpu: i32, paddr: i32, size: i32, value: i32): void;
 
-export let ramBase: usize = 0;
+// Fixed addresses make the hottest accesses constant-offset loads:
+//   [0, 1 MiB)   static data of the module (checked in configureMemory)
+//   [1, 2 MiB)   decoded-instruction cache
+//   [2 MiB, ...) guest RAM, then the CPUs' state home blocks and TLBs
+export const DECODE_BASE: usize = 0x100000;
+/** Guest physical address 0 in linear memory. */
+export const ramBase: usize = 0x200000;
 export let ramSize: u32 = 0;
 
 // Decoded-instruction cache, direct mapped by physical address. Entry (16 bytes):
 //   tag = paddr | 1 when valid, the word, the handler's function-table index, the Op id.
 export const DECODE_ENTRIES: u32 = 1 << 16;
 export const DECODE_ENTRY_SIZE: u32 = 16;
-export let decodeTags: usize = 0;
+export const decodeTags: usize = DECODE_BASE;
 
 // TLB: direct mapped by virtual page, per CPU. Entry: tag (vpn << 12 | valid), page base, permissions.
 export const TLB_ENTRIES: u32 = 256;
@@ -60,22 +66,21 @@ export function clearAbort(): void {
  * memory as needed. Returns 0, or -1 when the request cannot be met.
  */
 export function configureMemory(cpus: u32, bytes: u32): i32 {
-  const heapStart = (usize(__heap_base) + 0xffff) & ~usize(0xffff);
-  const states = heapStart;
-  let at = states + usize(cpus) * STATE_SIZE;
-  at = (at + 15) & ~usize(15);
-  decodeTags = at;
-  at += usize(DECODE_ENTRIES) * DECODE_ENTRY_SIZE;
-  tlbBase = at;
-  at += usize(cpus) * TLB_ENTRIES * TLB_ENTRY_SIZE;
-  at = (at + 0xffff) & ~usize(0xffff);
-  ramBase = at;
-  const end = u64(at) + u64(bytes);
-  if (end > 0xffff0000) return -1;
-  const needPages = i32((end + 0xffff) >> 16);
+  if (usize(__heap_base) > DECODE_BASE) return -1; // static data outgrew its megabyte
+  // RAM first (fixed base), then CPU state blocks and TLBs.
+  let at = u64(ramBase) + u64(bytes);
+  at = (at + 63) & ~u64(63);
+  const states = usize(at);
+  at += u64(cpus) * STATE_SIZE;
+  const tlbs = usize(at);
+  at += u64(cpus) * TLB_ENTRIES * TLB_ENTRY_SIZE;
+  if (at > 0xffff0000) return -1;
+  const needPages = i32((at + 0xffff) >> 16);
   const have = memory.size();
   if (needPages > have && memory.grow(needPages - have) < 0) return -1;
-  memory.fill(states, 0, usize(end) - states);
+  memory.fill(ramBase, 0, usize(at) - ramBase);
+  memory.fill(decodeTags, 0, usize(DECODE_ENTRIES) * DECODE_ENTRY_SIZE);
+  tlbBase = tlbs;
   ramSize = bytes;
   setStatesBase(states, cpus);
   return 0;

@@ -103,21 +103,37 @@ export function setFetchValid(): void {
   fetchValid = true;
 }
 
-/** Base address of the current CPU's state block. */
-export let S: usize = 0;
+/**
+ * The current CPU's state lives at a fixed address, so every register and
+ * flag access is a load or store with a constant address. Each CPU also has
+ * a home block (statesBase + cpu * STATE_SIZE); selecting another CPU writes
+ * the active block back home and loads the new one.
+ */
+export const S: usize = memory.data(STATE_SIZE, 64);
 export let statesBase: usize = 0;
 export let cpuCount: u32 = 0;
+let activeCpu: u32 = 0;
 
 export function setStatesBase(base: usize, count: u32): void {
   statesBase = base;
   cpuCount = count;
-  S = base;
+  activeCpu = 0;
+  memory.fill(S, 0, STATE_SIZE);
+  fetchValid = false;
 }
 
-/** Makes `cpu` the current CPU. */
+/** Makes `cpu` the current CPU (an index out of range keeps the current one). */
 export function selectCpu(cpu: u32): void {
-  S = statesBase + usize(cpu) * STATE_SIZE;
+  if (cpu == activeCpu || cpu >= cpuCount) return;
+  memory.copy(statesBase + usize(activeCpu) * STATE_SIZE, S, STATE_SIZE);
+  memory.copy(S, statesBase + usize(cpu) * STATE_SIZE, STATE_SIZE);
+  activeCpu = cpu;
   fetchValid = false;
+}
+
+/** Writes the active CPU's state back to its home block (before the host reads home blocks). */
+export function syncStates(): void {
+  if (cpuCount != 0) memory.copy(statesBase + usize(activeCpu) * STATE_SIZE, S, STATE_SIZE);
 }
 
 @inline export function reg(n: u32): u32 {
