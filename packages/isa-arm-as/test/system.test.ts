@@ -296,3 +296,28 @@ describe('DTrace support', () => {
     expect([reg(14), reg(15)]).toEqual([0x8004, 0x8100]);
   });
 });
+
+describe('several CPUs', () => {
+  it('keeps separate state, TLBs and counters per CPU', async () => {
+    core = await createArmCore('debug');
+    expect(core.init(3, RAM)).toBe(0);
+    // add r0, r0, #1 ; b .-4  (loop incrementing r0)
+    words(0x8000, [0xe2800001, 0xeafffffd]);
+    for (const cpu of [0, 1, 2]) {
+      core.setReg(cpu, 0, cpu * 1000);
+      core.setReg(cpu, 15, 0x8000);
+    }
+    expect(core.run(1, 10)).toBe(StopReason.BUDGET);
+    expect(core.run(0, 4)).toBe(StopReason.BUDGET);
+    expect(core.run(2, 6)).toBe(StopReason.BUDGET);
+    expect(core.run(1, 10)).toBe(StopReason.BUDGET);
+    expect([0, 1, 2].map((c) => u(core.getReg(c, 0)))).toEqual([2, 1010, 2003]);
+    expect([0, 1, 2].map((c) => core.retiredLow(c))).toEqual([4, 20, 6]);
+    // The home blocks the host can read agree after a sync through stateOffset.
+    const at = core.stateOffset(1);
+    expect(new DataView(core.memory.buffer).getUint32(at, true)).toBe(1010);
+    // An out-of-range CPU index neither traps nor runs.
+    expect(core.run(7, 10)).toBe(StopReason.UNDEFINED);
+    expect(() => core.getReg(7, 0)).not.toThrow();
+  });
+});
