@@ -49,3 +49,41 @@ export function retiredLo(): u32 { return <u32>cpu.retired; }
 export function retiredHi(): u32 { return <u32>(cpu.retired >> 32); }
 /** Clears the halted state (the host does this when an interrupt arrives). */
 export function wake(): void { cpu.setHalted(false); }
+
+// ---- system state, interrupts and exceptions --------------------------------------
+import * as sys from './exec-system';
+export { raiseInterrupt, setAutoDeliver, STOP_TRIPLE_FAULT } from './run';
+/** Delivers `vector` to the guest IDT after a stop (error code pushed when the vector has one); 0 ok, 1 double fault, 2 triple fault. */
+export function deliverException(vector: i32, errorCode: i32): i32 {
+  const ret = vector == 3 ? run_.stopNextRip : cpu.rip;
+  return sys.deliverException(vector, errorCode, run_.hasErrorCode(vector), ret);
+}
+export function getCpl(): u32 { return cpu.cpl; }
+/** Sets CS and SS selectors (CPL = CS.RPL). */
+export function setSegments(cs: u32, ss: u32): void { sys.setSelectors(cs, ss); }
+export function getCs(): u32 { return sys.csSel; }
+export function getSs(): u32 { return sys.ssSel; }
+/** Control registers 0, 2, 3, 4 as two halves. */
+export function setControlRegister(n: i32, lo: u32, hi: u32): void { cpu.setCr(n, (<u64>hi << 32) | lo); }
+export function getControlRegisterLo(n: i32): u32 { return <u32>crValue(n); }
+export function getControlRegisterHi(n: i32): u32 { return <u32>(crValue(n) >> 32); }
+function crValue(n: i32): u64 { return n == 0 ? cpu.cr0 : n == 2 ? cpu.cr2 : n == 3 ? cpu.cr3 : n == 4 ? cpu.cr4 : 0; }
+/** MSR access for the host; returns false for an unknown MSR. */
+export function writeMsr(n: u32, lo: u32, hi: u32): bool { return sys.writeMsr(n, (<u64>hi << 32) | lo); }
+export function readMsrLo(n: u32): u32 { return <u32>sys.readMsr(n); }
+export function readMsrHi(n: u32): u32 { return <u32>(sys.readMsr(n) >> 32); }
+export function setIdtr(lo: u32, hi: u32, limit: u32): void { sys.setIdt((<u64>hi << 32) | lo, limit); }
+/** TSS base (RSP0 at +4, IST1..7 at +0x24) used on a privilege change. */
+export function setTss(lo: u32, hi: u32): void { sys.setTssBase((<u64>hi << 32) | lo); }
+/** rdtsc = retired instructions + this offset. */
+export function setTscOffset(lo: u32, hi: u32): void { cpu.setTscOffset((<u64>hi << 32) | lo); }
+
+// ---- DTrace support ------------------------------------------------------------------
+export { emulate, SAFE_BUFFER } from './dtrace';
+/** NOFAULT read of `length` (<= 4096) bytes at virtual hi:lo into SAFE_BUFFER; returns bytes read (short: see safeFaultAddress). */
+export function readVirtualSafe(lo: u32, hi: u32, length: i32): i32 { return dt.readVirtualSafe((<u64>hi << 32) | lo, length); }
+import * as dt from './dtrace';
+/** Executes the displaced instruction placed at DECODE_INPUT at the current rip. */
+export function executeDisplaced(length: i32): i32 { return dt.executeDisplaced(length, cpu.rip); }
+export function safeFaultAddressLo(): u32 { return <u32>dt.safeFaultAddress; }
+export function safeFaultAddressHi(): u32 { return <u32>(dt.safeFaultAddress >> 32); }

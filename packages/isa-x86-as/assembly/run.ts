@@ -9,10 +9,44 @@ import {
   ramBase, ramSize, halted, countRetired, VEC_PF, VEC_GP, VEC_UD, cr2,
 } from './cpu';
 import { setInsnRip } from './exec';
+import { deliverException } from './exec-system';
+import { rflags, IF } from './cpu';
 
+export const STOP_NONE: i32 = -1;
 export const STOP_BUDGET: i32 = 0;
 export const STOP_HALT: i32 = 1;
 export const STOP_EXCEPTION: i32 = 2;
+export const STOP_TRIPLE_FAULT: i32 = 3;
+
+/** Vectors that carry an error code (SDM vol. 3, table 6-1). */
+export function hasErrorCode(v: i32): bool { return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21; }
+
+// Pending external interrupts: 256-bit bitmap.
+const PENDING: usize = memory.data(32, 16);
+let anyPending: bool = false;
+export function raiseInterrupt(vector: i32): void {
+  store<u8>(PENDING + ((vector & 255) >> 3), <u8>(<u32>load<u8>(PENDING + ((vector & 255) >> 3)) | (<u32>1 << <u32>(vector & 7))));
+  anyPending = true;
+}
+function takePending(): i32 {
+  for (let i = 31; i >= 0; i--) {
+    const b = <u32>load<u8>(PENDING + i);
+    if (b != 0) {
+      const bit = 31 - clz<u32>(b);
+      store<u8>(PENDING + i, <u8>(b & ~(1 << bit)));
+      let left = false;
+      for (let j = 0; j < 32; j++) if (load<u8>(PENDING + j) != 0) { left = true; break; }
+      anyPending = left;
+      return (i << 3) | <i32>bit;
+    }
+  }
+  anyPending = false;
+  return -1;
+}
+/** Exceptions (bit per vector 0-31) delivered to the guest IDT without stopping. */
+export let autoDeliverMask: u32 = 0;
+export function setAutoDeliver(mask: u32): void { autoDeliverMask = mask; }
+export let stopNextRip: u64 = 0;
 
 export let stopPc: u64 = 0;
 export let stopVector: i32 = -1;
@@ -75,21 +109,39 @@ function lockAllowed(): bool {
   return dForm != 0 && (load<u8>(FORMS + (<usize>dForm << 3) + 6) & 8) != 0 && dHasModrm && dMod != 3;
 }
 
+/** Records the pending fault as the stop details and clears it. */
+export function finishStop(): i32 {
+  stopPc = rip;
+  stopVector = faultVector;
+  stopError = faultError;
+  stopAddress = faultVector == VEC_PF ? cr2 : 0;
+  // traps (int3) resume after the instruction
+  stopNextRip = faultVector == 3 ? nextRip : rip;
+  clearFault();
+  return STOP_EXCEPTION;
+}
+
 /** Runs up to `budget` instructions. */
 export function runLoop(budget: i32): i32 {
   stopVector = -1;
   stopError = 0;
-  if (halted) return STOP_HALT;
   for (let i = 0; i < budget; i++) {
-    if (!step()) {
-      stopPc = rip;
-      stopVector = faultVector;
-      stopError = faultError;
-      stopAddress = faultVector == VEC_PF ? cr2 : 0;
-      clearFault();
-      return STOP_EXCEPTION;
+    if (anyPending && (rflags & IF) != 0) {
+      const v = takePending();
+      if (v >= 0 && deliverException(v, 0, false, rip) == 2) { stopPc = rip; return STOP_TRIPLE_FAULT; }
     }
     if (halted) { stopPc = rip; return STOP_HALT; }
+    if (!step()) {
+      const v = faultVector;
+      if (v < 32 && ((autoDeliverMask >> <u32>v) & 1) != 0) {
+        const err = faultError;
+        const ret = v == 3 ? nextRip : rip;
+        clearFault();
+        if (deliverException(v, err, hasErrorCode(v), ret) == 2) { stopPc = rip; return STOP_TRIPLE_FAULT; }
+        continue;
+      }
+      return finishStop();
+    }
   }
   stopPc = rip;
   return STOP_BUDGET;

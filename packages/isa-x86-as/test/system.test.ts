@@ -1,0 +1,218 @@
+// Long-mode system architecture and DTrace support on a hand-built machine:
+// 4-level page tables, CPL 3 user code, syscall/sysret, #PF with CR2 and the
+// error code delivered through the IDT with the TSS RSP0 stack switch, iretq,
+// external interrupts; fbt emulations, displaced execution and NOFAULT reads.
+// Instruction bytes are spelled out with their AT&T text in comments.
+import { describe, expect, it } from 'vitest';
+import { bareCore, type BareCore } from './core-harness.js';
+
+const STOP_BUDGET = 0, STOP_HALT = 1, STOP_EXCEPTION = 2;
+const P = 1n, W = 2n, U = 4n;
+
+function setupLongMode(m: BareCore) {
+  const ram = m.ram();
+  const dv = new DataView(ram.buffer, ram.byteOffset);
+  const q = (a: number, v: bigint) => dv.setBigUint64(a, v, true);
+  // PML4 0x1000 -> PDPT 0x2000 -> PD 0x3000 -> PT 0x4000 (first 2 MiB)
+  q(0x1000, 0x2000n | P | W | U);
+  q(0x2000, 0x3000n | P | W | U);
+  q(0x3000, 0x4000n | P | W | U);
+  const map = (va: number, flags: bigint) => q(0x4000 + (va >> 12) * 8, BigInt(va) | flags);
+  for (let a = 0x5000; a < 0x10000; a += 0x1000) map(a, P | W); // kernel
+  map(0x10000, P | U); // user code, read-only
+  map(0x20000, P | W | U); // user stack
+  map(0x21000, P | W | U);
+  // 0x30000 left unmapped
+  const core = m.core;
+  core.setControlRegister(3, 0x1000, 0);
+  core.setControlRegister(4, 0x20, 0); // PAE
+  core.writeMsr(0xc0000080, 0x501 | 0x800, 0); // EFER: SCE, LME, LMA, NXE
+  core.setControlRegister(0, 0x80010001, 0); // PG, WP, PE
+  core.writeMsr(0xc0000081, 0, (0x10 << 16) | 0x08); // STAR
+  core.writeMsr(0xc0000082, 0x7000, 0); // LSTAR
+  core.writeMsr(0xc0000084, 0x200, 0); // FMASK: IF
+  // IDT at 0x5000: gates 14 -> 0x7100, 0x20 -> 0x7200 (interrupt gates, DPL 0)
+  const gate = (v: number, target: number) => {
+    const lo = BigInt(target & 0xffff) | (0x08n << 16n) | (0x8en << 40n) | (BigInt(target >>> 16) << 48n);
+    q(0x5000 + v * 16, lo);
+    q(0x5000 + v * 16 + 8, 0n);
+  };
+  gate(14, 0x7100);
+  gate(0x20, 0x7200);
+  core.setIdtr(0x5000, 0, 0xfff);
+  q(0x6000 + 4, 0x9000n); // TSS RSP0
+  core.setTss(0x6000, 0);
+  return { ram, q, dv };
+}
+
+function enterUser(m: BareCore, rip: number, rsp: number) {
+  m.core.setSegments(0x23, 0x1b);
+  m.regs()[4] = BigInt(rsp);
+  m.setRip(BigInt(rip));
+  m.core.setFlagsValue(0x202);
+}
+
+describe('long mode', () => {
+  it('runs user code that makes a system call through LSTAR and returns with sysretq', async () => {
+    const m = await bareCore(4 << 20);
+    const { ram } = setupLongMode(m);
+    // user: movl $42, %eax; syscall; movl %eax, %ebx; int3
+    ram.set([0xb8, 42, 0, 0, 0, 0x0f, 0x05, 0x89, 0xc3, 0xcc], 0x10000);
+    // kernel: addq $1, %rax; sysretq
+    ram.set([0x48, 0x83, 0xc0, 0x01, 0x48, 0x0f, 0x07], 0x7000);
+    enterUser(m, 0x10000, 0x21000);
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(3);
+    expect(m.core.stopPcLo()).toBe(0x10009);
+    expect(m.regs()[3]).toBe(43n);
+    expect(m.regs()[1]).toBe(0x10007n); // rcx = return rip
+    expect(m.core.getCpl()).toBe(3);
+    expect(m.core.getCs()).toBe(0x23);
+  });
+
+  it('stops on a user #PF with CR2 and the error code, then delivers it to the IDT on the RSP0 stack', async () => {
+    const m = await bareCore(4 << 20);
+    const { ram, dv } = setupLongMode(m);
+    // user: movl 0x30000, %eax; int3
+    ram.set([0x8b, 0x04, 0x25, 0x00, 0x00, 0x03, 0x00, 0xcc], 0x10000);
+    // kernel #PF handler: addq $8, %rsp; addq $7, (%rsp); iretq
+    ram.set([0x48, 0x83, 0xc4, 0x08, 0x48, 0x83, 0x04, 0x24, 0x07, 0x48, 0xcf], 0x7100);
+    enterUser(m, 0x10000, 0x21000);
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(14);
+    expect(m.core.stopAddressLo()).toBe(0x30000);
+    expect(m.core.stopErrorCode()).toBe(4); // user, read, not present
+    expect(m.core.getControlRegisterLo(2)).toBe(0x30000);
+    expect(m.core.deliverException(14, m.core.stopErrorCode())).toBe(0);
+    expect(m.rip()).toBe(0x7100n);
+    expect(m.core.getCpl()).toBe(0);
+    expect(m.regs()[4]).toBe(0x9000n - 48n);
+    const frame = [0, 8, 16, 24, 32, 40].map((o) => dv.getBigUint64(0x9000 - 48 + o, true));
+    expect(frame).toEqual([4n, 0x10000n, 0x23n, 0x202n, 0x21000n, 0x1bn]);
+    expect(m.core.getFlags() & 0x200).toBe(0); // interrupt gate clears IF
+    // handler skips the faulting instruction and returns to user mode
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(3);
+    expect(m.core.stopPcLo()).toBe(0x10007);
+    expect(m.core.getCpl()).toBe(3);
+    expect(m.regs()[4]).toBe(0x21000n);
+  });
+
+  it('raises #PF on a user write to a read-only page and #GP on a privileged instruction at CPL 3', async () => {
+    const m = await bareCore(4 << 20);
+    const { ram } = setupLongMode(m);
+    // movl %eax, 0x10100 (user code page is read-only)
+    ram.set([0x89, 0x04, 0x25, 0x00, 0x01, 0x01, 0x00], 0x10000);
+    enterUser(m, 0x10000, 0x21000);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(14);
+    expect(m.core.stopErrorCode()).toBe(7); // present, write, user
+    ram.set([0xfa], 0x10000); // cli
+    m.setRip(0x10000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(13);
+  });
+
+  it('delivers an external interrupt at an instruction boundary when IF=1 and wakes a halted CPU', async () => {
+    const m = await bareCore(4 << 20);
+    const { ram } = setupLongMode(m);
+    ram.set([0xfb, 0xf4, 0xcc], 0x7000); // sti; hlt; int3
+    ram.set([0x48, 0xcf], 0x7200); // iretq
+    m.core.setSegments(0x08, 0x10);
+    m.regs()[4] = 0x8000n;
+    m.setRip(0x7000n);
+    expect(m.core.run(100)).toBe(STOP_HALT);
+    m.core.raiseInterrupt(0x20);
+    m.core.wake();
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(3);
+    expect(m.core.stopPcLo()).toBe(0x7002);
+  });
+
+  it('counts retired instructions and reads them with rdtsc plus the host offset', async () => {
+    const m = await bareCore(1 << 20);
+    m.core.setTscOffset(1000, 0);
+    m.ram().set([0x90, 0x90, 0x0f, 0x31, 0xcc], 0x100); // nop; nop; rdtsc; int3
+    m.setRip(0x100n);
+    m.core.run(10);
+    expect(m.regs()[0]).toBe(1002n);
+    expect(m.core.retiredLo()).toBe(3);
+  });
+});
+
+describe('DTrace support', () => {
+  it('performs the fbt emulations for a displaced first byte', async () => {
+    const m = await bareCore(1 << 20);
+    const ram = m.ram();
+    const dv = new DataView(ram.buffer, ram.byteOffset);
+    ram.set([0xcc], 0x1000); // int3 over `pushq %rbp`
+    m.regs()[4] = 0x8000n;
+    m.regs()[5] = 0x1234n;
+    m.setRip(0x1000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(3);
+    expect(m.core.stopPcLo()).toBe(0x1000);
+    expect(m.core.emulate(1)).toBe(-1); // PUSH_RBP
+    expect(m.regs()[4]).toBe(0x7ff8n);
+    expect(dv.getBigUint64(0x7ff8, true)).toBe(0x1234n);
+    expect(m.rip()).toBe(0x1001n);
+    m.regs()[5] = 0x9999n;
+    m.setRip(0x1000n);
+    expect(m.core.emulate(2)).toBe(-1); // POP_RBP
+    expect(m.regs()[5]).toBe(0x1234n);
+    expect(m.regs()[4]).toBe(0x8000n);
+    dv.setBigUint64(0x8000, 0x4444n, true);
+    m.setRip(0x1000n);
+    expect(m.core.emulate(4)).toBe(-1); // RET
+    expect(m.rip()).toBe(0x4444n);
+    m.regs()[5] = 0x7000n;
+    dv.setBigUint64(0x7000, 0x5555n, true);
+    m.setRip(0x1000n);
+    expect(m.core.emulate(3)).toBe(-1); // LEAVE
+    expect(m.regs()[4]).toBe(0x7008n);
+    expect(m.regs()[5]).toBe(0x5555n);
+    m.setRip(0x1000n);
+    expect(m.core.emulate(0)).toBe(-1); // NOP
+    expect(m.rip()).toBe(0x1001n);
+  });
+
+  it('executes a displaced instruction with its original pc semantics', async () => {
+    const m = await bareCore(1 << 20);
+    const input = () => new Uint8Array(m.core.memory.buffer, m.core.DECODE_INPUT.value, 16);
+    // leaq 16(%rip), %rax at 0x2000
+    input().set([0x48, 0x8d, 0x05, 0x10, 0, 0, 0]);
+    m.setRip(0x2000n);
+    expect(m.core.executeDisplaced(7)).toBe(-1);
+    expect(m.regs()[0]).toBe(0x2017n);
+    expect(m.rip()).toBe(0x2007n);
+    // callq +0x100 at 0x3000
+    m.regs()[4] = 0x8000n;
+    input().set([0xe8, 0x00, 0x01, 0, 0]);
+    m.setRip(0x3000n);
+    expect(m.core.executeDisplaced(5)).toBe(-1);
+    expect(m.rip()).toBe(0x3105n);
+    expect(new DataView(m.ram().buffer, m.ram().byteOffset).getBigUint64(0x7ff8, true)).toBe(0x3005n);
+    // jne -2 at 0x4000 with ZF clear: branch taken relative to 0x4000
+    m.core.setFlagsValue(0x2);
+    input().set([0x75, 0xfe]);
+    m.setRip(0x4000n);
+    expect(m.core.executeDisplaced(2)).toBe(-1);
+    expect(m.rip()).toBe(0x4000n);
+  });
+
+  it('reads guest virtual memory without faulting and reports the first bad address', async () => {
+    const m = await bareCore(4 << 20);
+    const { ram } = setupLongMode(m);
+    ram.set([1, 2, 3, 4], 0x21ffc);
+    const n = m.core.readVirtualSafe(0x21ffc, 0, 16);
+    expect(n).toBe(4); // 0x22000 is unmapped
+    expect(m.core.safeFaultAddressLo()).toBe(0x22000);
+    expect([...new Uint8Array(m.core.memory.buffer, m.core.SAFE_BUFFER.value, 4)]).toEqual([1, 2, 3, 4]);
+    // no fault became pending for the guest
+    m.core.setSegments(0x08, 0x10);
+    ram.set([0xcc], 0x7000);
+    m.setRip(0x7000n);
+    expect(m.core.run(1)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(3);
+  });
+});
