@@ -164,6 +164,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   if (o.q) options.quiet = true;
   if (o.F) options.flowindent = true;
   if (o.w) options.destructive = true;
+  if (o.Z) options.zdefs = true;
   if (o.b !== undefined) setOption(options, 'bufsize', String(o.b));
   const ncpus = Number(o.cpus);
   if (!Number.isInteger(ncpus) || ncpus < 1 || ncpus > 64) throw new UsageError(`invalid CPU count '${String(o.cpus)}': expected 1 to 64`);

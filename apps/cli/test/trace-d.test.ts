@@ -158,3 +158,10 @@ describe('tst.d-system: destructive system() under -w', () => {
     expect(yes.stderr).toBe(`dtrace: description '${prog}' matched 1 probe\ndtrace: allowing destructive actions\n`);
   });
 });
+
+describe('tst.d-clause-local: this-> lives across the clauses of one firing', () => {
+  it('lowers if/else into clauses that share clause-locals', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { if (arg0 > 1) { printf("a"); } else if (arg0 == 0) { printf("b"); } else { printf("c"); } printf("d\\n"); exit(0); }');
+    expect(r.stdout).toBe('bd\n\n');
+  });
+});

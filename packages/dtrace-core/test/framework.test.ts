@@ -101,6 +101,13 @@ describe('DIF VM', () => {
     expect(readString(r.f, r.value, 256)).toBe('MIXED');
     r = call(DIF_SUBR.LLTOSTR, [], [BigInt.asUintN(64, -42n)]);
     expect(readString(r.f, r.value, 256)).toBe('-42');
+    r = call(DIF_SUBR.JSON, ['{"a":[1,{"b":"x"}]}', 'a[1].b']);
+    expect(readString(r.f, r.value, 256)).toBe('x');
+    r = call(DIF_SUBR.JSON, ['not json', 'a']);
+    expect(r.value).toBe(0n);
+    r = call(DIF_SUBR.STRTOK, [',,ab,c', ',']);
+    expect(readString(r.f, r.value, 256)).toBe('ab');
+    expect(r.f.strtokRest).toBe('c');
     r = call(DIF_SUBR.HTONS, [], [0x1234n]);
     expect(r.value).toBe(0x3412n);
   });

@@ -31,6 +31,8 @@ export interface DTraceOptions {
   /** Scratch space per CPU for string results (bytes). */
   scratchsize: number;
   statusrate: bigint;
+  /** -Z: descriptions may match no probes. */
+  zdefs: boolean;
 }
 
 export function defaultOptions(): DTraceOptions {
@@ -59,6 +61,7 @@ export function defaultOptions(): DTraceOptions {
     errtags: false,
     scratchsize: 64 * 1024,
     statusrate: 1_000_000_000n,
+    zdefs: false,
   };
 }
 
@@ -93,9 +96,9 @@ export function parseRate(name: string, value: string): bigint {
 const SIZE_OPTIONS = new Set(['bufsize', 'aggsize', 'dynvarsize', 'strsize', 'specsize', 'scratchsize']);
 const RATE_OPTIONS = new Set(['switchrate', 'aggrate', 'cleanrate', 'statusrate']);
 const COUNT_OPTIONS = new Set(['nspec', 'stackframes', 'ustackframes', 'stackindent', 'aggsortpos', 'aggsortkeypos']);
-const BOOLEAN_OPTIONS = new Set(['quiet', 'flowindent', 'destructive', 'aggsortkey', 'aggsortrev', 'rawbytes', 'errtags']);
+const BOOLEAN_OPTIONS = new Set(['quiet', 'flowindent', 'destructive', 'aggsortkey', 'aggsortrev', 'rawbytes', 'errtags', 'zdefs']);
 /** Options accepted for compatibility that change nothing on this machine. */
-const ACCEPTED_OPTIONS = new Set(['cpu', 'grabanon', 'jstackframes', 'jstackstrsize', 'zdefs', 'nolibs', 'defaultargs', 'linkmode', 'encoding', 'aggpercpu', 'temporal', 'agghist', 'aggpack', 'aggzoom', 'bufresize', 'ctypes', 'dtypes', 'verbose', 'evaltime', 'version', 'droptags', 'disasm', 'debug', 'core', 'amin', 'argref', 'cpp', 'cpphdrs', 'cpppath', 'iregs', 'knodefs', 'ld', 'ldpath', 'libdir', 'pgmax', 'pspec', 'stdc', 'tree', 'tregs', 'udefs', 'unodefs', 'userland']);
+const ACCEPTED_OPTIONS = new Set(['cpu', 'grabanon', 'jstackframes', 'jstackstrsize', 'nolibs', 'defaultargs', 'linkmode', 'encoding', 'aggpercpu', 'temporal', 'agghist', 'aggpack', 'aggzoom', 'bufresize', 'ctypes', 'dtypes', 'verbose', 'evaltime', 'version', 'droptags', 'disasm', 'debug', 'core', 'amin', 'argref', 'cpp', 'cpphdrs', 'cpppath', 'iregs', 'knodefs', 'ld', 'ldpath', 'libdir', 'pgmax', 'pspec', 'stdc', 'tree', 'tregs', 'udefs', 'unodefs', 'userland']);
 
 export function isKnownOption(name: string): boolean {
   return SIZE_OPTIONS.has(name) || RATE_OPTIONS.has(name) || COUNT_OPTIONS.has(name) || BOOLEAN_OPTIONS.has(name) || name === 'bufpolicy' || ACCEPTED_OPTIONS.has(name);

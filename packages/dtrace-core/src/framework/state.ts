@@ -169,7 +169,7 @@ export class DTraceState {
       }
       for (const desc of ecb.probes) {
         const probes = registry.match(desc);
-        if (probes.length === 0) throw new LoadError(`probe description ${describe(desc)} does not match any probes`);
+        if (probes.length === 0 && !this.options.zdefs) throw new LoadError(`probe description ${describe(desc)} does not match any probes`);
         for (const probe of probes) {
           const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions, ...actionRoles(ecb.actions) };
           this.enabled.push(ep);
@@ -237,16 +237,18 @@ export class DTraceState {
     const buf = this.buffers[cpu]!;
     if (buf.full && !isEnd) return;
     const timestamp = this.machine.now();
-    for (const ep of list) this.runEcb(ep, cpu, args, timestamp);
+    // Clause-local (this->) variables live for the whole firing, across its clauses.
+    const locals = new Map<number, bigint | Uint8Array>();
+    for (const ep of list) this.runEcb(ep, cpu, args, timestamp, locals);
   }
 
-  private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint): VmFiring {
+  private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): VmFiring {
     const state = this;
     return {
       machine: this.machine,
       arena: this.arena,
       variables: this.variables,
-      locals: new Map(),
+      locals,
       cpu,
       probeId: ep.probe.id,
       epid: ep.epid,
@@ -259,8 +261,8 @@ export class DTraceState {
     };
   }
 
-  private runEcb(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint): void {
-    const f = this.firing(ep, cpu, args, timestamp);
+  private runEcb(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
+    const f = this.firing(ep, cpu, args, timestamp, locals);
     this.arena.resetScratch();
     let ndx = 0;
     try {

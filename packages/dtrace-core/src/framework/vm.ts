@@ -126,6 +126,8 @@ export interface VmFiring {
   readonly errno?: number;
   /** Counts executed instructions (for the bench). */
   instructions: number;
+  /** Where strtok(NULL, ...) continues (per firing, as dtms_strtok). */
+  strtokRest?: string | undefined;
 }
 
 /** The per-DIFO data the VM needs besides the instructions: its string table in the arena. */
@@ -551,7 +553,46 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
       const i = s.indexOf(sarg(f, t, 1));
       return i < 0 ? 0n : scratchString(f, s.slice(i));
     }
-    case DIF_SUBR.STRTOK: throw new DifFault(DTRACEFLT.ILLOP, BigInt(subr));
+    case DIF_SUBR.STRTOK: {
+      // strtok(s, delims): a NULL s continues from where the last call of this firing stopped.
+      const first = arg(t, 0);
+      let s: string;
+      if (first === 0n) {
+        if (f.strtokRest === undefined) return 0n;
+        s = f.strtokRest;
+      } else {
+        s = readString(f, first, f.strsize);
+      }
+      const delims = sarg(f, t, 1);
+      let i = 0;
+      while (i < s.length && delims.includes(s[i]!)) i++;
+      if (i >= s.length) {
+        f.strtokRest = undefined;
+        return 0n;
+      }
+      let j = i;
+      while (j < s.length && !delims.includes(s[j]!)) j++;
+      f.strtokRest = j < s.length ? s.slice(j + 1) : undefined;
+      return scratchString(f, s.slice(i, j));
+    }
+    case DIF_SUBR.JSON: {
+      // json(text, "a.b[2].c"): the member's value as a string; NULL when absent or not JSON.
+      let v: unknown;
+      try {
+        v = JSON.parse(sarg(f, t, 0));
+      } catch {
+        return 0n;
+      }
+      const path = sarg(f, t, 1);
+      for (const part of path.match(/[^.[\]]+|\[\d+\]/g) ?? []) {
+        if (v === null || typeof v !== 'object') return 0n;
+        const key = part.startsWith('[') ? Number(part.slice(1, -1)) : part;
+        v = (v as Record<string | number, unknown>)[key];
+        if (v === undefined) return 0n;
+      }
+      if (v === null) return scratchString(f, 'null');
+      return scratchString(f, typeof v === 'object' ? JSON.stringify(v) : String(v));
+    }
     case DIF_SUBR.LLTOSTR: {
       const base = t.length > 1 ? Number(arg(t, 1)) : 10;
       if (base < 2 || base > 36) throw new DifFault(DTRACEFLT.ILLOP, BigInt(base));
