@@ -371,9 +371,18 @@ export class Consumer {
   /** The %@ value of an entry: the number itself for count/sum/min/max, the printed form otherwise. */
   private aggregationDatum(desc: AggregationDescription, e: AggregationEntry | undefined): Datum {
     const entry = e ?? { keys: [], data: initialAggregationData(desc).map((v, k) => (k === 0 && (desc.function === DTRACEAGG.MIN || desc.function === DTRACEAGG.MAX) ? 0n : v)) };
-    const simple = desc.function === DTRACEAGG.COUNT || desc.function === DTRACEAGG.SUM || desc.function === DTRACEAGG.MIN || desc.function === DTRACEAGG.MAX;
+    const normal = this.normals.get(desc.id) ?? 1n;
     const rendered = this.valueText(desc, entry);
-    return simple ? { type: 'aggregation', rendered, value: BigInt.asIntN(64, entry.data[0]!) / (this.normals.get(desc.id) ?? 1n) } : { type: 'aggregation', rendered };
+    switch (desc.function) {
+      // pfprint_average / pfprint_stddev format the computed value with the conversion.
+      case DTRACEAGG.AVG: return { type: 'aggregation', rendered, value: averageValue(entry.data, normal) };
+      case DTRACEAGG.STDDEV: return { type: 'aggregation', rendered, value: stddevValue(entry.data, normal) };
+      // The quantizations print their histogram whatever the conversion.
+      case DTRACEAGG.QUANTIZE:
+      case DTRACEAGG.LQUANTIZE:
+      case DTRACEAGG.LLQUANTIZE: return { type: 'aggregation', rendered };
+      default: return { type: 'aggregation', rendered, value: BigInt.asIntN(64, entry.data[0]!) / normal };
+    }
   }
 
   private keyArgs(desc: AggregationDescription, e: AggregationEntry): Datum[] {
