@@ -14,7 +14,7 @@ import {
   beginInstruction, conditionPassed, curPc, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
   EXC_BKPT, EXC_DTRACE, EXC_WFI, DTRACE_BREAKPOINT,
 } from './exec';
-import { decodeA32 } from './generated/a32-decoder';
+import { decodeA32, PURE } from './generated/a32-decoder';
 import { HANDLERS } from './generated/a32-dispatch';
 
 // ---- Stop reasons returned by run() ----
@@ -117,6 +117,16 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
 let fetchPageVa: u32 = 0;
 let fetchPagePa: u32 = 0;
 
+/**
+ * Whether the instruction can take the run loop's short path: a @pure
+ * encoding none of whose register fields is r15, so it reads no pc, writes
+ * no pc, touches no memory and raises nothing.
+ */
+@inline function isSimple(op: u32, word: u32): bool {
+  if (load<u8>(PURE + usize(op)) == 0) return false;
+  return ((word >>> 16) & 15) != 15 && ((word >>> 12) & 15) != 15 && ((word >>> 8) & 15) != 15 && (word & 15) != 15;
+}
+
 /** Function-table index of the handler for an Op id. */
 @inline function handlerIndex(op: u32): u32 {
   return load<u32>(changetype<usize>(unchecked(HANDLERS[op])));
@@ -134,7 +144,7 @@ let fetchPagePa: u32 = 0;
     store<u32>(entry, pa | 1);
     store<u32>(entry, word, 4);
     store<u32>(entry, handlerIndex(op), 8);
-    store<u32>(entry, op, 12);
+    store<u32>(entry, op | (u32(isSimple(op, word)) << 31), 12);
   }
   return entry;
 }
@@ -245,7 +255,16 @@ export function run(cpu: u32, budget: u32): u32 {
       }
     }
     const entry = fetchDecode(pa);
-    const r = step(pc, load<u32>(entry, 4), load<u32>(entry, 8));
+    const word = load<u32>(entry, 4);
+    if (i32(load<u32>(entry, 12)) < 0) {
+      // Short path (see isSimple): no pc, memory or exception bookkeeping.
+      const cond = word >>> 28;
+      if (cond >= 14 || conditionPassed(cond)) call_indirect<void>(load<u32>(entry, 8), word);
+      setRegRaw(15, pc + 4);
+      done++;
+      continue;
+    }
+    const r = step(pc, word, load<u32>(entry, 8));
     if (r != 0) {
       reason = r;
       break;

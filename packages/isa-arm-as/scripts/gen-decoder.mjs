@@ -16,7 +16,10 @@ const text = readFileSync(sourcePath, 'utf8');
 
 /** Parses one pattern line into mask/value/fields, or throws naming the line. */
 function parseLine(line, lineNo) {
-  const [name, ...groups] = line.trim().split(/\s+/);
+  const [name, ...tokens] = line.trim().split(/\s+/);
+  const flags = tokens.filter((t) => t.startsWith('@')).map((t) => t.slice(1));
+  const groups = tokens.filter((t) => !t.startsWith('@'));
+  for (const f of flags) if (f !== 'pure') throw new Error(`a32.decode:${lineNo}: unknown flag @${f}`);
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) throw new Error(`a32.decode:${lineNo}: bad name '${name}'`);
   let bit = 32;
   let mask = 0;
@@ -46,7 +49,7 @@ function parseLine(line, lineNo) {
   }
   if (bit !== 0) throw new Error(`a32.decode:${lineNo}: pattern of ${name} has ${32 - bit} bits, not 32`);
   const fixed = popcount(mask);
-  return { name, mask: mask >>> 0, value: value >>> 0, conditional, fields, fixed, lineNo };
+  return { name, mask: mask >>> 0, value: value >>> 0, conditional, fields, fixed, lineNo, pure: flags.includes('pure') };
 }
 
 function popcount(x) {
@@ -124,6 +127,7 @@ let as = header('A32 decoder: decodeA32(word) returns the instruction id (Op), 0
 as += `\n/** Instruction ids, one per line of a32.decode. */\nexport namespace Op {\n  export const UNDEFINED: u32 = 0;\n`;
 for (const e of byId.slice(1)) as += `  export const ${e.name}: u32 = ${e.id};\n`;
 as += `}\n\n/** Number of ids including UNDEFINED. */\nexport const OP_COUNT: u32 = ${byId.length};\n\n`;
+as += `/** 1 for @pure encodings (see a32.decode), by Op id. */\nexport const PURE = memory.data<u8>([0,${entries.map((e) => (e.pure ? 1 : 0)).join(',')}]);\n`;
 as += `const MASKS = memory.data<u32>([${[0, ...entries.map((e) => e.mask)].join(',')}]);\n`;
 as += `const VALUES = memory.data<u32>([${[0, ...entries.map((e) => e.value)].join(',')}]);\n`;
 as += `const BUCKET_START = memory.data<u16>([${bucketStart.join(',')}]);\n`;
