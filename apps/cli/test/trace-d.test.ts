@@ -165,3 +165,10 @@ describe('tst.d-clause-local: this-> lives across the clauses of one firing', ()
     expect(r.stdout).toBe('bd\n\n');
   });
 });
+
+describe('tst.d-curpsinfo: curpsinfo, curlwpsinfo and curcpu on the idle machine', () => {
+  it('reads the idle thread and CPU through the translated structures', async () => {
+    const r = await wdtrace('--cpus', '2', '-qn', 'profile-1hz { printf("%s %d %d [%s] cpu%d %c\\n", curpsinfo->pr_fname, curpsinfo->pr_pid, curlwpsinfo->pr_lwpid, curpsinfo->pr_psargs, curcpu->cpu_id, curlwpsinfo->pr_sname); } tick-1s { exit(0); }');
+    expect(r.stdout).toBe('sched 0 0 [sched] cpu0 O\nsched 0 0 [sched] cpu1 O\n\n');
+  });
+});

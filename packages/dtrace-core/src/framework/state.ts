@@ -256,6 +256,7 @@ export class DTraceState {
       probe: ep.probe,
       timestamp,
       strsize: this.options.strsize,
+      dataModel: this.program.dataModel,
       speculation: () => state.speculationAllocate(cpu),
       instructions: 0,
     };

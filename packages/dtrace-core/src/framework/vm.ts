@@ -21,6 +21,7 @@ import { DIF_SUBR, DIF_VAR, DIF_TF_BYREF, DIF_TF_BYUREF, DIFV_SCOPE_GLOBAL, DIFV
 import type { Difo, DifVariable } from '../dif/difo.js';
 import { DTRACEFLT, DifFault } from './faults.js';
 import type { MachineInterface } from './machine.js';
+import { cpuinfoBytes, lwpsinfoBytes, psinfoBytes } from './procinfo.js';
 
 /** Base of the framework arena in the D address space (non-canonical on x86-64, beyond 32 bits on ARM). */
 export const ARENA_BASE = 0x7ffe_0000_0000_0000n;
@@ -126,6 +127,8 @@ export interface VmFiring {
   readonly errno?: number;
   /** Counts executed instructions (for the bench). */
   instructions: number;
+  /** Data model of the program (layout of curpsinfo & co); LP64 when absent. */
+  readonly dataModel?: 'ILP32' | 'LP64';
   /** Where strtok(NULL, ...) continues (per firing, as dtms_strtok). */
   strtokRest?: string | undefined;
 }
@@ -184,6 +187,12 @@ export function readString(f: VmFiring, addr: bigint, max: number): string {
     bytes.push(b);
   }
   return decoder.decode(Uint8Array.from(bytes));
+}
+
+function scratchBytes(f: VmFiring, b: Uint8Array): bigint {
+  const addr = f.arena.alloc(b.length);
+  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length));
+  return addr;
 }
 
 /** Copies a JS string into scratch as a strsize-bounded NUL-terminated string. */
@@ -269,6 +278,11 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
     case DIF_VAR.CALLER: return f.machine.kernelStack(f.cpu, 2)[1] ?? 0n;
     case DIF_VAR.UCALLER: return f.machine.userStack(f.cpu, 2)[1] ?? 0n;
     case DIF_VAR.CURTHREAD: return BigInt(th().tid);
+    case DIF_VAR.CURPSINFO: return scratchBytes(f, psinfoBytes(f.dataModel ?? 'LP64', th()));
+    case DIF_VAR.CURLWPSINFO: return scratchBytes(f, lwpsinfoBytes(f.dataModel ?? 'LP64', th(), f.cpu));
+    case DIF_VAR.CURCPU: return scratchBytes(f, cpuinfoBytes(f.dataModel ?? 'LP64', f.cpu));
+    case DIF_VAR.CWD:
+    case DIF_VAR.ROOT: return scratchString(f, '/');
     default:
       if (id >= DIF_VAR.ARG0 && id <= DIF_VAR.ARG9) return f.args[id - DIF_VAR.ARG0] ?? 0n;
       throw new DifFault(DTRACEFLT.ILLOP, BigInt(id));
