@@ -11,6 +11,8 @@
 // instruction handler reads its memory operands before it changes any state,
 // so an instruction that faults leaves the CPU as it was.
 
+import { initCodeCache, noteWrite, pageCount } from './code-cache';
+
 export const REGS: usize = memory.data(16 * 8, 16);
 export const XMM: usize = memory.data(16 * 16, 16);
 /** Code bytes are copied here before decoding (15 bytes + slack). */
@@ -103,6 +105,7 @@ export function initRam(bytes: u64): usize {
   ramBase = <usize>old << 16;
   ramSize = bytes;
   tlbFlush();
+  if (!initCodeCache(<u32>((bytes + 0xfff) >> 12))) return 0;
   return ramBase;
 }
 
@@ -270,9 +273,9 @@ function physWrite(pa: u64, size: i32, v: u64): void {
   }
 }
 
-/** Hook for the decoded-instruction cache: called on every RAM write. */
+/** Every RAM write reaches the decoded-instruction cache. */
 // @ts-ignore: decorator
-@inline function noteCodeWrite(pa: u64, size: i32): void {}
+@inline function noteCodeWrite(pa: u64, size: i32): void { if (pageCount != 0) noteWrite(pa, size); }
 
 /** Reads `size` bytes at virtual `va` (little-endian, any alignment); 0 after a fault. */
 export function readV(va: u64, size: i32, access: u32 = ACC_READ): u64 {

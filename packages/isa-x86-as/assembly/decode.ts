@@ -312,3 +312,30 @@ export function writeDecodeRecord(): void {
   store<u32>(r, dVexMap, 104); store<u32>(r, dVexPP, 108); store<u32>(r, dVexW, 112); store<u32>(r, dVexL, 116); store<u32>(r, dVexV, 120);
   store<u32>(r, dOpReg, 124); store<u32>(r, dSeg, 128);
 }
+
+// ---- decoded-instruction cache records ---------------------------------------------
+// A 64-byte record holds everything the handlers read, so a cached
+// instruction is restored without decoding again (see assembly/code-cache.ts).
+//   0 u64 tag  8 u32 generation  12 u16 form  14 u8 length  15 u8 opcode
+//  16 u8 map  17 u8 opSize  18 u8 reg  19 u8 rm  20 u8 mod  21 u8 modrm  22 u8 rex
+//  23 u8 bits (1 ripRel, 2 addr32, 4 hasModrm)  24 i8 base  25 i8 index  26 u8 scale
+//  27 u8 seg  28 u8 opReg  29 u8 prefixes  32 i64 imm  40 i64 imm2  48 i64 disp
+export function saveDecoded(e: usize): void {
+  store<u16>(e, <u16>dForm, 12); store<u8>(e, <u8>dLength, 14); store<u8>(e, <u8>dOpcode, 15);
+  store<u8>(e, <u8>dMap, 16); store<u8>(e, <u8>dOpSize, 17); store<u8>(e, <u8>dReg, 18); store<u8>(e, <u8>dRm, 19);
+  store<u8>(e, <u8>dMod, 20); store<u8>(e, <u8>dModrm, 21); store<u8>(e, <u8>dRex, 22);
+  store<u8>(e, <u8>((dRipRel ? 1 : 0) | (dAddr32 ? 2 : 0) | (dHasModrm ? 4 : 0)), 23);
+  store<i8>(e, <i8>dBase, 24); store<i8>(e, <i8>dIndex, 25); store<u8>(e, <u8>dScale, 26);
+  store<u8>(e, <u8>dSeg, 27); store<u8>(e, <u8>dOpReg, 28); store<u8>(e, <u8>dPrefixes, 29);
+  store<i64>(e, dImm, 32); store<i64>(e, dImm2, 40); store<i64>(e, dDisp, 48);
+}
+export function loadDecoded(e: usize): void {
+  dForm = <i32>load<u16>(e, 12); dLength = <i32>load<u8>(e, 14); dOpcode = <u32>load<u8>(e, 15);
+  dMap = <u32>load<u8>(e, 16); dOpSize = <i32>load<u8>(e, 17); dReg = <u32>load<u8>(e, 18); dRm = <u32>load<u8>(e, 19);
+  dMod = <u32>load<u8>(e, 20); dModrm = <u32>load<u8>(e, 21); dRex = <u32>load<u8>(e, 22);
+  const bits = <u32>load<u8>(e, 23);
+  dRipRel = (bits & 1) != 0; dAddr32 = (bits & 2) != 0; dHasModrm = (bits & 4) != 0;
+  dBase = <i32>load<i8>(e, 24); dIndex = <i32>load<i8>(e, 25); dScale = <u32>load<u8>(e, 26);
+  dSeg = <u32>load<u8>(e, 27); dOpReg = <u32>load<u8>(e, 28); dPrefixes = <u32>load<u8>(e, 29);
+  dImm = load<i64>(e, 32); dImm2 = load<i64>(e, 40); dDisp = load<i64>(e, 48);
+}

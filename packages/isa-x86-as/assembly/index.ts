@@ -87,3 +87,10 @@ import * as dt from './dtrace';
 export function executeDisplaced(length: i32): i32 { return dt.executeDisplaced(length, cpu.rip); }
 export function safeFaultAddressLo(): u32 { return <u32>dt.safeFaultAddress; }
 export function safeFaultAddressHi(): u32 { return <u32>(dt.safeFaultAddress >> 32); }
+
+// ---- decoded-instruction cache ---------------------------------------------------------
+import * as cc from './code-cache';
+/** The host changed guest RAM [pa, pa + length) directly (e.g. patched code): retire cached decodes there. */
+export function codeWritten(paLo: u32, length: u32): void { cc.codeWritten(<u64>paLo, length); }
+/** Turns the decoded-instruction cache on or off (off: decode every instruction). */
+export function setCodeCache(enabled: bool): void { cc.setCacheEnabled(enabled); }

@@ -9,6 +9,8 @@ import {
   ramBase, ramSize, halted, countRetired, VEC_PF, VEC_GP, VEC_UD, cr2,
 } from './cpu';
 import { setInsnRip } from './exec';
+import { cacheEnabled, cacheLookup, cacheClaim } from './code-cache';
+import { saveDecoded, loadDecoded } from './decode';
 import { deliverException } from './exec-system';
 import { rflags, IF } from './cpu';
 
@@ -81,17 +83,41 @@ function fetch(va: u64): i32 {
 /** Executes one instruction at rip; returns false if it stopped with a fault. */
 export function step(): bool {
   const pc = rip;
+  if (cacheEnabled) {
+    const pa = translate(pc, ACC_EXEC);
+    if (pa == <u64>-1) return false;
+    if (pa < ramSize) {
+      const e = cacheLookup(pa);
+      if (e != 0) {
+        loadDecoded(e);
+        return execute(pc, dLength);
+      }
+      const avail = fetch(pc);
+      if (faultVector >= 0) return false;
+      const len = decodeInstruction(FETCH, avail);
+      if (len <= 0) return decodeFailed(pc, len, avail);
+      saveDecoded(cacheClaim(pa, len));
+      return execute(pc, len);
+    }
+  }
   const avail = fetch(pc);
   if (faultVector >= 0) return false;
   const len = decodeInstruction(FETCH, avail);
-  if (len <= 0) {
-    if (len == DECODE_TRUNCATED && avail < 15) {
-      // the missing bytes are on the next page: take its fault
-      translate(pc + <u64>avail, ACC_EXEC);
-      if (faultVector < 0) raise(VEC_GP, 0);
-    } else raise(VEC_GP, 0);
-    return false;
-  }
+  if (len <= 0) return decodeFailed(pc, len, avail);
+  return execute(pc, len);
+}
+
+function decodeFailed(pc: u64, len: i32, avail: i32): bool {
+  if (len == DECODE_TRUNCATED && avail < 15) {
+    // the missing bytes are on the next page: take its fault
+    translate(pc + <u64>avail, ACC_EXEC);
+    if (faultVector < 0) raise(VEC_GP, 0);
+  } else raise(VEC_GP, 0);
+  return false;
+}
+
+// @ts-ignore: decorator
+@inline function execute(pc: u64, len: i32): bool {
   setInsnRip(pc);
   setNextRip(pc + <u64>len);
   if ((dPrefixes & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }

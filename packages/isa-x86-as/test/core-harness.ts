@@ -7,6 +7,8 @@ export interface BareCore {
   ram: () => Uint8Array;
   regs: () => BigUint64Array;
   setRip(v: bigint): void;
+  /** Writes bytes into guest RAM and tells the core (its decoded-instruction cache) about it. */
+  poke(addr: number, bytes: ArrayLike<number>): void;
   rip(): bigint;
 }
 
@@ -17,6 +19,10 @@ export async function bareCore(ramBytes: number, build: WasmBuild = 'debug'): Pr
     core,
     ram: () => new Uint8Array(core.memory.buffer, core.ramOffset(), ramBytes),
     regs: () => new BigUint64Array(core.memory.buffer, core.regsOffset(), 16),
+    poke: (addr, bytes) => {
+      new Uint8Array(core.memory.buffer, core.ramOffset(), ramBytes).set(bytes, addr);
+      core.codeWritten(addr, bytes.length);
+    },
     setRip: (v) => core.setRipParts(Number(v & 0xffffffffn), Number(v >> 32n)),
     rip: () => (BigInt(core.getRipHi() >>> 0) << 32n) | BigInt(core.getRipLo() >>> 0),
   };

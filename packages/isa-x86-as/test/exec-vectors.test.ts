@@ -26,8 +26,7 @@ async function replay(cases: Case[]): Promise<string[]> {
     const st = initialState(c.seed, c.kind === 1 ? 'string' : 'plain');
     const ram = m.ram();
     ram.set(st.data, DATA_ADDR);
-    ram.set(c.code, CODE_ADDR);
-    ram[CODE_ADDR + c.code.length] = 0xf4; // hlt
+    m.poke(CODE_ADDR, [...c.code, 0xf4]); // the case, then hlt
     const regs = m.regs();
     st.regs.forEach((v: bigint, i: number) => { regs[i] = BigInt.asUintN(64, v); });
     m.core.wake();

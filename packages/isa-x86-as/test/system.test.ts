@@ -57,9 +57,9 @@ describe('long mode', () => {
     const m = await bareCore(4 << 20);
     const { ram } = setupLongMode(m);
     // user: movl $42, %eax; syscall; movl %eax, %ebx; int3
-    ram.set([0xb8, 42, 0, 0, 0, 0x0f, 0x05, 0x89, 0xc3, 0xcc], 0x10000);
+    m.poke(0x10000, [0xb8, 42, 0, 0, 0, 0x0f, 0x05, 0x89, 0xc3, 0xcc]);
     // kernel: addq $1, %rax; sysretq
-    ram.set([0x48, 0x83, 0xc0, 0x01, 0x48, 0x0f, 0x07], 0x7000);
+    m.poke(0x7000, [0x48, 0x83, 0xc0, 0x01, 0x48, 0x0f, 0x07]);
     enterUser(m, 0x10000, 0x21000);
     expect(m.core.run(100)).toBe(STOP_EXCEPTION);
     expect(m.core.stopVector()).toBe(3);
@@ -74,9 +74,9 @@ describe('long mode', () => {
     const m = await bareCore(4 << 20);
     const { ram, dv } = setupLongMode(m);
     // user: movl 0x30000, %eax; int3
-    ram.set([0x8b, 0x04, 0x25, 0x00, 0x00, 0x03, 0x00, 0xcc], 0x10000);
+    m.poke(0x10000, [0x8b, 0x04, 0x25, 0x00, 0x00, 0x03, 0x00, 0xcc]);
     // kernel #PF handler: addq $8, %rsp; addq $7, (%rsp); iretq
-    ram.set([0x48, 0x83, 0xc4, 0x08, 0x48, 0x83, 0x04, 0x24, 0x07, 0x48, 0xcf], 0x7100);
+    m.poke(0x7100, [0x48, 0x83, 0xc4, 0x08, 0x48, 0x83, 0x04, 0x24, 0x07, 0x48, 0xcf]);
     enterUser(m, 0x10000, 0x21000);
     expect(m.core.run(100)).toBe(STOP_EXCEPTION);
     expect(m.core.stopVector()).toBe(14);
@@ -102,12 +102,12 @@ describe('long mode', () => {
     const m = await bareCore(4 << 20);
     const { ram } = setupLongMode(m);
     // movl %eax, 0x10100 (user code page is read-only)
-    ram.set([0x89, 0x04, 0x25, 0x00, 0x01, 0x01, 0x00], 0x10000);
+    m.poke(0x10000, [0x89, 0x04, 0x25, 0x00, 0x01, 0x01, 0x00]);
     enterUser(m, 0x10000, 0x21000);
     expect(m.core.run(10)).toBe(STOP_EXCEPTION);
     expect(m.core.stopVector()).toBe(14);
     expect(m.core.stopErrorCode()).toBe(7); // present, write, user
-    ram.set([0xfa], 0x10000); // cli
+    m.poke(0x10000, [0xfa]); // cli
     m.setRip(0x10000n);
     expect(m.core.run(10)).toBe(STOP_EXCEPTION);
     expect(m.core.stopVector()).toBe(13);
@@ -116,8 +116,8 @@ describe('long mode', () => {
   it('delivers an external interrupt at an instruction boundary when IF=1 and wakes a halted CPU', async () => {
     const m = await bareCore(4 << 20);
     const { ram } = setupLongMode(m);
-    ram.set([0xfb, 0xf4, 0xcc], 0x7000); // sti; hlt; int3
-    ram.set([0x48, 0xcf], 0x7200); // iretq
+    m.poke(0x7000, [0xfb, 0xf4, 0xcc]); // sti; hlt; int3
+    m.poke(0x7200, [0x48, 0xcf]); // iretq
     m.core.setSegments(0x08, 0x10);
     m.regs()[4] = 0x8000n;
     m.setRip(0x7000n);
@@ -145,7 +145,7 @@ describe('DTrace support', () => {
     const m = await bareCore(1 << 20);
     const ram = m.ram();
     const dv = new DataView(ram.buffer, ram.byteOffset);
-    ram.set([0xcc], 0x1000); // int3 over `pushq %rbp`
+    m.poke(0x1000, [0xcc]); // int3 over `pushq %rbp`
     m.regs()[4] = 0x8000n;
     m.regs()[5] = 0x1234n;
     m.setRip(0x1000n);
@@ -203,16 +203,47 @@ describe('DTrace support', () => {
   it('reads guest virtual memory without faulting and reports the first bad address', async () => {
     const m = await bareCore(4 << 20);
     const { ram } = setupLongMode(m);
-    ram.set([1, 2, 3, 4], 0x21ffc);
+    m.poke(0x21ffc, [1, 2, 3, 4]);
     const n = m.core.readVirtualSafe(0x21ffc, 0, 16);
     expect(n).toBe(4); // 0x22000 is unmapped
     expect(m.core.safeFaultAddressLo()).toBe(0x22000);
     expect([...new Uint8Array(m.core.memory.buffer, m.core.SAFE_BUFFER.value, 4)]).toEqual([1, 2, 3, 4]);
     // no fault became pending for the guest
     m.core.setSegments(0x08, 0x10);
-    ram.set([0xcc], 0x7000);
+    m.poke(0x7000, [0xcc]);
     m.setRip(0x7000n);
     expect(m.core.run(1)).toBe(STOP_EXCEPTION);
     expect(m.core.stopVector()).toBe(3);
+  });
+
+  it('never runs a stale decode: guest stores and host patches to code are seen', async () => {
+    const m = await bareCore(1 << 20);
+    m.poke(0x1000, [0xff, 0xc0, 0xcc]); // incl %eax; int3
+    m.regs()[0] = 0n;
+    m.setRip(0x1000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.regs()[0]).toBe(1n);
+    m.poke(0x1000, [0xff, 0xc8]); // host patch: decl %eax
+    m.setRip(0x1000n);
+    m.core.run(10);
+    expect(m.regs()[0]).toBe(0n);
+    // guest store: movw $0xc0ff, 0x1000 (back to incl); int3
+    m.poke(0x2000, [0x66, 0xc7, 0x04, 0x25, 0x00, 0x10, 0x00, 0x00, 0xff, 0xc0, 0xcc]);
+    m.setRip(0x2000n);
+    m.core.run(10);
+    m.setRip(0x1000n);
+    m.core.run(10);
+    expect(m.regs()[0]).toBe(1n);
+    // a store into the page before, at its end, into an instruction crossing pages
+    m.poke(0x2ffe, [0xff, 0xc0, 0xcc]); // incl %eax crossing 0x3000; int3
+    m.setRip(0x2ffen);
+    m.core.run(10);
+    expect(m.regs()[0]).toBe(2n);
+    m.poke(0x4000, [0xc6, 0x04, 0x25, 0xff, 0x2f, 0x00, 0x00, 0xc8, 0xcc]); // movb $0xc8, 0x2fff; int3
+    m.setRip(0x4000n);
+    m.core.run(10);
+    m.setRip(0x2ffen);
+    m.core.run(10);
+    expect(m.regs()[0]).toBe(1n);
   });
 });
