@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'x86-bench-'));
 const cflags = ['-O2', '-fno-pic', '-fno-stack-protector', '-fcf-protection=none', '-mno-sse', '-mno-red-zone', '-fno-builtin'];
 execFileSync('clang', ['-c', ...cflags, '-ffreestanding', '-o', join(dir, 'w.o'), join(here, 'workload.c')]);
 execFileSync('clang', ['-c', '-o', join(dir, 'e.o'), join(here, 'guest-entry.s')]);
-execFileSync('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-Ttext=0x100000', '--oformat=binary', '-o', join(dir, 'guest.bin'), join(dir, 'e.o'), join(dir, 'w.o')]);
+execFileSync('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-Ttext=0x100000', '-Tbss=0x400000', '--oformat=binary', '-o', join(dir, 'guest.bin'), join(dir, 'e.o'), join(dir, 'w.o')]);
 execFileSync('clang', [...cflags, '-static', '-o', join(dir, 'native'), join(here, 'native-main.c'), join(here, 'workload.c')]);
 const image = readFileSync(join(dir, 'guest.bin'));
 
@@ -38,6 +38,7 @@ core.setSegments(0x08, 0x10);
 const regs = new BigUint64Array(core.memory.buffer, core.regsOffset(), 16);
 regs[7] = BigInt(ROUNDS); // %rdi
 core.setRipParts(0x100000, 0);
+if (process.env.NO_CACHE) core.setCodeCache(false);
 const t0 = performance.now();
 let stop;
 do stop = core.run(1 << 24); while (stop === 0);
