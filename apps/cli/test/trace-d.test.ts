@@ -172,3 +172,39 @@ describe('tst.d-curpsinfo: curpsinfo, curlwpsinfo and curcpu on the idle machine
     expect(r.stdout).toBe('sched 0 0 [sched] cpu0 O\nsched 0 0 [sched] cpu1 O\n\n');
   });
 });
+
+describe('tst.d-buffers: bufpolicy, specsize and dynvarsize', () => {
+  it('keeps the newest firings in a ring buffer', async () => {
+    const r = await wdtrace('-q', '-x', 'bufpolicy=ring', '-b', '64', '-n', 'BEGIN { i = 0; } tick-100ms { printf("%d ", ++i); } tick-1s { exit(0); }');
+    // 16 bytes a firing: the last three printf firings and the exit() firing survive.
+    expect(r.stdout).toBe('8 9 10 \n');
+    expect(r.stderr).toBe('');
+  });
+  it('stops tracing when a fill buffer fills, keeping room for END', async () => {
+    const r = await wdtrace('-q', '-x', 'bufpolicy=fill', '-b', '64', '-n', 'BEGIN { i = 0; } tick-100ms { printf("%d ", ++i); } END { printf("end\\n"); }', '--run-for', '5s');
+    expect(r.stdout).toBe('1 2 end\n\n');
+    expect(r.stderr).toBe('dtrace: 1 drop on CPU 0\n');
+  });
+  it('drops speculative data beyond specsize', async () => {
+    const r = await wdtrace('-q', '-x', 'specsize=40', '-n', 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("%s", "a long string that does not fit"); } BEGIN { speculate(s); printf("x"); } BEGIN { commit(s); exit(0); }');
+    expect(r.stdout).toBe('x\n');
+    expect(r.stderr).toBe('dtrace: 1 speculative drop\n');
+  });
+  it('counts dynamic variable drops beyond dynvarsize', async () => {
+    const r = await wdtrace('-q', '-x', 'dynvarsize=100', '-n', 'BEGIN { i = 0; } tick-10ms { a[i++] = 1; } tick-1s { exit(0); }');
+    expect(r.stderr).toMatch(/^dtrace: \d+ dynamic variable drops\n$/);
+  });
+});
+
+describe('tst.d-options: aggsortkey, aggsortrev and setopt()', () => {
+  it('sorts aggregations by key, reversed', async () => {
+    const r = await wdtrace('-q', '-x', 'aggsortkey', '-x', 'aggsortrev', '-n', 'BEGIN { @["a"] = sum(3); @["b"] = sum(1); @["c"] = sum(2); exit(0); }');
+    expect(r.stdout).toBe(
+      '\n  c                                                                 2\n  b                                                                 1\n  a                                                                 3\n',
+    );
+  });
+  it('turns quiet on from setopt() for the rest of the output', async () => {
+    const r = await wdtrace('-n', 'BEGIN { setopt("quiet"); printf("quiet now\\n"); } BEGIN { exit(0); }');
+    expect(r.stdout).toBe('CPU     ID                    FUNCTION:NAME\n  0      1                           :BEGIN quiet now\n\n');
+  });
+});

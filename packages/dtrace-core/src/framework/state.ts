@@ -138,6 +138,8 @@ export class DTraceState {
   instructions = 0;
   private inError = false;
   readonly matchedProbes: number;
+  /** Bytes a fill buffer keeps for END's data (the sizes of the END ECBs). */
+  private readonly endReserve: number;
 
   constructor(
     readonly program: CompiledProgram,
@@ -184,6 +186,7 @@ export class DTraceState {
       }
     }
     this.matchedProbes = matched;
+    this.endReserve = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END').reduce((n, ep) => n + ep.ecb.size, 0);
   }
 
   private load(difo: NonNullable<ActionDescription['difo']>, where: string): LoadedDifo {
@@ -428,7 +431,9 @@ export class DTraceState {
   private bufferAppend(cpu: number, entry: BufferEntry): void {
     const buf = this.buffers[cpu]!;
     const size = entry.kind === 'data' ? entry.bytes.length : ERROR_RECORD_SIZE;
-    const cap = this.options.bufsize;
+    // Fill buffers keep room for the END enablings (dts_reserve); only END may use it.
+    const isEnd = this.activity === 'cooldown';
+    const cap = this.options.bufpolicy === 'fill' && !isEnd ? Math.max(0, this.options.bufsize - this.endReserve) : this.options.bufsize;
     if (buf.used + size > cap) {
       if (this.options.bufpolicy === 'ring' && size <= cap) {
         while (buf.used + size > cap && buf.entries.length > 0) {
