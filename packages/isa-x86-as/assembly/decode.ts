@@ -67,7 +67,7 @@ export let dOpSize: i32 = 4; // operation size in bytes (1, 2, 4, 8)
 export let dAddr32: bool = false;
 export let dForm: i32 = 0; // form id, 0 = no form in the table
 export let dOpReg: u32 = 0; // register encoded in the opcode, with REX.B
-export let dSeg: u32 = 0; // 0 none, 4 FS, 5 GS
+export let dSeg: u32 = 0; // 0 none, 1 CS, 2 SS, 3 DS, 4 FS, 5 GS, 6 ES (only FS/GS add a base)
 
 let buf: usize = 0;
 let avail: i32 = 0;
@@ -105,7 +105,11 @@ export function decodeInstruction(src: usize, available: i32): i32 {
     else if (b == 0xf0) dPrefixes |= PFX_LOCK;
     else if (b == 0x64) { dPrefixes |= PFX_FS; dSeg = 4; }
     else if (b == 0x65) { dPrefixes |= PFX_GS; dSeg = 5; }
-    else if (b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e) { /* null segments in 64-bit mode */ }
+    // ES/CS/SS/DS overrides have no effect in 64-bit mode; kept for the disassembler
+    else if (b == 0x2e) dSeg = 1;
+    else if (b == 0x36) dSeg = 2;
+    else if (b == 0x3e) dSeg = 3;
+    else if (b == 0x26) dSeg = 6;
     else if ((b & 0xf0) == 0x40) { dRex = b; pos++; continue; }
     else break;
     dRex = 0;

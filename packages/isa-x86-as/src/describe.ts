@@ -71,7 +71,8 @@ const R32 = ['eax', 'ecx', 'edx', 'ebx', 'esp', 'ebp', 'esi', 'edi', 'r8d', 'r9d
 const R16 = ['ax', 'cx', 'dx', 'bx', 'sp', 'bp', 'si', 'di', 'r8w', 'r9w', 'r10w', 'r11w', 'r12w', 'r13w', 'r14w', 'r15w'];
 const R8REX = ['al', 'cl', 'dl', 'bl', 'spl', 'bpl', 'sil', 'dil', 'r8b', 'r9b', 'r10b', 'r11b', 'r12b', 'r13b', 'r14b', 'r15b'];
 const R8 = ['al', 'cl', 'dl', 'bl', 'ah', 'ch', 'dh', 'bh'];
-const SEG = ['es', 'cs', 'ss', 'ds', 'fs', 'gs', '?', '?'];
+const SEG = ['', 'cs', 'ss', 'ds', 'fs', 'gs', 'es', '?'];
+const SREG = ['es', 'cs', 'ss', 'ds', 'fs', 'gs', '?', '?'];
 const SUFFIX: Record<number, string> = { 1: 'b', 2: 'w', 4: 'l', 8: 'q' };
 
 /** Name of general register `n` at `size` bytes (REX presence selects spl..dil over ah..bh). */
@@ -289,7 +290,9 @@ function operandText(kind: string, f: DecodedFields, address: bigint): { text: s
   if (c0 === 'P') return { text: `%mm${f.reg & 7}` };
   if (c0 === 'Z') return { text: `%${gprName(f.opReg, k[1] === 'b' ? 1 : os, rex)}` };
   if (c0 === 'I') {
-    if (k === 'Iv' || k === 'Iz' || k === 'Ibs') return { text: `$${signed(f.imm, os)}` };
+    // llvm-objdump: sign-extended imm8 and 64-bit operations print signed, 16/32-bit immediates unsigned
+    if (k === 'Ibs') return { text: `$${signed(f.imm, os)}` };
+    if (k === 'Iv' || k === 'Iz') return { text: `$${os === 8 ? signed(f.imm, 8) : BigInt.asUintN(os * 8, f.imm)}` };
     if (k === 'Iw' && f.immSize === 3) return { text: `$${f.imm}` };
     if (k === 'Ib' && f.immSize === 3) return { text: `$${f.imm2}` };
     if (k === 'Ib') return { text: `$${os === 1 ? signed(f.imm, 1) : BigInt.asUintN(8, f.imm)}` };
@@ -309,7 +312,7 @@ function operandText(kind: string, f: DecodedFields, address: bigint): { text: s
   if (k === 'Xb' || k === 'Xv') return { text: `${f.segment ? `%${SEG[f.segment]}:` : ''}(%rsi)` };
   if (k === 'Yb' || k === 'Yv') return { text: '%es:(%rdi)' };
   if (k === '1') return { text: '' };
-  if (k === 'Sw') return { text: `%${SEG[(f.reg & 7)]}` };
+  if (k === 'Sw') return { text: `%${SREG[(f.reg & 7)]}` };
   if (k === 'Cd') return { text: `%cr${f.reg}` };
   if (k === 'Dd') return { text: `%dr${f.reg}` };
   if (k === 'ST') return { text: `%st(${f.rm & 7})` };
