@@ -7,7 +7,7 @@ import {
   MODE_SVC, MODE_UND, MODE_ABT, MODE_IRQ, MODE_FIQ, PSR_I, PSR_F, PSR_A, PSR_T, PSR_E, CPSR_CTL,
   CP15_SCTLR, CP15_VBAR, CP15_DFSR, CP15_DFAR, CP15_IFSR, CP15_IFAR, RETIRED, STOP_REASON, STOP_PC, STOP_WORD,
   FAULT_ADDR, FAULT_STATUS, IRQ_LINE, FIQ_LINE, WAITING, STOP_MASK, PENDING_EXC, CPU_ID, EXCL_OPEN, STATE_SIZE, statesBase,
-  fetchValid, setFetchValid,
+  fetchValid, setFetchValid, setRunning, stateBlock,
 } from './state';
 import { translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, configureMemory, tlbFlush } from './memory';
 import {
@@ -114,8 +114,6 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
   return reason;
 }
 
-let fetchPageVa: u32 = 0;
-let fetchPagePa: u32 = 0;
 
 /**
  * Whether the instruction can take the run loop's short path: a @pure
@@ -215,17 +213,39 @@ export function run(cpu: u32, budget: u32): u32 {
     }
     setSt(WAITING, 0);
   }
+  setRunning(true);
+  // Invariant: `pc` is the next instruction; memory r15 is brought up to
+  // date before anything that reads it (the slow path, exceptions, exit).
+  // Interrupts, the fetch page and CPSR.T can change only through the slow
+  // path (or the host, between calls), so the short path skips checking them.
+  let pc = reg(15);
+  let checkSlow = true;
+  let pageVa: u32 = 1; // not page aligned: no cached page yet
+  let pagePa: u32 = 0;
   while (done < budget) {
-    if (st(IRQ_LINE) | st(FIQ_LINE)) {
-      const ctl = st(CPSR_CTL);
-      if (st(FIQ_LINE) != 0 && (ctl & PSR_F) == 0) takeException(EXC_FIQ, reg(15));
-      else if (st(IRQ_LINE) != 0 && (ctl & PSR_I) == 0) takeException(EXC_IRQ, reg(15));
+    if (checkSlow) {
+      checkSlow = false;
+      if (!fetchValid) pageVa = 1;
+      const lines = st(IRQ_LINE) | st(FIQ_LINE);
+      if (lines) {
+        const ctl = st(CPSR_CTL);
+        if (st(FIQ_LINE) != 0 && (ctl & PSR_F) == 0) {
+          takeException(EXC_FIQ, pc);
+          pc = reg(15);
+          pageVa = 1;
+        } else if (st(IRQ_LINE) != 0 && (ctl & PSR_I) == 0) {
+          takeException(EXC_IRQ, pc);
+          pc = reg(15);
+          pageVa = 1;
+        }
+      }
     }
-    const pc = reg(15);
     let pa: u32;
-    if (fetchValid && ((pc ^ fetchPageVa) & 0xfffff000) == 0) {
-      pa = fetchPagePa | (pc & 0xfff);
+    if (((pc ^ pageVa) & 0xfffff003) == 0) {
+      pa = pagePa | (pc & 0xfff);
     } else {
+      setRegRaw(15, pc);
+      checkSlow = true;
       if (st(CPSR_CTL) & PSR_T) {
         // Thumb state is not implemented yet.
         reason = stopWith(EXC_UNDEF, pc, 0);
@@ -237,22 +257,24 @@ export function run(cpu: u32, budget: u32): u32 {
         clearAbort();
         const r = exceptionOrStop(EXC_PABT, pc, 0);
         if (r != 0) { reason = r; break; }
+        pc = reg(15);
         continue;
       }
       if (pa > ramSize - 4 || ramSize < 4 || (pc & 3) != 0) {
-        // Executing outside RAM (device window or nothing): prefetch external abort.
+        // Executing outside RAM (device window or nothing), or misaligned: prefetch abort.
         setSt(FAULT_ADDR, pc);
-        setSt(FAULT_STATUS, 0x08);
+        setSt(FAULT_STATUS, (pc & 3) != 0 ? 0x01 : 0x08);
         const r = exceptionOrStop(EXC_PABT, pc, 0);
         if (r != 0) { reason = r; break; }
+        pc = reg(15);
         continue;
       }
       // Cache the page only when all of it is RAM.
       if ((pa | 0xfff) < ramSize) {
-        fetchPageVa = pc & 0xfffff000;
-        fetchPagePa = pa & 0xfffff000;
+        pageVa = pc & 0xfffff000;
+        pagePa = pa & 0xfffff000;
         setFetchValid();
-      }
+      } else pageVa = 1;
     }
     const entry = fetchDecode(pa);
     const word = load<u32>(entry, 4);
@@ -260,7 +282,7 @@ export function run(cpu: u32, budget: u32): u32 {
       // Short path (see isSimple): no pc, memory or exception bookkeeping.
       const cond = word >>> 28;
       if (cond >= 14 || conditionPassed(cond)) call_indirect<void>(load<u32>(entry, 8), word);
-      setRegRaw(15, pc + 4);
+      pc += 4;
       done++;
       continue;
     }
@@ -269,8 +291,12 @@ export function run(cpu: u32, budget: u32): u32 {
       reason = r;
       break;
     }
+    pc = reg(15);
+    checkSlow = true;
     done++;
   }
+  if (reason == STOP_BUDGET) setRegRaw(15, pc);
+  setRunning(false);
   setSt(STOP_REASON, reason);
   store<u64>(S + RETIRED, load<u64>(S + RETIRED) + u64(done));
   return reason;
@@ -293,12 +319,10 @@ export function setStopMask(cpu: u32, mask: u32): void {
 
 /** External interrupt line levels. */
 export function setIrqLine(cpu: u32, level: u32): void {
-  selectCpu(cpu);
-  setSt(IRQ_LINE, level != 0 ? 1 : 0);
+  if (cpu < cpuCount) store<u32>(stateBlock(cpu) + IRQ_LINE, level != 0 ? 1 : 0);
 }
 export function setFiqLine(cpu: u32, level: u32): void {
-  selectCpu(cpu);
-  setSt(FIQ_LINE, level != 0 ? 1 : 0);
+  if (cpu < cpuCount) store<u32>(stateBlock(cpu) + FIQ_LINE, level != 0 ? 1 : 0);
 }
 
 /**

@@ -122,9 +122,24 @@ export function setStatesBase(base: usize, count: u32): void {
   fetchValid = false;
 }
 
-/** Makes `cpu` the current CPU (an index out of range keeps the current one). */
+/** Set while run() executes: host calls from MMIO callbacks must not switch CPUs then. */
+let running: bool = false;
+export function setRunning(v: bool): void {
+  running = v;
+}
+
+/** Where `cpu`'s live state is: the active block or its home block. */
+export function stateBlock(cpu: u32): usize {
+  return cpu == activeCpu ? S : statesBase + usize(cpu) * STATE_SIZE;
+}
+
+/**
+ * Makes `cpu` the current CPU. An index out of range keeps the current
+ * one, and so does a switch requested while run() is executing (from an
+ * MMIO callback); such callbacks may only use setIrqLine/setFiqLine.
+ */
 export function selectCpu(cpu: u32): void {
-  if (cpu == activeCpu || cpu >= cpuCount) return;
+  if (cpu == activeCpu || cpu >= cpuCount || running) return;
   memory.copy(statesBase + usize(activeCpu) * STATE_SIZE, S, STATE_SIZE);
   memory.copy(S, statesBase + usize(cpu) * STATE_SIZE, STATE_SIZE);
   activeCpu = cpu;
