@@ -321,3 +321,32 @@ describe('several CPUs', () => {
     expect(() => core.getReg(7, 0)).not.toThrow();
   });
 });
+
+describe('interrupts raised by devices', () => {
+  it('takes an IRQ asserted from an MMIO write right after the store', async () => {
+    const cores: ArmCoreExports[] = [];
+    core = await createArmCore('debug', {
+      mmioWrite: (cpu, _pa, _size, value) => {
+        cores[0]!.setIrqLine(1, value); // raise the other CPU's line from inside run()
+        cores[0]!.setIrqLine(cpu, value);
+        expect(() => cores[0]!.getReg(1, 0)).not.toThrow(); // no CPU switch while running
+      },
+    });
+    cores.push(core);
+    core.init(2, RAM);
+    // str r5, [r6] ; mov r0, #1 ; udf
+    words(0x8000, [0xe5865000, 0xe3a00001, 0xe7f000f0]);
+    core.setCpsr(0, ArmMode.SVC); // I clear
+    core.setReg(0, 5, 1);
+    core.setReg(0, 6, 0xf0000000);
+    core.setReg(0, 15, 0x8000);
+    core.run(0, 2); // the store, then the IRQ at the next boundary and one vector instruction
+    expect(reg(15)).toBe(0x18 + 4);
+    expect(reg(14)).toBe(0x8008);
+    expect(reg(0)).toBe(0); // the mov after the store has not run
+    core.setCpsr(1, ArmMode.SVC);
+    core.setReg(1, 15, 0x8004);
+    core.run(1, 1);
+    expect(u(core.getCpsr(1)) & 0x1f).toBe(ArmMode.IRQ);
+  });
+});
