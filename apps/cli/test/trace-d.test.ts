@@ -208,3 +208,10 @@ describe('tst.d-options: aggsortkey, aggsortrev and setopt()', () => {
     expect(r.stdout).toBe('CPU     ID                    FUNCTION:NAME\n  0      1                           :BEGIN quiet now\n\n');
   });
 });
+
+describe('tst.d-globals: by-reference globals have storage', () => {
+  it('stores strings and array elements in global storage', async () => {
+    const r = await wdtrace('-qn', 'int a[4]; BEGIN { s = "abc"; a[1] = 5; a[2] = a[1] + 1; s = strjoin(s, "def"); printf("%d %d %d %s %d\\n", a[0], a[1], a[2], s, strlen(s)); exit(0); }');
+    expect(r.stdout).toBe('0 5 6 abcdef 6\n\n');
+  });
+});

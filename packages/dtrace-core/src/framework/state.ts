@@ -151,7 +151,10 @@ export class DTraceState {
     if (program.destructive && !this.options.destructive) {
       throw new LoadError('could not enable tracing: Destructive actions not allowed');
     }
-    const staticSize = 64 * 1024 + program.ecbs.reduce((n, e) => n + e.actions.reduce((m, a) => m + (a.difo?.strtab.length ?? 0) + 8, (e.predicate?.strtab.length ?? 0) + 8), 0);
+    // String tables and by-reference globals live in the arena's static area.
+    const difoSize = (d: ActionDescription['difo']): number =>
+      d === undefined ? 0 : d.strtab.length + 16 + d.vartab.reduce((n, v) => n + (v.type.flags & (DIF_TF_BYREF | DIF_TF_BYUREF) ? v.type.size + 8 : 0), 0);
+    const staticSize = 64 * 1024 + program.ecbs.reduce((n, e) => n + e.actions.reduce((m, a) => m + difoSize(a.difo), difoSize(e.predicate)), 0);
     this.arena = new Arena(staticSize, Math.max(this.options.scratchsize, this.options.strsize * 8));
     for (let i = 0; i < machine.ncpus; i++) {
       this.buffers.push({ entries: [], used: 0, drops: 0, full: false });

@@ -44,8 +44,9 @@ export class Arena {
   }
   private readonly scratchBase: number;
 
-  /** Copies `data` into the static area (at load time) and returns its address. */
+  /** Copies `data` into the static area (string tables at load, global storage) and returns its address. */
   addStatic(data: Uint8Array): bigint {
+    this.staticTop = (this.staticTop + 7) & ~7;
     if (this.staticTop + data.length > this.scratchBase) throw new RangeError('arena static area exhausted');
     this.bytes.set(data, this.staticTop);
     const addr = ARENA_BASE + BigInt(this.staticTop);
@@ -68,6 +69,34 @@ export class Arena {
     const off = addr - ARENA_BASE;
     if (off < 0n || off + BigInt(size) > BigInt(this.bytes.length)) return -1;
     return Number(off);
+  }
+  private readonly variableRegions: [number, number][] = [];
+  private readonly globalAddresses = new Map<number, bigint>();
+
+  /**
+   * Static storage of a by-reference global (string, array, struct): D
+   * programs may take its address and store through it, as into
+   * dts_globals in illumos. Allocated once per variable id, zero-filled.
+   */
+  globalStorage(id: number, size: number): bigint {
+    let addr = this.globalAddresses.get(id);
+    if (addr === undefined) {
+      addr = this.addStatic(new Uint8Array(Math.max(size, 1)));
+      const off = Number(addr - ARENA_BASE);
+      this.variableRegions.push([off, off + Math.max(size, 1)]);
+      this.globalAddresses.set(id, addr);
+    }
+    return addr;
+  }
+  globalAddress(id: number): bigint | undefined {
+    return this.globalAddresses.get(id);
+  }
+  /** Scratch or by-reference global storage: where DIF may store. */
+  isWritable(addr: bigint, size: number): boolean {
+    const off = this.offsetOf(addr, size);
+    if (off < 0) return false;
+    if (off >= this.scratchBase) return true;
+    return this.variableRegions.some(([a, b]) => off >= a && off + size <= b);
   }
   isScratch(addr: bigint, size: number): boolean {
     const off = this.offsetOf(addr, size);
@@ -147,6 +176,9 @@ function varKey(scope: number, id: number): string {
 
 export function loadDifo(difo: Difo, arena: Arena): LoadedDifo {
   const strtabAddress = arena.addStatic(difo.strtab.length > 0 ? difo.strtab : new Uint8Array(1));
+  for (const v of difo.vartab) {
+    if (v.scope === DIFV_SCOPE_GLOBAL && v.kind === 1 && v.id >= DIF_VAR_OTHER_UBASE && isByRef(v)) arena.globalStorage(v.id, v.type.size);
+  }
   const variableTypes = new Map<string, DifVariable>();
   for (const v of difo.vartab) variableTypes.set(varKey(v.scope, v.id), v);
   return { difo, strtabAddress, variableTypes };
@@ -393,13 +425,22 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
           case DIF_OP.LDGS: {
             const id = (instr >>> 8) & 0xffff;
             if (id < DIF_VAR_OTHER_UBASE) regs[rd] = builtin(f, id);
-            else regs[rd] = fromStored(f, f.variables.loadGlobal(id));
+            else {
+              const addr = f.arena.globalAddress(id);
+              regs[rd] = addr !== undefined ? addr : fromStored(f, f.variables.loadGlobal(id));
+            }
             break;
           }
           case DIF_OP.STGS: {
             const id = (instr >>> 8) & 0xffff;
             const v = ld.variableTypes.get(varKey(DIFV_SCOPE_GLOBAL, id));
-            f.variables.storeGlobal(id, isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!);
+            if (isByRef(v)) {
+              const bytes = byRefBytes(f, regs[rd]!, v!);
+              const addr = f.arena.globalStorage(id, v!.type.size);
+              f.arena.bytes.set(bytes.subarray(0, v!.type.size), f.arena.offsetOf(addr, 1));
+            } else {
+              f.variables.storeGlobal(id, regs[rd]!);
+            }
             break;
           }
           case DIF_OP.LDTS: regs[rd] = fromStored(f, f.variables.loadThread((instr >>> 8) & 0xffff, threadKey())); break;
@@ -461,14 +502,14 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
             const size = Number(regs[r2]!);
             const src = readBytes(f, regs[r1]!, size);
             const off = f.arena.offsetOf(regs[rd]!, size);
-            if (off < 0 || !f.arena.isScratch(regs[rd]!, size)) throw new DifFault(DTRACEFLT.BADADDR, regs[rd]!);
+            if (off < 0 || !f.arena.isWritable(regs[rd]!, size)) throw new DifFault(DTRACEFLT.BADADDR, regs[rd]!);
             f.arena.bytes.set(src, off);
             break;
           }
           case DIF_OP.STB: case DIF_OP.STH: case DIF_OP.STW: case DIF_OP.STX: {
             const size = op === DIF_OP.STB ? 1 : op === DIF_OP.STH ? 2 : op === DIF_OP.STW ? 4 : 8;
             const addr = regs[rd]!;
-            if (!f.arena.isScratch(addr, size)) throw new DifFault(DTRACEFLT.BADADDR, addr);
+            if (!f.arena.isWritable(addr, size)) throw new DifFault(DTRACEFLT.BADADDR, addr);
             if ((addr & BigInt(size - 1)) !== 0n) throw new DifFault(DTRACEFLT.BADALIGN, addr);
             f.arena.write(f.arena.offsetOf(addr, size), size, regs[r1]!);
             break;
