@@ -237,10 +237,6 @@ export class ElfFile {
   private i64(o: number): bigint {
     return this.view.getBigInt64(o, true);
   }
-  /** Read a word-sized address (4 or 8 bytes). */
-  private addr(o: number): bigint {
-    return this.is64 ? this.u64(o) : BigInt(this.u32(o));
-  }
   /** A word-sized offset or size that must index the file. */
   private offsetWord(o: number, what: string): number {
     const v = this.is64 ? this.u64(o) : BigInt(this.u32(o));
@@ -392,7 +388,7 @@ export class ElfFile {
       raw.push(s);
     }
     if (shnum > 0 && (shstrndx >= shnum)) throw new ElfError(`section name string table index ${shstrndx} out of range (${shnum} sections)`, this.is64 ? 62 : 50);
-    const names = shnum > 0 && shstrndx !== SHN_UNDEF ? raw[shstrndx]! : undefined;
+    const names = shnum > 0 && shstrndx !== SHN_UNDEF ? { ...raw[shstrndx]!, name: '.shstrtab' } : undefined;
     if (names && names.type !== SHT_STRTAB) throw new ElfError(`section name string table (section ${shstrndx}) is not SHT_STRTAB`, h.shoff + shstrndx * want);
     return raw.map((s, i) => ({
       ...s,

@@ -1,0 +1,98 @@
+// SDT site naming and patching: turns `__dtrace_probe_<name>` call sites into
+// the ISA's no-op and describes each site for the sdt provider.
+//
+// Naming follows illumos: `__dtrace_probe___proc_exec` is proc:::exec,
+// `__sched_` and `__io_` select the sched and io providers, anything else
+// belongs to sdt; inside the probe part a double underscore stands for '-'.
+
+/** The symbol prefix of an SDT call target. */
+export const SDT_PREFIX = '__dtrace_probe_';
+
+/** Providers selected by a `__<provider>_` prefix after SDT_PREFIX. */
+export const SDT_NAMED_PROVIDERS: readonly string[] = ['proc', 'sched', 'io'];
+
+export type KernelIsa = 'x86_64' | 'arm';
+
+/** One SDT call site, disabled (patched to no-ops). */
+export interface SdtSite {
+  /** Module the site belongs to ('kernel' for the core kernel). */
+  readonly module: string;
+  /** Function containing the call ('' when no symbol covers it). */
+  readonly function: string;
+  readonly provider: string;
+  readonly probe: string;
+  /** The undefined symbol that was called. */
+  readonly symbol: string;
+  /** Virtual address of the patched instruction. */
+  readonly address: bigint;
+  /** Bytes written over the call (the ISA's no-op, or a return for a tail jump). */
+  readonly patch: Uint8Array;
+  /** Bytes that were there before, as relocated (for diagnostics). */
+  readonly original: Uint8Array;
+  /** True when the site was a tail jump, patched to return instead. */
+  readonly tailCall: boolean;
+}
+
+/** Split an SDT symbol into provider and probe names. */
+export function sdtProbeName(symbol: string): { provider: string; probe: string } {
+  if (!symbol.startsWith(SDT_PREFIX)) throw new Error(`${symbol} is not an SDT probe symbol (no ${SDT_PREFIX} prefix)`);
+  let rest = symbol.slice(SDT_PREFIX.length);
+  let provider = 'sdt';
+  for (const p of SDT_NAMED_PROVIDERS) {
+    if (rest.startsWith(`__${p}_`)) {
+      provider = p;
+      rest = rest.slice(p.length + 3);
+      break;
+    }
+  }
+  if (rest === '') throw new Error(`${symbol} names no probe`);
+  return { provider, probe: rest.replace(/__/g, '-') };
+}
+
+/** x86-64 5-byte nop (0f 1f 44 00 00) over `call rel32`. */
+export const X86_SDT_NOP = Uint8Array.of(0x0f, 0x1f, 0x44, 0x00, 0x00);
+/** x86-64 `ret` followed by a 4-byte nop, over a tail `jmp rel32`. */
+export const X86_SDT_RET = Uint8Array.of(0xc3, 0x0f, 0x1f, 0x40, 0x00);
+/** ARM nop (0xe320f000) over `bl`. */
+export const ARM_SDT_NOP = 0xe320f000;
+/** ARM `bx lr` (condition bits taken from the replaced branch) over a tail `b`. */
+export const ARM_BX_LR = 0x012fff1e;
+
+/**
+ * Patch one SDT site in `code`, whose first byte is at virtual address
+ * `codeAddress`. `relocAt` is the relocation's place (x86-64: call+1; ARM: the
+ * branch). Returns the site's instruction address and the bytes written.
+ */
+export function patchSdtSite(
+  isa: KernelIsa,
+  code: Uint8Array,
+  codeAddress: bigint,
+  relocAt: bigint,
+  symbol: string,
+): { address: bigint; patch: Uint8Array; original: Uint8Array; tailCall: boolean } {
+  if (isa === 'x86_64') {
+    const insn = relocAt - 1n;
+    const off = Number(insn - codeAddress);
+    if (off < 0 || off + 5 > code.length) throw new Error(`SDT call to ${symbol} at 0x${insn.toString(16)} lies outside its section`);
+    const op = code[off];
+    if (op !== 0xe8 && op !== 0xe9) {
+      throw new Error(`reference to ${symbol} at 0x${insn.toString(16)} is not a call (opcode 0x${(op ?? 0).toString(16)})`);
+    }
+    const original = code.slice(off, off + 5);
+    const patch = op === 0xe8 ? X86_SDT_NOP : X86_SDT_RET;
+    code.set(patch, off);
+    return { address: insn, patch, original, tailCall: op === 0xe9 };
+  }
+  const off = Number(relocAt - codeAddress);
+  if (off < 0 || off + 4 > code.length || off % 4 !== 0) throw new Error(`SDT call to ${symbol} at 0x${relocAt.toString(16)} lies outside its section or is misaligned`);
+  const dv = new DataView(code.buffer, code.byteOffset, code.byteLength);
+  const insn = dv.getUint32(off, true);
+  const original = code.slice(off, off + 4);
+  const cond = insn >>> 28;
+  const isBranch = ((insn >>> 25) & 7) === 5 && cond !== 0xf;
+  if (!isBranch) throw new Error(`reference to ${symbol} at 0x${relocAt.toString(16)} is not a branch (0x${insn.toString(16).padStart(8, '0')})`);
+  const link = (insn >>> 24) & 1;
+  const word = link ? ARM_SDT_NOP : ((cond << 28) | ARM_BX_LR) >>> 0;
+  dv.setUint32(off, word, true);
+  return { address: relocAt, patch: code.slice(off, off + 4), original, tailCall: !link };
+}
