@@ -69,6 +69,7 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
     .option('-i <id>', 'enable the probe with this ID')
     .option('-s <script>', 'compile and enable the D program in a file (also for #! scripts)')
     .option('-l', 'list the matching probes (all probes when none is given) instead of tracing')
+    .option('-v', 'with -l: print each probe\'s stability attributes and argument types')
     .option('-q', 'quiet: print only what the program prints (same as -x quiet)')
     .option('-F', 'indent function entry and return (same as -x flowindent)')
     .option('-w', 'allow destructive actions (same as -x destructive)')
@@ -169,7 +170,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const ncpus = Number(o.cpus);
   if (!Number.isInteger(ncpus) || ncpus < 1 || ncpus > 64) throw new UsageError(`invalid CPU count '${String(o.cpus)}': expected 1 to 64`);
 
-  if (o.l) return listProbes(specs, ncpus, io);
+  if (o.l) return listProbes(specs, ncpus, io, Boolean(o.v));
   if (specs.length === 0) {
     throw new UsageError('no probes specified (use -n, -P, -m, -f, -i or -s; --help lists the options)');
   }
@@ -345,7 +346,37 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
 }
 
 /** -l: "   ID   PROVIDER            MODULE                          FUNCTION NAME" and one line per probe. */
-function listProbes(specs: ProbeSpec[], ncpus: number, io: CliIo): number {
+const STABILITY = ['Internal', 'Private', 'Obsolete', 'External', 'Unstable', 'Evolving', 'Stable', 'Standard'];
+const CLASSES = ['Unknown', 'CPU', 'Platform', 'Group', 'ISA', 'Common'];
+
+/** The least of several "name/data/class" attribute triples (dt_attr_min). */
+function minAttributes(triples: string[]): [string, string, string] {
+  const parts = triples.map((t) => t.split('/'));
+  const least = (i: number, order: string[]): string => parts.map((p) => p[i] ?? order[0]!).reduce((a, b) => (order.indexOf(a) <= order.indexOf(b) ? a : b));
+  return [least(0, STABILITY), least(1, STABILITY), least(2, CLASSES)];
+}
+
+/** dtrace(1)'s -lv block (print_probe_info). */
+function probeInfo(registry: ReturnType<typeof createIdleRegistry>['registry'], p: { id: number; provider: string; providerArg: unknown }): string {
+  const def = registry.provider(p.provider);
+  if (!def) return '';
+  const a = def.attributes;
+  const [pn, pd, pc] = minAttributes([a.provider, a.module, a.function, a.name]);
+  const [an, ad, ac] = minAttributes([a.args]);
+  let out = `\n\tProbe Description Attributes\n\t\tIdentifier Names: ${pn}\n\t\tData Semantics:   ${pd}\n\t\tDependency Class: ${pc}\n`;
+  out += `\n\tArgument Attributes\n\t\tIdentifier Names: ${an}\n\t\tData Semantics:   ${ad}\n\t\tDependency Class: ${ac}\n`;
+  out += '\n\tArgument Types\n';
+  let n = 0;
+  for (; ; n++) {
+    const d = def.ops.getArgDesc?.(p.id, p.providerArg, n);
+    if (!d) break;
+    out += `\t\targs[${n}]: ${d.translated ?? d.native}\n`;
+  }
+  if (n === 0) out += '\t\tNone\n';
+  return out + '\n';
+}
+
+function listProbes(specs: ProbeSpec[], ncpus: number, io: CliIo, verbose = false): number {
   const machine = new IdleMachine(ncpus);
   const { registry } = createIdleRegistry(machine);
   const line = (id: string, p: string, m: string, f: string, n: string): string => `${id.padStart(5)} ${p.padStart(10)} ${m.padStart(17)} ${f.padStart(33)} ${n}\n`;
@@ -362,6 +393,7 @@ function listProbes(specs: ProbeSpec[], ncpus: number, io: CliIo): number {
     if (seen.has(p.id)) continue;
     seen.add(p.id);
     text += line(String(p.id), p.provider, p.module, p.function, p.name);
+    if (verbose) text += probeInfo(registry, p);
   }
   io.out(text);
   return 0;

@@ -92,3 +92,16 @@ describe('tst.cli-output: -o and --json through the executable', () => {
     expect(JSON.parse(j.stdout.trim())).toEqual({ cpu: 0, id: 17, epid: 1, probe: 'profile:::tick-1s', timestamp: '1000000000', output: 'CPU     ID                    FUNCTION:NAME\n  0     17                         :tick-1s \n' });
   });
 });
+
+describe('tst.cli-list-verbose: -lv', () => {
+  it('prints stability attributes and argument types like dtrace -lv', async () => {
+    const r = await wdtrace('-lv', '-n', 'BEGIN');
+    expect(r.stdout).toBe(
+      '   ID   PROVIDER            MODULE                          FUNCTION NAME\n' +
+        '    1     dtrace                                                     BEGIN\n' +
+        '\n\tProbe Description Attributes\n\t\tIdentifier Names: Private\n\t\tData Semantics:   Private\n\t\tDependency Class: Unknown\n' +
+        '\n\tArgument Attributes\n\t\tIdentifier Names: Stable\n\t\tData Semantics:   Stable\n\t\tDependency Class: Common\n' +
+        '\n\tArgument Types\n\t\tNone\n\n',
+    );
+  });
+});

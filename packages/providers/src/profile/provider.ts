@@ -83,7 +83,7 @@ export class ProfileProvider {
       disable: (probeId: number) => {
         this.armed.delete(probeId);
       },
-      getArgDesc: (_probeId: number, _arg: unknown, argno: number) => (argno === 0 || argno === 1 ? { native: 'uintptr_t' } : undefined),
+      // No getArgDesc: like illumos profile, arg0/arg1 are untyped (listings say "None").
     },
   };
 
