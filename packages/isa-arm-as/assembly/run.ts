@@ -120,9 +120,14 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
  * encoding none of whose register fields is r15, so it reads no pc, writes
  * no pc, touches no memory and raises nothing.
  */
-@inline function isSimple(op: u32, word: u32): bool {
-  if (load<u8>(PURE + usize(op)) == 0) return false;
-  return ((word >>> 16) & 15) != 15 && ((word >>> 12) & 15) != 15 && ((word >>> 8) & 15) != 15 && (word & 15) != 15;
+@inline function shortPathClass(op: u32, word: u32): u32 {
+  const kind = u32(load<u8>(PURE + usize(op)));
+  if (kind == 0) return 0;
+  if (((word >>> 16) & 15) == 15 || ((word >>> 12) & 15) == 15) return 0;
+  // Register fields in bits 11:8 and 3:0 (pure forms; mem register offsets use 3:0).
+  if (kind == 1 && (((word >>> 8) & 15) == 15 || (word & 15) == 15)) return 0;
+  if (kind == 2 && (word & 15) == 15) return 0;
+  return kind;
 }
 
 /** Function-table index of the handler for an Op id. */
@@ -142,7 +147,7 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
     store<u32>(entry, pa | 1);
     store<u32>(entry, word, 4);
     store<u32>(entry, handlerIndex(op), 8);
-    store<u32>(entry, op | (u32(isSimple(op, word)) << 31), 12);
+    store<u32>(entry, op | (shortPathClass(op, word) << 30), 12);
   }
   return entry;
 }
@@ -278,10 +283,33 @@ export function run(cpu: u32, budget: u32): u32 {
     }
     const entry = fetchDecode(pa);
     const word = load<u32>(entry, 4);
-    if (i32(load<u32>(entry, 12)) < 0) {
-      // Short path (see isSimple): no pc, memory or exception bookkeeping.
+    const shortClass = load<u32>(entry, 12) >>> 30;
+    if (shortClass == 1) {
+      // Short path for @pure: no pc, memory or exception bookkeeping.
       const cond = word >>> 28;
       if (cond >= 14 || conditionPassed(cond)) call_indirect<void>(load<u32>(entry, 8), word);
+      pc += 4;
+      done++;
+      continue;
+    }
+    if (shortClass == 2) {
+      // Short path for @mem: only a data abort can happen. r15 is not an
+      // operand, so memory r15 need not be current during the access.
+      const cond = word >>> 28;
+      if (cond >= 14 || conditionPassed(cond)) {
+        clearAbort();
+        call_indirect<void>(load<u32>(entry, 8), word);
+        if (aborted) {
+          clearAbort();
+          setRegRaw(15, pc);
+          const r = exceptionOrStop(EXC_DABT, pc, word);
+          if (r != 0) { reason = r; break; }
+          pc = reg(15);
+          checkSlow = true;
+          continue;
+        }
+        checkSlow = true; // a device access may have raised an interrupt line
+      }
       pc += 4;
       done++;
       continue;
