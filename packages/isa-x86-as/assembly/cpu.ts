@@ -14,7 +14,7 @@
 import { initCodeCache, noteWrite, pageCount } from './code-cache';
 
 export const REGS: usize = memory.data(16 * 8, 16);
-export const XMM: usize = memory.data(16 * 16, 16);
+export const XMM: usize = memory.data(18 * 16, 16); // xmm0-15 + a 32-byte scratch
 /** Code bytes are copied here before decoding (15 bytes + slack). */
 export const FETCH: usize = memory.data(32, 16);
 

@@ -139,6 +139,48 @@ function templates() {
       return { asm: [`${rep}${op}${s}`], mask: cmp ? ALL : ALL, kind: 'string' };
     });
   }
+  // SSE/SSE2: inputs from the data block or general registers, results stored back
+  const x = (rnd) => `%xmm${rnd(16)}`;
+  const packed = ['pxor', 'por', 'pand', 'pandn', 'paddb', 'paddw', 'paddd', 'paddq', 'psubb', 'psubw', 'psubd', 'psubq',
+    'pcmpeqb', 'pcmpeqw', 'pcmpeqd', 'pcmpgtb', 'pcmpgtw', 'pcmpgtd', 'pminub', 'pmaxub', 'punpcklbw', 'punpckhbw',
+    'punpcklwd', 'punpckhwd', 'punpckldq', 'punpckhdq', 'punpcklqdq', 'punpckhqdq', 'xorps', 'andps', 'orps', 'andnps', 'xorpd', 'andpd', 'unpcklpd', 'unpckhpd'];
+  for (const op of packed) add(1, (rnd) => {
+    const a = x(rnd), b = x(rnd);
+    const same = rnd(4) === 0;
+    return { asm: [`movdqu ${mem(rnd)}, ${a}`, `movups ${mem(rnd)}, ${b}`, `${op} ${same ? a : b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  });
+  for (const op of ['pshufd', 'pshufhw', 'pshuflw', 'shufps', 'shufpd']) add(1, (rnd) => {
+    const a = x(rnd), b = x(rnd);
+    return { asm: [`movdqu ${mem(rnd)}, ${a}`, `movupd ${mem(rnd)}, ${b}`, `${op} $${rnd(256)}, ${b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  });
+  for (const op of ['psrldq', 'pslldq', 'psrlw', 'psllw', 'psraw', 'psrld', 'pslld', 'psrad', 'psrlq', 'psllq']) add(1, (rnd) => {
+    const a = x(rnd);
+    return { asm: [`movdqu ${mem(rnd)}, ${a}`, `${op} $${rnd(4) === 0 ? rnd(256) : rnd(20)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  });
+  add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `pmovmskb ${a}, ${reg(rnd, 'l')}`], mask: ALL }; });
+  add(2, (rnd) => { const a = x(rnd); const s = 'lq'[rnd(2)]; return { asm: [`mov${s === 'q' ? 'q' : 'd'} ${rnd(2) ? reg(rnd, s) : mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+  add(2, (rnd) => { const a = x(rnd); const s = 'lq'[rnd(2)]; return { asm: [`movdqu ${mem(rnd)}, ${a}`, `mov${s === 'q' ? 'q' : 'd'} ${a}, ${rnd(2) ? reg(rnd, s) : mem(rnd)}`], mask: ALL }; });
+  for (const t of ['ss', 'sd']) {
+    add(2, (rnd) => { const a = x(rnd), b = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `movdqu ${mem(rnd)}, ${b}`, rnd(2) ? `mov${t} ${mem(rnd)}, ${a}` : `mov${t} ${b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`, `mov${t} ${b}, ${mem(rnd)}`], mask: ALL }; });
+    for (const op of ['add', 'sub', 'mul', 'div', 'min', 'max', 'sqrt']) {
+      add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `${op}${t} ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+      add(2, (rnd) => {
+        const a = x(rnd), b = x(rnd);
+        const cv = `cvtsi2${t}`;
+        return { asm: [`xorps ${a}, ${a}`, `${cv}q ${reg(rnd, 'q')}, ${a}`, `xorps ${b}, ${b}`, `${cv}l ${reg(rnd, 'l')}, ${b}`, `${op}${t} ${b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+      });
+    }
+    for (const op of ['ucomi', 'comi']) add(3, (rnd) => {
+      const a = x(rnd), b = x(rnd);
+      return { asm: [`movdqu ${mem(rnd)}, ${a}`, rnd(2) ? `movdqu ${mem(rnd)}, ${b}` : `movdqa ${a}, ${b}`, `${op}${t} ${b}, ${a}`], mask: ALL };
+    });
+    for (const op of ['cvtt', 'cvt']) add(2, (rnd) => {
+      const s = 'lq'[rnd(2)];
+      return { asm: [`${op}${t}2si ${mem(rnd)}, ${reg(rnd, s)}`], mask: ALL };
+    });
+  }
+  add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `cvtss2sd ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+  add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `cvtsd2ss ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
   return t;
 }
 

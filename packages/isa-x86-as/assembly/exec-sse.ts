@@ -1,0 +1,337 @@
+// SSE/SSE2 subset that compilers emit for copies, zeroing and scalar floating
+// point: moves, logic, packed integer add/sub/compare/shuffle/unpack,
+// pmovmskb, and ss/sd arithmetic, conversions and compares. XMM registers
+// live in XMM (16 x 16 bytes). Floating point follows the SDM: NaN operands
+// propagate (first source wins, quieted), invalid operations give the default
+// NaN (negative quiet NaN), out-of-range conversions give the integer
+// indefinite value; rounding is round-to-nearest-even (MXCSR.RC = 0 assumed)
+// and MXCSR exception flags are not recorded.
+import { dReg, dRm, dMod, dRex, dImm } from './decode';
+import { XMM, readV, writeV, readReg, writeReg, raise, faultVector, VEC_GP, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF } from './cpu';
+import { effectiveAddress } from './exec';
+
+// @ts-ignore: decorator
+@inline function xmm(n: u32): usize { return XMM + (<usize>n << 4); }
+
+/** Reads the W operand: register or 16 bytes of memory (aligned if `aligned`). */
+function readW128(aligned: bool): v128 {
+  if (dMod == 3) return v128.load(xmm(dRm));
+  const a = effectiveAddress();
+  if (aligned && (a & 15) != 0) { raise(VEC_GP, 0); return i64x2.splat(0); }
+  const lo = readV(a, 8);
+  const hi = readV(a + 8, 8);
+  return i64x2.replace_lane(i64x2.splat(<i64>lo), 1, <i64>hi);
+}
+function writeW128(v: v128, aligned: bool): void {
+  if (dMod == 3) { v128.store(xmm(dRm), v); return; }
+  const a = effectiveAddress();
+  if (aligned && (a & 15) != 0) { raise(VEC_GP, 0); return; }
+  // check both halves before writing either
+  readV(a, 1); readV(a + 15, 1);
+  if (faultVector >= 0) return;
+  writeV(a, 8, <u64>i64x2.extract_lane(v, 0));
+  writeV(a + 8, 8, <u64>i64x2.extract_lane(v, 1));
+}
+
+// ---- moves ----------------------------------------------------------------------------
+export function exec_movups(): void { const v = readW128(false); if (faultVector < 0) v128.store(xmm(dReg), v); }
+export function exec_movaps(): void { const v = readW128(true); if (faultVector < 0) v128.store(xmm(dReg), v); }
+export function exec_movups_st(): void { writeW128(v128.load(xmm(dReg)), false); }
+export function exec_movaps_st(): void { writeW128(v128.load(xmm(dReg)), true); }
+
+export function exec_movss_load(): void {
+  if (dMod == 3) { store<u32>(xmm(dReg), load<u32>(xmm(dRm))); return; }
+  const v = readV(effectiveAddress(), 4);
+  if (faultVector >= 0) return;
+  v128.store(xmm(dReg), i32x4.replace_lane(i32x4.splat(0), 0, <i32>v));
+}
+export function exec_movsd_load(): void {
+  if (dMod == 3) { store<u64>(xmm(dReg), load<u64>(xmm(dRm))); return; }
+  const v = readV(effectiveAddress(), 8);
+  if (faultVector >= 0) return;
+  v128.store(xmm(dReg), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
+}
+export function exec_movss_store(): void {
+  if (dMod == 3) store<u32>(xmm(dRm), load<u32>(xmm(dReg)));
+  else writeV(effectiveAddress(), 4, <u64>load<u32>(xmm(dReg)));
+}
+export function exec_movsd_store(): void {
+  if (dMod == 3) store<u64>(xmm(dRm), load<u64>(xmm(dReg)));
+  else writeV(effectiveAddress(), 8, load<u64>(xmm(dReg)));
+}
+export function exec_movlpd_load(): void { const v = readV(effectiveAddress(), 8); if (faultVector < 0) store<u64>(xmm(dReg), v); }
+export function exec_movhpd_load(): void { const v = readV(effectiveAddress(), 8); if (faultVector < 0) store<u64>(xmm(dReg), v, 8); }
+export function exec_movlpd_store(): void { writeV(effectiveAddress(), 8, load<u64>(xmm(dReg))); }
+export function exec_movhpd_store(): void { writeV(effectiveAddress(), 8, load<u64>(xmm(dReg), 8)); }
+
+// 66 0F 6E movd/movq xmm, r/m; 66 0F 7E movd/movq r/m, xmm; F3 0F 7E movq xmm, xmm/m64; 66 0F D6 movq xmm/m64, xmm
+export function exec_movd_to_xmm(): void {
+  const size = (dRex & 8) != 0 ? 8 : 4;
+  const v = dMod == 3 ? readReg(dRm, size, true) : readV(effectiveAddress(), size);
+  if (faultVector >= 0) return;
+  v128.store(xmm(dReg), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
+}
+export function exec_movd_from_xmm(): void {
+  const size = (dRex & 8) != 0 ? 8 : 4;
+  const v = load<u64>(xmm(dReg));
+  if (dMod == 3) writeReg(dRm, size, true, size == 8 ? v : v & 0xffffffff);
+  else writeV(effectiveAddress(), size, v);
+}
+export function exec_movq_load(): void {
+  const v = dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8);
+  if (faultVector >= 0) return;
+  v128.store(xmm(dReg), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
+}
+export function exec_movq_store(): void {
+  const v = load<u64>(xmm(dReg));
+  if (dMod == 3) v128.store(xmm(dRm), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
+  else writeV(effectiveAddress(), 8, v);
+}
+
+// ---- logic and packed integer -------------------------------------------------------------
+// @ts-ignore: decorator
+@inline function binop(): v128 { return readW128(true); }
+// @ts-ignore: decorator
+@inline function put(v: v128): void { if (faultVector < 0) v128.store(xmm(dReg), v); }
+// @ts-ignore: decorator
+@inline function dst(): v128 { return v128.load(xmm(dReg)); }
+
+export function exec_pand(): void { const b = binop(); put(v128.and(dst(), b)); }
+export function exec_pandn(): void { const b = binop(); put(v128.andnot(b, dst())); }
+export function exec_por(): void { const b = binop(); put(v128.or(dst(), b)); }
+export function exec_pxor(): void { const b = binop(); put(v128.xor(dst(), b)); }
+export function exec_paddb(): void { const b = binop(); put(i8x16.add(dst(), b)); }
+export function exec_paddw(): void { const b = binop(); put(i16x8.add(dst(), b)); }
+export function exec_paddd(): void { const b = binop(); put(i32x4.add(dst(), b)); }
+export function exec_paddq(): void { const b = binop(); put(i64x2.add(dst(), b)); }
+export function exec_psubb(): void { const b = binop(); put(i8x16.sub(dst(), b)); }
+export function exec_psubw(): void { const b = binop(); put(i16x8.sub(dst(), b)); }
+export function exec_psubd(): void { const b = binop(); put(i32x4.sub(dst(), b)); }
+export function exec_psubq(): void { const b = binop(); put(i64x2.sub(dst(), b)); }
+export function exec_pcmpeqb(): void { const b = binop(); put(i8x16.eq(dst(), b)); }
+export function exec_pcmpeqw(): void { const b = binop(); put(i16x8.eq(dst(), b)); }
+export function exec_pcmpeqd(): void { const b = binop(); put(i32x4.eq(dst(), b)); }
+export function exec_pcmpgtb(): void { const b = binop(); put(i8x16.gt_s(dst(), b)); }
+export function exec_pcmpgtw(): void { const b = binop(); put(i16x8.gt_s(dst(), b)); }
+export function exec_pcmpgtd(): void { const b = binop(); put(i32x4.gt_s(dst(), b)); }
+export function exec_pminub(): void { const b = binop(); put(i8x16.min_u(dst(), b)); }
+export function exec_pmaxub(): void { const b = binop(); put(i8x16.max_u(dst(), b)); }
+export function exec_punpcklbw(): void { const b = binop(); put(v128.shuffle<u8>(dst(), b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23)); }
+export function exec_punpckhbw(): void { const b = binop(); put(v128.shuffle<u8>(dst(), b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31)); }
+export function exec_punpcklwd(): void { const b = binop(); put(v128.shuffle<u16>(dst(), b, 0, 8, 1, 9, 2, 10, 3, 11)); }
+export function exec_punpckhwd(): void { const b = binop(); put(v128.shuffle<u16>(dst(), b, 4, 12, 5, 13, 6, 14, 7, 15)); }
+export function exec_punpckldq(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 0, 4, 1, 5)); }
+export function exec_punpckhdq(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 2, 6, 3, 7)); }
+export function exec_punpcklqdq(): void { const b = binop(); put(v128.shuffle<u64>(dst(), b, 0, 2)); }
+export function exec_punpckhqdq(): void { const b = binop(); put(v128.shuffle<u64>(dst(), b, 1, 3)); }
+export function exec_pmovmskb(): void { writeReg(dReg, 4, true, <u64>i8x16.bitmask(v128.load(xmm(dRm)))); }
+
+export function exec_pshufd(): void {
+  const s = readW128(true);
+  if (faultVector >= 0) return;
+  const order = <u32>dImm;
+  const t = XMM + 16 * 16; // scratch slot past xmm15
+  v128.store(t, s);
+  let r = i32x4.splat(0);
+  r = i32x4.replace_lane(r, 0, load<i32>(t + ((order & 3) << 2)));
+  r = i32x4.replace_lane(r, 1, load<i32>(t + (((order >> 2) & 3) << 2)));
+  r = i32x4.replace_lane(r, 2, load<i32>(t + (((order >> 4) & 3) << 2)));
+  r = i32x4.replace_lane(r, 3, load<i32>(t + (((order >> 6) & 3) << 2)));
+  v128.store(xmm(dReg), r);
+}
+function shuffleWords(high: bool): void {
+  const s = readW128(true);
+  if (faultVector >= 0) return;
+  const t = XMM + 16 * 16;
+  v128.store(t, s);
+  const order = <u32>dImm;
+  const base: usize = high ? 8 : 0;
+  const w0 = load<u16>(t + base + ((order & 3) << 1)), w1 = load<u16>(t + base + (((order >> 2) & 3) << 1));
+  const w2 = load<u16>(t + base + (((order >> 4) & 3) << 1)), w3 = load<u16>(t + base + (((order >> 6) & 3) << 1));
+  store<u16>(t + base, w0); store<u16>(t + base + 2, w1); store<u16>(t + base + 4, w2); store<u16>(t + base + 6, w3);
+  v128.store(xmm(dReg), v128.load(t));
+}
+export function exec_pshufhw(): void { shuffleWords(true); }
+export function exec_pshuflw(): void { shuffleWords(false); }
+export function exec_shufps(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const t = XMM + 16 * 16;
+  v128.store(t, dst());
+  v128.store(t + 16, b);
+  const o = <u32>dImm;
+  const r0 = load<u32>(t + ((o & 3) << 2)), r1 = load<u32>(t + (((o >> 2) & 3) << 2));
+  const r2 = load<u32>(t + 16 + (((o >> 4) & 3) << 2)), r3 = load<u32>(t + 16 + (((o >> 6) & 3) << 2));
+  const d = xmm(dReg);
+  store<u32>(d, r0); store<u32>(d, r1, 4); store<u32>(d, r2, 8); store<u32>(d, r3, 12);
+}
+export function exec_shufpd(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const o = <u32>dImm;
+  const d = xmm(dReg);
+  const lo = load<u64>(d + ((o & 1) << 3));
+  const t = XMM + 16 * 16;
+  v128.store(t, b);
+  const hi = load<u64>(t + (((o >> 1) & 1) << 3));
+  store<u64>(d, lo); store<u64>(d, hi, 8);
+}
+// 66 0F 73 /3 psrldq, /7 pslldq (byte shifts of the whole register)
+export function exec_psrldq(): void {
+  const n = <u32>dImm > 16 ? 16 : <u32>dImm;
+  const d = xmm(dRm);
+  const t = XMM + 16 * 16;
+  v128.store(t, i64x2.splat(0)); v128.store(t + 16, i64x2.splat(0));
+  v128.store(t, v128.load(d));
+  v128.store(d, v128.load(t + n));
+}
+export function exec_pslldq(): void {
+  const n = <u32>dImm > 16 ? 16 : <u32>dImm;
+  const d = xmm(dRm);
+  const t = XMM + 16 * 16;
+  v128.store(t, i64x2.splat(0)); v128.store(t + 16, v128.load(d));
+  v128.store(d, v128.load(t + 16 - n));
+}
+// shifts by immediate (66 0F 71/72/73)
+export function exec_psrlw_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 15 ? i64x2.splat(0) : i16x8.shr_u(v128.load(xmm(dRm)), c)); }
+export function exec_psllw_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 15 ? i64x2.splat(0) : i16x8.shl(v128.load(xmm(dRm)), c)); }
+export function exec_psraw_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), i16x8.shr_s(v128.load(xmm(dRm)), c > 15 ? 15 : c)); }
+export function exec_psrld_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 31 ? i64x2.splat(0) : i32x4.shr_u(v128.load(xmm(dRm)), c)); }
+export function exec_pslld_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 31 ? i64x2.splat(0) : i32x4.shl(v128.load(xmm(dRm)), c)); }
+export function exec_psrad_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), i32x4.shr_s(v128.load(xmm(dRm)), c > 31 ? 31 : c)); }
+export function exec_psrlq_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 63 ? i64x2.splat(0) : i64x2.shr_u(v128.load(xmm(dRm)), c)); }
+export function exec_psllq_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 63 ? i64x2.splat(0) : i64x2.shl(v128.load(xmm(dRm)), c)); }
+
+// ---- scalar floating point -------------------------------------------------------------------
+const DEFAULT_NAN64: u64 = 0xfff8000000000000;
+const DEFAULT_NAN32: u32 = 0xffc00000;
+
+// @ts-ignore: decorator
+@inline function isNaN64(b: u64): bool { return (b & 0x7fffffffffffffff) > 0x7ff0000000000000; }
+// @ts-ignore: decorator
+@inline function isNaN32(b: u32): bool { return (b & 0x7fffffff) > 0x7f800000; }
+
+function srcSd(): u64 { return dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8); }
+function srcSs(): u32 { return dMod == 3 ? load<u32>(xmm(dRm)) : <u32>readV(effectiveAddress(), 4); }
+
+/** op: 0 add 1 sub 2 mul 3 div 4 min 5 max 6 sqrt */
+function arithSd(op: i32): void {
+  const b = srcSd();
+  if (faultVector >= 0) return;
+  const a = load<u64>(xmm(dReg));
+  let r: u64;
+  if (op == 4 || op == 5) {
+    const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
+    r = (op == 4 ? x < y : x > y) ? a : b; // NaN or equal: the source
+  } else if (op == 6) {
+    if (isNaN64(b)) r = b | 0x0008000000000000;
+    else { r = reinterpret<u64>(Math.sqrt(reinterpret<f64>(b))); if (isNaN64(r)) r = DEFAULT_NAN64; }
+  } else if (isNaN64(a)) r = a | 0x0008000000000000;
+  else if (isNaN64(b)) r = b | 0x0008000000000000;
+  else {
+    const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
+    const v = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
+    r = reinterpret<u64>(v);
+    if (isNaN64(r)) r = DEFAULT_NAN64;
+  }
+  store<u64>(xmm(dReg), r);
+}
+function arithSs(op: i32): void {
+  const b = srcSs();
+  if (faultVector >= 0) return;
+  const a = load<u32>(xmm(dReg));
+  let r: u32;
+  if (op == 4 || op == 5) {
+    const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
+    r = (op == 4 ? x < y : x > y) ? a : b;
+  } else if (op == 6) {
+    if (isNaN32(b)) r = b | 0x400000;
+    else { r = reinterpret<u32>(Mathf.sqrt(reinterpret<f32>(b))); if (isNaN32(r)) r = DEFAULT_NAN32; }
+  } else if (isNaN32(a)) r = a | 0x400000;
+  else if (isNaN32(b)) r = b | 0x400000;
+  else {
+    const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
+    const v: f32 = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
+    r = reinterpret<u32>(v);
+    if (isNaN32(r)) r = DEFAULT_NAN32;
+  }
+  store<u32>(xmm(dReg), r);
+}
+export function exec_addsd(): void { arithSd(0); }
+export function exec_subsd(): void { arithSd(1); }
+export function exec_mulsd(): void { arithSd(2); }
+export function exec_divsd(): void { arithSd(3); }
+export function exec_minsd(): void { arithSd(4); }
+export function exec_maxsd(): void { arithSd(5); }
+export function exec_sqrtsd(): void { arithSd(6); }
+export function exec_addss(): void { arithSs(0); }
+export function exec_subss(): void { arithSs(1); }
+export function exec_mulss(): void { arithSs(2); }
+export function exec_divss(): void { arithSs(3); }
+export function exec_minss(): void { arithSs(4); }
+export function exec_maxss(): void { arithSs(5); }
+export function exec_sqrtss(): void { arithSs(6); }
+
+// ucomisd/comisd (66 0F 2E/2F), ucomiss/comiss: ZF PF CF = 111 unordered, 100 equal, 001 less, 000 greater
+function compareFlags(unordered: bool, less: bool, equal: bool): void {
+  let f: u64 = 0;
+  if (unordered) f = ZF | PF | CF;
+  else if (equal) f = ZF;
+  else if (less) f = CF;
+  setFlags((rflags & ~ARITH_FLAGS) | f);
+}
+export function exec_ucomisd(): void {
+  const b = srcSd();
+  if (faultVector >= 0) return;
+  const x = reinterpret<f64>(load<u64>(xmm(dReg))), y = reinterpret<f64>(b);
+  compareFlags(x != x || y != y, x < y, x == y);
+}
+export function exec_ucomiss(): void {
+  const b = srcSs();
+  if (faultVector >= 0) return;
+  const x = reinterpret<f32>(load<u32>(xmm(dReg))), y = reinterpret<f32>(b);
+  compareFlags(x != x || y != y, x < y, x == y);
+}
+
+// conversions
+export function exec_cvtsi2sd(): void {
+  const size = (dRex & 8) != 0 ? 8 : 4;
+  const v = dMod == 3 ? readReg(dRm, size, true) : readV(effectiveAddress(), size);
+  if (faultVector >= 0) return;
+  store<f64>(xmm(dReg), size == 8 ? <f64><i64>v : <f64><i32>v);
+}
+export function exec_cvtsi2ss(): void {
+  const size = (dRex & 8) != 0 ? 8 : 4;
+  const v = dMod == 3 ? readReg(dRm, size, true) : readV(effectiveAddress(), size);
+  if (faultVector >= 0) return;
+  store<f32>(xmm(dReg), size == 8 ? <f32><i64>v : <f32><i32>v);
+}
+function toInt(x: f64, truncate: bool): void {
+  const size = (dRex & 8) != 0 ? 8 : 4;
+  const y = truncate ? Math.trunc(x) : nearest<f64>(x);
+  let r: u64;
+  if (size == 8) r = (y != y || y >= 9223372036854775808.0 || y < -9223372036854775808.0) ? 0x8000000000000000 : <u64><i64>y;
+  else r = (y != y || y >= 2147483648.0 || y < -2147483648.0) ? 0x80000000 : <u64><u32><i32>y;
+  writeReg(dReg, size, true, r);
+}
+export function exec_cvttsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), true); }
+export function exec_cvtsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), false); }
+export function exec_cvttss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), true); }
+export function exec_cvtss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), false); }
+export function exec_cvtss2sd(): void {
+  const b = srcSs();
+  if (faultVector >= 0) return;
+  let r: u64;
+  if (isNaN32(b)) r = (<u64>(b >> 31) << 63) | 0x7ff8000000000000 | (<u64>(b & 0x3fffff) << 29);
+  else r = reinterpret<u64>(<f64>reinterpret<f32>(b));
+  store<u64>(xmm(dReg), r);
+}
+export function exec_cvtsd2ss(): void {
+  const b = srcSd();
+  if (faultVector >= 0) return;
+  let r: u32;
+  if (isNaN64(b)) r = (<u32>(b >> 63) << 31) | 0x7fc00000 | <u32>((b >> 29) & 0x3fffff);
+  else r = reinterpret<u32>(<f32>reinterpret<f64>(b));
+  store<u32>(xmm(dReg), r);
+}
+
