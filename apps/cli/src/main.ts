@@ -99,6 +99,13 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
   return program;
 }
 
+/** Resolves true once real time since `startedAt` reaches virtual time `t`; waits at most 100 ms at a time. */
+function paceTo(startedAt: number, t: bigint): Promise<boolean> {
+  const wait = Number(t / 1_000_000n) - (Date.now() - startedAt);
+  if (wait <= 0) return Promise.resolve(true);
+  return new Promise((r) => setTimeout(() => r(wait <= 100), Math.min(wait, 100)));
+}
+
 /** dtrace(1)'s description of a -P/-m/-f/-i specification as a full probe description. */
 function specDescription(spec: ProbeSpec): string {
   const fill = (parts: string[], n: number): string => {
@@ -297,6 +304,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   let redirect: string | undefined;
   const write = (s: string): void => (redirect !== undefined ? appendFileSync(redirect, s) : baseWrite(s));
   const json = Boolean(o.json);
+  const startedAt = Date.now();
   const session = new IdleSession(
     compiled,
     {
@@ -327,6 +335,8 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
       registry: idle,
       timeLimit: o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined,
       json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
+      // Without --run-for the idle machine's clock follows the real one, as dtrace(1) runs until ^C.
+      pace: o.runFor === undefined ? (t) => paceTo(startedAt, t) : undefined,
     },
   );
   const onInt = (): void => session.interrupt();

@@ -36,6 +36,12 @@ export interface IdleSessionOptions {
   readonly json?: (r: JsonRecord) => void;
   /** Wall-clock time at virtual time 0 (ns since the epoch), for walltimestamp. */
   readonly bootWalltime?: bigint;
+  /**
+   * Keeps virtual time from running ahead of real time: called before each
+   * step with the virtual time about to be reached; resolves true once real
+   * time has caught up (it may resolve false early so interrupts are seen).
+   */
+  readonly pace?: (virtualNs: bigint) => Promise<boolean>;
   /** An existing machine and registry (e.g. the one the compiler matched probes against). */
   readonly machine?: IdleMachine;
   readonly registry?: { registry: ProbeRegistry; profile: ProfileProvider };
@@ -92,6 +98,10 @@ export class IdleSession {
         break;
       }
       if (due === undefined && this.opts.timeLimit === undefined && !pause) break; // nothing can ever fire
+      if (this.opts.pace) {
+        while (!this.interrupted && !(await this.opts.pace(t)));
+        if (this.interrupted) break;
+      }
       this.machine.advanceTo(t);
       this.profile.fireDue(state, t);
       if (t >= nextSwitch) {
