@@ -2,7 +2,8 @@
 // allocator, kmalloc, the RAM file system, the initrd unpacker, descriptor
 // tables, pipes, several system calls and the hello module are compiled
 // unchanged for the host together with guest/tools/harness/harness.c, which
-// drives them.
+// drives them; exec and the address-space calls run in harness_mm.c over a
+// software page table.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,7 @@ const skipReason = process.platform !== 'linux' || process.arch !== 'x64'
 describe.skipIf(skipReason !== null)(`kernel pieces on the host${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   let dir = '';
   let harness = '';
+  let harnessMm = '';
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'guest-harness-'));
     harness = join(dir, 'harness');
@@ -36,6 +38,12 @@ describe.skipIf(skipReason !== null)(`kernel pieces on the host${skipReason ? ` 
     tool('clang', [
       ...flags, '-o', harness, join(GUEST_DIR, 'tools', 'harness', 'harness.c'),
       ...KERNEL_FILES.map((f) => join(k, f)), join(GUEST_DIR, 'lib', 'format.c'), hello,
+    ]);
+    // exec and address spaces over a software page table.
+    harnessMm = join(dir, 'harness_mm');
+    tool('clang', [
+      ...flags, '-o', harnessMm, join(GUEST_DIR, 'tools', 'harness', 'harness_mm.c'),
+      ...['core/exec.c', 'mm/mmap.c', 'mm/uaccess.c', ...KERNEL_FILES].map((f) => join(k, f)), join(GUEST_DIR, 'lib', 'format.c'),
     ]);
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,6 +61,24 @@ describe.skipIf(skipReason !== null)(`kernel pieces on the host${skipReason ? ` 
       expect(r.status).toBe(0);
     });
   }
+
+  it('execs /bin/echo from the x86-64 initrd and runs brk, mmap, munmap, mprotect and the fork copy', () => {
+    const r = spawnSync(harnessMm, [join(IMAGES_DIR, 'x86_64', 'initrd.cpio'), 'x86_64'], { encoding: 'utf8', timeout: 30_000 });
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+    for (const check of ['ok exec /bin/echo', 'ok auxiliary vector', 'ok every PT_LOAD segment holds the file\'s bytes', 'ok munmap split the mapping', 'ok fork copies pages']) {
+      expect(lines).toContain(check);
+    }
+    expect(lines.at(-1)).toBe('PASSED 0 failure(s)');
+    expect(r.status).toBe(0);
+  });
+
+  it('refuses to exec the ARM /bin/echo on the x86-64 kernel code', () => {
+    const r = spawnSync(harnessMm, [join(IMAGES_DIR, 'arm', 'initrd.cpio'), 'arm'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.stdout).toContain('ok exec of another ISA\'s program gives ENOEXEC');
+    expect(r.stdout).toContain('ok a failed exec leaves the caller unchanged');
+    expect(r.status).toBe(0);
+  });
 
   it('reports a missing initrd as a failed check, not a crash', () => {
     const r = spawnSync(harness, [join(dir, 'no-such.cpio')], { encoding: 'utf8' });

@@ -96,7 +96,7 @@ static long parse_elf(const unsigned char *data, size_t size, struct exec_image 
 		    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(struct elf64_phdr) > size)
 			return -ENOEXEC;
 		for (unsigned i = 0; i < eh->e_phnum; i++) {
-			const struct elf64_phdr *ph = (const void *)(data + eh->e_phoff) + i;
+			const struct elf64_phdr *ph = (const struct elf64_phdr *)(data + eh->e_phoff) + i;
 
 			if (ph->p_type == PT_INTERP)
 				return -ENOEXEC;    /* dynamic executables are not supported */
@@ -121,7 +121,7 @@ static long parse_elf(const unsigned char *data, size_t size, struct exec_image 
 		    (uint64_t)eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(struct elf32_phdr) > size)
 			return -ENOEXEC;
 		for (unsigned i = 0; i < eh->e_phnum; i++) {
-			const struct elf32_phdr *ph = (const void *)(data + eh->e_phoff) + i;
+			const struct elf32_phdr *ph = (const struct elf32_phdr *)(data + eh->e_phoff) + i;
 
 			if (ph->p_type == PT_INTERP)
 				return -ENOEXEC;
