@@ -122,7 +122,7 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
  */
 @inline function shortPathClass(op: u32, word: u32): u32 {
   const kind = u32(load<u8>(PURE + usize(op)));
-  if (kind == 0) return 0;
+  if (kind == 0 || kind == 3) return kind;
   if (((word >>> 16) & 15) == 15 || ((word >>> 12) & 15) == 15) return 0;
   // Register fields in bits 11:8 and 3:0 (pure forms; mem register offsets use 3:0).
   if (kind == 1 && (((word >>> 8) & 15) == 15 || (word & 15) == 15)) return 0;
@@ -289,6 +289,18 @@ export function run(cpu: u32, budget: u32): u32 {
       const cond = word >>> 28;
       if (cond >= 14 || conditionPassed(cond)) call_indirect<void>(load<u32>(entry, 8), word);
       pc += 4;
+      done++;
+      continue;
+    }
+    if (shortClass == 3) {
+      // b / bl inline (A8.8.18, A8.8.25). A taken branch also lets the next
+      // iteration look at the interrupt lines, so loops stay interruptible.
+      const cond = word >>> 28;
+      if (cond >= 14 || conditionPassed(cond)) {
+        if (word & (1 << 24)) setRegRaw(14, pc + 4);
+        pc = pc + 8 + u32(i32(word << 8) >> 6);
+        checkSlow = true;
+      } else pc += 4;
       done++;
       continue;
     }
