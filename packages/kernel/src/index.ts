@@ -1,2 +1,4 @@
 // @wdtrace/kernel — see README.md for what this package owns and may depend on.
-export {};
+export * from './elf/index.js';
+export * from './krtld/index.js';
+export * from './symbols/index.js';

@@ -1,0 +1,2 @@
+// Kernel and module symbol tables.
+export * from './table.js';
