@@ -183,7 +183,13 @@ function physLoad64(pa: u64): u64 {
  * every level, fetches fail on XD when EFER.NXE.
  */
 export function translate(va: u64, access: u32): u64 {
-  if ((cr0 & 0x80000000) == 0) return va;
+  if ((cr0 & 0x80000000) == 0) {
+    // flat mode (paging off): addresses are physical, at most 52 bits
+    if ((va >> 52) == 0) return va;
+    if (probeOnly) { probeFaultAddress = va; return <u64>-1; }
+    raise(VEC_GP, 0);
+    return <u64>-1;
+  }
   const vpn = va >> 12;
   const e = TLB + (<usize>(vpn & 255) << 4);
   if (load<u64>(e) == ((vpn << 1) | 1)) {
