@@ -264,6 +264,8 @@ export function escapeString(s: string): string {
   return out;
 }
 
+const textDecoder = new TextDecoder();
+
 function datumInteger(d: Datum | undefined, what: string): { value: bigint; size: number; signed: boolean } {
   if (d?.type === 'int') return { value: d.value, size: d.size, signed: d.signed ?? true };
   if (d?.type === 'aggregation' && d.value !== undefined) return { value: d.value, size: 8, signed: true };
@@ -275,7 +277,7 @@ function datumString(d: Datum | undefined): string {
   if (d?.type === 'bytes') {
     let end = d.value.indexOf(0);
     if (end < 0) end = d.value.length;
-    return new TextDecoder().decode(d.value.subarray(0, end));
+    return textDecoder.decode(d.value.subarray(0, end));
   }
   if (d?.type === 'int') return String(d.value);
   throw new PrintfFormatError('%s expects a string argument');

@@ -204,6 +204,13 @@ export function readBytes(f: VmFiring, addr: bigint, size: number): Uint8Array {
 export function readString(f: VmFiring, addr: bigint, max: number): string {
   if (addr === 0n) throw new DifFault(DTRACEFLT.BADADDR, 0n);
   const off = f.arena.offsetOf(addr, 1);
+  if (off >= 0) {
+    // Arena strings: one scan for the NUL, one decode.
+    const limit = Math.min(f.arena.bytes.length, off + max);
+    let end = off;
+    while (end < limit && f.arena.bytes[end] !== 0) end++;
+    return decoder.decode(f.arena.bytes.subarray(off, end));
+  }
   const bytes: number[] = [];
   for (let i = 0; i < max; i++) {
     let b: number;
