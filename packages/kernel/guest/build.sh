@@ -48,7 +48,7 @@ common_flags() {
 	local arch=$1
 	local f=(-O2 -g -std=gnu11 -ffreestanding -fno-builtin -nostdlibinc
 		-fno-omit-frame-pointer -fno-stack-protector -fno-common
-		-Wall -Wextra -Wno-unused-parameter -Werror
+		-Wall -Wextra -Wno-unused-parameter -Wpointer-arith -Werror
 		"-ffile-prefix-map=$GUEST=/guest" "-fdebug-prefix-map=$GUEST=/guest" -fdebug-compilation-dir=/guest
 		-I "$GUEST/include")
 	case "$arch" in

@@ -177,15 +177,32 @@ long sys_tkill(long tid, long sig, long a2, long a3, long a4, long a5)
 	return sys_tgkill(0, tid, sig, 0, 0, 0);
 }
 
-/* struct k_sigaction as the kernel ABI passes it: handler, flags, restorer,
- * mask (x86-64: 8-byte fields; ARM: 4-byte handler/flags/restorer and an
- * 8-byte mask). */
+/* struct sigaction as the kernel ABI passes it: handler, flags, restorer,
+ * then the 64-bit mask as an array of longs (so at offset 12 on ARM, where
+ * a uint64_t member would be padded to 16). */
+#define SIGSET_LONGS (64 / (8 * sizeof(unsigned long)))
+
 struct user_sigaction {
 	unsigned long handler;
 	unsigned long flags;
 	unsigned long restorer;
-	uint64_t mask;
+	unsigned long mask[SIGSET_LONGS];
 };
+
+static uint64_t sigset_from_user(const unsigned long *words)
+{
+	uint64_t set = 0;
+
+	for (size_t i = 0; i < SIGSET_LONGS; i++)
+		set |= (uint64_t)words[i] << (i * 8 * sizeof(unsigned long));
+	return set;
+}
+
+static void sigset_to_user(uint64_t set, unsigned long *words)
+{
+	for (size_t i = 0; i < SIGSET_LONGS; i++)
+		words[i] = (unsigned long)(set >> (i * 8 * sizeof(unsigned long)));
+}
 
 long sys_rt_sigaction(long sig, long uact, long uoldact, long sigsetsize, long a4, long a5)
 {
@@ -196,8 +213,9 @@ long sys_rt_sigaction(long sig, long uact, long uoldact, long sigsetsize, long a
 		return -EINVAL;
 	ka = &current->sighand->action[sig - 1];
 	if (uoldact) {
-		struct user_sigaction old = { ka->handler, ka->flags, ka->restorer, ka->mask };
+		struct user_sigaction old = { ka->handler, ka->flags, ka->restorer, { 0 } };
 
+		sigset_to_user(ka->mask, old.mask);
 		if (copy_to_user((void *)uoldact, &old, sizeof(old)) < 0)
 			return -EFAULT;
 	}
@@ -207,7 +225,7 @@ long sys_rt_sigaction(long sig, long uact, long uoldact, long sigsetsize, long a
 		ka->handler = act.handler;
 		ka->flags = act.flags;
 		ka->restorer = act.restorer;
-		ka->mask = act.mask;
+		ka->mask = sigset_from_user(act.mask);
 		if (sig_ignored(current, (int)sig))
 			current->pending_signals &= ~SIG_BIT(sig);
 	}
