@@ -215,3 +215,12 @@ describe('tst.d-globals: by-reference globals have storage', () => {
     expect(r.stdout).toBe('0 5 6 abcdef 6\n\n');
   });
 });
+
+describe('tst.d-cpp: -C with -D, -I and -H', () => {
+  it('preprocesses the script and lists included files', async () => {
+    const inc = fileURLToPath(new URL('./scripts/include', import.meta.url));
+    const r = await wdtrace('-C', '-D', 'VALUE=5', '-I', inc, '-H', '-s', script('tst.cpp.d'));
+    expect(r.stdout).toBe('hi 5\n\n');
+    expect(r.stderr).toBe(`${inc}/greeting.h\n`);
+  });
+});
