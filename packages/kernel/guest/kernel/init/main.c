@@ -165,7 +165,9 @@ __noreturn void start_kernel(const struct boot_info *info)
 
 	/* Trust the image itself as well as the host's kernel_end. */
 	kernel_end = MAX(PAGE_ALIGN(boot_params.kernel_end), PAGE_ALIGN(virt_to_phys(__kernel_end)));
-	ram_end = boot_params.ram_size;
+	ram_end = MIN(boot_params.ram_size, (uint64_t)ARCH_MAX_RAM);
+	if (ram_end < boot_params.ram_size)
+		printk("memory: only the first %lu MiB of RAM are usable\n", (unsigned long)(ram_end >> 20));
 	page_alloc_init(kernel_end, ram_end);
 	page_reserve(boot_params.initrd_base, boot_params.initrd_base + boot_params.initrd_size);
 	kmalloc_init();

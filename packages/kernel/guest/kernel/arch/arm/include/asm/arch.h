@@ -17,6 +17,7 @@
 #define USER_TOP         0x3FFFF000ul
 #define USER_STACK_TOP   0x3FFF0000ul
 #define USER_MMAP_BASE   0x30000000ul
+#define ARCH_MAX_RAM     (768ull << 20) /* RAM mapped at KERNEL_BASE */
 
 #define PSR_MODE_USR 0x10
 #define PSR_MODE_SVC 0x13

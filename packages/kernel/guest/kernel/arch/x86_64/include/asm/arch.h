@@ -17,6 +17,7 @@
 #define USER_TOP         0x00007FFFFFFFF000ul
 #define USER_STACK_TOP   0x00007FFFFFFFE000ul
 #define USER_MMAP_BASE   0x00007F0000000000ul
+#define ARCH_MAX_RAM     (4ull << 30)   /* what the direct map covers */
 
 #define KERNEL_CS 0x08
 #define KERNEL_DS 0x10
