@@ -36,6 +36,10 @@ export const EXC_BKPT: u32 = 7;
 export const EXC_DTRACE: u32 = 8;
 export const EXC_WFI: u32 = 9;
 
+export function clearRaised(): void {
+  raised = 0;
+}
+
 export function beginInstruction(pc: u32): void {
   curPc = pc;
   pcWritten = false;

@@ -11,7 +11,7 @@ import {
 } from './state';
 import { translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, configureMemory, tlbFlush } from './memory';
 import {
-  beginInstruction, conditionPassed, curPc, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
+  beginInstruction, clearRaised, conditionPassed, curPc, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
   EXC_BKPT, EXC_DTRACE, EXC_WFI, DTRACE_BREAKPOINT,
 } from './exec';
 import { decodeA32, PURE } from './generated/a32-decoder';
@@ -122,7 +122,9 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
  */
 @inline function shortPathClass(op: u32, word: u32): u32 {
   const kind = u32(load<u8>(PURE + usize(op)));
-  if (kind == 0 || kind == 3) return kind;
+  if (kind == 0) return 0;
+  if (kind == 3) return (word & 0x0e000000) == 0x0a000000 || (word & 15) != 15 ? 3 : 0; // b/bl, or bx rm (rm != pc)
+  if (kind == 4) return (word & 0x8000) == 0 && ((word >>> 16) & 15) != 15 ? 4 : 0;
   if (((word >>> 16) & 15) == 15 || ((word >>> 12) & 15) == 15) return 0;
   // Register fields in bits 11:8 and 3:0 (pure forms; mem register offsets use 3:0).
   if (kind == 1 && (((word >>> 8) & 15) == 15 || (word & 15) == 15)) return 0;
@@ -297,10 +299,50 @@ export function run(cpu: u32, budget: u32): u32 {
       // iteration look at the interrupt lines, so loops stay interruptible.
       const cond = word >>> 28;
       if (cond >= 14 || conditionPassed(cond)) {
-        if (word & (1 << 24)) setRegRaw(14, pc + 4);
-        pc = pc + 8 + u32(i32(word << 8) >> 6);
+        if ((word & 0x0e000000) == 0x0a000000) {
+          if (word & (1 << 24)) setRegRaw(14, pc + 4);
+          pc = pc + 8 + u32(i32(word << 8) >> 6);
+        } else {
+          // bx rm: to Thumb code takes the full path (it changes CPSR.T).
+          const target = reg(word & 15);
+          if (target & 1) {
+            const r = step(pc, word, load<u32>(entry, 8));
+            if (r != 0) { reason = r; break; }
+            pc = reg(15);
+            checkSlow = true;
+            done++;
+            continue;
+          }
+          pc = target & ~3;
+        }
         checkSlow = true;
       } else pc += 4;
+      done++;
+      continue;
+    }
+    if (shortClass == 4) {
+      // ldm/stm without r15: an abort or an exception raised by the handler
+      // (alignment, empty list) goes the full way.
+      const cond = word >>> 28;
+      if (cond >= 14 || conditionPassed(cond)) {
+        clearAbort();
+        clearRaised();
+        call_indirect<void>(load<u32>(entry, 8), word);
+        if (aborted | raised) {
+          setRegRaw(15, pc);
+          let r: u32;
+          if (aborted) {
+            clearAbort();
+            r = exceptionOrStop(EXC_DABT, pc, word);
+          } else r = raisedException(pc, word);
+          if (r != 0) { reason = r; break; }
+          pc = reg(15);
+          checkSlow = true;
+          continue;
+        }
+        checkSlow = true;
+      }
+      pc += 4;
       done++;
       continue;
     }

@@ -19,7 +19,7 @@ function parseLine(line, lineNo) {
   const [name, ...tokens] = line.trim().split(/\s+/);
   const flags = tokens.filter((t) => t.startsWith('@')).map((t) => t.slice(1));
   const groups = tokens.filter((t) => !t.startsWith('@'));
-  for (const f of flags) if (f !== 'pure' && f !== 'mem' && f !== 'branch') throw new Error(`a32.decode:${lineNo}: unknown flag @${f}`);
+  for (const f of flags) if (!['pure', 'mem', 'branch', 'block'].includes(f)) throw new Error(`a32.decode:${lineNo}: unknown flag @${f}`);
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) throw new Error(`a32.decode:${lineNo}: bad name '${name}'`);
   let bit = 32;
   let mask = 0;
@@ -49,7 +49,7 @@ function parseLine(line, lineNo) {
   }
   if (bit !== 0) throw new Error(`a32.decode:${lineNo}: pattern of ${name} has ${32 - bit} bits, not 32`);
   const fixed = popcount(mask);
-  return { name, mask: mask >>> 0, value: value >>> 0, conditional, fields, fixed, lineNo, pure: flags.includes('pure'), mem: flags.includes('mem'), branch: flags.includes('branch') };
+  return { name, mask: mask >>> 0, value: value >>> 0, conditional, fields, fixed, lineNo, pure: flags.includes('pure'), mem: flags.includes('mem'), branch: flags.includes('branch'), block: flags.includes('block') };
 }
 
 function popcount(x) {
@@ -127,7 +127,7 @@ let as = header('A32 decoder: decodeA32(word) returns the instruction id (Op), 0
 as += `\n/** Instruction ids, one per line of a32.decode. */\nexport namespace Op {\n  export const UNDEFINED: u32 = 0;\n`;
 for (const e of byId.slice(1)) as += `  export const ${e.name}: u32 = ${e.id};\n`;
 as += `}\n\n/** Number of ids including UNDEFINED. */\nexport const OP_COUNT: u32 = ${byId.length};\n\n`;
-as += `/** Run-loop class by Op id: 1 @pure, 2 @mem, 3 @branch, 0 otherwise (see a32.decode). */\nexport const PURE = memory.data<u8>([0,${entries.map((e) => (e.pure ? 1 : e.mem ? 2 : e.branch ? 3 : 0)).join(',')}]);\n`;
+as += `/** Run-loop class by Op id: 1 @pure, 2 @mem, 3 @branch, 4 @block, 0 otherwise (see a32.decode). */\nexport const PURE = memory.data<u8>([0,${entries.map((e) => (e.pure ? 1 : e.mem ? 2 : e.branch ? 3 : e.block ? 4 : 0)).join(',')}]);\n`;
 as += `const MASKS = memory.data<u32>([${[0, ...entries.map((e) => e.mask)].join(',')}]);\n`;
 as += `const VALUES = memory.data<u32>([${[0, ...entries.map((e) => e.value)].join(',')}]);\n`;
 as += `const BUCKET_START = memory.data<u16>([${bucketStart.join(',')}]);\n`;
