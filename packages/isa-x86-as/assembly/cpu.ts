@@ -325,3 +325,37 @@ export function writeV(va: u64, size: i32, v: u64): void {
     physWrite(pa, 1, (v >> (<u64>i * 8)) & 0xff);
   }
 }
+
+// ---- several CPUs ---------------------------------------------------------------
+// The running CPU's state lives in the globals above; selectCpu() parks it in
+// its CPU_AREA slot and loads another one. Layout of a slot (1 KiB):
+//   0 regs[16]  128 xmm[16]  384 rip  392 rflags  400 cr0  408 cr2  416 cr3  424 cr4
+//   432 efer  440 fs  448 gs  456 kgs  464 star  472 lstar  480 fmask  488 retired
+//   496 tscOffset  504 u32 cpl  508 u32 halted  512 u32 mxcsr  516.. owned by other modules
+export const MAX_CPUS: i32 = 16;
+export const CPU_AREA: usize = memory.data(MAX_CPUS * 1024, 16);
+export function cpuSlot(n: i32): usize { return CPU_AREA + (<usize>n << 10); }
+
+export function parkCpu(): void {
+  const s = cpuSlot(cpuIndex);
+  memory.copy(s, REGS, 128);
+  memory.copy(s + 128, XMM, 256);
+  store<u64>(s, rip, 384); store<u64>(s, rflags, 392); store<u64>(s, cr0, 400); store<u64>(s, cr2, 408);
+  store<u64>(s, cr3, 416); store<u64>(s, cr4, 424); store<u64>(s, efer, 432); store<u64>(s, fsBase, 440);
+  store<u64>(s, gsBase, 448); store<u64>(s, kernelGsBase, 456); store<u64>(s, star, 464); store<u64>(s, lstar, 472);
+  store<u64>(s, fmask, 480); store<u64>(s, retired, 488); store<u64>(s, tscOffset, 496);
+  store<u32>(s, cpl, 504); store<u32>(s, halted ? 1 : 0, 508); store<u32>(s, mxcsr, 512);
+}
+export function loadCpu(n: i32): void {
+  cpuIndex = n;
+  const s = cpuSlot(n);
+  memory.copy(REGS, s, 128);
+  memory.copy(XMM, s + 128, 256);
+  rip = load<u64>(s, 384); rflags = load<u64>(s, 392) | 2; cr0 = load<u64>(s, 400); cr2 = load<u64>(s, 408);
+  cr3 = load<u64>(s, 416); cr4 = load<u64>(s, 424); efer = load<u64>(s, 432); fsBase = load<u64>(s, 440);
+  gsBase = load<u64>(s, 448); kernelGsBase = load<u64>(s, 456); star = load<u64>(s, 464); lstar = load<u64>(s, 472);
+  fmask = load<u64>(s, 480); retired = load<u64>(s, 488); tscOffset = load<u64>(s, 496);
+  cpl = load<u32>(s, 504); halted = load<u32>(s, 508) != 0; mxcsr = load<u32>(s, 512);
+  if (mxcsr == 0) mxcsr = 0x1f80;
+  tlbFlush(); // the TLB is not kept per CPU: refilled after a switch
+}

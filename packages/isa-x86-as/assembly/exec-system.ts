@@ -275,3 +275,16 @@ export function deliverException(vector: i32, error: i32, hasError: bool, return
   return 2;
 }
 
+
+// per-CPU part of the system state (CPU_AREA slot offsets 520..)
+import { cpuSlot } from './cpu';
+export function parkSystem(n: i32): void {
+  const s = cpuSlot(n);
+  store<u32>(s, csSel, 520); store<u32>(s, ssSel, 524); store<u64>(s, idtBase, 528); store<u32>(s, idtLimit, 536);
+  store<u64>(s, gdtBase, 544); store<u32>(s, gdtLimit, 552); store<u64>(s, tssBase, 560);
+}
+export function loadSystem(n: i32): void {
+  const s = cpuSlot(n);
+  csSel = load<u32>(s, 520); ssSel = load<u32>(s, 524); idtBase = load<u64>(s, 528); idtLimit = load<u32>(s, 536);
+  gdtBase = load<u64>(s, 544); gdtLimit = load<u32>(s, 552); tssBase = load<u64>(s, 560);
+}

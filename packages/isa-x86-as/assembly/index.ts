@@ -17,7 +17,8 @@ export function decode(available: i32): i32 {
 }
 
 // ---- CPU state, memory and run loop ---------------------------------------------
-export { initRam } from './cpu';
+/** Sets up `bytes` of guest RAM (once); returns its offset in the linear memory, 0 on failure. */
+export function initRam(bytes: u32): usize { return cpu.initRam(<u64>bytes); }
 export { STOP_BUDGET, STOP_HALT, STOP_EXCEPTION } from './run';
 import * as cpu from './cpu';
 import * as run_ from './run';
@@ -94,3 +95,17 @@ import * as cc from './code-cache';
 export function codeWritten(paLo: u32, length: u32): void { cc.codeWritten(<u64>paLo, length); }
 /** Turns the decoded-instruction cache on or off (off: decode every instruction). */
 export function setCodeCache(enabled: bool): void { cc.setCacheEnabled(enabled); }
+
+// ---- several CPUs ---------------------------------------------------------------------
+/** Makes CPU `n` (0..15) the one that run() and every getter/setter act on. */
+export function selectCpu(n: i32): void {
+  if (n < 0 || n >= cpu.MAX_CPUS || n == cpu.cpuIndex) return;
+  const old = cpu.cpuIndex;
+  cpu.parkCpu(); sys.parkSystem(old); run_.parkInterrupts(old);
+  cpu.loadCpu(n); sys.loadSystem(n); run_.loadInterrupts(n);
+}
+export function selectedCpu(): i32 { return cpu.cpuIndex; }
+/** Raises external interrupt `vector` on CPU `n` (delivered when it runs with IF=1). */
+export function raiseInterruptOnCpu(n: i32, vector: i32): void {
+  if (n == cpu.cpuIndex) run_.raiseInterrupt(vector); else run_.raiseInterruptOn(n, vector);
+}

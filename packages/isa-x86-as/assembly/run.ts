@@ -45,6 +45,25 @@ function takePending(): i32 {
   anyPending = false;
   return -1;
 }
+/** Per-CPU pending interrupts and delivery mask (CPU_AREA slot offsets 576..). */
+import { cpuSlot } from './cpu';
+export function parkInterrupts(n: i32): void {
+  const s = cpuSlot(n);
+  memory.copy(s + 576, PENDING, 32);
+  store<u32>(s, autoDeliverMask, 608);
+}
+export function loadInterrupts(n: i32): void {
+  const s = cpuSlot(n);
+  memory.copy(PENDING, s + 576, 32);
+  autoDeliverMask = load<u32>(s, 608);
+  anyPending = false;
+  for (let j = 0; j < 32; j++) if (load<u8>(PENDING + j) != 0) { anyPending = true; break; }
+}
+/** Raises an interrupt on a CPU that is not the running one. */
+export function raiseInterruptOn(n: i32, vector: i32): void {
+  const p = cpuSlot(n) + 576 + <usize>((vector & 255) >> 3);
+  store<u8>(p, <u8>(<u32>load<u8>(p) | (<u32>1 << <u32>(vector & 7))));
+}
 /** Exceptions (bit per vector 0-31) delivered to the guest IDT without stopping. */
 export let autoDeliverMask: u32 = 0;
 export function setAutoDeliver(mask: u32): void { autoDeliverMask = mask; }

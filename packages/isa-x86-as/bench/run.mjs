@@ -22,7 +22,7 @@ const image = readFileSync(join(dir, 'guest.bin'));
 
 const core = await createX86Core('release');
 const RAM = 16 << 20;
-core.initRam(BigInt(RAM));
+core.initRam(RAM);
 const ram = new Uint8Array(core.memory.buffer, core.ramOffset(), RAM);
 const dv = new DataView(core.memory.buffer, core.ramOffset(), RAM);
 // identity map the first 16 MiB with 2 MiB pages: PML4 0x1000, PDPT 0x2000, PD 0x3000

@@ -8,11 +8,63 @@ export { wasmBytes, type WasmBuild };
 export { X86Decoder, describeFields, gprName } from './describe.js';
 export type { DecodedFields, InstructionDescription, DecoderExports } from './describe.js';
 
-/** The functions the x86-64 core exports. */
+/** Stop reasons returned by `run`. */
+export const X86Stop = { budget: 0, halt: 1, exception: 2, tripleFault: 3 } as const;
+/** fbt emulation codes for `emulate` (the instruction an int3 replaced). */
+export const X86Emulation = { nop: 0, pushRbp: 1, popRbp: 2, leave: 3, ret: 4 } as const;
+
+/**
+ * The functions the x86-64 core exports. 64-bit values cross as lo/hi 32-bit
+ * halves (no BigInt on the hot paths). Everything acts on the selected CPU.
+ */
 export interface X86CoreExports extends DecoderExports {
   memory: WebAssembly.Memory;
   /** RFLAGS.PF (0 or 4) for a result whose low byte is `result`. */
   parityFlag(result: number): number;
+  // guest RAM and register files (views over `memory.buffer`)
+  initRam(bytes: number): number;
+  ramOffset(): number;
+  ramBytes(): number;
+  regsOffset(): number;
+  xmmOffset(): number;
+  /** The host changed guest RAM [paddr, paddr + length) directly: call after patching code. */
+  codeWritten(paddr: number, length: number): void;
+  setCodeCache(enabled: number | boolean): void;
+  // CPUs
+  selectCpu(n: number): void;
+  selectedCpu(): number;
+  // registers
+  getRipLo(): number; getRipHi(): number; setRipParts(lo: number, hi: number): void;
+  getFlags(): number; setFlagsValue(v: number): void;
+  getCpl(): number; setSegments(cs: number, ss: number): void; getCs(): number; getSs(): number;
+  setControlRegister(n: number, lo: number, hi: number): void;
+  getControlRegisterLo(n: number): number; getControlRegisterHi(n: number): number;
+  writeMsr(n: number, lo: number, hi: number): number;
+  readMsrLo(n: number): number; readMsrHi(n: number): number;
+  setIdtr(lo: number, hi: number, limit: number): void;
+  setTss(lo: number, hi: number): void;
+  setTscOffset(lo: number, hi: number): void;
+  // running
+  run(budget: number): number;
+  wake(): void;
+  stopPcLo(): number; stopPcHi(): number;
+  stopVector(): number; stopErrorCode(): number;
+  stopAddressLo(): number; stopAddressHi(): number;
+  retiredLo(): number; retiredHi(): number;
+  raiseInterrupt(vector: number): void;
+  raiseInterruptOnCpu(cpu: number, vector: number): void;
+  /** Bit per vector 0-31: exceptions delivered to the guest IDT without stopping. */
+  setAutoDeliver(mask: number): void;
+  /** 0 delivered, 1 double fault delivered instead, 2 triple fault. */
+  deliverException(vector: number, errorCode: number): number;
+  // DTrace support
+  /** Returns -1 when done, else a stop code (state unchanged). */
+  emulate(code: number): number;
+  /** Runs the `length` bytes at DECODE_INPUT as if at the current rip; -1 when done, else a stop code. */
+  executeDisplaced(length: number): number;
+  readVirtualSafe(lo: number, hi: number, length: number): number;
+  safeFaultAddressLo(): number; safeFaultAddressHi(): number;
+  SAFE_BUFFER: WebAssembly.Global;
 }
 
 /** Host functions for the device window [0xF000_0000, 0xF100_0000). */

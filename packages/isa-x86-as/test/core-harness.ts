@@ -3,7 +3,7 @@
 import { createX86Core, type WasmBuild } from '../src/index.js';
 
 export interface BareCore {
-  core: Awaited<ReturnType<typeof createX86Core>> & Record<string, any>;
+  core: Awaited<ReturnType<typeof createX86Core>>;
   ram: () => Uint8Array;
   regs: () => BigUint64Array;
   setRip(v: bigint): void;
@@ -14,7 +14,7 @@ export interface BareCore {
 
 export async function bareCore(ramBytes: number, build: WasmBuild = 'debug'): Promise<BareCore> {
   const core = (await createX86Core(build)) as BareCore['core'];
-  core.initRam(BigInt(ramBytes));
+  core.initRam(ramBytes);
   return {
     core,
     ram: () => new Uint8Array(core.memory.buffer, core.ramOffset(), ramBytes),

@@ -55,7 +55,7 @@ function enterUser(m: BareCore, rip: number, rsp: number) {
 describe('long mode', () => {
   it('runs user code that makes a system call through LSTAR and returns with sysretq', async () => {
     const m = await bareCore(4 << 20);
-    const { ram } = setupLongMode(m);
+    setupLongMode(m);
     // user: movl $42, %eax; syscall; movl %eax, %ebx; int3
     m.poke(0x10000, [0xb8, 42, 0, 0, 0, 0x0f, 0x05, 0x89, 0xc3, 0xcc]);
     // kernel: addq $1, %rax; sysretq
@@ -72,7 +72,7 @@ describe('long mode', () => {
 
   it('stops on a user #PF with CR2 and the error code, then delivers it to the IDT on the RSP0 stack', async () => {
     const m = await bareCore(4 << 20);
-    const { ram, dv } = setupLongMode(m);
+    const { dv } = setupLongMode(m);
     // user: movl 0x30000, %eax; int3
     m.poke(0x10000, [0x8b, 0x04, 0x25, 0x00, 0x00, 0x03, 0x00, 0xcc]);
     // kernel #PF handler: addq $8, %rsp; addq $7, (%rsp); iretq
@@ -100,7 +100,7 @@ describe('long mode', () => {
 
   it('raises #PF on a user write to a read-only page and #GP on a privileged instruction at CPL 3', async () => {
     const m = await bareCore(4 << 20);
-    const { ram } = setupLongMode(m);
+    setupLongMode(m);
     // movl %eax, 0x10100 (user code page is read-only)
     m.poke(0x10000, [0x89, 0x04, 0x25, 0x00, 0x01, 0x01, 0x00]);
     enterUser(m, 0x10000, 0x21000);
@@ -115,7 +115,7 @@ describe('long mode', () => {
 
   it('delivers an external interrupt at an instruction boundary when IF=1 and wakes a halted CPU', async () => {
     const m = await bareCore(4 << 20);
-    const { ram } = setupLongMode(m);
+    setupLongMode(m);
     m.poke(0x7000, [0xfb, 0xf4, 0xcc]); // sti; hlt; int3
     m.poke(0x7200, [0x48, 0xcf]); // iretq
     m.core.setSegments(0x08, 0x10);
@@ -178,7 +178,7 @@ describe('DTrace support', () => {
 
   it('executes a displaced instruction with its original pc semantics', async () => {
     const m = await bareCore(1 << 20);
-    const input = () => new Uint8Array(m.core.memory.buffer, m.core.DECODE_INPUT.value, 16);
+    const input = () => new Uint8Array(m.core.memory.buffer, (m.core.DECODE_INPUT as WebAssembly.Global).value as number, 16);
     // leaq 16(%rip), %rax at 0x2000
     input().set([0x48, 0x8d, 0x05, 0x10, 0, 0, 0]);
     m.setRip(0x2000n);
@@ -202,7 +202,7 @@ describe('DTrace support', () => {
 
   it('reads guest virtual memory without faulting and reports the first bad address', async () => {
     const m = await bareCore(4 << 20);
-    const { ram } = setupLongMode(m);
+    setupLongMode(m);
     m.poke(0x21ffc, [1, 2, 3, 4]);
     const n = m.core.readVirtualSafe(0x21ffc, 0, 16);
     expect(n).toBe(4); // 0x22000 is unmapped
@@ -245,5 +245,26 @@ describe('DTrace support', () => {
     m.setRip(0x2ffen);
     m.core.run(10);
     expect(m.regs()[0]).toBe(1n);
+  });
+
+  it('keeps each CPU its own registers, rip, retired count and pending interrupts', async () => {
+    const m = await bareCore(1 << 20);
+    m.poke(0x1000, [0xff, 0xc0, 0xeb, 0xfc]); // loop: incl %eax; jmp loop
+    m.poke(0x2000, [0xff, 0xc8, 0xeb, 0xfc]); // loop: decl %eax; jmp loop
+    m.core.selectCpu(0);
+    m.regs()[0] = 100n;
+    m.setRip(0x1000n);
+    m.core.selectCpu(1);
+    m.regs()[0] = 100n;
+    m.setRip(0x2000n);
+    expect(m.core.run(10)).toBe(STOP_BUDGET);
+    m.core.selectCpu(0);
+    expect(m.core.run(20)).toBe(STOP_BUDGET);
+    expect(m.regs()[0]).toBe(110n);
+    expect(m.core.retiredLo()).toBe(20);
+    m.core.selectCpu(1);
+    expect(m.regs()[0]).toBe(95n);
+    expect(m.core.retiredLo()).toBe(10);
+    expect(m.core.selectedCpu()).toBe(1);
   });
 });
