@@ -211,10 +211,21 @@ function instruction(rnd, cond) {
       fix.push([rn, base(4)]);
       return { word: word >>> 0, fix };
     }
-    case 21: { // swp/swpb
+    case 21: { // swp/swpb, or an exclusive load/store (a lone strex fails in both)
       const rn = R();
-      const b = bit();
-      const word = c | 0x01000090 | (b << 22) | (rn << 16) | (distinct(1, [rn]) << 12) | distinct(1, [rn]);
+      if (bit()) {
+        const b = bit();
+        const word = c | 0x01000090 | (b << 22) | (rn << 16) | (distinct(1, [rn]) << 12) | distinct(1, [rn]);
+        fix.push([rn, base(4)]);
+        return { word: word >>> 0, fix };
+      }
+      const size = rnd() % 3; // word, byte, halfword (bits 22:21 = 00, 10, 11)
+      const sz = [0, 2, 3][size];
+      const load = bit();
+      const rt = distinct(1, [rn]);
+      let word = c | 0x01800f90 | (sz << 21) | (load << 20) | (rn << 16);
+      if (load) word |= (rt << 12) | 0xf;
+      else word |= (distinct(1, [rn, rt]) << 12) | rt;
       fix.push([rn, base(4)]);
       return { word: word >>> 0, fix };
     }
