@@ -15,7 +15,7 @@ import {
   CP15_CONTEXTIDR, CP15_TPIDRURW, CP15_TPIDRURO, CP15_TPIDRPRW, CP15_CPACR, CP15_PAR, EXCL_ADDR, EXCL_OPEN, CPU_ID, WAITING,
   FAULT_ADDR, FAULT_STATUS, invalidateFetch,
 } from './state';
-import { read, write, aborted, setForceUser, translate, tlbFlush, tlbFlushPage, ACC_READ, ACC_WRITE, clearAbort, probeWrite } from './memory';
+import { read, write, aborted, alignmentAbort, setForceUser, translate, tlbFlush, tlbFlushPage, ACC_READ, ACC_WRITE, clearAbort, probeWrite } from './memory';
 import { expandImmediate } from './shifter';
 
 // ---- Execution context shared with the run loop ----
@@ -816,14 +816,9 @@ export function exec_BFC(w: u32): void { bitfieldInsert(w, 0); }
 export function exec_BFI(w: u32): void { bitfieldInsert(w, reg(fRm(w))); }
 
 // ---- Loads and stores (A8.6) ----
+/** An alignment fault: reported like any other data abort. */
 @inline function alignmentFault(va: u32): void {
-  abortWith(va, 0x01, false);
-}
-/** Records a data abort raised by the instruction itself (alignment). */
-function abortWith(va: u32, status: u32, isWrite: bool): void {
-  setSt(FAULT_ADDR, va);
-  setSt(FAULT_STATUS, (status & 0xf) | ((status & 0x10) << 6) | (isWrite ? 1 << 11 : 0));
-  raised = EXC_DABT;
+  alignmentAbort(va, false);
 }
 
 /** Offset address, access address and writeback for single loads/stores. */
@@ -835,6 +830,11 @@ function abortWith(va: u32, status: u32, isWrite: bool): void {
   const wb = translated ? 1 : (p == 0 ? 1 : bit(w, 21));
   const offsetAddr = bit(w, 23) ? base + offset : base - offset;
   const addr = p ? offsetAddr : base;
+  // Unaligned word and halfword accesses are allowed unless SCTLR.A is set (A3.5.5).
+  if ((addr & (size - 1)) != 0 && (st(CP15_SCTLR) & 2) != 0) {
+    alignmentAbort(addr, !load);
+    return;
+  }
   if (translated) setForceUser(true);
   if (load) {
     let v = read(addr, size);

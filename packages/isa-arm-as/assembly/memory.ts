@@ -61,6 +61,11 @@ export function clearAbort(): void {
   aborted = 0;
 }
 
+/** Records an alignment fault (FSR status 0b00001) for an access at `va`. */
+export function alignmentAbort(va: u32, isWrite: bool): void {
+  fault(va, 0x01, 0, isWrite ? ACC_WRITE : ACC_READ);
+}
+
 /**
  * Lays out linear memory for `cpus` CPUs and `bytes` of guest RAM, growing
  * memory as needed. Returns 0, or -1 when the request cannot be met.

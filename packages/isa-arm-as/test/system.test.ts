@@ -350,3 +350,28 @@ describe('interrupts raised by devices', () => {
     expect(u(core.getCpsr(1)) & 0x1f).toBe(ArmMode.IRQ);
   });
 });
+
+describe('alignment', () => {
+  it('allows unaligned ldr with SCTLR.A clear, faults with it set, and always faults unaligned ldm', () => {
+    words(0x9000, [0x44332211, 0x88776655]);
+    // ldr r0, [r1] ; udf           at 0x8000
+    words(0x8000, [0xe5910000, 0xe7f000f0]);
+    core.setReg(0, 1, 0x9001);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
+    expect(reg(0)).toBe(0x55443322);
+    // mrc SCTLR ; orr #2 ; mcr SCTLR ; ldr r0, [r1]
+    words(0x8100, [0xee112f10, 0xe3822002, 0xee012f10, 0xe5910000]);
+    core.setReg(0, 15, 0x8100);
+    expect(core.run(0, 10)).toBe(StopReason.DATA_ABORT);
+    expect(core.faultStatus(0) & 0x40f).toBe(0x01);
+    expect(core.faultAddress(0) >>> 0).toBe(0x9001);
+    // ldm r1, {r2, r3} with SCTLR.A clear still needs word alignment.
+    core.reset(0);
+    words(0x8200, [0xe891000c]);
+    core.setReg(0, 1, 0x9002);
+    core.setReg(0, 15, 0x8200);
+    expect(core.run(0, 10)).toBe(StopReason.DATA_ABORT);
+    expect(core.faultStatus(0) & 0x40f).toBe(0x01);
+  });
+});
