@@ -210,6 +210,8 @@ function exceptionOrStop(exc: u32, pc: u32, word: u32): u32 {
  */
 export function run(cpu: u32, budget: u32): u32 {
   if (cpu >= cpuCount) return STOP_UNDEFINED;
+  // A host exception thrown from an MMIO callback may have left the flag set.
+  setRunning(false);
   selectCpu(cpu);
   let done: u32 = 0;
   let reason: u32 = STOP_BUDGET;
@@ -382,6 +384,11 @@ export function run(cpu: u32, budget: u32): u32 {
   setSt(STOP_REASON, reason);
   store<u64>(S + RETIRED, load<u64>(S + RETIRED) + u64(done));
   return reason;
+}
+
+/** Clears the running state after run() was left by a host exception (the loader calls this). */
+export function abandonRun(): void {
+  setRunning(false);
 }
 
 /** Enters the guest vector for the exception the last stop reported (an unclaimed trap). */

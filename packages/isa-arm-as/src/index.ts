@@ -105,7 +105,17 @@ export async function createArmCore(build: WasmBuild = 'release', host: ArmCoreH
     },
   };
   const instance = await instantiateWasm(build, { env });
-  return instance.exports as unknown as ArmCoreExports;
+  const raw = instance.exports as unknown as ArmCoreExports & { abandonRun(): void };
+  // A host callback that throws unwinds through run(); leave the core usable.
+  const run = (cpu: number, budget: number): number => {
+    try {
+      return raw.run(cpu, budget);
+    } catch (error) {
+      raw.abandonRun();
+      throw error;
+    }
+  };
+  return { ...raw, run };
 }
 
 /** Guest RAM as a byte view (re-create after `init`, which may grow memory). */

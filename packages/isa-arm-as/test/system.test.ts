@@ -375,3 +375,29 @@ describe('alignment', () => {
     expect(core.faultStatus(0) & 0x40f).toBe(0x01);
   });
 });
+
+describe('host errors', () => {
+  it('survives an exception thrown by an MMIO callback', async () => {
+    let fail = true;
+    core = await createArmCore('debug', {
+      mmioRead: () => {
+        if (fail) throw new Error('device exploded');
+        return 3;
+      },
+    });
+    core.init(2, RAM);
+    words(0x8000, [0xe5943000, 0xe7f000f0]); // ldr r3, [r4] ; udf
+    for (const cpu of [0, 1]) {
+      core.setReg(cpu, 4, 0xf0000000);
+      core.setReg(cpu, 15, 0x8000);
+    }
+    expect(() => core.run(1, 10)).toThrow(/device exploded/);
+    fail = false;
+    core.setReg(0, 3, 0x77); // reaches CPU 0, not the CPU that was running
+    expect(u(core.getReg(1, 3))).toBe(0);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
+    expect(reg(3)).toBe(3);
+    expect(u(core.getReg(1, 3))).toBe(0);
+  });
+});
