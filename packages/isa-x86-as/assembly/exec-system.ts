@@ -3,7 +3,7 @@
 // and interrupts with the CPL 3 -> 0 stack switch (TSS RSP0 / IST), iretq,
 // cli/sti, rdtsc/cpuid. Selectors are kept only as far as 64-bit mode uses
 // them: CS.RPL is the CPL, SS is reloaded by the transitions.
-import { dReg, dRm, dModrm, dOpSize, dImm } from './decode';
+import { dReg, dRm, dMod, dModrm, dOpSize, dImm, dOpcode } from './decode';
 import {
   rflags, setFlags, nextRip, setNextRip, reg64, setReg64, readV, writeV, raise, faultVector, clearFault, VEC_GP, VEC_UD,
   cpl, setCpl, cr0, cr2, cr3, cr4, setCr, efer, star, lstar, fmask, fsBase, gsBase, kernelGsBase, setMsrValue,
@@ -162,7 +162,63 @@ export function exec_iret(): void {
 }
 
 export function exec_cli(): void { if (privileged()) setFlags(rflags & ~IF); }
-export function exec_sti(): void { if (privileged()) setFlags(rflags | IF); }
+/** STI blocks interrupts for one more instruction when it sets IF (so `sti; hlt` cannot lose a wakeup). */
+export let interruptShadow: bool = false;
+export function clearInterruptShadow(): void { interruptShadow = false; }
+export function exec_sti(): void {
+  if (!privileged()) return;
+  if ((rflags & IF) == 0) interruptShadow = true;
+  setFlags(rflags | IF);
+}
+
+// Segment registers: in 64-bit mode only the selectors are kept (bases of
+// FS/GS come from the MSRs); SS is what the privilege transitions reload.
+export let dsSel: u32 = 0;
+export let esSel: u32 = 0;
+export let fsSel: u32 = 0;
+export let gsSel: u32 = 0;
+export function exec_mov_to_sreg(): void {
+  const v = <u32>(dMod == 3 ? reg64(dRm) : readV(effectiveAddress(), 2)) & 0xffff;
+  if (faultVector >= 0) return;
+  const n = dReg & 7;
+  if (n == 1 || n > 5) { raise(VEC_UD, 0); return; }
+  if (n == 2 && (v & 3) != cpl && !(v == 0 && cpl == 0)) { raise(VEC_GP, <i32>(v & 0xfffc)); return; }
+  if (n == 0) esSel = v; else if (n == 2) ssSel = v; else if (n == 3) dsSel = v; else if (n == 4) fsSel = v; else gsSel = v;
+}
+export function exec_mov_from_sreg(): void {
+  const n = dReg & 7;
+  const v: u32 = n == 0 ? esSel : n == 1 ? csSel : n == 2 ? ssSel : n == 3 ? dsSel : n == 4 ? fsSel : n == 5 ? gsSel : 0;
+  if (n > 5) { raise(VEC_UD, 0); return; }
+  if (dMod == 3) setReg64(dRm, dOpSize == 4 || dOpSize == 8 ? <u64>v : (reg64(dRm) & ~<u64>0xffff) | v);
+  else writeV(effectiveAddress(), 2, v);
+}
+/** LTR: TSS base from the 16-byte system descriptor in the GDT (SDM vol. 3, 7.2.3). */
+export function exec_ltr(): void {
+  if (!privileged()) return;
+  const sel = <u32>(dMod == 3 ? reg64(dRm) : readV(effectiveAddress(), 2)) & 0xffff;
+  if (faultVector >= 0) return;
+  if ((sel & 0xfff8) == 0 || (sel | 15) > gdtLimit) { raise(VEC_GP, <i32>(sel & 0xfffc)); return; }
+  const d = gdtBase + <u64>(sel & 0xfff8);
+  const lo = readV(d, 8);
+  const hi = readV(d + 8, 8);
+  if (faultVector >= 0) return;
+  tssBase = ((lo >> 16) & 0xffffff) | (((lo >> 56) & 0xff) << 24) | ((hi & 0xffffffff) << 32);
+  trSel = sel;
+}
+export function exec_str(): void {
+  if (dMod == 3) setReg64(dRm, <u64>trSel); else writeV(effectiveAddress(), 2, trSel);
+}
+/** LRETQ to the same privilege level (used to reload CS at boot). */
+export function exec_lret(): void {
+  const sp = reg64(4);
+  const newRip = readV(sp, 8);
+  const cs = <u32>readV(sp + 8, 8) & 0xffff;
+  if (faultVector >= 0) return;
+  if ((cs & 3) != cpl) { raise(VEC_GP, <i32>(cs & 0xfffc)); return; }
+  csSel = cs;
+  setReg64(4, sp + 16 + <u64>(dOpcode == 0xca ? dImm & 0xffff : 0));
+  setNextRip(newRip);
+}
 
 export function exec_rdtsc(): void {
   if ((cr4 & 4) != 0 && cpl != 0) { raise(VEC_GP, 0); return; }

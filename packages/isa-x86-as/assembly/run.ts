@@ -11,7 +11,8 @@ import {
 import { setInsnRip } from './exec';
 import { cacheEnabled, cacheLookup, cacheClaim } from './code-cache';
 import { saveDecoded, loadDecoded } from './decode';
-import { deliverException } from './exec-system';
+import { deliverException, interruptShadow, clearInterruptShadow } from './exec-system';
+let clearInterruptShadowAfterNext: bool = false;
 import { rflags, IF } from './cpu';
 
 export const STOP_NONE: i32 = -1;
@@ -171,12 +172,15 @@ export function runLoop(budget: i32): i32 {
   stopVector = -1;
   stopError = 0;
   for (let i = 0; i < budget; i++) {
-    if (anyPending && (rflags & IF) != 0) {
+    if (interruptShadow) clearInterruptShadowAfterNext = true;
+    else if (anyPending && (rflags & IF) != 0) {
       const v = takePending();
       if (v >= 0 && deliverException(v, 0, false, rip) == 2) { stopPc = rip; return STOP_TRIPLE_FAULT; }
     }
     if (halted) { stopPc = rip; return STOP_HALT; }
-    if (!step()) {
+    const ok = step();
+    if (clearInterruptShadowAfterNext) { clearInterruptShadowAfterNext = false; clearInterruptShadow(); }
+    if (!ok) {
       const v = faultVector;
       if (v < 32 && ((autoDeliverMask >> <u32>v) & 1) != 0) {
         const err = faultError;

@@ -267,4 +267,51 @@ describe('DTrace support', () => {
     expect(m.core.retiredLo()).toBe(10);
     expect(m.core.selectedCpu()).toBe(1);
   });
+
+  it('keeps an interrupt raised before `sti; hlt` pending until after the hlt (STI shadow)', async () => {
+    const m = await bareCore(4 << 20);
+    setupLongMode(m);
+    m.poke(0x7000, [0xfb, 0xf4, 0xcc]); // sti; hlt; int3
+    m.poke(0x7200, [0x48, 0xcf]); // iretq
+    m.core.setSegments(0x08, 0x10);
+    m.regs()[4] = 0x8000n;
+    m.setRip(0x7000n);
+    m.core.raiseInterrupt(0x20);
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION); // delivered after hlt, no halt stop
+    expect(m.core.stopVector()).toBe(3);
+    expect(m.core.stopPcLo()).toBe(0x7002);
+  });
+
+  it('loads segment selectors, TR from the GDT and reloads CS with lretq', async () => {
+    const m = await bareCore(4 << 20);
+    const { q } = setupLongMode(m);
+    // GDT at 0x5800: null, code 0x08, data 0x10, TSS 0x18 (16 bytes) with base 0x12345678_9abcdef0
+    q(0x5800 + 0x18, 0x0067n | (0xdef0n << 16n) | (0xbcn << 32n) | (0x89n << 40n) | (0x9an << 56n));
+    q(0x5800 + 0x20, 0x12345678n);
+    // lgdt descriptor at 0x5f00: limit 0x27, base 0x5800
+    const dv = new DataView(m.ram().buffer, m.ram().byteOffset);
+    dv.setUint16(0x5f00, 0x27, true);
+    dv.setBigUint64(0x5f02, 0x5800n, true);
+    m.poke(0x7000, [
+      0x0f, 0x01, 0x14, 0x25, 0x00, 0x5f, 0x00, 0x00, // lgdtq 0x5f00
+      0xb8, 0x18, 0x00, 0x00, 0x00, // movl $0x18, %eax
+      0x0f, 0x00, 0xd8, // ltr %ax
+      0xb8, 0x10, 0x00, 0x00, 0x00, // movl $0x10, %eax
+      0x8e, 0xd8, // movw %ax, %ds
+      0x8e, 0xd0, // movw %ax, %ss
+      0x6a, 0x08, // pushq $8
+      0x68, 0x21, 0x70, 0x00, 0x00, // pushq $0x7021 (the movl below)
+      0x48, 0xcb, // lretq
+      0x8c, 0xdb, // movl %ds, %ebx
+      0xcc, // int3
+    ]);
+    m.core.setSegments(0x08, 0x10);
+    m.regs()[4] = 0x8000n;
+    m.setRip(0x7000n);
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+    expect([m.core.stopVector(), m.core.stopPcLo().toString(16), m.core.stopAddressLo().toString(16)]).toEqual([3, '7023', '0']);
+    expect(m.regs()[3]).toBe(0x10n);
+    expect(m.core.getSs()).toBe(0x10);
+    expect(m.core.getCs()).toBe(0x08);
+  });
 });
