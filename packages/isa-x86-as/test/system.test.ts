@@ -300,7 +300,7 @@ describe('DTrace support', () => {
       0x8e, 0xd8, // movw %ax, %ds
       0x8e, 0xd0, // movw %ax, %ss
       0x6a, 0x08, // pushq $8
-      0x68, 0x21, 0x70, 0x00, 0x00, // pushq $0x7021 (the movl below)
+      0x68, 0x22, 0x70, 0x00, 0x00, // pushq $0x7022 (the movl below)
       0x48, 0xcb, // lretq
       0x8c, 0xdb, // movl %ds, %ebx
       0xcc, // int3
@@ -309,7 +309,7 @@ describe('DTrace support', () => {
     m.regs()[4] = 0x8000n;
     m.setRip(0x7000n);
     expect(m.core.run(100)).toBe(STOP_EXCEPTION);
-    expect([m.core.stopVector(), m.core.stopPcLo().toString(16), m.core.stopAddressLo().toString(16)]).toEqual([3, '7023', '0']);
+    expect([m.core.stopVector(), m.core.stopPcLo().toString(16), m.core.stopAddressLo().toString(16)]).toEqual([3, '7024', '0']);
     expect(m.regs()[3]).toBe(0x10n);
     expect(m.core.getSs()).toBe(0x10);
     expect(m.core.getCs()).toBe(0x08);
