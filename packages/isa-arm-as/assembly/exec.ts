@@ -47,8 +47,8 @@ export function beginInstruction(pc: u32): void {
   setRegRaw(15, pc + 8);
 }
 
-/** The DTrace fbt breakpoint: UDF #0xffef with the displaced condition in bits 3:0. */
-export const DTRACE_BREAKPOINT: u32 = 0xe7fffef0;
+/** The DTrace fbt breakpoint (NetBSD/FreeBSD FBT_BREAKPOINT, a UDF encoding) with the displaced condition in bits 3:0. */
+export const DTRACE_BREAKPOINT: u32 = 0xe7f000f0;
 
 // ---- Field extractors ----
 @inline function fRd(w: u32): u32 { return (w >>> 12) & 15; }

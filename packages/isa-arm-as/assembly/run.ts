@@ -20,7 +20,7 @@ import { HANDLERS } from './generated/a32-dispatch';
 // ---- Stop reasons returned by run() ----
 export const STOP_BUDGET: u32 = 1; // instruction budget used up
 export const STOP_HALT: u32 = 2; // wfi with no interrupt pending
-export const STOP_DTRACE: u32 = 3; // the DTrace breakpoint (UDF 0xe7fffef<cond>), condition passed
+export const STOP_DTRACE: u32 = 3; // the DTrace breakpoint (UDF 0xe7f000f<cond>), condition passed
 export const STOP_BKPT: u32 = 4; // bkpt
 export const STOP_UNDEFINED: u32 = 5; // undefined or unimplemented instruction (incl. Thumb state)
 export const STOP_PREFETCH_ABORT: u32 = 6;

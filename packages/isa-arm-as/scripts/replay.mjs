@@ -19,7 +19,7 @@ export function replayCase(core, k, bufferAddress) {
   const ram = new Uint8Array(core.memory.buffer, core.ramOffset(), core.ramBytes());
   const view = new DataView(core.memory.buffer, core.ramOffset(), core.ramBytes());
   view.setUint32(CODE_ADDRESS, k.word, true);
-  view.setUint32(CODE_ADDRESS + 4, 0xe7f000f0, true); // udf: stops if the pc ran on
+  view.setUint32(CODE_ADDRESS + 4, 0xe7f001f0, true); // udf: stops if the pc ran on
   core.invalidateCodeRange(CODE_ADDRESS, 8);
   ram.set(k.buffer, bufferAddress);
   core.setCpsr(0, (k.apsr | 0x10) >>> 0);

@@ -36,7 +36,7 @@ export const ArmException = {
 export const ArmMode = { USR: 0x10, FIQ: 0x11, IRQ: 0x12, SVC: 0x13, ABT: 0x17, UND: 0x1b, SYS: 0x1f } as const;
 
 /** The DTrace fbt breakpoint: OR the displaced instruction's condition (bits 31:28 >> 28) into the low nibble. */
-export const DTRACE_BREAKPOINT = 0xe7fffef0;
+export const DTRACE_BREAKPOINT = 0xe7f000f0;
 
 /** Physical device window served by the host's mmioRead/mmioWrite. */
 export const DEVICE_WINDOW = { base: 0xf0000000, end: 0xf1000000 } as const;

@@ -26,8 +26,8 @@ beforeEach(async () => {
 
 describe('exceptions', () => {
   it('takes svc through VBAR in SVC mode and returns with movs pc, lr', () => {
-    // 0x8000: svc #5 ; mov r1, #7 ; udf #1        0x2008: mov r2, lr ; mrs r3, spsr ; movs pc, lr
-    words(0x8000, [0xef000005, 0xe3a01007, 0xe7f000f1]);
+    // 0x8000: svc #5 ; mov r1, #7 ; udf #17       0x2008: mov r2, lr ; mrs r3, spsr ; movs pc, lr
+    words(0x8000, [0xef000005, 0xe3a01007, 0xe7f001f1]);
     words(0x2008, [0xe1a0200e, 0xe14f3000, 0xe1b0f00e]);
     core.setCpsr(0, ArmMode.SVC | 0xc0);
     core.setReg(0, 0, 0x2000);
@@ -50,7 +50,7 @@ describe('exceptions', () => {
   });
 
   it('banks r13/r14 per mode and r8-r14 for FIQ', () => {
-    words(0x8000, [0xe3a0dc01, 0xe3a08008, 0xf1020012, 0xe3a0dc02, 0xf1020011, 0xe3a08088, 0xe3a0dc03, 0xf1020013, 0xe1a0000d, 0xe1a01008, 0xf1020012, 0xe1a0200d, 0xf1020011, 0xe1a03008, 0xe1a0400d, 0xe7f000f0]);
+    words(0x8000, [0xe3a0dc01, 0xe3a08008, 0xf1020012, 0xe3a0dc02, 0xf1020011, 0xe3a08088, 0xe3a0dc03, 0xf1020013, 0xe1a0000d, 0xe1a01008, 0xf1020012, 0xe1a0200d, 0xf1020011, 0xe1a03008, 0xe1a0400d, 0xe7f001f0]);
     core.setReg(0, 15, 0x8000);
     expect(core.run(0, 100)).toBe(StopReason.UNDEFINED);
     expect([reg(0), reg(1), reg(2), reg(3), reg(4)]).toEqual([0x100, 8, 0x200, 0x88, 0x300]);
@@ -59,7 +59,7 @@ describe('exceptions', () => {
   });
 
   it('takes an IRQ at an instruction boundary only when CPSR.I is clear, and wakes wfi', () => {
-    words(0x8000, [0xe320f003, 0xe3a00001, 0xe7f000f0]); // wfi ; mov r0, #1 ; udf
+    words(0x8000, [0xe320f003, 0xe3a00001, 0xe7f001f0]); // wfi ; mov r0, #1 ; udf
     core.setCpsr(0, ArmMode.SVC | 0x80);
     core.setReg(0, 15, 0x8000);
     expect(core.run(0, 10)).toBe(StopReason.HALT);
@@ -120,7 +120,7 @@ describe('MMU', () => {
     tables();
     words(0x200010, [0xcafef00d]);
     // mcr TTBR0 ; mcr DACR ; mrc SCTLR ; orr #1 ; mcr SCTLR ; isb ; ldr r3, [r4] ; str r5, [r6] ; udf
-    words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe5943000, 0xe5865000, 0xe7f000f0]);
+    words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe5943000, 0xe5865000, 0xe7f001f0]);
     core.setReg(0, 0, L1);
     core.setReg(0, 1, 0b0101); // domains 0 and 1: client
     core.setReg(0, 4, 0x80000010);
@@ -146,7 +146,7 @@ describe('MMU', () => {
 
   it('raises data aborts for translation, domain and permission faults, delivered through the vector', () => {
     tables();
-    words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe5943000, 0xe5865000, 0xe7f000f0]);
+    words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe5943000, 0xe5865000, 0xe7f001f0]);
     core.setReg(0, 0, L1);
     core.setReg(0, 1, 0b0001); // domain 1: no access
     core.setReg(0, 4, 0x80000010);
@@ -171,7 +171,7 @@ describe('MMU', () => {
 
 describe('memory semantics', () => {
   it('implements the local exclusive monitor', () => {
-    words(0x8000, [0xe1901f9f, 0xe2811001, 0xe1802f91, 0xe1803f91, 0xe1904f9f, 0xf57ff01f, 0xe1805f91, 0xe7f000f0]);
+    words(0x8000, [0xe1901f9f, 0xe2811001, 0xe1802f91, 0xe1803f91, 0xe1904f9f, 0xf57ff01f, 0xe1805f91, 0xe7f001f0]);
     words(0x9000, [41]);
     core.setReg(0, 0, 0x9000);
     core.setReg(0, 15, 0x8000);
@@ -182,7 +182,7 @@ describe('memory semantics', () => {
 
   it('invalidates decoded code exactly when guest stores or host writes change it', () => {
     // mov r0, #0 ; ldr r1, [pc, #8] ; str r1, [pc, #-4] ; nop ; udf #0 ; add r0, r0, #42
-    words(0x8000, [0xe3a00000, 0xe59f1008, 0xe50f1004, 0xe320f000, 0xe7f000f0, 0xe280002a]);
+    words(0x8000, [0xe3a00000, 0xe59f1008, 0xe50f1004, 0xe320f000, 0xe7f001f0, 0xe280002a]);
     // Run the nop once so it is decoded and cached.
     core.setReg(0, 15, 0x800c);
     core.run(0, 1);
@@ -203,7 +203,7 @@ describe('memory semantics', () => {
     });
     core.init(1, RAM);
     // ldr r3, [r4] ; str r5, [r6] ; udf
-    words(0x8000, [0xe5943000, 0xe5865000, 0xe7f000f0]);
+    words(0x8000, [0xe5943000, 0xe5865000, 0xe7f001f0]);
     core.setReg(0, 4, 0xf0000010);
     core.setReg(0, 6, 0xf0000020);
     core.setReg(0, 5, 9);
@@ -216,7 +216,7 @@ describe('memory semantics', () => {
 
 describe('DTrace support', () => {
   it('fires the breakpoint only when the displaced condition passes', () => {
-    words(0x8000, [DTRACE_BREAKPOINT | 0x0, 0xe7f000f0]); // condition EQ
+    words(0x8000, [DTRACE_BREAKPOINT | 0x0, 0xe7f001f0]); // condition EQ
     core.setCpsr(0, ArmMode.SVC); // Z clear: EQ fails
     core.setReg(0, 15, 0x8000);
     expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
@@ -335,7 +335,7 @@ describe('interrupts raised by devices', () => {
     cores.push(core);
     core.init(2, RAM);
     // str r5, [r6] ; mov r0, #1 ; udf
-    words(0x8000, [0xe5865000, 0xe3a00001, 0xe7f000f0]);
+    words(0x8000, [0xe5865000, 0xe3a00001, 0xe7f001f0]);
     core.setCpsr(0, ArmMode.SVC); // I clear
     core.setReg(0, 5, 1);
     core.setReg(0, 6, 0xf0000000);
@@ -355,7 +355,7 @@ describe('alignment', () => {
   it('allows unaligned ldr with SCTLR.A clear, faults with it set, and always faults unaligned ldm', () => {
     words(0x9000, [0x44332211, 0x88776655]);
     // ldr r0, [r1] ; udf           at 0x8000
-    words(0x8000, [0xe5910000, 0xe7f000f0]);
+    words(0x8000, [0xe5910000, 0xe7f001f0]);
     core.setReg(0, 1, 0x9001);
     core.setReg(0, 15, 0x8000);
     expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
@@ -386,7 +386,7 @@ describe('host errors', () => {
       },
     });
     core.init(2, RAM);
-    words(0x8000, [0xe5943000, 0xe7f000f0]); // ldr r3, [r4] ; udf
+    words(0x8000, [0xe5943000, 0xe7f001f0]); // ldr r3, [r4] ; udf
     for (const cpu of [0, 1]) {
       core.setReg(cpu, 4, 0xf0000000);
       core.setReg(cpu, 15, 0x8000);
