@@ -117,7 +117,8 @@ export function initRam(bytes: u64): usize {
 @inline export function setReg64(n: u32, v: u64): void { store<u64>(REGS + (<usize>n << 3), v); }
 
 /** Reads register `n` at `size` bytes; `rex` selects spl..dil over ah..bh for bytes. */
-export function readReg(n: u32, size: i32, rex: bool): u64 {
+// @ts-ignore: decorator
+@inline export function readReg(n: u32, size: i32, rex: bool): u64 {
   if (size == 8) return reg64(n);
   if (size == 4) return reg64(n) & 0xffffffff;
   if (size == 2) return reg64(n) & 0xffff;
@@ -126,7 +127,8 @@ export function readReg(n: u32, size: i32, rex: bool): u64 {
 }
 
 /** Writes register `n` at `size` bytes (32-bit writes zero the upper half). */
-export function writeReg(n: u32, size: i32, rex: bool, v: u64): void {
+// @ts-ignore: decorator
+@inline export function writeReg(n: u32, size: i32, rex: bool, v: u64): void {
   if (size == 8) setReg64(n, v);
   else if (size == 4) setReg64(n, v & 0xffffffff);
   else if (size == 2) setReg64(n, (reg64(n) & ~<u64>0xffff) | (v & 0xffff));

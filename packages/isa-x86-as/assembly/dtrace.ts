@@ -57,7 +57,7 @@ export function executeDisplaced(length: i32, address: u64): i32 {
   setRip(address);
   setInsnRip(address);
   setNextRip(address + <u64>len);
-  HANDLERS[dForm]();
+  unchecked(HANDLERS[dForm])();
   if (faultVector >= 0) return finishStop();
   setRip(nextRip);
   countRetired();

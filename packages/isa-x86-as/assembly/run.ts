@@ -141,7 +141,7 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
   setInsnRip(pc);
   setNextRip(pc + <u64>len);
   if ((dPrefixes & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
-  HANDLERS[dForm]();
+  unchecked(HANDLERS[dForm])();
   if (faultVector >= 0) return false;
   setRip(nextRip);
   countRetired();
