@@ -305,6 +305,20 @@ export function read(va: u32, size: u32): u32 {
     if (size == 2) return load<u16>(p);
     return load<u8>(p);
   }
+  if (((va & 0xfff) + size) <= 0x1000 && (st(CP15_SCTLR) & 1) != 0) {
+    // MMU on, TLB hit with permission, RAM page: no walk, no device check.
+    const e = tlbEntry(va);
+    if (load<u32>(e) == ((va & 0xfffff000) | 1)) {
+      const need = forceUser || currentMode() == MODE_USR ? P_USER_R : P_PRIV_R;
+      const page = load<u32>(e, 4);
+      if ((load<u32>(e, 8) & need) != 0 && (page | 0xfff) < ramSize) {
+        const p = ramBase + usize(page | (va & 0xfff));
+        if (size == 4) return load<u32>(p);
+        if (size == 2) return load<u16>(p);
+        return load<u8>(p);
+      }
+    }
+  }
   if (((va & 0xfff) + size) > 0x1000 && (st(CP15_SCTLR) & 1)) {
     // Crosses a page: byte by byte, each translated.
     let v: u32 = 0;
@@ -330,6 +344,23 @@ export function write(va: u32, size: u32, v: u32): void {
     invalidateCodeWord(va);
     if ((va & 3) + size > 4) invalidateCodeWord(va + 4);
     return;
+  }
+  if (((va & 0xfff) + size) <= 0x1000 && (st(CP15_SCTLR) & 1) != 0) {
+    const e = tlbEntry(va);
+    if (load<u32>(e) == ((va & 0xfffff000) | 1)) {
+      const need = forceUser || currentMode() == MODE_USR ? P_USER_W : P_PRIV_W;
+      const page = load<u32>(e, 4);
+      if ((load<u32>(e, 8) & need) != 0 && (page | 0xfff) < ramSize) {
+        const pa = page | (va & 0xfff);
+        const p = ramBase + usize(pa);
+        if (size == 4) store<u32>(p, v);
+        else if (size == 2) store<u16>(p, u16(v));
+        else store<u8>(p, u8(v));
+        invalidateCodeWord(pa);
+        if ((pa & 3) + size > 4) invalidateCodeWord(pa + 4);
+        return;
+      }
+    }
   }
   if (((va & 0xfff) + size) > 0x1000 && (st(CP15_SCTLR) & 1)) {
     // Check every byte first so a fault leaves memory unchanged.
