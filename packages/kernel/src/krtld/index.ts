@@ -2,3 +2,4 @@
 export * from './link.js';
 export * from './relocate.js';
 export * from './sdt.js';
+export * from './arena.js';
