@@ -285,8 +285,37 @@ function physWrite(pa: u64, size: i32, v: u64): void {
 // @ts-ignore: decorator
 @inline function noteCodeWrite(pa: u64, size: i32): void { if (pageCount != 0) noteWrite(pa, size); }
 
+/** TLB hit path of translate(): the physical address, or u64(-1) to take the full walk. */
+// @ts-ignore: decorator
+@inline function tlbHit(va: u64, access: u32): u64 {
+  if ((cr0 & 0x80000000) == 0) return (va >> 52) == 0 ? va : <u64>-1;
+  const vpn = va >> 12;
+  const e = TLB + (<usize>(vpn & 255) << 4);
+  if (load<u64>(e) != ((vpn << 1) | 1)) return <u64>-1;
+  const perm = load<u32>(e, 12);
+  if (access == ACC_WRITE && (perm & TLB_W) == 0) return <u64>-1;
+  if (cpl == 3 && (perm & TLB_U) == 0) return <u64>-1;
+  if (access == ACC_EXEC && (perm & TLB_X) == 0) return <u64>-1;
+  return (<u64>load<u32>(e, 8) << 12) | (va & 0xfff);
+}
+
 /** Reads `size` bytes at virtual `va` (little-endian, any alignment); 0 after a fault. */
-export function readV(va: u64, size: i32, access: u32 = ACC_READ): u64 {
+// @ts-ignore: decorator
+@inline export function readV(va: u64, size: i32, access: u32 = ACC_READ): u64 {
+  if (((va & 0xfff) + <u64>size) <= 0x1000) {
+    const pa = tlbHit(va, access);
+    if (pa != <u64>-1 && pa + <u64>size <= ramSize) {
+      const p = ramBase + <usize>pa;
+      if (size == 8) return load<u64>(p);
+      if (size == 4) return <u64>load<u32>(p);
+      if (size == 2) return <u64>load<u16>(p);
+      return <u64>load<u8>(p);
+    }
+  }
+  return readVSlow(va, size, access);
+}
+
+function readVSlow(va: u64, size: i32, access: u32): u64 {
   if (((va & 0xfff) + <u64>size) <= 0x1000) {
     const pa = translate(va, access);
     if (pa == <u64>-1) return 0;
@@ -313,7 +342,24 @@ export function probeWrite(va: u64, size: i32): bool {
   return true;
 }
 
-export function writeV(va: u64, size: i32, v: u64): void {
+// @ts-ignore: decorator
+@inline export function writeV(va: u64, size: i32, v: u64): void {
+  if (((va & 0xfff) + <u64>size) <= 0x1000) {
+    const pa = tlbHit(va, ACC_WRITE);
+    if (pa != <u64>-1 && pa + <u64>size <= ramSize) {
+      const p = ramBase + <usize>pa;
+      if (size == 8) store<u64>(p, v);
+      else if (size == 4) store<u32>(p, <u32>v);
+      else if (size == 2) store<u16>(p, <u16>v);
+      else store<u8>(p, <u8>v);
+      noteCodeWrite(pa, size);
+      return;
+    }
+  }
+  writeVSlow(va, size, v);
+}
+
+function writeVSlow(va: u64, size: i32, v: u64): void {
   if (((va & 0xfff) + <u64>size) <= 0x1000) {
     const pa = translate(va, ACC_WRITE);
     if (pa == <u64>-1) return;

@@ -78,7 +78,8 @@ function readEforWrite(size: i32): u64 {
 }
 function putArith(f: u64): void { setFlags((rflags & ~ARITH_FLAGS) | f); }
 
-function flagsAdd(a: u64, b: u64, c: u64, r: u64, size: i32): u64 {
+// @ts-ignore: decorator
+@inline function flagsAdd(a: u64, b: u64, c: u64, r: u64, size: i32): u64 {
   const m = mask(size);
   let f = szp(r, size);
   const carry = size == 8 ? (r < a || (c != 0 && r == a)) : ((a + b + c) & ~m) != 0;
@@ -87,7 +88,8 @@ function flagsAdd(a: u64, b: u64, c: u64, r: u64, size: i32): u64 {
   if (((a ^ b ^ r) & 0x10) != 0) f |= AF;
   return f;
 }
-function flagsSub(a: u64, b: u64, c: u64, r: u64, size: i32): u64 {
+// @ts-ignore: decorator
+@inline function flagsSub(a: u64, b: u64, c: u64, r: u64, size: i32): u64 {
   let f = szp(r, size);
   const borrow = a < b || (c != 0 && a == b);
   if (borrow) f |= CF;

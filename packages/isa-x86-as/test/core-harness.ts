@@ -1,6 +1,6 @@
 // Test helper: a bare x86-64 core with flat memory (paging off, CPL 0) for
 // running code at fixed addresses, as the differential vectors need.
-import { createX86Core, type WasmBuild } from '../src/index.js';
+import { createX86Core, type WasmBuild, type X86HostImports } from '../src/index.js';
 
 export interface BareCore {
   core: Awaited<ReturnType<typeof createX86Core>>;
@@ -12,8 +12,8 @@ export interface BareCore {
   rip(): bigint;
 }
 
-export async function bareCore(ramBytes: number, build: WasmBuild = 'debug'): Promise<BareCore> {
-  const core = (await createX86Core(build)) as BareCore['core'];
+export async function bareCore(ramBytes: number, build: WasmBuild = 'debug', host: X86HostImports = {}): Promise<BareCore> {
+  const core = (await createX86Core(build, host)) as BareCore['core'];
   core.initRam(ramBytes);
   return {
     core,

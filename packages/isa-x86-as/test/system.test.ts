@@ -314,4 +314,20 @@ describe('DTrace support', () => {
     expect(m.core.getSs()).toBe(0x10);
     expect(m.core.getCs()).toBe(0x08);
   });
+
+  it('sends loads and stores in the device window to the host, 8-byte ones as two 4-byte halves', async () => {
+    const log: string[] = [];
+    const m = await bareCore(1 << 20, 'debug', {
+      mmioRead: (cpu, paddr, size) => { log.push(`r ${cpu} ${(paddr >>> 0).toString(16)} ${size}`); return 0x11223344; },
+      mmioWrite: (cpu, paddr, size, value) => { log.push(`w ${cpu} ${(paddr >>> 0).toString(16)} ${size} ${(value >>> 0).toString(16)}`); },
+    });
+    m.regs()[3] = 0xf0000010n;
+    m.regs()[0] = 0xaabbccdd55667788n;
+    // movq %rax, (%rbx); movl (%rbx), %ecx; movb %al, 4(%rbx); int3
+    m.poke(0x1000, [0x48, 0x89, 0x03, 0x8b, 0x0b, 0x88, 0x43, 0x04, 0xcc]);
+    m.setRip(0x1000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(log).toEqual(['w 0 f0000010 4 55667788', 'w 0 f0000014 4 aabbccdd', 'r 0 f0000010 4', 'w 0 f0000014 1 88']);
+    expect(m.regs()[1]).toBe(0x11223344n);
+  });
 });
