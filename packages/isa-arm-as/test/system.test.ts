@@ -401,3 +401,31 @@ describe('host errors', () => {
     expect(u(core.getReg(1, 3))).toBe(0);
   });
 });
+
+describe('MMU permissions on TLB hits', () => {
+  it('faults a User write to a read-only page after a User read cached its translation', () => {
+    const t = new Uint32Array(4096);
+    t[0] = (3 << 10) | 2; // first MB: full access
+    t[4] = 0x104000 | 1; // 0x00400000: page table
+    writeRam(core, 0x100000, new Uint8Array(t.buffer));
+    const p = new Uint32Array(256);
+    p[0] = 0x00300000 | (2 << 4) | 2; // user read-only
+    writeRam(core, 0x104000, new Uint8Array(p.buffer));
+    words(0x300000, [0x600d]);
+    // mcr TTBR0 ; mcr DACR ; mrc SCTLR ; orr #1 ; mcr SCTLR ; isb ; udf    then user code at 0x8100
+    words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe7f001f0]);
+    words(0x8100, [0xe5963000, 0xe5965000, 0xe5865000, 0xe7f001f0]); // ldr r3, [r6] ; ldr r5, [r6] ; str r5, [r6] ; udf
+    core.setReg(0, 0, 0x100000);
+    core.setReg(0, 1, 1);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 20)).toBe(StopReason.UNDEFINED);
+    core.setCpsr(0, ArmMode.USR);
+    core.setReg(0, 6, 0x00400000);
+    core.setReg(0, 15, 0x8100);
+    expect(core.run(0, 20)).toBe(StopReason.DATA_ABORT);
+    expect(reg(3)).toBe(0x600d);
+    expect(core.stopPc(0) >>> 0).toBe(0x8108);
+    expect(core.faultStatus(0) & 0xc0f).toBe(0x80f); // write, permission fault (page)
+    expect(word32(0x300000)).toBe(0x600d);
+  });
+});
