@@ -13,7 +13,7 @@ import {
   sdtProbeName,
   type LinkedModule,
 } from '../src/krtld/index.js';
-import { ISAS, fixture, hasClang, imagePath, read, tool, type Isa } from './fixtures/toolchain.js';
+import { ISAS, compileC, fixture, hasClang, imagePath, read, tool, type Isa } from './fixtures/toolchain.js';
 
 const BASE: Record<Isa, bigint> = { x86_64: 0xffffffff80240000n, arm: 0xc0240000n };
 const PRINTK: Record<Isa, bigint> = { x86_64: 0xffffffff80101230n, arm: 0xc0101230n };
@@ -93,6 +93,32 @@ it('x86-64: range-checks R_X86_64_32S when the module is placed outside the top 
   expect(() => linkModule(fixture('sample-x86_64.o'), { name: 'low', base: 0x100000000n, resolve: () => 0xffffffff80100000n })).toThrow(
     /low: R_X86_64_32S? at \.text\+0x[0-9a-f]+ against .*does not fit in a(n un)? ?signed 32-bit field/,
   );
+});
+
+describe.skipIf(!hasClang)('krtld GOT-relative relocations', () => {
+  it('x86-64: -fPIC code reaches kernel data through a GOT slot; a tail call to an SDT probe becomes a return', () => {
+    const src = `extern int printk(const char *, ...); extern int kernel_counter; extern void __dtrace_probe_tail(int);
+      int _init(void) { kernel_counter++; return printk("x"); }
+      void leave(int v) { __dtrace_probe_tail(v); }`;
+    const obj = read(compileC('x86_64', src, 'gotmod', ['-fPIC', '-mcmodel=small']));
+    const base = 0xffffffff80300000n;
+    const counter = 0xffffffff80123450n;
+    const m = linkModule(obj, { name: 'gotmod', base, resolve: (n) => (n === 'printk' ? 0xffffffff80101000n : n === 'kernel_counter' ? counter : undefined) });
+    const got = m.segments.find((s) => s.section === '.got')!;
+    expect(got).toBeDefined();
+    const text = m.segments[0]!;
+    // movq kernel_counter@GOTPCREL(%rip), %rax: 48 8b 05 rel32
+    const at = text.bytes.findIndex((b, i) => b === 0x48 && text.bytes[i + 1] === 0x8b && text.bytes[i + 2] === 0x05);
+    expect(at).toBeGreaterThanOrEqual(0);
+    const rel = BigInt(new DataView(text.bytes.buffer, text.bytes.byteOffset).getInt32(at + 3, true));
+    const slot = text.address + BigInt(at + 7) + rel;
+    expect(slot >= got.address && slot < got.address + BigInt(got.bytes.length)).toBe(true);
+    expect(new DataView(got.bytes.buffer, got.bytes.byteOffset).getBigUint64(Number(slot - got.address), true)).toBe(counter);
+    const tail = m.sites.find((s) => s.probe === 'tail')!;
+    expect(tail.function).toBe('leave');
+    expect(tail.tailCall).toBe(true);
+    expect([...tail.patch]).toEqual([0xc3, 0x0f, 0x1f, 0x40, 0x00]);
+  });
 });
 
 /**
