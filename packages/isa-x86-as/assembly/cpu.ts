@@ -287,7 +287,7 @@ function physWrite(pa: u64, size: i32, v: u64): void {
 
 /** TLB hit path of translate(): the physical address, or u64(-1) to take the full walk. */
 // @ts-ignore: decorator
-@inline function tlbHit(va: u64, access: u32): u64 {
+@inline export function tlbHit(va: u64, access: u32): u64 {
   if ((cr0 & 0x80000000) == 0) return (va >> 52) == 0 ? va : <u64>-1;
   const vpn = va >> 12;
   const e = TLB + (<usize>(vpn & 255) << 4);

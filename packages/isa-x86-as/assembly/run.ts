@@ -13,7 +13,7 @@ import { cacheEnabled, cacheLookup, cacheClaim } from './code-cache';
 import { saveDecoded, loadDecoded } from './decode';
 import { deliverException, interruptShadow, clearInterruptShadow } from './exec-system';
 let clearInterruptShadowAfterNext: bool = false;
-import { rflags, IF } from './cpu';
+import { rflags, IF, tlbHit } from './cpu';
 
 export const STOP_NONE: i32 = -1;
 export const STOP_BUDGET: i32 = 0;
@@ -104,7 +104,8 @@ function fetch(va: u64): i32 {
 export function step(): bool {
   const pc = rip;
   if (cacheEnabled) {
-    const pa = translate(pc, ACC_EXEC);
+    let pa = tlbHit(pc, ACC_EXEC);
+    if (pa == <u64>-1) pa = translate(pc, ACC_EXEC);
     if (pa == <u64>-1) return false;
     if (pa < ramSize) {
       const e = cacheLookup(pa);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createX86Core } from '../dist/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const ROUNDS = Number(process.argv[2] ?? 6);
+const ROUNDS = Number(process.argv[2] ?? 30);
 const dir = mkdtempSync(join(tmpdir(), 'x86-bench-'));
 const cflags = ['-O2', '-fno-pic', '-fno-stack-protector', '-fcf-protection=none', '-mno-sse', '-mno-red-zone', '-fno-builtin'];
 execFileSync('clang', ['-c', ...cflags, '-ffreestanding', '-o', join(dir, 'w.o'), join(here, 'workload.c')]);
