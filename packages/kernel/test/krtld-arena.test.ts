@@ -33,7 +33,15 @@ describe.each(ISAS)('kmod_arena handoff (%s)', (isa) => {
     expect(layout.slots).toBe(16);
     expect(layout.arenaSize).toBe(1 << 20);
     const arena = new KmodArena(layout, symbols.resolver());
+    const events: string[] = [];
+    arena.addListener({
+      loaded: (m) => events.push(`+${m.name}:${m.sites.length}`),
+      unloaded: (m) => events.push(`-${m.name}`),
+    });
     const a = arena.load('hello', read(modPath!));
+    expect(events).toEqual([`+hello:${a.module.sites.length}`]);
+    expect(a.module.sites.length).toBeGreaterThan(0);
+    expect(arena.module('hello')).toBe(a.module);
     const b = arena.load('sample', fixture(`sample-${isa}.o`));
     expect(a.slot).toBe(0);
     expect(b.slot).toBe(1);
@@ -52,6 +60,10 @@ describe.each(ISAS)('kmod_arena handoff (%s)', (isa) => {
     expect(symbols.format(a.module.init!)).toBe('hello`_init');
     expect(() => arena.load('hello', read(modPath!))).toThrow(/already loaded/);
     arena.release('hello');
+    expect(events[events.length - 1]).toBe('-hello');
+    const late: string[] = [];
+    arena.addListener({ loaded: (m) => late.push(m.name) })();
+    expect(late).toEqual(['sample']); // told of modules already loaded
     const again = arena.load('hello', read(modPath!));
     expect(again.module.base).toBe(layout.arena); // the freed gap is reused
     expect(again.slot).toBe(0);

@@ -65,9 +65,21 @@ export function encodeKmodSlot(isa: KernelIsa, fields: { state: number; base: bi
 
 const PAGE = 4096n;
 
+/**
+ * Told about modules as they come and go (the sdt provider registers its
+ * probes for module.sites; the symbol table adds module.symbols). Called
+ * after the writes are planned: the caller applies them before the kernel
+ * can run the module, so a probe may be enabled before _init runs.
+ */
+export interface ModuleListener {
+  loaded?(module: LinkedModule): void;
+  unloaded?(module: LinkedModule): void;
+}
+
 /** Tracks which parts of kmod_arena and which slots are in use. */
 export class KmodArena {
-  private readonly used: { name: string; start: bigint; end: bigint; slot: number }[] = [];
+  private readonly used: { name: string; start: bigint; end: bigint; slot: number; module: LinkedModule }[] = [];
+  private readonly listeners: ModuleListener[] = [];
 
   constructor(
     readonly layout: KmodLayout,
@@ -84,6 +96,21 @@ export class KmodArena {
     if (!table) throw new KrtldError('the kernel has no kmod_table symbol');
     const slots = Math.floor(table.size / kmodSlotSize(isa));
     return { isa, arena: arena.address, arenaSize: arena.size, table: table.address, slots };
+  }
+
+  /** Register a listener; it is told of the modules already loaded first. Returns a remover. */
+  addListener(listener: ModuleListener): () => void {
+    this.listeners.push(listener);
+    for (const u of this.used) listener.loaded?.(u.module);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** The linked module named `name`, if loaded. */
+  module(name: string): LinkedModule | undefined {
+    return this.used.find((u) => u.name === name)?.module;
   }
 
   get loaded(): readonly string[] {
@@ -115,7 +142,7 @@ export class KmodArena {
         throw e;
       }
       if (module.init === undefined) throw new KrtldError(`${name}: no _init function`);
-      this.used.push({ name, start, end: start + BigInt(module.size), slot });
+      this.used.push({ name, start, end: start + BigInt(module.size), slot, module });
       const slotAddress = this.layout.table + BigInt(slot * kmodSlotSize(this.layout.isa));
       const body = encodeKmodSlot(this.layout.isa, { state: KMOD_STATE.free, base: module.base, size: module.size, init: module.init, fini: module.fini ?? 0n, status: 0n, name });
       const w = this.layout.isa === 'x86_64' ? 8 : 4;
@@ -125,6 +152,7 @@ export class KmodArena {
         { address: slotAddress + BigInt(w), bytes: body.slice(w), what: `kmod_table[${slot}] fields` },
         { address: slotAddress, bytes: state, what: `kmod_table[${slot}].ks_state = loaded` },
       ];
+      for (const l of this.listeners) l.loaded?.(module);
       return { module, slot, writes };
     }
     throw lastError instanceof KrtldError ? new KrtldError(`${name}: does not fit in kmod_arena (${lastError.message})`) : new KrtldError(`${name}: kmod_arena is full`);
@@ -134,6 +162,7 @@ export class KmodArena {
   release(name: string): void {
     const i = this.used.findIndex((u) => u.name === name);
     if (i < 0) throw new KrtldError(`module ${name} is not loaded`);
-    this.used.splice(i, 1);
+    const [gone] = this.used.splice(i, 1);
+    for (const l of this.listeners) l.unloaded?.(gone!.module);
   }
 }
