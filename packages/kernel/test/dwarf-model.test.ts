@@ -163,6 +163,13 @@ describe.each([
       const caller = info.functions.find((f) => f.name === c.caller)!;
       for (const r of c.ranges) expect(caller.ranges.some((cr) => cr.start <= r.start && r.end <= cr.end)).toBe(true);
     }
+    expect(info.inlinesOf('add_scaled')).toHaveLength(3);
+    for (const c of copies) {
+      const pc = c.ranges[0]!.start;
+      expect(info.functionAt(pc)?.name).toBe(c.caller);
+      expect(info.inlinesAt(pc).map((i) => i.name)).toEqual(['add_scaled']);
+    }
+    expect(info.functionAt(read.ranges[0]!.end + 0x100000n)).toBeUndefined();
     expect(info.variables.map((v) => v.name).sort()).toEqual(['counter', 'global_node', 'hidden_table', 'restrict_ptr_holder']);
   });
 

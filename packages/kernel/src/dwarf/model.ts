@@ -109,6 +109,12 @@ export interface DwarfInfo {
   declare(id: TypeId | undefined, name: string): string;
   /** Size in bytes, following typedefs and qualifiers. */
   sizeOf(id: TypeId | undefined): number | undefined;
+  /** Every inlined copy of the function `name` (for kinst's inline probes). */
+  inlinesOf(name: string): readonly DwarfInline[];
+  /** The out-of-line function whose ranges contain `pc`. */
+  functionAt(pc: bigint): DwarfFunction | undefined;
+  /** Inlined copies covering `pc`, outermost first. */
+  inlinesAt(pc: bigint): readonly DwarfInline[];
 }
 
 export interface ReadDwarfOptions {
@@ -440,7 +446,41 @@ function buildModel(tree: DieTree, addressSize: number): DwarfInfo {
   };
   for (const unit of tree.units) if (unit.root) visit(unit.root, undefined, undefined, 0);
 
+  const byInlineName = new Map<string, DwarfInline[]>();
+  for (const i of inlines) {
+    const list = byInlineName.get(i.name);
+    if (list) list.push(i);
+    else byInlineName.set(i.name, [i]);
+  }
+  // Sorted range index for pc lookups.
+  const fnRanges = functions
+    .flatMap((f) => f.ranges.map((r) => ({ r, f })))
+    .sort((a, b) => (a.r.start < b.r.start ? -1 : a.r.start > b.r.start ? 1 : 0));
+  const functionAt = (pc: bigint): DwarfFunction | undefined => {
+    let lo = 0;
+    let hi = fnRanges.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (fnRanges[mid]!.r.start <= pc) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found >= 0 && pc < fnRanges[found]!.r.end ? fnRanges[found]!.f : undefined;
+  };
+  const inlinesAt = (pc: bigint): DwarfInline[] => {
+    const fn = functionAt(pc);
+    if (!fn) return [];
+    return inlines
+      .filter((i) => i.caller === fn.name && i.ranges.some((r) => r.start <= pc && pc < r.end))
+      .sort((a, b) => a.depth - b.depth);
+  };
+
   return {
+    inlinesOf: (n) => byInlineName.get(n) ?? [],
+    functionAt,
+    inlinesAt,
     addressSize,
     versions: [...new Set(tree.units.map((u) => u.version))],
     types,
