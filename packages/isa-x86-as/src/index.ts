@@ -91,3 +91,5 @@ export async function createX86Decoder(build: WasmBuild = 'release'): Promise<X8
 }
 export { disassemble, formatLine, formatSymbolHeader, SymbolTable } from './disassemble.js';
 export type { DisassemblyLine, DisassemblySymbol } from './disassemble.js';
+export { readElfCode, ElfError } from './elf.js';
+export type { ElfCode, ElfSection, ElfSymbol } from './elf.js';
