@@ -117,7 +117,9 @@ export function step(): bool {
       if (faultVector >= 0) return false;
       const len = decodeInstruction(FETCH, avail);
       if (len <= 0) return decodeFailed(pc, len, avail);
-      saveDecoded(cacheClaim(pa, len));
+      // an instruction crossing a page is not cached: its second page's
+      // mapping and permissions are checked again by every fetch
+      if ((pc & 0xfff) + <u64>len <= 0x1000) saveDecoded(cacheClaim(pa, len));
       return execute(pc, len);
     }
   }
