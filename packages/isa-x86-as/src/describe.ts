@@ -191,6 +191,31 @@ function vexSpecialName(f: DecodedFields): string | null {
   return null;
 }
 
+/**
+ * Operands of a VEX-encoded form from its legacy form: vector registers widen
+ * to ymm when VEX.L is set, and a non-destructive source (VEX.vvvv) comes
+ * after the destination (SDM vol. 2, 2.3). Only for the VEX encoding; EVEX
+ * operands (masks, compressed displacements) are not rendered.
+ */
+// Legacy forms whose VEX form has no VEX.vvvv source (vvvv must be 1111).
+const VEX_TWO_OPERAND = /^(mov|pshuf[dhl]|pmovmskb|u?comis|cvt|ptest|pabs|pmov[sz]x|rcpps|rsqrtps|sqrtp|lddqu)/;
+
+function vexOperands(legacyName: string, legacy: string, f: DecodedFields, address: bigint): string {
+  const ops = legacy ? legacy.split(',') : [];
+  const hasSource = f.vexV !== 0 || !VEX_TWO_OPERAND.test(legacyName);
+  const vec = f.vexL ? 'ymm' : 'xmm';
+  const text: string[] = [];
+  ops.forEach((o, i) => {
+    let t: string;
+    if (o === 'V') t = `%${vec}${f.reg}`;
+    else if ((o === 'W' || o === 'U') && f.modrm !== null && f.modrm >> 6 === 3) t = `%${vec}${f.rm}`;
+    else t = operandText(o, f, address).text;
+    if (t) text.push(t);
+    if (i === 0 && o === 'V' && hasSource && ops.length >= 2) text.push(`%${vec}${f.vexV}`);
+  });
+  return text.reverse().join(', ');
+}
+
 function hexAddr(v: bigint): string {
   return '0x' + BigInt.asUintN(64, v).toString(16);
 }
@@ -216,6 +241,7 @@ export function describeFields(f: DecodedFields, bytes: Uint8Array, address: big
       const id = legacyByKey.get(`${MAP_NAME[f.vexMap] ?? '?'}:${f.opcode}:${PP_NAME[f.vexPP]}`);
       mnemonic = id ? 'v' + FORM_TABLE[id - 1]![0].replace('?', '') : '(bad)';
       if (!id) classes.add('invalid');
+      else if (f.encoding === 'vex') operands = vexOperands(FORM_TABLE[id - 1]![0], FORM_TABLE[id - 1]![1], f, address);
     }
   } else if (f.form === 0) {
     mnemonic = '(bad)';

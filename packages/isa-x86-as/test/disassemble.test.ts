@@ -32,7 +32,7 @@ describe('disassemble', () => {
   });
 
   const libc = '/usr/lib/x86_64-linux-gnu/libc.so.6';
-  it.runIf(existsSync(libc) && hasObjdump())('agrees with llvm-objdump on whole lines for at least 97% of libc', () => {
+  it.runIf(existsSync(libc) && hasObjdump())('agrees with llvm-objdump on whole lines for at least 98.5% of libc', () => {
     const text = readExecutableSections(libc).find((s) => s.name === '.text')!;
     const mine = new Map(disassemble(dec, text.bytes, text.address).map((l) => [l.address, `${l.mnemonic}\t${l.operands}`.trim()]));
     const out = execFileSync('llvm-objdump', ['-d', '--no-show-raw-insn', '-j', '.text', libc], { maxBuffer: 1 << 30 }).toString();
@@ -49,6 +49,6 @@ describe('disassemble', () => {
       if (mine.get(a) === `${t[0]}\t${t.slice(1).join(' ')}`.trim()) ok++;
     }
     console.log(`disassembler: ${ok} of ${n} libc lines identical to llvm-objdump (${((ok / n) * 100).toFixed(2)}%)`);
-    expect(ok / n).toBeGreaterThanOrEqual(0.97);
+    expect(ok / n).toBeGreaterThanOrEqual(0.985);
   }, 120_000);
 });
