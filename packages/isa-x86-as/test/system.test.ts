@@ -330,4 +330,34 @@ describe('DTrace support', () => {
     expect(log).toEqual(['w 0 f0000010 4 55667788', 'w 0 f0000014 4 aabbccdd', 'r 0 f0000010 4', 'w 0 f0000014 1 88']);
     expect(m.regs()[1]).toBe(0x11223344n);
   });
+
+  it('raises a guest #UD for instructions it does not execute, and CPUID advertises none of them', async () => {
+    const m = await bareCore(1 << 20);
+    const cases = [
+      [0xd9, 0x00], // flds (%rax): x87
+      [0xc5, 0xf9, 0xef, 0xc0], // vpxor %xmm0, %xmm0, %xmm0: AVX
+      [0x0f, 0xef, 0xc0], // pxor %mm0, %mm0: MMX
+      [0xe4, 0x60], // inb $0x60, %al
+      [0x0f, 0x0b], // ud2
+      [0xf0, 0x48, 0x89, 0xc0], // lock movq %rax, %rax
+    ];
+    for (const code of cases) {
+      m.poke(0x1000, code);
+      m.regs()[0] = 0x2000n;
+      m.setRip(0x1000n);
+      expect(m.core.run(1)).toBe(STOP_EXCEPTION);
+      expect(m.core.stopVector()).toBe(6);
+      expect(m.rip()).toBe(0x1000n);
+    }
+    m.poke(0x1000, [0x0f, 0xa2, 0xcc]); // cpuid; int3
+    m.regs()[0] = 1n;
+    m.setRip(0x1000n);
+    m.core.run(5);
+    const ecx = Number(m.regs()[1]), edx = Number(m.regs()[2]);
+    expect(edx & 1).toBe(0); // no x87
+    expect(edx & (1 << 23)).toBe(0); // no MMX
+    expect((edx >>> 25) & 3).toBe(3); // SSE, SSE2
+    expect(ecx & (1 << 28)).toBe(0); // no AVX
+    expect(ecx & 1).toBe(0); // no SSE3
+  });
 });
