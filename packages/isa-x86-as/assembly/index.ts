@@ -53,7 +53,7 @@ export function wake(): void { cpu.setHalted(false); }
 
 // ---- system state, interrupts and exceptions --------------------------------------
 import * as sys from './exec-system';
-export { raiseInterrupt, setAutoDeliver, STOP_TRIPLE_FAULT } from './run';
+export { raiseInterrupt, setAutoDeliver, requestInterruptWindow, STOP_TRIPLE_FAULT, STOP_INTERRUPT_WINDOW } from './run';
 /** Delivers `vector` to the guest IDT after a stop (error code pushed when the vector has one); 0 ok, 1 double fault, 2 triple fault. */
 export function deliverException(vector: i32, errorCode: i32): i32 {
   const ret = vector == 3 ? run_.stopNextRip : cpu.rip;

@@ -20,6 +20,11 @@ export const STOP_BUDGET: i32 = 0;
 export const STOP_HALT: i32 = 1;
 export const STOP_EXCEPTION: i32 = 2;
 export const STOP_TRIPLE_FAULT: i32 = 3;
+export const STOP_INTERRUPT_WINDOW: i32 = 4;
+
+/** When set, run() stops at the first instruction boundary where interrupts can be taken (IF=1, no STI shadow). */
+export let interruptWindowWanted: bool = false;
+export function requestInterruptWindow(on: bool): void { interruptWindowWanted = on; }
 
 /** Vectors that carry an error code (SDM vol. 3, table 6-1). */
 export function hasErrorCode(v: i32): bool { return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21; }
@@ -176,7 +181,11 @@ export function runLoop(budget: i32): i32 {
   stopError = 0;
   for (let i = 0; i < budget; i++) {
     if (interruptShadow) clearInterruptShadowAfterNext = true;
-    else if (anyPending && (rflags & IF) != 0) {
+    else if (interruptWindowWanted && (rflags & IF) != 0) {
+      interruptWindowWanted = false;
+      stopPc = rip;
+      return STOP_INTERRUPT_WINDOW;
+    } else if (anyPending && (rflags & IF) != 0) {
       const v = takePending();
       if (v >= 0 && deliverException(v, 0, false, rip) == 2) { stopPc = rip; return STOP_TRIPLE_FAULT; }
     }

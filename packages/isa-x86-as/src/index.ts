@@ -9,7 +9,7 @@ export { X86Decoder, describeFields, gprName } from './describe.js';
 export type { DecodedFields, InstructionDescription, DecoderExports } from './describe.js';
 
 /** Stop reasons returned by `run`. */
-export const X86Stop = { budget: 0, halt: 1, exception: 2, tripleFault: 3 } as const;
+export const X86Stop = { budget: 0, halt: 1, exception: 2, tripleFault: 3, interruptWindow: 4 } as const;
 /** fbt emulation codes for `emulate` (the instruction an int3 replaced). */
 export const X86Emulation = { nop: 0, pushRbp: 1, popRbp: 2, leave: 3, ret: 4 } as const;
 
@@ -52,6 +52,8 @@ export interface X86CoreExports extends DecoderExports {
   stopAddressLo(): number; stopAddressHi(): number;
   retiredLo(): number; retiredHi(): number;
   raiseInterrupt(vector: number): void;
+  /** Stop with X86Stop.interruptWindow at the next boundary where IF=1 (one-shot). */
+  requestInterruptWindow(on: number | boolean): void;
   raiseInterruptOnCpu(cpu: number, vector: number): void;
   /** Bit per vector 0-31: exceptions delivered to the guest IDT without stopping. */
   setAutoDeliver(mask: number): void;

@@ -360,4 +360,15 @@ describe('DTrace support', () => {
     expect(ecx & (1 << 28)).toBe(0); // no AVX
     expect(ecx & 1).toBe(0); // no SSE3
   });
+
+  it('stops at the interrupt window the host asked for', async () => {
+    const m = await bareCore(1 << 20);
+    m.poke(0x1000, [0xfa, 0x90, 0xfb, 0x90, 0x90, 0xcc]); // cli; nop; sti; nop; nop; int3
+    m.setRip(0x1000n);
+    m.core.setFlagsValue(0x202);
+    m.core.run(1); // cli
+    m.core.requestInterruptWindow(1);
+    expect(m.core.run(100)).toBe(4);
+    expect(m.core.stopPcLo()).toBe(0x1004); // after sti's one-instruction shadow
+  });
 });
