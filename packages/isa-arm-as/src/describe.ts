@@ -579,21 +579,22 @@ export function describeA32(word: number, address = 0): A32Instruction {
       set(mn, `${r(rt)}, ${r(rt + 1)}, ${addr}`);
       return;
     }
+    set(mn, `${r(rt)}, ${addr}`);
+    // A single-register push or pop (PUSH/POP encoding A2) keeps its str/ldr
+    // spelling, as llvm-objdump prints it, but is classed as push/pop.
     if (!size && !translated && kind === 'imm' && rn === 13 && immValue === 4) {
       if (!load && p && wb && !u) {
-        set('push' + c, `{${r(rt)}}`);
         classes.add('push');
         result.registerList = 1 << rt;
         return;
       }
       if (load && !p && !wb && u) {
-        set('pop' + c, `{${r(rt)}}`);
         classes.add('pop');
         result.registerList = 1 << rt;
+        if (rt === 15) classes.add('writes-pc');
         return;
       }
     }
-    set(mn, `${r(rt)}, ${addr}`);
     if (load && rt === 15) classes.add('writes-pc');
     if (load && rn === 15 && kind === 'imm' && p && !wb) {
       classes.add('pc-relative-load');

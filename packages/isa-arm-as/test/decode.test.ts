@@ -61,6 +61,15 @@ describe('A32 decode agrees with llvm-objdump', () => {
 
 describe('A32 describe classes', () => {
   const at = (word: number, address = 0x8000) => describeA32(word, address);
+  it('spells single-register push/pop as llvm-objdump does, classed as push/pop', () => {
+    expect(at(0xe52d1004).text).toBe('str\tr1, [sp, #-4]!');
+    expect(at(0xe52d1004).classes.has('push')).toBe(true);
+    expect(at(0xe52d1004).registerList).toBe(1 << 1);
+    expect(at(0xe49d1004).text).toBe('ldr\tr1, [sp], #4');
+    expect(at(0xe49d1004).classes.has('pop')).toBe(true);
+    expect(at(0xe49df004).classes.has('writes-pc')).toBe(true);
+  });
+
   it('finds the prologue/epilogue shapes providers patch', () => {
     expect(at(0xe92d4800).classes.has('push')).toBe(true); // push {r11, lr}
     expect(at(0xe92d4800).registerList).toBe(0x4800);
