@@ -3,3 +3,4 @@ export * from './elf/index.js';
 export * from './krtld/index.js';
 export * from './symbols/index.js';
 export * from './dwarf/index.js';
+export * from './board/index.js';
