@@ -201,11 +201,27 @@ const pick = (rnd) => { let k = rnd(weights); for (const x of tpl) { if (k < x.w
 // Build cases; code assembled in one llvm-mc run per case block (labels need
 // per-case scopes, so each case is wrapped in its own section-free block and
 // uses numeric local labels).
+// One case in eight is a sequence of 2-4 instructions drawn from templates
+// whose flags are all defined, so any later instruction may read them.
 const cases = [];
 for (let i = 0; i < COUNT; i++) {
   const seed = FIRST + i;
   const r = prng(seed ^ 0x5bd1e995);
   const rnd = (n) => r() % n;
+  if (rnd(8) === 0) {
+    const asm = [];
+    const bytes = [];
+    const n = 2 + rnd(3);
+    let guard = 0;
+    while (asm.length + (bytes.length ? 1 : 0) < n && guard++ < 100) {
+      const g = pick(rnd).f(rnd);
+      if (g.mask !== ALL || g.kind === 'string') continue;
+      if (g.bytes) { if (asm.length || bytes.length) continue; bytes.push(...g.bytes); } else asm.push(...g.asm);
+    }
+    // byte-coded parts go first: they are self-contained
+    cases.push({ seed, asm, bytes: bytes.length ? bytes : undefined, mask: ALL, kind: 0 });
+    continue;
+  }
   const g = pick(rnd).f(rnd);
   cases.push({ seed, asm: g.asm ?? [], bytes: g.bytes, mask: g.mask, kind: g.kind === 'string' ? 1 : 0 });
 }
