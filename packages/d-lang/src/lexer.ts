@@ -135,12 +135,8 @@ export class Lexer {
   }
 
   location(offset = this.pos): SourceLocation {
-    return {
-      line: this.line,
-      column: offset - this.lineStartOffset + 1,
-      offset,
-      ...(this.file !== undefined ? { file: this.file } : {}),
-    };
+    const column = offset - this.lineStartOffset + 1;
+    return this.file === undefined ? { line: this.line, column, offset } : { line: this.line, column, offset, file: this.file };
   }
 
   private newline(at: number): void {

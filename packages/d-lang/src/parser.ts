@@ -29,20 +29,28 @@ const QUALIFIERS = new Set(['const', 'volatile', 'restrict']);
 const STORAGE = new Set(['typedef', 'extern', 'static', 'register', 'auto', 'self', 'this']);
 const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|=', '<<=', '>>=']);
 
-/** Binary operator precedence levels, lowest first (after the comma and assignment levels). */
-const BINARY_LEVELS: readonly (readonly string[])[] = [
-  ['||'],
-  ['^^'],
-  ['&&'],
-  ['|'],
-  ['^'],
-  ['&'],
-  ['==', '!='],
-  ['<', '>', '<=', '>='],
-  ['<<', '>>'],
-  ['+', '-'],
-  ['*', '/', '%'],
-];
+/** Binary operator precedence, lowest first (below them: ?:, assignment, comma). */
+const BINARY_PRECEDENCE: ReadonlyMap<string, number> = new Map([
+  ['||', 1],
+  ['^^', 2],
+  ['&&', 3],
+  ['|', 4],
+  ['^', 5],
+  ['&', 6],
+  ['==', 7],
+  ['!=', 7],
+  ['<', 8],
+  ['>', 8],
+  ['<=', 8],
+  ['>=', 8],
+  ['<<', 9],
+  ['>>', 9],
+  ['+', 10],
+  ['-', 10],
+  ['*', 11],
+  ['/', 11],
+  ['%', 11],
+]);
 
 /** After a '/': blanks and comments, then '{' or the end of input (sticky: matched in place, no copying). */
 const PREDICATE_END = /(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)*(?:\{|$)/y;
@@ -644,7 +652,7 @@ export class Parser {
   }
 
   private parseConditional(): Expr {
-    const cond = this.parseBinary(0);
+    const cond = this.parseBinary(1);
     if (this.is('?')) {
       const loc = this.advance().loc;
       const savedArgs = this.inArgs;
@@ -658,16 +666,17 @@ export class Parser {
     return cond;
   }
 
-  private parseBinary(level: number): Expr {
-    if (level >= BINARY_LEVELS.length) return this.parseCast();
-    const ops = BINARY_LEVELS[level]!;
-    let left = this.parseBinary(level + 1);
+  /** Binary operators by precedence climbing: left-associative, operators of at least `minPrecedence`. */
+  private parseBinary(minPrecedence: number): Expr {
+    let left = this.parseCast();
     for (;;) {
       const t = this.peek('expr');
-      if (t.kind !== 'punct' || !ops.includes(t.text)) return left;
+      if (t.kind !== 'punct') return left;
+      const prec = BINARY_PRECEDENCE.get(t.text);
+      if (prec === undefined || prec < minPrecedence) return left;
       if (t.text === '/' && this.inPredicate && this.closesPredicate(t)) return left;
       this.advance();
-      const right = this.parseBinary(level + 1);
+      const right = this.parseBinary(prec + 1);
       left = { k: 'binary', op: t.text, left, right, loc: t.loc };
     }
   }
