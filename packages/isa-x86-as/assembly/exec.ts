@@ -192,6 +192,15 @@ export function exec_mov(): void {
   } else writeE(size, readG(size));
 }
 
+// 89/8B specialised by ModRM.mod: the most frequent instructions of compiled code
+export function exec_mov_rr(): void { writeReg(dRm, dOpSize, true, readReg(dReg, dOpSize, true)); }
+export function exec_mov_rr_load(): void { writeReg(dReg, dOpSize, true, readReg(dRm, dOpSize, true)); }
+export function exec_mov_store(): void { writeV(effectiveAddress(), dOpSize, readReg(dReg, dOpSize, true)); }
+export function exec_mov_load(): void {
+  const v = readV(effectiveAddress(), dOpSize);
+  if (faultVector < 0) writeReg(dReg, dOpSize, true, v);
+}
+
 export function exec_mov_Z_I(): void { writeReg(dOpReg, dOpSize, rex(), <u64>dImm); }
 
 export function exec_mov_moffs(): void {
