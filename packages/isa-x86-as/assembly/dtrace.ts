@@ -6,7 +6,7 @@ import { decodeInstruction, dForm, DECODE_INPUT } from './decode';
 import { HANDLERS } from './generated/dispatch';
 import {
   rip, setRip, nextRip, setNextRip, reg64, setReg64, readV, writeV, faultVector, raise, VEC_UD, VEC_GP,
-  translate, ACC_READ, setProbeOnly, probeFaultAddress, ramBase, ramSize, countRetired,
+  translate, ACC_READ, setProbeOnly, probeFaultAddress, ramBase, ramSize, countRetired, cpl, setCpl,
 } from './cpu';
 import { setInsnRip } from './exec';
 import { finishStop, STOP_NONE } from './run';
@@ -73,10 +73,14 @@ export let safeFaultAddress: u64 = 0;
  * SAFE_BUFFER without faulting the guest or touching accessed/dirty bits.
  * Returns the number of bytes copied; when short, safeFaultAddress holds the
  * first address that could not be read. Device-window addresses count as
- * unreadable (a probe must not have side effects).
+ * unreadable (a probe must not have side effects). Reads use kernel
+ * privilege (U/S is not checked), as DTrace's probe context does.
  */
 export function readVirtualSafe(va: u64, length: i32): i32 {
   if (length > 4096) length = 4096;
+  // probe context reads with kernel privilege, whatever mode the CPU stopped in
+  const savedCpl = cpl;
+  setCpl(0);
   setProbeOnly(true);
   let done: i32 = 0;
   while (done < length) {
@@ -90,5 +94,6 @@ export function readVirtualSafe(va: u64, length: i32): i32 {
     done += n;
   }
   setProbeOnly(false);
+  setCpl(savedCpl);
   return done;
 }

@@ -208,6 +208,11 @@ describe('DTrace support', () => {
     expect(n).toBe(4); // 0x22000 is unmapped
     expect(m.core.safeFaultAddressLo()).toBe(0x22000);
     expect([...new Uint8Array(m.core.memory.buffer, m.core.SAFE_BUFFER.value, 4)]).toEqual([1, 2, 3, 4]);
+    // a CPU stopped in user mode still reads kernel pages in probe context
+    m.core.setSegments(0x23, 0x1b);
+    m.poke(0x7000, [9, 8, 7]);
+    expect(m.core.readVirtualSafe(0x7000, 0, 3)).toBe(3);
+    expect(m.core.getCpl()).toBe(3);
     // no fault became pending for the guest
     m.core.setSegments(0x08, 0x10);
     m.poke(0x7000, [0xcc]);
