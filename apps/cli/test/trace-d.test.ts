@@ -159,6 +159,13 @@ describe('tst.d-system: destructive system() under -w', () => {
   });
 });
 
+describe('tst.d-nodata: clauses whose actions store no data', () => {
+  it('print no probe line for aggregations or assignments, but do for an empty clause', async () => {
+    const r = await wdtrace('-n', 'tick-10ms { @n = count(); x = 1; } tick-10ms /x/ { self->y = 2; } tick-100ms { } tick-100ms { exit(0); }', '--run-for', '1s');
+    expect(r.stdout).toBe('CPU     ID                    FUNCTION:NAME\n  0     18                      :tick-100ms \n  0     18                      :tick-100ms \n\n               10\n');
+  });
+});
+
 describe('tst.d-clause-local: this-> lives across the clauses of one firing', () => {
   it('lowers if/else into clauses that share clause-locals', async () => {
     const r = await wdtrace('-qn', 'BEGIN { if (arg0 > 1) { printf("a"); } else if (arg0 == 0) { printf("b"); } else { printf("c"); } printf("d\\n"); exit(0); }');
@@ -182,7 +189,8 @@ describe('tst.d-buffers: bufpolicy, specsize and dynvarsize', () => {
   });
   it('stops tracing when a fill buffer fills, keeping room for END', async () => {
     const r = await wdtrace('-q', '-x', 'bufpolicy=fill', '-b', '64', '-n', 'BEGIN { i = 0; } tick-100ms { printf("%d ", ++i); } END { printf("end\\n"); }', '--run-for', '5s');
-    expect(r.stdout).toBe('1 2 end\n\n');
+    // BEGIN's assignment records nothing, so three tick records fit before END's reserve.
+    expect(r.stdout).toBe('1 2 3 end\n\n');
     expect(r.stderr).toBe('dtrace: 1 drop on CPU 0\n');
   });
   it('drops speculative data beyond specsize', async () => {

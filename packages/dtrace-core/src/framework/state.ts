@@ -42,6 +42,8 @@ export interface EnabledProbe {
   readonly roles: readonly ActionRole[];
   /** Aggregating action index -> index of its increment expression. */
   readonly increments: ReadonlyMap<number, number>;
+  /** Whether a firing puts a record in the principal buffer (see ecbStoresData). */
+  readonly storesData: boolean;
 }
 
 export type ActionRole = 'plain' | 'key' | 'increment';
@@ -70,6 +72,23 @@ export function actionRoles(actions: readonly ActionDescription[]): { roles: Act
     }
   });
   return { roles, increments };
+}
+
+/**
+ * Whether firings of an ECB put a record in the principal buffer, as
+ * dtrace_ecb_resize decides: an ECB without actions records its header (the
+ * default action prints the probe line); one whose actions all store no data
+ * (aggregations and their keys, expression statements such as assignments)
+ * records nothing, unless its only action is speculate().
+ */
+export function ecbStoresData(actions: readonly ActionDescription[], roles: readonly ActionRole[]): boolean {
+  if (actions.length === 0) return true;
+  if (actions.length === 1 && actions[0]!.kind === DTRACEACT.SPECULATE) return true;
+  // Every action but an aggregation and a plain expression statement (a DIFEXPR
+  // with a void result, such as an assignment) records something.
+  return actions.some(
+    (a, i) => roles[i] === 'plain' && !dtraceActIsAggregation(a.kind) && (a.kind !== DTRACEACT.DIFEXPR || (a.record !== undefined && a.record.size > 0)),
+  );
 }
 
 /** A principal-buffer entry: a firing's bytes, or the library ERROR enabling's data. */
@@ -176,7 +195,8 @@ export class DTraceState {
         const probes = registry.match(desc);
         if (probes.length === 0 && !this.options.zdefs) throw new LoadError(`probe description ${describe(desc)} does not match any probes`);
         for (const probe of probes) {
-          const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions, ...actionRoles(ecb.actions) };
+          const { roles, increments } = actionRoles(ecb.actions);
+          const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions, roles, increments, storesData: ecbStoresData(ecb.actions, roles) };
           this.enabled.push(ep);
           let list = this.ecbsByProbe.get(probe.id);
           if (!list) {
@@ -338,7 +358,7 @@ export class DTraceState {
       this.instructions += f.instructions;
       if (speculating) {
         if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: chunk });
-      } else {
+      } else if (ep.storesData) {
         this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: chunk });
       }
       if (committed !== undefined) this.speculationCommit(committed, cpu);
