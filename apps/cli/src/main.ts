@@ -77,14 +77,14 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
     .option('-e', 'exit after matching the probes, without tracing')
     .option('-b <size>', 'principal buffer size (same as -x bufsize)')
     .option('-o <file>', 'append trace output to a file')
-    .option('-x <option[=value]>', 'set a run-time or consumer option (bufsize, bufpolicy, switchrate, ...)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('-x <option[=value]>', 'set a run-time or consumer option (bufsize, bufpolicy, switchrate, ...)', collect)
     .option('-V', 'print the D language version and exit')
     .option('-S', 'print the DIF of every compiled clause (to stderr)')
     .option('-d', 'print the program after the if/else sugar and exit')
     .option('-C', 'run the C preprocessor over the program')
-    .option('-D <name[=value]>', 'define a preprocessor macro (with -C)', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option('-U <name>', 'undefine a preprocessor macro (with -C)', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option('-I <dir>', 'add a directory to the #include search path (with -C)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('-D <name[=value]>', 'define a preprocessor macro (with -C)', collect)
+    .option('-U <name>', 'undefine a preprocessor macro (with -C)', collect)
+    .option('-I <dir>', 'add a directory to the #include search path (with -C)', collect)
     .option('-H', 'print the path of every #included file (with -C, to stderr)')
     .option('--json', 'print one JSON object per probe firing instead of formatted text')
     .option('--run-for <duration>', 'stop tracing after this much virtual time (e.g. 5s, 250ms)')
@@ -98,6 +98,11 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
   }
   (program as Command & { probeSpecs: ProbeSpec[] }).probeSpecs = specs;
   return program;
+}
+
+/** Gathers a repeatable option's values in order (no default, so --help shows none). */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 /** Resolves true once real time since `startedAt` reaches virtual time `t`; waits at most 100 ms at a time. */
@@ -146,6 +151,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     throw e;
   }
   const o = program.opts<Record<string, unknown>>();
+  for (const repeatable of ['x', 'D', 'U', 'I']) o[repeatable] ??= [];
   try {
     return await run(o, specs, program.args, io);
   } catch (e) {

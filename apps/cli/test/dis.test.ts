@@ -11,7 +11,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'wdtrace-dis-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const has = (tool: string) => spawnSync(tool, ['--version'], { encoding: 'utf8' }).status === 0;
-const haveToolchain = has('clang') && has('llvm-objdump');
+const haveToolchain = has('clang') && has('llvm-objdump') && has('llvm-mc') && has('ld.lld');
 
 function wdtrace(...args: string[]) {
   return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: scratch });
@@ -36,6 +36,25 @@ describe.runIf(haveToolchain)('wdtrace dis agrees with llvm-objdump -d', () => {
       expect(ours.stdout).toBe(theirs.stdout);
     });
   }
+
+  it('on x86-64 kernel functions at 64-bit addresses (bytes padded to column 39 or the next stop), byte for byte', () => {
+    const file = join(images, 'x86_64/kernel.elf');
+    const ours = wdtrace('dis', file, '--symbol', 'sys_getpid', '--symbol', 'get_current');
+    expect(ours.status, ours.stderr).toBe(0);
+    const theirs = spawnSync('llvm-objdump', ['-d', '--disassemble-symbols=sys_getpid,get_current', file], { encoding: 'utf8' });
+    expect(ours.stdout).toBe(theirs.stdout);
+  });
+
+  it('on long x86-64 instructions at 64-bit addresses, byte for byte', () => {
+    writeFileSync(join(scratch, 'long.s'), 'movl $2, 232(%r15)\nmovq $0, -2145254832(,%rbx,8)\nnopw (%rax,%rax)\nret\n');
+    const as = spawnSync('llvm-mc', ['-filetype=obj', 'long.s', '-o', 'long.o'], { cwd: scratch, encoding: 'utf8' });
+    expect(as.status, as.stderr).toBe(0);
+    const ld = spawnSync('ld.lld', ['-e', '0', '-Ttext=0xffffffff80100000', 'long.o', '-o', 'long.elf'], { cwd: scratch, encoding: 'utf8' });
+    expect(ld.status, ld.stderr).toBe(0);
+    const ours = wdtrace('dis', 'long.elf');
+    expect(ours.status, ours.stderr).toBe(0);
+    expect(ours.stdout).toBe(spawnSync('llvm-objdump', ['-d', 'long.elf'], { cwd: scratch, encoding: 'utf8' }).stdout);
+  });
 
   it('on the whole ARM guest kernel (literal pools, branch and literal comments), byte for byte', () => {
     const file = join(images, 'arm/kernel.elf');

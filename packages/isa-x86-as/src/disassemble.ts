@@ -65,7 +65,11 @@ export function formatLine(line: DisassemblyLine): string {
   if (line.target?.symbolic) operands += ` <${line.target.symbolic}>`;
   const [first, ...rest] = line.mnemonic.split(' ');
   const mnemonic = rest.length ? `${first}\t\t${rest.join(' ')}` : line.mnemonic;
-  return `${line.address.toString(16).padStart(8, ' ')}: ${hex.padEnd(29, ' ')}\t${mnemonic}${operands ? `\t${operands}` : ''}`;
+  // llvm-objdump pads address and bytes together to column 39, or to the next
+  // 8-column stop past it when they are longer, whatever the address width.
+  const raw = `${line.address.toString(16).padStart(8, ' ')}: ${hex}`;
+  const head = raw.padEnd(raw.length <= 39 ? 39 : 39 + Math.ceil((raw.length - 39) / 8) * 8, ' ');
+  return `${head}\t${mnemonic}${operands ? `\t${operands}` : ''}`;
 }
 
 /** The header llvm-objdump prints where a symbol starts. */

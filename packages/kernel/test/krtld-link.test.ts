@@ -214,3 +214,14 @@ describe.each(ISAS)('guest images (%s)', (isa) => {
     expect(m.size).toBeLessThan(1 << 20);
   });
 });
+
+it('refuses a section whose size in the file is larger than a module may take, before allocating it', () => {
+  const bytes = fixture('sample-x86_64.o').slice();
+  const elf = parseElf(bytes);
+  const bss = elf.sections.find((s) => s.name === '.bss' || s.type === 8)!;
+  // sh_size of an ELF64 section header is at offset 32 of the header.
+  const header = elf.header.shoff + bss.index * elf.header.shentsize;
+  new DataView(bytes.buffer, bytes.byteOffset).setBigUint64(header + 32, 0xffff_fff0n, true);
+  expect(() => linkModule(bytes, { name: 'huge', base: 0xffffffff80240000n, resolve: fakeKernel('x86_64') })).toThrow(KrtldError);
+  expect(() => linkModule(bytes, { name: 'huge', base: 0xffffffff80240000n, resolve: fakeKernel('x86_64') })).toThrow(/huge: section .* does not fit in the 67108864 bytes/);
+});

@@ -131,6 +131,9 @@ function functionAt(functions: readonly { name: string; start: bigint; end: bigi
   return '';
 }
 
+/** The most a module may occupy when the caller gives no limit of its own. */
+const MAX_MODULE_BYTES = 64 * 1024 * 1024;
+
 /** Link a relocatable module. Throws KrtldError naming every unresolved symbol. */
 export function linkModule(input: Uint8Array | ElfFile, options: LinkOptions): LinkedModule {
   const elf = input instanceof ElfFile ? input : parseElf(input);
@@ -147,8 +150,13 @@ export function linkModule(input: Uint8Array | ElfFile, options: LinkOptions): L
   const sectionAddresses = new Map<number, bigint>();
   const images = new Map<number, Uint8Array>();
   let cursor = options.base;
+  // A section size comes from the file: check it against the space before allocating.
+  const maxBytes = BigInt(Math.max(options.limit ?? 0, MAX_MODULE_BYTES));
   for (const s of ordered) {
     cursor = alignUp(cursor, s.addralign);
+    if (cursor - options.base + BigInt(s.size) > maxBytes) {
+      throw new KrtldError(`${mod}: section ${s.name || s.index} (${s.size} bytes) does not fit in the ${maxBytes} bytes a module may take at 0x${options.base.toString(16)}`);
+    }
     sectionAddresses.set(s.index, cursor);
     images.set(s.index, s.type === SHT_NOBITS ? new Uint8Array(s.size) : elf.sectionData(s).slice());
     cursor += BigInt(s.size);
