@@ -1,0 +1,119 @@
+// The seam between the generic machine (machine.ts: board, virtual time,
+// round-robin scheduling of CPUs, trap interposition, NOFAULT access) and the
+// CPU cores of each ISA (x86.ts, arm.ts: one `CpuPort` each, wrapping the
+// WebAssembly core of @wdtrace/isa-x86-as or @wdtrace/isa-arm-as).
+//
+// Invariants:
+// - Addresses and register values cross this seam as bigint (64-bit on x86-64,
+//   zero-extended 32-bit on ARM); the hot paths stay inside the ports.
+// - A port never touches the board: the machine tells it the level of each
+//   CPU's interrupt input and asks it to run, deliver or emulate.
+// - Every host write to guest RAM that may hold code goes through
+//   `codeWritten` so the cores' decode caches stay exact.
+import type { CpuStartRequest } from '../board/devices.js';
+
+export type Isa = 'x86_64' | 'arm';
+
+/**
+ * A trap the machine offers to the invop handlers before the guest sees it:
+ * x86-64 #BP (int3; `pc` is the int3's own address) and #UD; ARM undefined
+ * instruction (the DTrace breakpoint word included; `word` is the trapping
+ * instruction) and BKPT.
+ */
+export interface Trap {
+  readonly cpu: number;
+  readonly kind: 'breakpoint' | 'undefined';
+  /** Address of the trapping instruction. */
+  readonly pc: bigint;
+  /** ARM: the trapping instruction word. x86-64: undefined. */
+  readonly word?: number;
+  /** Whether the CPU was in user mode (CPL 3 / ARM USR). */
+  readonly user: boolean;
+}
+
+/** What an invop handler that claims a trap asks the machine to do. */
+export type InvopResult =
+  /** Perform an emulation code of the ISA (X86Emulation / the ARM core's codes); ARM passes the displaced instruction word. */
+  | { readonly kind: 'emulate'; readonly code: number; readonly word?: number }
+  /** Execute these original instruction bytes as if at the trap's pc (kinst, pid, sdt). */
+  | { readonly kind: 'displaced'; readonly bytes: Uint8Array }
+  /** The handler set the CPU state itself; resume at `pc` when given, else where the CPU is. */
+  | { readonly kind: 'resume'; readonly pc?: bigint };
+
+/** A handler of the probe-firing path: returns undefined to decline the trap. */
+export type InvopHandler = (trap: Trap) => InvopResult | undefined;
+
+/** Why `CpuPort.run` returned. */
+export type CpuStop =
+  /** The instruction budget ran out. */
+  | { readonly kind: 'budget' }
+  /** hlt / wfi with the interrupt input low: the CPU waits for an interrupt. */
+  | { readonly kind: 'halt' }
+  /** A trap for the invop handlers (see `Trap`). */
+  | { readonly kind: 'trap'; readonly trap: Trap }
+  /** Any other exception the core stopped for; the machine delivers it with `deliverStop`. */
+  | { readonly kind: 'exception'; readonly vector: number; readonly pc: bigint }
+  /** The CPU cannot go on (x86-64 triple fault, an exception with no vector yet). */
+  | { readonly kind: 'fatal'; readonly reason: string; readonly pc: bigint };
+
+/** A NOFAULT read's answer: the bytes, or the first virtual address that did not translate (or is toxic). */
+export type SafeRead = { readonly bytes: Uint8Array } | { readonly fault: bigint };
+
+/** One CPU's registers, in the ISA's own numbering. */
+export interface RegisterFile {
+  pc(): bigint;
+  setPc(value: bigint): void;
+  /** x86-64: 0-15 = rax rcx rdx rbx rsp rbp rsi rdi r8-r15. ARM: r0-r15 of the current mode's bank. */
+  get(n: number): bigint;
+  set(n: number, value: bigint): void;
+  sp(): bigint;
+  /** Frame pointer: rbp / r11. */
+  fp(): bigint;
+  /** RFLAGS / CPSR. */
+  flags(): number;
+  userMode(): boolean;
+  /** CR3 / TTBR0: the address space the CPU is in. */
+  pageTableRoot(): bigint;
+  /** Instructions retired by this CPU since power-on. */
+  retired(): bigint;
+}
+
+/** What the generic machine needs from an ISA's CPU cores. */
+export interface CpuPort {
+  readonly isa: Isa;
+  readonly cpuCount: number;
+  /** Guest physical RAM from address 0 (a live view; ask again after anything that can grow memory). */
+  ram(): Uint8Array;
+  /** The host wrote guest RAM [paddr, paddr + length): drop decoded code there. */
+  codeWritten(paddr: number, length: number): void;
+  /** Put CPU 0 in the boot state of BOARD.md section 6 for a kernel entered at `entry`. */
+  resetBoot(entry: bigint): void;
+  /** Start a secondary CPU as BOARD.md section 7 says. */
+  startSecondary(request: CpuStartRequest): void;
+  /** Run `cpu` for at most `budget` instructions. */
+  run(cpu: number, budget: number): CpuStop;
+  /**
+   * The CPU's interrupt input: the lowest asserted board line (BOARD.md
+   * section 4), or -1 when none is. The core takes it at the next
+   * instruction boundary where interrupts are unmasked.
+   */
+  setInterruptLine(cpu: number, line: number): void;
+  /** Deliver the exception or unclaimed trap the last stop of `cpu` reported to the guest's own vector, as the hardware would. */
+  deliverStop(cpu: number): void;
+  /** Perform an emulation code for a claimed trap; returns a stop when the emulation itself faulted (deliver it). */
+  emulate(cpu: number, trap: Trap, code: number, word?: number): CpuStop | undefined;
+  /** Execute `bytes` as the instruction at the trap's pc (pc-relative semantics as in place); a stop when it faulted. */
+  executeDisplaced(cpu: number, trap: Trap, bytes: Uint8Array): CpuStop | undefined;
+  /**
+   * Side-effect-free read of guest virtual memory through the page tables
+   * rooted at `root` (CR3 / TTBR0 value; the CPU's current one when omitted),
+   * with kernel privilege. The device window is toxic: a read that reaches it
+   * returns a fault at the first such address.
+   */
+  readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead;
+  /** Translate a virtual address to physical without side effects; undefined when unmapped. */
+  translate(cpu: number, va: bigint, root?: bigint): number | undefined;
+  registers(cpu: number): RegisterFile;
+}
+
+export type { CpuStartRequest };
