@@ -160,7 +160,7 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
     .description('disassemble the executable sections of an ELF file (x86-64 or ARM) in llvm-objdump -d layout')
     .argument('<file>', 'ELF file (executable, shared object or relocatable object)')
     .option('--arch <arch>', 'expected architecture: x86_64 or arm (default: from the file)')
-    .option('--symbol <name>', 'only this symbol (may be repeated)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--symbol <name>', 'only this symbol (may be repeated)', (v: string, prev: string[] = []) => [...prev, v])
     .helpOption('-h, --help', 'print this help and exit')
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s.replace(/^error: /, 'wdtrace dis: ')) })
     .exitOverride();
@@ -170,7 +170,8 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     throw e;
   }
-  const o = command.opts<{ arch?: string; symbol: string[] }>();
+  const o = command.opts<{ arch?: string; symbol?: string[] }>();
+  const symbols = o.symbol ?? [];
   const file = command.args[0]!;
   if (o.arch !== undefined && !(o.arch in ARCHES)) {
     io.err(`wdtrace dis: unknown architecture '${o.arch}' (x86_64 or arm)\n`);
@@ -185,7 +186,7 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
     return 1;
   }
   try {
-    io.out(await disassembleElfFile(bytes, file, { arch: o.arch as Arch | undefined, symbols: o.symbol }));
+    io.out(await disassembleElfFile(bytes, file, { arch: o.arch as Arch | undefined, symbols }));
     return 0;
   } catch (e) {
     if (e instanceof DisError) io.err(`wdtrace dis: ${e.message}\n`);

@@ -100,4 +100,11 @@ describe('wdtrace dis', () => {
   it('is listed in the help', () => {
     expect(wdtrace('--help').stdout).toContain('wdtrace dis [--arch x86_64|arm] [--symbol NAME]... FILE');
   });
+
+  it('has a help of its own without empty defaults', () => {
+    const help = wdtrace('dis', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--symbol <name>  only this symbol (may be repeated)\n');
+    expect(help.stdout).not.toContain('default: []');
+  });
 });
