@@ -17,6 +17,12 @@ export default defineConfig({
           { text: 'Architecture', link: '/guide/architecture' },
         ],
       },
+      {
+        text: 'Using wdtrace',
+        items: [
+          { text: 'Disassembling guest code', link: '/guide/disassembler' },
+        ],
+      },
     ],
   },
 });

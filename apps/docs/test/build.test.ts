@@ -16,6 +16,13 @@ describe('documentation site', () => {
     for (const page of ['index.html', 'guide/introduction.html', 'guide/getting-started.html', 'guide/architecture.html']) {
       expect(existsSync(join(out, page)), page).toBe(true);
     }
+    // Every page the sidebar links to is built.
+    const config = readFileSync(join(site, '.vitepress/config.mts'), 'utf8');
+    const links = [...config.matchAll(/link: '(\/guide\/[^']+)'/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(4);
+    for (const link of links) expect(existsSync(join(out, `${link.slice(1)}.html`)), link).toBe(true);
+    const dis = readFileSync(join(out, 'guide/disassembler.html'), 'utf8');
+    expect(dis).toContain('wdtrace dis');
     const intro = readFileSync(join(out, 'guide/introduction.html'), 'utf8');
     expect(intro).toContain('wdtrace is DTrace on emulated machines');
     const arch = readFileSync(join(out, 'guide/architecture.html'), 'utf8');
