@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EM_ARM, EM_X86_64, ElfError, SHF_EXECINSTR, SHT_PROGBITS, parseElf, type ElfFile, type ElfSymbol } from '@wdtrace/kernel';
-import { createX86Decoder, disassemble, formatLine, SymbolTable } from '@wdtrace/isa-x86-as';
+import { createX86Decoder, disassemble, formatLine, SymbolTable, type Symbolizer } from '@wdtrace/isa-x86-as';
 import { describeA32 } from '@wdtrace/isa-arm-as';
 
 export interface DisIo {
@@ -47,6 +47,39 @@ function labelsOf(elf: ElfFile, sectionIndex: number, base: bigint, relocatable:
     if (!have || s.type > have.type || (s.type === have.type && s.name > have.name)) byAddress.set(address, { type: s.type, name: s.name });
   }
   return [...byAddress].map(([address, s]) => ({ address, name: s.name })).sort((a, b) => (a.address < b.address ? -1 : 1));
+}
+
+const SHN_ABS = 0xfff1;
+
+/**
+ * Names any address of a linked file as llvm-objdump does: by the symbols of
+ * the section that holds it, or, outside every section, by the absolute
+ * symbols (FILE symbols included), the greatest by (type, name) winning
+ * among those at one address.
+ */
+function fileSymbolizer(elf: ElfFile, sectionNames: boolean): Symbolizer {
+  const sections = elf.sections
+    .filter((s) => s.addr !== 0n && s.size > 0)
+    .map((s) => {
+      // For branch targets, as in the listing, a section's name labels its start when no symbol does.
+      const labels = labelsOf(elf, s.index, s.addr, false);
+      if (sectionNames && labels[0]?.address !== s.addr) labels.unshift({ address: s.addr, name: s.name });
+      return { start: s.addr, end: s.addr + BigInt(s.size), table: new SymbolTable(labels) };
+    });
+  const absolute = new Map<bigint, { type: number; name: string }>();
+  for (const s of elf.symbols()) {
+    if (s.shndx !== SHN_ABS || !s.name) continue;
+    const have = absolute.get(s.value);
+    if (!have || s.type > have.type || (s.type === have.type && s.name > have.name)) absolute.set(s.value, { type: s.type, name: s.name });
+  }
+  const absoluteTable = new SymbolTable([...absolute].map(([address, s]) => ({ address, name: s.name })));
+  // A symbol may sit at its section's very end (`__bss_end`): an address there still belongs to it.
+  const tableFor = (address: bigint): SymbolTable =>
+    (sections.find((s) => address >= s.start && address < s.end) ?? sections.find((s) => address === s.end))?.table ?? absoluteTable;
+  return {
+    startingAt: (address) => tableFor(address).startingAt(address),
+    symbolize: (address) => tableFor(address).symbolize(address),
+  };
 }
 
 /** ARM mapping symbols ($a code, $d data, $t Thumb) of a section, by address. */
@@ -123,6 +156,9 @@ export async function disassembleElfFile(bytes: Uint8Array, displayName: string,
   const width = elf.is64 ? 16 : 8;
   const format = arch === 'x86_64' ? 'elf64-x86-64' : 'elf32-littlearm';
   let out = `\n${displayName}:\tfile format ${format}\n`;
+  // A relocatable object's sections all start at 0: only the section's own labels name its addresses.
+  const targets = arch === 'x86_64' && !relocatable ? fileSymbolizer(elf, true) : undefined;
+  const data = arch === 'x86_64' && !relocatable ? fileSymbolizer(elf, false) : undefined;
   for (const section of elf.sections) {
     if (section.type !== SHT_PROGBITS || (section.flags & SHF_EXECINSTR) === 0 || section.size === 0) continue;
     const base = relocatable ? 0n : section.addr;
@@ -141,7 +177,7 @@ export async function disassembleElfFile(bytes: Uint8Array, displayName: string,
       const slice = code.subarray(Number(label.address - base), Number(next - base));
       const lines =
         arch === 'x86_64'
-          ? disassemble(decoder!, slice, label.address, table).map(formatLine)
+          ? disassemble(decoder!, slice, label.address, targets ?? table, data).map(formatLine)
           : armLines(slice, label.address, mapping, (a) => table.symbolize(a));
       sectionText += `\n${hex(label.address, width)} <${label.name}>:\n${lines.join('\n')}${lines.length ? '\n' : ''}`;
     }

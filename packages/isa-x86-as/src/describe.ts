@@ -224,6 +224,24 @@ function signed(v: bigint, size: number): bigint {
   return BigInt.asIntN(size * 8, v);
 }
 
+/**
+ * The spellings llvm gives segment-register moves and the 0F 00 group:
+ * a register operand of `mov` to or from a segment register, `sldt` and `str`
+ * takes the operand size (movl %ecx, %ds; strq %rax), a memory operand is a
+ * word (movw (%rcx), %ds); `lldt` and `ltr` always carry the `w` suffix.
+ */
+function systemRegisterForms(name: string, mnemonic: string, operands: string, f: DecodedFields, isMem: boolean): [string, string] {
+  const sized = name === 'movw' || name === 'mov?' || name === 'sldt' || name === 'str';
+  if (name === 'lldt' || name === 'ltr') return [`${name}w`, operands];
+  if (!sized || !(f.map === 0 ? f.opcode === 0x8c || f.opcode === 0x8e : f.opcode === 0x00)) return [mnemonic, operands];
+  const base = name.replace(/[w?]$/, '');
+  if (isMem) return [`${base}w`, operands];
+  const size = SUFFIX[f.opSize] ? f.opSize : 4;
+  const reg = `%${gprName(f.rm, size, f.rex !== 0)}`;
+  const regText = operands.split(', ').map((o) => (/^%(?:[re]?[abcd]x|[re]?[sd]i|[re]?[sb]p|r\d+[dwb]?|[abcd][lh]|[sd]il|[sb]pl)$/.test(o) ? reg : o)).join(', ');
+  return [`${base}${SUFFIX[size]}`, regText];
+}
+
 /** Builds the description of already decoded fields. */
 export function describeFields(f: DecodedFields, bytes: Uint8Array, address: bigint): InstructionDescription {
   const classes = new Set<string>();
@@ -263,6 +281,7 @@ export function describeFields(f: DecodedFields, bytes: Uint8Array, address: big
       if (t.text) text.push(t.text);
     }
     operands = text.reverse().join(', ');
+    [mnemonic, operands] = systemRegisterForms(e[0], mnemonic, operands, f, isMem);
     // classes from the decoded form
     if (f.map === 0 && f.opcode === 0x55 && !rex && f.opSize === 8) classes.add('push_rbp');
     if (f.map === 0 && f.opcode === 0x5d && !rex && f.opSize === 8) classes.add('pop_rbp');

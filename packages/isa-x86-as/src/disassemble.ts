@@ -15,10 +15,18 @@ export interface DisassemblyLine {
   symbol?: string;
   /** Branch/call target, with its symbolic form when known. */
   target?: { address: bigint; symbolic?: string };
+  /** llvm-objdump's `#` comments: `imm = 0x...` for large immediates, then the address a RIP-relative operand reaches. */
+  comments?: string[];
+}
+
+/** Names addresses for a listing: the symbol starting at an address, and `name+0xoff` for any address. */
+export interface Symbolizer {
+  startingAt(address: bigint): string | undefined;
+  symbolize(address: bigint): string | undefined;
 }
 
 /** Resolves addresses to `name` or `name+0xoff` against sorted symbols. */
-export class SymbolTable {
+export class SymbolTable implements Symbolizer {
   private readonly sorted: DisassemblySymbol[];
   private readonly starts = new Map<bigint, string>();
   constructor(symbols: Iterable<DisassemblySymbol>) {
@@ -39,8 +47,22 @@ export class SymbolTable {
   }
 }
 
-/** Disassembles `code` loaded at `address`; bytes that do not decode become one-byte `(bad)` lines. */
-export function disassemble(decoder: X86Decoder, code: Uint8Array, address: bigint, symbols?: SymbolTable): DisassemblyLine[] {
+/**
+ * llvm-objdump's comment for an immediate printed as `$value`: only outside
+ * [-256, 255], in hex without needless sign bits (16, 32 or 64 bits).
+ */
+function immediateComment(value: bigint): string | undefined {
+  if (value <= 255n && value >= -256n) return undefined;
+  const bits = BigInt.asIntN(16, value) === value ? 16 : BigInt.asIntN(32, value) === value ? 32 : 64;
+  return `imm = 0x${BigInt.asUintN(bits, value).toString(16).toUpperCase()}`;
+}
+
+/**
+ * Disassembles `code` loaded at `address`; bytes that do not decode become
+ * one-byte `(bad)` lines. `symbols` names branch targets; `dataSymbols`
+ * (every symbol of the file, when given) names what RIP-relative operands reach.
+ */
+export function disassemble(decoder: X86Decoder, code: Uint8Array, address: bigint, symbols?: Symbolizer, dataSymbols?: Symbolizer): DisassemblyLine[] {
   const out: DisassemblyLine[] = [];
   let off = 0;
   while (off < code.length) {
@@ -52,6 +74,19 @@ export function disassemble(decoder: X86Decoder, code: Uint8Array, address: bigi
     const sym = symbols?.startingAt(at);
     if (sym) line.symbol = sym;
     if (d?.target !== undefined) line.target = { address: d.target, symbolic: symbols?.symbolize(d.target) };
+    if (d) {
+      const comments: string[] = [];
+      for (const m of d.operands.matchAll(/\$(-?\d+)/g)) {
+        const c = immediateComment(BigInt(m[1]!));
+        if (c) comments.push(c);
+      }
+      if (d.fields.ripRelative) {
+        const reached = BigInt.asUintN(64, at + BigInt(d.length) + d.fields.disp);
+        const name = (dataSymbols ?? symbols)?.symbolize(reached);
+        comments.push(`0x${reached.toString(16)}${name ? ` <${name}>` : ''}`);
+      }
+      if (comments.length) line.comments = comments;
+    }
     out.push(line);
     off += line.bytes.length;
   }
@@ -69,7 +104,23 @@ export function formatLine(line: DisassemblyLine): string {
   // 8-column stop past it when they are longer, whatever the address width.
   const raw = `${line.address.toString(16).padStart(8, ' ')}: ${hex}`;
   const head = raw.padEnd(raw.length <= 39 ? 39 : 39 + Math.ceil((raw.length - 39) / 8) * 8, ' ');
-  return `${head}\t${mnemonic}${operands ? `\t${operands}` : ''}`;
+  let text = `${head}\t${mnemonic}${operands ? `\t${operands}` : ''}`;
+  // Comments start at column 72 (one space further out when the text is
+  // longer); each further comment gets a line of its own at that column.
+  line.comments?.forEach((comment, i) => {
+    const column = i === 0 ? columnOf(text) : 0;
+    text += `${i === 0 ? '' : '\n'}${' '.repeat(column < COMMENT_COLUMN ? COMMENT_COLUMN - column : 1)}# ${comment}`;
+  });
+  return text;
+}
+
+const COMMENT_COLUMN = 72;
+
+/** Display column after `text`, tabs stopping every 8 columns. */
+function columnOf(text: string): number {
+  let column = 0;
+  for (const ch of text) column = ch === '\t' ? (column + 8) & ~7 : column + 1;
+  return column;
 }
 
 /** The header llvm-objdump prints where a symbol starts. */

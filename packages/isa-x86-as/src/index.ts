@@ -92,6 +92,6 @@ export async function createX86Decoder(build: WasmBuild = 'release'): Promise<X8
   return new X86Decoder(await createX86Core(build));
 }
 export { disassemble, formatLine, formatSymbolHeader, SymbolTable } from './disassemble.js';
-export type { DisassemblyLine, DisassemblySymbol } from './disassemble.js';
+export type { DisassemblyLine, DisassemblySymbol, Symbolizer } from './disassemble.js';
 export { readElfCode, ElfError } from './elf.js';
 export type { ElfCode, ElfSection, ElfSymbol } from './elf.js';

@@ -31,6 +31,42 @@ describe('disassemble', () => {
     ]);
   });
 
+  it('adds llvm-objdump comments for large immediates and RIP-relative operands at column 72', () => {
+    // Expected lines are llvm-objdump's own for these bytes of the guest kernel.
+    const at = (address: bigint, hex: string) => disassemble(dec, Uint8Array.from(hex.split(' ').map((b) => parseInt(b, 16))), address, undefined, data)[0]!;
+    const data = new SymbolTable([{ address: 0xffffffff8010f000n, name: 'setup_stack.random_seed' }, { address: 0xffffffff80222420n, name: 'irq_table' }]);
+    expect(formatLine(at(0xffffffff801020e1n, '69 0d 15 cf 00 00 0d 66 19 00'))).toBe(
+      'ffffffff801020e1: 69 0d 15 cf 00 00 0d 66 19 00\timull\t$1664525, 53013(%rip), %ecx # imm = 0x19660D\n' +
+        ' '.repeat(72) + '# 0xffffffff8010f000 <setup_stack.random_seed>',
+    );
+    expect(formatLine(at(0xffffffff801054den, '48 c7 05 67 cf 11 00 30 55 10 80'))).toBe(
+      'ffffffff801054de: 48 c7 05 67 cf 11 00 30 55 10 80     \tmovq\t$-2146413264, 1167207(%rip) # imm = 0x80105530\n' +
+        ' '.repeat(72) + '# 0xffffffff80222450 <irq_table+0x30>',
+    );
+    // Short text is padded to the comment column; 16-bit values lose their sign bits; [-256, 255] gets no comment.
+    expect(formatLine(at(0x1000n, '48 83 ec 08'))).toBe('    1000: 48 83 ec 08                  \tsubq\t$8, %rsp');
+    expect(formatLine(at(0x1000n, '48 c7 c0 00 ff ff ff'))).toBe('    1000: 48 c7 c0 00 ff ff ff         \tmovq\t$-256, %rax');
+    expect(formatLine(at(0x1000n, '48 c7 c0 ff fe ff ff'))).toBe('    1000: 48 c7 c0 ff fe ff ff         \tmovq\t$-257, %rax' + ' '.repeat(13) + '# imm = 0xFEFF');
+  });
+
+  it('spells segment-register moves and the 0F 00 group as llvm does', () => {
+    const text = (hex: string) => {
+      const l = disassemble(dec, Uint8Array.from(hex.split(' ').map((b) => parseInt(b, 16))), 0n)[0]!;
+      return `${l.mnemonic} ${l.operands}`;
+    };
+    expect(text('8e d9')).toBe('movl %ecx, %ds');
+    expect(text('66 8e d9')).toBe('movw %cx, %ds');
+    expect(text('48 8e d9')).toBe('movq %rcx, %ds');
+    expect(text('8e 19')).toBe('movw (%rcx), %ds');
+    expect(text('8c 19')).toBe('movw %ds, (%rcx)');
+    expect(text('0f 00 d8')).toBe('ltrw %ax');
+    expect(text('0f 00 d0')).toBe('lldtw %ax');
+    expect(text('0f 00 c8')).toBe('strl %eax');
+    expect(text('48 0f 00 c8')).toBe('strq %rax');
+    expect(text('0f 00 08')).toBe('strw (%rax)');
+    expect(text('0f 00 e0')).toBe('verr %ax');
+  });
+
   const libc = '/usr/lib/x86_64-linux-gnu/libc.so.6';
   it.runIf(existsSync(libc) && hasObjdump())('agrees with llvm-objdump on whole lines for at least 98.5% of libc', () => {
     const text = readExecutableSections(libc).find((s) => s.name === '.text')!;
