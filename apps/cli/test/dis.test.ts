@@ -56,16 +56,9 @@ describe.runIf(haveToolchain)('wdtrace dis agrees with llvm-objdump -d', () => {
     expect(ours.stdout).toBe(spawnSync('llvm-objdump', ['-d', 'long.elf'], { cwd: scratch, encoding: 'utf8' }).stdout);
   });
 
-  it('on the whole x86-64 guest kernel (immediate and RIP-relative comments, system instructions), byte for byte', () => {
-    const file = join(images, 'x86_64/kernel.elf');
-    const ours = wdtrace('dis', file);
-    expect(ours.status, ours.stderr).toBe(0);
-    const theirs = spawnSync('llvm-objdump', ['-d', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
-    expect(ours.stdout.split('\n')).toEqual(theirs.stdout.split('\n'));
-  });
-
-  it('on the whole ARM guest kernel (literal pools, branch and literal comments), byte for byte', () => {
-    const file = join(images, 'arm/kernel.elf');
+  // x86-64: immediate and RIP-relative comments, system instructions; ARM: literal pools, branch and literal comments.
+  it.each(['x86_64', 'arm'])('on the whole %s guest kernel, byte for byte', (arch) => {
+    const file = join(images, `${arch}/kernel.elf`);
     const ours = wdtrace('dis', file);
     expect(ours.status, ours.stderr).toBe(0);
     const theirs = spawnSync('llvm-objdump', ['-d', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
