@@ -214,6 +214,7 @@ export function run(cpu: u32, budget: u32): u32 {
   setRunning(false);
   selectCpu(cpu);
   let done: u32 = 0;
+  let stalled: u32 = 0; // prefetch aborts taken in-guest (they retire nothing)
   let reason: u32 = STOP_BUDGET;
   if (st(WAITING) != 0) {
     if (!interruptLineHigh()) {
@@ -267,6 +268,9 @@ export function run(cpu: u32, budget: u32): u32 {
         const r = exceptionOrStop(EXC_PABT, pc, 0);
         if (r != 0) { reason = r; break; }
         pc = reg(15);
+        // An exception entry retires nothing; a vector whose fetch aborts
+        // too must still hand control back once the budget is spent.
+        if (++stalled >= budget) break;
         continue;
       }
       if (pa > ramSize - 4 || ramSize < 4 || (pc & 3) != 0) {
@@ -276,6 +280,7 @@ export function run(cpu: u32, budget: u32): u32 {
         const r = exceptionOrStop(EXC_PABT, pc, 0);
         if (r != 0) { reason = r; break; }
         pc = reg(15);
+        if (++stalled >= budget) break;
         continue;
       }
       // Cache the page only when all of it is RAM.

@@ -60,6 +60,8 @@ export interface ArmCoreExports {
   executeDisplaced(cpu: number, word: number, address: number): number;
   /** Emulates a displaced instruction by code (EmulationCode); 0 when done, else a StopReason. */
   emulate(cpu: number, code: number, word: number, address: number): number;
+  /** Whether `word` is of emulation class `code` (what `emulate` checks before it runs it); 1 or 0. */
+  emulationMatches(code: number, word: number): number;
   takeException(exc: number, pc: number): void;
   decodeA32(word: number): number;
   ramOffset(): number;

@@ -429,3 +429,17 @@ describe('MMU permissions on TLB hits', () => {
     expect(word32(0x300000)).toBe(0x600d);
   });
 });
+
+describe('exception loops', () => {
+  it('returns to the host at the budget when a vector fetch keeps taking prefetch aborts', () => {
+    // mcr p15, 0, r0, c12, c0, 0 (VBAR = 0xE0000000, not RAM) ; bx r0
+    words(0x8000, [0xee0c0f10, 0xe12fff10]);
+    core.setStopMask(0, (1 << ArmException.UNDEFINED) | (1 << ArmException.BKPT) | (1 << ArmException.DTRACE_BREAKPOINT));
+    core.setReg(0, 0, 0xe0000000);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 1000)).toBe(StopReason.BUDGET);
+    expect(core.retiredLow(0)).toBe(2);
+    expect(reg(15)).toBe(0xe000000c);
+    expect(u(core.getCpsr(0)) & 0x1f).toBe(ArmMode.ABT);
+  });
+});
