@@ -2,7 +2,7 @@
 // and PSR access for the host, stop details, side-effect-free guest reads,
 // and code-cache invalidation after host writes to guest RAM.
 import {
-  selectCpu, reg, setRegRaw, st, setSt, readCpsr, writeCpsr, bankedReg, setBankedReg, spsrOf, S, statesBase, STATE_SIZE, syncStates,
+  selectCpu, reg, setRegRaw, st, setSt, readCpsr, writeCpsr, bankedReg, setBankedReg, spsrOf, S, statesBase, STATE_SIZE, syncStates, liveDone,
   RETIRED, STOP_REASON, STOP_PC, STOP_WORD, FAULT_ADDR, FAULT_STATUS, PENDING_EXC,
 } from './state';
 import { ramBase, ramSize, invalidateCode, peek, peekFailed, peekFaultAddr, tlbFlush } from './memory';
@@ -27,9 +27,14 @@ export function setCpsr(cpu: u32, v: u32): void { selectCpu(cpu); writeCpsr(v); 
 export function getSpsr(cpu: u32, mode: u32): u32 { selectCpu(cpu); const at = spsrOf(mode); return at ? st(at) : 0; }
 export function setSpsr(cpu: u32, mode: u32, v: u32): void { selectCpu(cpu); const at = spsrOf(mode); if (at) setSt(at, v); }
 
-/** Retired instructions (low and high words; the counter is 64-bit). */
-export function retiredLow(cpu: u32): u32 { selectCpu(cpu); return st(RETIRED); }
-export function retiredHigh(cpu: u32): u32 { selectCpu(cpu); return st(RETIRED + 4); }
+/**
+ * Retired instructions (low and high words; the counter is 64-bit). From a
+ * device callback during run() this is the running CPU's count up to, not
+ * including, the instruction making the access.
+ */
+export function retiredLow(cpu: u32): u32 { selectCpu(cpu); return u32(retired64()); }
+export function retiredHigh(cpu: u32): u32 { selectCpu(cpu); return u32(retired64() >> 32); }
+function retired64(): u64 { return load<u64>(S + RETIRED) + u64(liveDone); }
 
 export function stopReason(cpu: u32): u32 { selectCpu(cpu); return st(STOP_REASON); }
 export function stopPc(cpu: u32): u32 { selectCpu(cpu); return st(STOP_PC); }

@@ -4,7 +4,7 @@
 // package README (memory layout, MMIO imports, stop reasons).
 export { expandImmediate, expandImmediateCarry } from './shifter';
 export {
-  init, reset, run, abandonRun, deliverStop, setStopMask, setIrqLine, setFiqLine, executeDisplaced, takeException,
+  init, reset, run, abandonRun, requestStop, deliverStop, setStopMask, setIrqLine, setFiqLine, executeDisplaced, takeException,
   STOP_BUDGET, STOP_HALT, STOP_DTRACE, STOP_BKPT, STOP_UNDEFINED, STOP_PREFETCH_ABORT, STOP_DATA_ABORT, STOP_SVC,
 } from './run';
 export { decodeA32 } from './generated/a32-decoder';

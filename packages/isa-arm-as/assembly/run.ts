@@ -7,7 +7,7 @@ import {
   MODE_SVC, MODE_UND, MODE_ABT, MODE_IRQ, MODE_FIQ, PSR_I, PSR_F, PSR_A, PSR_T, PSR_E, CPSR_CTL,
   CP15_SCTLR, CP15_VBAR, CP15_DFSR, CP15_DFAR, CP15_IFSR, CP15_IFAR, RETIRED, STOP_REASON, STOP_PC, STOP_WORD,
   FAULT_ADDR, FAULT_STATUS, IRQ_LINE, FIQ_LINE, WAITING, STOP_MASK, PENDING_EXC, CPU_ID, EXCL_OPEN, STATE_SIZE, statesBase,
-  fetchValid, setFetchValid, setRunning, stateBlock,
+  fetchValid, setFetchValid, setRunning, stateBlock, setLiveDone, stopRequested, setStopRequested, isRunning,
 } from './state';
 import { translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, configureMemory, tlbFlush } from './memory';
 import {
@@ -224,6 +224,7 @@ export function run(cpu: u32, budget: u32): u32 {
     setSt(WAITING, 0);
   }
   setRunning(true);
+  setStopRequested(false);
   // Invariant: `pc` is the next instruction; memory r15 is brought up to
   // date before anything that reads it (the slow path, exceptions, exit).
   // Interrupts, the fetch page and CPSR.T can change only through the slow
@@ -235,6 +236,7 @@ export function run(cpu: u32, budget: u32): u32 {
   while (done < budget) {
     if (checkSlow) {
       checkSlow = false;
+      if (stopRequested) break; // the host asked from a device access (power-off)
       if (!fetchValid) pageVa = 1;
       const lines = st(IRQ_LINE) | st(FIQ_LINE);
       if (lines) {
@@ -334,6 +336,7 @@ export function run(cpu: u32, budget: u32): u32 {
       if (cond >= 14 || conditionPassed(cond)) {
         clearAbort();
         clearRaised();
+        setLiveDone(done);
         call_indirect<void>(load<u32>(entry, 8), word);
         if (aborted | raised) {
           setRegRaw(15, pc);
@@ -359,6 +362,7 @@ export function run(cpu: u32, budget: u32): u32 {
       const cond = word >>> 28;
       if (cond >= 14 || conditionPassed(cond)) {
         clearAbort();
+        setLiveDone(done);
         call_indirect<void>(load<u32>(entry, 8), word);
         if (aborted) {
           clearAbort();
@@ -375,6 +379,7 @@ export function run(cpu: u32, budget: u32): u32 {
       done++;
       continue;
     }
+    setLiveDone(done);
     const r = step(pc, word, load<u32>(entry, 8));
     if (r != 0) {
       reason = r;
@@ -386,6 +391,7 @@ export function run(cpu: u32, budget: u32): u32 {
   }
   if (reason == STOP_BUDGET) setRegRaw(15, pc);
   setRunning(false);
+  setStopRequested(false);
   setSt(STOP_REASON, reason);
   store<u64>(S + RETIRED, load<u64>(S + RETIRED) + u64(done));
   return reason;
@@ -394,6 +400,16 @@ export function run(cpu: u32, budget: u32): u32 {
 /** Clears the running state after run() was left by a host exception (the loader calls this). */
 export function abandonRun(): void {
   setRunning(false);
+  setStopRequested(false);
+}
+
+/**
+ * From a device callback during run(): the running CPU stops after the
+ * current instruction and run() returns STOP_BUDGET (the host powers off).
+ * Outside run() it does nothing.
+ */
+export function requestStop(): void {
+  if (isRunning()) setStopRequested(true);
 }
 
 /** Enters the guest vector for the exception the last stop reported (an unclaimed trap). */

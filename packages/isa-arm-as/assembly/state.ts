@@ -126,6 +126,27 @@ export function setStatesBase(base: usize, count: u32): void {
 let running: bool = false;
 export function setRunning(v: bool): void {
   running = v;
+  liveDone = 0;
+}
+export function isRunning(): bool {
+  return running;
+}
+
+/**
+ * Instructions the running CPU has completed in the current run() call and
+ * not yet added to RETIRED (the run loop publishes its count before each
+ * instruction that can reach a device), so a device read during run() sees
+ * the exact retired count.
+ */
+export let liveDone: u32 = 0;
+@inline export function setLiveDone(v: u32): void {
+  liveDone = v;
+}
+
+/** Set by the host from a device callback: run() returns after the current instruction. */
+export let stopRequested: bool = false;
+export function setStopRequested(v: bool): void {
+  stopRequested = v;
 }
 
 /** Where `cpu`'s live state is: the active block or its home block. */

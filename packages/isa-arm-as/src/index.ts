@@ -54,6 +54,8 @@ export interface ArmCoreExports {
   /** Enters the guest's vector for the exception the last stop reported. */
   deliverStop(cpu: number): void;
   setStopMask(cpu: number, mask: number): void;
+  /** From a device callback during run(): stop after the current instruction (run returns BUDGET). */
+  requestStop(): void;
   setIrqLine(cpu: number, level: number): void;
   setFiqLine(cpu: number, level: number): void;
   /** Executes `word` as if at `address`; 0 when completed, else a StopReason. */

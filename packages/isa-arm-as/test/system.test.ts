@@ -443,3 +443,37 @@ describe('exception loops', () => {
     expect(u(core.getCpsr(0)) & 0x1f).toBe(ArmMode.ABT);
   });
 });
+
+describe('device callbacks during run', () => {
+  it('see the exact retired count and can stop the CPU after the current instruction', async () => {
+    const seen: number[] = [];
+    let stopAt = -1;
+    core = await createArmCore('debug', {
+      mmioRead: () => {
+        seen.push(core.retiredLow(0));
+        if (seen.length === stopAt) core.requestStop();
+        return 7;
+      },
+    });
+    core.init(1, RAM);
+    // 0x8000: mov r1, #1 ; ldr r0, [r6] ; add r1, r1, #1 ; ldm r6, {r2, r3} ; ldr r4, [r6, r1] ; add r1, r1, #1 ; b .
+    words(0x8000, [0xe3a01001, 0xe5960000, 0xe2811001, 0xe896000c, 0xe7964001, 0xe2811001, 0xeafffffe]);
+    core.setReg(0, 6, 0xf0000000);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 4)).toBe(StopReason.BUDGET);
+    expect(seen).toEqual([1, 3, 3]); // ldr after one instruction, both ldm words after three
+    expect(core.retiredLow(0)).toBe(4);
+    // requestStop from the next device read: the ldr completes, nothing after it runs.
+    stopAt = 4;
+    expect(core.run(0, 1000)).toBe(StopReason.BUDGET);
+    expect(seen).toEqual([1, 3, 3, 4]);
+    expect(core.retiredLow(0)).toBe(5);
+    expect(reg(4)).toBe(7);
+    expect(reg(15)).toBe(0x8014);
+    expect(reg(1)).toBe(2);
+    // The request does not outlive its run, and outside run() it is ignored.
+    core.requestStop();
+    expect(core.run(0, 100)).toBe(StopReason.BUDGET);
+    expect(core.retiredLow(0)).toBe(105);
+  });
+});
