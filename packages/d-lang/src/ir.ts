@@ -1,9 +1,9 @@
-// The code generator's output before assembly: DIF instructions whose
+// The code generator's instructions before assembly: DIF instructions whose
 // operands still name things (integer values, strings, variables, labels)
-// rather than table indexes and instruction offsets. The assembler pass
-// turns each IrDifo into a DIFO: it builds the integer, string and variable
-// tables and resolves labels.
-import type { DifType } from '@wdtrace/dtrace-core/dif';
+// rather than table indexes and instruction offsets. The assembler
+// (src/assembler.ts) turns each DIFO's instructions into a DIFO: it builds
+// the integer, string and variable tables and resolves labels.
+import type { Difo, DifType } from '@wdtrace/dtrace-core/dif';
 
 export interface IrVariable {
   readonly name: string;
@@ -25,9 +25,45 @@ export type IrInstr =
   | { readonly k: 'var'; readonly op: number; readonly variable: IrVariable; readonly reg: number; readonly index?: number }
   | { readonly k: 'call'; readonly subr: number; readonly rd: number };
 
+/**
+ * One DIFO as the code generator hands it on: assembled as soon as its code
+ * was complete (src/assembler.ts). A table overflow is kept here and
+ * reported by the assemble pass, where dtrace reports it.
+ */
+/**
+ * Every instruction is built by this one constructor, so that all have the
+ * same object shape (monomorphic property loads in the assembler); the
+ * union type above is what the code sees.
+ */
+class Instr {
+  constructor(
+    readonly k: IrInstr['k'],
+    readonly op: number,
+    readonly r1: number,
+    readonly r2: number,
+    readonly rd: number,
+    readonly label: number,
+    readonly value: bigint | string | undefined,
+    readonly variable: IrVariable | undefined,
+    readonly reg: number,
+    readonly index: number | undefined,
+    readonly subr: number,
+  ) {}
+}
+
+export const ir = {
+  fmt: (op: number, r1: number, r2: number, rd: number): IrInstr => new Instr('fmt', op, r1, r2, rd, 0, undefined, undefined, 0, undefined, 0) as IrInstr,
+  branch: (op: number, label: number): IrInstr => new Instr('branch', op, 0, 0, 0, label, undefined, undefined, 0, undefined, 0) as IrInstr,
+  label: (label: number): IrInstr => new Instr('label', 0, 0, 0, 0, label, undefined, undefined, 0, undefined, 0) as IrInstr,
+  setx: (value: bigint, rd: number): IrInstr => new Instr('setx', 0, 0, 0, rd, 0, value, undefined, 0, undefined, 0) as IrInstr,
+  sets: (value: string, rd: number): IrInstr => new Instr('sets', 0, 0, 0, rd, 0, value, undefined, 0, undefined, 0) as IrInstr,
+  variable: (op: number, variable: IrVariable, reg: number, index?: number): IrInstr => new Instr('var', op, 0, 0, 0, 0, undefined, variable, reg, index, 0) as IrInstr,
+  call: (subr: number, rd: number): IrInstr => new Instr('call', 0, 0, 0, rd, 0, undefined, undefined, 0, undefined, subr) as IrInstr,
+};
+
 export interface IrDifo {
-  readonly code: IrInstr[];
-  readonly rtype: DifType;
+  readonly difo?: Difo;
+  readonly overflow?: 'integer' | 'string';
   /** What the DIFO computes, for listings ("predicate", "trace()", ...). */
   readonly what: string;
 }

@@ -86,9 +86,11 @@ export const D_KEYWORDS: ReadonlySet<string> = new Set([
   'xlate',
 ]);
 
-const PUNCT3 = ['...', '<<=', '>>='];
 const PUNCT2 = ['->', '++', '--', '<<', '>>', '<=', '>=', '==', '!=', '&&', '||', '^^', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|='];
 const PUNCT1 = '()[]{}.&*+-~!/%<>^|?:;,=`';
+/** Two-character punctuators by (first code * 128 + second code), one-character ones by code. */
+const PUNCT2_BY_CODES = new Map(PUNCT2.map((p) => [p.charCodeAt(0) * 128 + p.charCodeAt(1), p]));
+const PUNCT1_BY_CODE: (string | undefined)[] = Array.from({ length: 128 }, (_, c) => (PUNCT1.includes(String.fromCharCode(c)) ? String.fromCharCode(c) : undefined));
 
 // Character classes as lookup tables for speed.
 const IDENT_START = new Uint8Array(128);
@@ -108,6 +110,30 @@ for (let c = 0; c < 128; c++) {
 
 export type LexMode = 'clause' | 'expr';
 
+/** A lexer position with its line bookkeeping. */
+export interface LexerMark {
+  pos: number;
+  line: number;
+  lineStartOffset: number;
+  file: string | undefined;
+  atLineStart: boolean;
+}
+
+/** Every token has the same fields (one object shape for the parser's property loads). */
+function token(
+  kind: TokenKind,
+  text: string,
+  value: bigint | undefined,
+  suffix: string | undefined,
+  decimal: boolean | undefined,
+  stringMacro: boolean | undefined,
+  loc: SourceLocation,
+  end: number,
+  lineStart: boolean,
+): Token {
+  return { kind, text, value, suffix, decimal, stringMacro, loc, end, lineStart };
+}
+
 export class Lexer {
   private pos = 0;
   private line = 1;
@@ -122,11 +148,20 @@ export class Lexer {
   }
 
   /** Save/restore for re-lexing a token in another mode. */
-  mark(): { pos: number; line: number; lineStartOffset: number; file: string | undefined; atLineStart: boolean } {
+  mark(): LexerMark {
     return { pos: this.pos, line: this.line, lineStartOffset: this.lineStartOffset, file: this.file, atLineStart: this.atLineStart };
   }
 
-  reset(m: ReturnType<Lexer['mark']>): void {
+  /** mark() into an existing object (no allocation per token). */
+  markInto(m: LexerMark): void {
+    m.pos = this.pos;
+    m.line = this.line;
+    m.lineStartOffset = this.lineStartOffset;
+    m.file = this.file;
+    m.atLineStart = this.atLineStart;
+  }
+
+  reset(m: LexerMark): void {
     this.pos = m.pos;
     this.line = m.line;
     this.lineStartOffset = m.lineStartOffset;
@@ -191,7 +226,7 @@ export class Lexer {
     }
     const word = /^([A-Za-z_]\w*)/.exec(body);
     if (word !== null && word[1] === 'pragma') {
-      return { kind: 'pragma', text: body.slice(6).trim(), loc, end, lineStart: true };
+      return token('pragma', body.slice(6).trim(), undefined, undefined, undefined, undefined, loc, end, true);
     }
     if (body === '') return undefined; // a lone '#' is a null directive
     return fail('D_PRAGCTL_INVAL', loc, word !== null ? word[1]! : body.split(/\s/)[0]!);
@@ -205,7 +240,7 @@ export class Lexer {
     const loc = this.location();
     const lineStart = this.atLineStart;
     this.atLineStart = false;
-    if (start >= t.length) return { kind: 'eof', text: '', loc, end: start, lineStart };
+    if (start >= t.length) return token('eof', '', undefined, undefined, undefined, undefined, loc, start, lineStart);
     const c = t.charCodeAt(start);
 
     if (mode === 'clause' && c < 128 && PSPEC_START[c] === 1) {
@@ -219,10 +254,10 @@ export class Lexer {
       // A plain identifier is a keyword or identifier even in clause mode (declarations).
       if (/^[A-Za-z_]\w*$/.test(text)) {
         this.pos = p;
-        return { kind: D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, loc, end: p, lineStart };
+        return token(D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
       }
       this.pos = p;
-      return { kind: 'pspec', text, loc, end: p, lineStart };
+      return token('pspec', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
     }
 
     if (c < 128 && IDENT_START[c] === 1) {
@@ -234,7 +269,7 @@ export class Lexer {
       }
       const text = t.slice(start, p);
       this.pos = p;
-      return { kind: D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, loc, end: p, lineStart };
+      return token(D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
     }
 
     if (c >= 48 && c <= 57) return this.number(start, loc, lineStart);
@@ -250,7 +285,7 @@ export class Lexer {
         else break;
       }
       this.pos = p;
-      return { kind: 'agg', text: t.slice(start + 1, p), loc, end: p, lineStart };
+      return token('agg', t.slice(start + 1, p), undefined, undefined, undefined, undefined, loc, p, lineStart);
     }
 
     if (c === 36) {
@@ -269,26 +304,25 @@ export class Lexer {
       }
       if (p === nameStart) fail('D_SYNTAX', loc, `"${t.slice(start, p + 1)}"`);
       this.pos = p;
-      return { kind: 'macro', text: t.slice(nameStart, p), stringMacro, loc, end: p, lineStart };
+      return token('macro', t.slice(nameStart, p), undefined, undefined, undefined, stringMacro, loc, p, lineStart);
     }
 
-    for (const p3 of PUNCT3) {
-      if (t.startsWith(p3, start)) {
-        this.pos = start + 3;
-        return { kind: 'punct', text: p3, loc, end: this.pos, lineStart };
-      }
+    const c2 = t.charCodeAt(start + 1);
+    if ((c === 46 || c === 60 || c === 62) && t.startsWith(c === 46 ? '...' : c === 60 ? '<<=' : '>>=', start)) {
+      this.pos = start + 3;
+      return token('punct', c === 46 ? '...' : c === 60 ? '<<=' : '>>=', undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
     }
-    const two = t.slice(start, start + 2);
-    if (PUNCT2.includes(two)) {
+    const two = c2 < 128 ? PUNCT2_BY_CODES.get(c * 128 + c2) : undefined;
+    if (two !== undefined) {
       this.pos = start + 2;
-      return { kind: 'punct', text: two, loc, end: this.pos, lineStart };
+      return token('punct', two, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
     }
-    const one = t[start]!;
-    if (PUNCT1.includes(one)) {
+    const one = c < 128 ? PUNCT1_BY_CODE[c] : undefined;
+    if (one !== undefined) {
       this.pos = start + 1;
-      return { kind: 'punct', text: one, loc, end: this.pos, lineStart };
+      return token('punct', one, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
     }
-    return fail('D_SYNTAX', loc, `"${one}"`);
+    return fail('D_SYNTAX', loc, `"${t[start]!}"`);
   }
 
   private number(start: number, loc: SourceLocation, lineStart: boolean): Token {
@@ -334,7 +368,7 @@ export class Lexer {
     if (value > 0xffffffffffffffffn) fail('D_INT_OFLOW', loc, t.slice(start, p));
     this.pos = p;
     const norm = suffix.includes('u') ? (suffix.includes('ll') ? 'ull' : suffix.includes('l') ? 'ul' : 'u') : suffix;
-    return { kind: 'int', text: t.slice(start, p), value, suffix: norm, decimal: radix === 10, loc, end: p, lineStart };
+    return token('int', t.slice(start, p), value, norm, radix === 10, undefined, loc, p, lineStart);
   }
 
   /** One escape sequence starting after the backslash at p; returns [char code, next position]. */
@@ -396,7 +430,7 @@ export class Lexer {
       p++;
     }
     this.pos = p + 1;
-    return { kind: 'string', text: out, loc, end: this.pos, lineStart };
+    return token('string', out, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
   }
 
   private charConst(start: number, loc: SourceLocation, lineStart: boolean): Token {
@@ -424,6 +458,6 @@ export class Lexer {
     for (const b of bytes) value = (value << 8n) | BigInt(b);
     if (bytes.length === 1 && value > 127n) value -= 256n; // char is signed
     this.pos = p + 1;
-    return { kind: 'char', text: t.slice(start, p + 1), value, loc, end: this.pos, lineStart };
+    return token('char', t.slice(start, p + 1), value, undefined, undefined, undefined, loc, this.pos, lineStart);
   }
 }

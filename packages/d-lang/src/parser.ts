@@ -22,7 +22,7 @@ import type {
   TypeSpecifier,
 } from './ast.js';
 import { type SourceLocation, fail } from './diagnostics.js';
-import { type LexMode, Lexer, type Token } from './lexer.js';
+import { type LexMode, Lexer, type LexerMark, type Token } from './lexer.js';
 
 const BASE_TYPE_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string']);
 const QUALIFIERS = new Set(['const', 'volatile', 'restrict']);
@@ -64,7 +64,8 @@ export class Parser {
   private readonly lexer: Lexer;
   private tok: Token;
   private tokMode: LexMode;
-  private tokMark: ReturnType<Lexer['mark']>;
+  /** Lexer state before the current token (to re-lex it in the other mode); updated in place. */
+  private readonly tokMark: LexerMark;
   private readonly typedefs = new Set<string>();
   /** Inside a predicate: a '/' followed by '{' or end of input closes it. */
   private inPredicate = false;
@@ -94,10 +95,22 @@ export class Parser {
 
   private advance(mode: LexMode = 'expr'): Token {
     const t = this.tok;
-    this.tokMark = this.lexer.mark();
+    this.lexer.markInto(this.tokMark);
     this.tokMode = mode;
     this.tok = this.lexer.next(mode);
     return t;
+  }
+
+  /** The parser's position, for backtracking. */
+  private save(): { lexer: LexerMark; tok: Token; tokMode: LexMode; tokMark: LexerMark } {
+    return { lexer: this.lexer.mark(), tok: this.tok, tokMode: this.tokMode, tokMark: { ...this.tokMark } };
+  }
+
+  private restore(s: ReturnType<Parser['save']>): void {
+    this.lexer.reset(s.lexer);
+    this.tok = s.tok;
+    this.tokMode = s.tokMode;
+    Object.assign(this.tokMark, s.tokMark);
   }
 
   private is(text: string, mode: LexMode = 'expr'): boolean {
@@ -597,17 +610,11 @@ export class Parser {
 
   /** In "(" position: does it open a nested declarator rather than a parameter list? */
   private parenStartsDeclarator(abstract: boolean): boolean {
-    const save = this.lexer.mark();
-    const saveTok = this.tok;
-    const saveMode = this.tokMode;
-    const saveMark = this.tokMark;
+    const saved = this.save();
     this.advance();
     const n = this.peek('expr');
     const result = (n.kind === 'punct' && (n.text === '*' || n.text === '(' || n.text === '[')) || (!abstract && n.kind === 'ident' && !this.isTypedefName(n.text));
-    this.lexer.reset(save);
-    this.tok = saveTok;
-    this.tokMode = saveMode;
-    this.tokMark = saveMark;
+    this.restore(saved);
     return result;
   }
 
@@ -690,10 +697,7 @@ export class Parser {
   private parseCast(): Expr {
     if (this.is('(')) {
       // Cast when "(" starts a type name.
-      const save = this.lexer.mark();
-      const saveTok = this.tok;
-      const saveMode = this.tokMode;
-      const saveMark = this.tokMark;
+      const saved = this.save();
       const loc = this.advance().loc;
       if (this.startsTypeName()) {
         const typeName = this.parseTypeName();
@@ -701,10 +705,7 @@ export class Parser {
         const operand = this.parseCast();
         return { k: 'cast', typeName, operand, loc };
       }
-      this.lexer.reset(save);
-      this.tok = saveTok;
-      this.tokMode = saveMode;
-      this.tokMark = saveMark;
+      this.restore(saved);
     }
     return this.parseUnary();
   }
@@ -734,20 +735,14 @@ export class Parser {
     if (t.kind === 'keyword' && (t.text === 'sizeof' || t.text === 'stringof')) {
       this.advance();
       if (t.text === 'sizeof' && this.is('(')) {
-        const save = this.lexer.mark();
-        const saveTok = this.tok;
-        const saveMode = this.tokMode;
-        const saveMark = this.tokMark;
+        const saved = this.save();
         this.advance();
         if (this.startsTypeName()) {
           const typeName = this.parseTypeName();
           this.expect(')');
           return { k: 'sizeoftype', typeName, loc: t.loc };
         }
-        this.lexer.reset(save);
-        this.tok = saveTok;
-        this.tokMode = saveMode;
-        this.tokMark = saveMark;
+        this.restore(saved);
       }
       const operand = this.parseUnary();
       return { k: 'unary', op: t.text, operand, loc: t.loc };

@@ -25,7 +25,8 @@ import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion, isVoid } from '../dtypes.js';
-import type { IrDifo, IrInstr, IrVariable } from '../ir.js';
+import { type IrDifo, type IrInstr, type IrVariable, ir } from '../ir.js';
+import { assembleDifo } from '../assembler.js';
 import type { Pass } from './pass.js';
 import { parseSizeOption } from './pragmas.js';
 
@@ -61,7 +62,8 @@ class DifoBuilder {
   readonly code: IrInstr[] = [];
   private used = 1; // bit 0: %r0 is never allocated
   private nextLabel = 1;
-  private readonly vars = new Map<string, IrVariable>();
+  /** The DIFO's variables, one per (scope, kind, id). */
+  private readonly vars: IrVariable[] = [];
 
   constructor(
     readonly ctx: CompileContext,
@@ -101,34 +103,40 @@ class DifoBuilder {
   }
 
   emit(op: number, r1: number, r2: number, rd: number): void {
-    this.code.push({ k: 'fmt', op, r1, r2, rd });
+    this.code.push(ir.fmt(op, r1, r2, rd));
   }
 
   branch(op: number, label: number): void {
-    this.code.push({ k: 'branch', op, label });
+    this.code.push(ir.branch(op, label));
   }
 
   place(label: number): void {
-    this.code.push({ k: 'label', label });
+    this.code.push(ir.label(label));
   }
 
   setx(value: bigint, rd: number): void {
-    this.code.push({ k: 'setx', value: BigInt.asUintN(64, value), rd });
+    this.code.push(ir.setx(BigInt.asUintN(64, value), rd));
   }
 
   variable(name: string, id: number, kind: number, scope: number, type: DifType, flag: number): IrVariable {
-    const key = `${scope}:${kind}:${id}`;
-    let v = this.vars.get(key);
+    let v: IrVariable | undefined;
+    for (const x of this.vars) {
+      if (x.id === id && x.kind === kind && x.scope === scope) {
+        v = x;
+        break;
+      }
+    }
     if (v === undefined) {
       v = { name, id, kind, scope, type, flags: 0 };
-      this.vars.set(key, v);
+      this.vars.push(v);
     }
     v.flags |= flag;
     return v;
   }
 
   finish(rtype: DifType, what: string): IrDifo {
-    return { code: this.code, rtype, what };
+    const a = assembleDifo(this.code, rtype);
+    return a.difo !== undefined ? { difo: a.difo, what } : { overflow: a.overflow, what };
   }
 }
 
@@ -192,11 +200,11 @@ class ExprGen {
       this.ctx.localIds.set(name, id);
     }
     const v = b.variable(name, id, DIFV_KIND_SCALAR, DIFV_SCOPE_LOCAL, difTypeInteger(8), DIFV_F_REF | DIFV_F_MOD);
-    b.code.push({ k: 'var', op: DIF_OP.STLS, variable: v, reg: held });
+    b.code.push(ir.variable(DIF_OP.STLS, v, held));
     b.free(held);
     const r = this.gen(next);
     const back = b.alloc();
-    b.code.push({ k: 'var', op: DIF_OP.LDLS, variable: v, reg: back });
+    b.code.push(ir.variable(DIF_OP.LDLS, v, back));
     return [back, r];
   }
 
@@ -228,7 +236,7 @@ class ExprGen {
       }
       case 'string': {
         const r = b.alloc();
-        b.code.push({ k: 'sets', value: e.value, rd: r });
+        b.code.push(ir.sets(e.value, r));
         return r;
       }
       case 'ident':
@@ -291,14 +299,14 @@ class ExprGen {
       const bv = BUILTIN_VARIABLES.get(name);
       const v = b.variable(name, ref.id, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, difTypeOf(this.ctx, e.type), DIFV_F_REF);
       void bv;
-      b.code.push({ k: 'var', op: DIF_OP.LDGS, variable: v, reg: r });
+      b.code.push(ir.variable(DIF_OP.LDGS, v, r));
       return r;
     }
     if (ref?.kind === 'variable') {
       const v = ref.variable;
       const r = b.alloc();
       const op = v.scope === 'global' ? DIF_OP.LDGS : v.scope === 'thread' ? DIF_OP.LDTS : DIF_OP.LDLS;
-      b.code.push({ k: 'var', op, variable: this.irVar(v, DIFV_F_REF), reg: r });
+      b.code.push(ir.variable(op, this.irVar(v, DIFV_F_REF), r));
       return r;
     }
     if (ref?.kind === 'symbol') {
@@ -379,14 +387,14 @@ class ExprGen {
       const idx = this.gen(e.args[0]!);
       const name = (e.base as Expr & { k: 'ident' }).name;
       const v = b.variable(name, e.ref.id, DIFV_KIND_ARRAY, DIFV_SCOPE_GLOBAL, difTypeInteger(8), DIFV_F_REF);
-      b.code.push({ k: 'var', op: DIF_OP.LDGA, variable: v, reg: idx, index: idx });
+      b.code.push(ir.variable(DIF_OP.LDGA, v, idx, idx));
       this.narrow(e.type!, idx);
       return idx;
     }
     if (e.k === 'index' && e.ref?.kind === 'variable') {
       const v = e.ref.variable;
       const rd = this.tuple(e.args, v.keys!);
-      b.code.push({ k: 'var', op: v.scope === 'thread' ? DIF_OP.LDTAA : DIF_OP.LDGAA, variable: this.irVar(v, DIFV_F_REF), reg: rd });
+      b.code.push(ir.variable(v.scope === 'thread' ? DIF_OP.LDTAA : DIF_OP.LDGAA, this.irVar(v, DIFV_F_REF), rd));
       return rd;
     }
     const addr = this.genAddress(e);
@@ -412,7 +420,7 @@ class ExprGen {
   private tuple(args: Expr[], keyTypes: CType[]): number {
     const b = this.b;
     const regs = args.map((a) => this.gen(a));
-    b.code.push({ k: 'fmt', op: DIF_OP.FLUSHTS, r1: 0, r2: 0, rd: 0 });
+    b.code.push(ir.fmt(DIF_OP.FLUSHTS, 0, 0, 0));
     regs.forEach((r, i) => this.push(args[i]!.type!, keyTypes[i] ?? args[i]!.type!, r));
     for (let i = 1; i < regs.length; i++) b.free(regs[i]!);
     return regs[0] ?? b.alloc();
@@ -663,16 +671,16 @@ class ExprGen {
     if ((target.k === 'ident' || target.k === 'var') && ref?.kind === 'variable') {
       const v = ref.variable;
       const op = v.scope === 'global' ? DIF_OP.STGS : v.scope === 'thread' ? DIF_OP.STTS : DIF_OP.STLS;
-      b.code.push({ k: 'var', op, variable: this.irVar(v, DIFV_F_MOD), reg: value });
+      b.code.push(ir.variable(op, this.irVar(v, DIFV_F_MOD), value));
       return;
     }
     if (target.k === 'index' && ref?.kind === 'variable') {
       const v = ref.variable;
       const regs = target.args.map((a) => this.gen(a));
-      b.code.push({ k: 'fmt', op: DIF_OP.FLUSHTS, r1: 0, r2: 0, rd: 0 });
+      b.code.push(ir.fmt(DIF_OP.FLUSHTS, 0, 0, 0));
       regs.forEach((r, i) => this.push(target.args[i]!.type!, v.keys![i] ?? target.args[i]!.type!, r));
       regs.forEach((r) => b.free(r));
-      b.code.push({ k: 'var', op: v.scope === 'thread' ? DIF_OP.STTAA : DIF_OP.STGAA, variable: this.irVar(v, DIFV_F_MOD), reg: value });
+      b.code.push(ir.variable(v.scope === 'thread' ? DIF_OP.STTAA : DIF_OP.STGAA, this.irVar(v, DIFV_F_MOD), value));
       return;
     }
     const addr = this.genAddress(target);
@@ -736,11 +744,11 @@ class ExprGen {
     const fn = BUILTIN_FUNCTIONS.get(name);
     if (fn === undefined || fn.kind !== 'subr') return fail('D_CG_EXPR', e.loc, name);
     const regs = e.args.map((a) => this.gen(a));
-    b.code.push({ k: 'fmt', op: DIF_OP.FLUSHTS, r1: 0, r2: 0, rd: 0 });
+    b.code.push(ir.fmt(DIF_OP.FLUSHTS, 0, 0, 0));
     regs.forEach((r, i) => this.push(e.args[i]!.type!, e.args[i]!.type!, r));
     for (let i = 1; i < regs.length; i++) b.free(regs[i]!);
     const rd = regs[0] ?? b.alloc();
-    b.code.push({ k: 'call', subr: fn.subr, rd });
+    b.code.push(ir.call(fn.subr, rd));
     return rd;
   }
 }
