@@ -22,6 +22,7 @@ export let trSel: u32 = 0;
 
 export function setSelectors(cs: u32, ss: u32): void { csSel = cs; ssSel = ss; setCpl(cs & 3); }
 export function setIdt(base: u64, limit: u32): void { idtBase = base; idtLimit = limit; }
+export function setGdt(base: u64, limit: u32): void { gdtBase = base; gdtLimit = limit; }
 export function setTssBase(base: u64): void { tssBase = base; }
 
 // @ts-ignore: decorator

@@ -53,7 +53,7 @@ export function wake(): void { cpu.setHalted(false); }
 
 // ---- system state, interrupts and exceptions --------------------------------------
 import * as sys from './exec-system';
-export { raiseInterrupt, setAutoDeliver, requestInterruptWindow, STOP_TRIPLE_FAULT, STOP_INTERRUPT_WINDOW } from './run';
+export { raiseInterrupt, clearInterrupts, requestStop, setAutoDeliver, requestInterruptWindow, STOP_TRIPLE_FAULT, STOP_INTERRUPT_WINDOW } from './run';
 /** Delivers `vector` to the guest IDT after a stop (error code pushed when the vector has one); 0 ok, 1 double fault, 2 triple fault. */
 export function deliverException(vector: i32, errorCode: i32): i32 {
   const ret = vector == 3 ? run_.stopNextRip : cpu.rip;
@@ -74,6 +74,8 @@ export function writeMsr(n: u32, lo: u32, hi: u32): bool { return sys.writeMsr(n
 export function readMsrLo(n: u32): u32 { return <u32>sys.readMsr(n); }
 export function readMsrHi(n: u32): u32 { return <u32>(sys.readMsr(n) >> 32); }
 export function setIdtr(lo: u32, hi: u32, limit: u32): void { sys.setIdt((<u64>hi << 32) | lo, limit); }
+/** GDTR as lgdt would load it. */
+export function setGdtr(lo: u32, hi: u32, limit: u32): void { sys.setGdt((<u64>hi << 32) | lo, limit); }
 /** TSS base (RSP0 at +4, IST1..7 at +0x24) used on a privilege change. */
 export function setTss(lo: u32, hi: u32): void { sys.setTssBase((<u64>hi << 32) | lo); }
 /** rdtsc = retired instructions + this offset. */

@@ -65,6 +65,14 @@ export function loadInterrupts(n: i32): void {
   anyPending = false;
   for (let j = 0; j < 32; j++) if (load<u8>(PENDING + j) != 0) { anyPending = true; break; }
 }
+/** Drops every pending external interrupt of the running CPU (its interrupt input went low). */
+export function clearInterrupts(): void {
+  memory.fill(PENDING, 0, 32);
+  anyPending = false;
+}
+/** Set by the host (e.g. from a device callback): run() returns STOP_BUDGET after the current instruction. */
+export let stopRequested: bool = false;
+export function requestStop(): void { stopRequested = true; }
 /** Raises an interrupt on a CPU that is not the running one. */
 export function raiseInterruptOn(n: i32, vector: i32): void {
   const p = cpuSlot(n) + 576 + <usize>((vector & 255) >> 3);
@@ -179,7 +187,9 @@ export function finishStop(): i32 {
 export function runLoop(budget: i32): i32 {
   stopVector = -1;
   stopError = 0;
+  stopRequested = false;
   for (let i = 0; i < budget; i++) {
+    if (stopRequested) { stopRequested = false; stopPc = rip; return STOP_BUDGET; }
     if (interruptShadow) clearInterruptShadowAfterNext = true;
     else if (interruptWindowWanted && (rflags & IF) != 0) {
       interruptWindowWanted = false;

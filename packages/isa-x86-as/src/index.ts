@@ -42,6 +42,8 @@ export interface X86CoreExports extends DecoderExports {
   writeMsr(n: number, lo: number, hi: number): number;
   readMsrLo(n: number): number; readMsrHi(n: number): number;
   setIdtr(lo: number, hi: number, limit: number): void;
+  /** GDTR base and limit, as lgdt would load them. */
+  setGdtr(lo: number, hi: number, limit: number): void;
   setTss(lo: number, hi: number): void;
   setTscOffset(lo: number, hi: number): void;
   // running
@@ -52,6 +54,10 @@ export interface X86CoreExports extends DecoderExports {
   stopAddressLo(): number; stopAddressHi(): number;
   retiredLo(): number; retiredHi(): number;
   raiseInterrupt(vector: number): void;
+  /** Drops every pending external interrupt of the selected CPU (its interrupt input went low). */
+  clearInterrupts(): void;
+  /** From a device callback during run(): run() returns X86Stop.budget after the current instruction. */
+  requestStop(): void;
   /** Stop with X86Stop.interruptWindow at the next boundary where IF=1 (one-shot). */
   requestInterruptWindow(on: number | boolean): void;
   raiseInterruptOnCpu(cpu: number, vector: number): void;
