@@ -4,3 +4,4 @@ export * from './krtld/index.js';
 export * from './symbols/index.js';
 export * from './dwarf/index.js';
 export * from './board/index.js';
+export * from './machine/index.js';

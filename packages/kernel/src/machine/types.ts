@@ -93,6 +93,11 @@ export interface CpuPort {
   /** Run `cpu` for at most `budget` instructions. */
   run(cpu: number, budget: number): CpuStop;
   /**
+   * Called from a device access during `run` (power-off): the running CPU
+   * stops after the current instruction and `run` returns a `budget` stop.
+   */
+  requestStop?(): void;
+  /**
    * The CPU's interrupt input: the lowest asserted board line (BOARD.md
    * section 4), or -1 when none is. The core takes it at the next
    * instruction boundary where interrupts are unmasked.
@@ -111,8 +116,12 @@ export interface CpuPort {
    * returns a fault at the first such address.
    */
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead;
-  /** Translate a virtual address to physical without side effects; undefined when unmapped. */
-  translate(cpu: number, va: bigint, root?: bigint): number | undefined;
+  /**
+   * Translate a virtual address to physical without side effects; undefined
+   * when unmapped. With `userWrite`, only a page user mode may write
+   * translates (the destructive actions' copyout).
+   */
+  translate(cpu: number, va: bigint, root?: bigint, userWrite?: boolean): number | undefined;
   registers(cpu: number): RegisterFile;
 }
 

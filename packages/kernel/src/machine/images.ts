@@ -1,0 +1,35 @@
+// The committed guest images (kernel, initrd, modules) for each ISA, embedded
+// as bytes by the package's gen step (scripts/embed-images.mjs), so a machine
+// can boot the default guest in Node or a browser without file access.
+import { IMAGES_BASE64 } from '../generated/images.js';
+import type { Isa } from './types.js';
+
+export interface GuestImages {
+  readonly kernel: Uint8Array;
+  readonly initrd: Uint8Array;
+  /** Loadable modules by name (file name without `.ko`). */
+  readonly modules: Readonly<Record<string, Uint8Array>>;
+}
+
+function decodeBase64(text: string): Uint8Array {
+  const bin = atob(text);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}
+
+const cache = new Map<Isa, GuestImages>();
+
+/** The committed images for `isa` (fresh copies are not made: treat them as read-only). */
+export function defaultImages(isa: Isa): GuestImages {
+  let images = cache.get(isa);
+  if (!images) {
+    const b = IMAGES_BASE64[isa];
+    if (!b) throw new Error(`no committed guest images for ${isa}`);
+    const modules: Record<string, Uint8Array> = {};
+    for (const [name, text] of Object.entries(b.modules)) modules[name] = decodeBase64(text);
+    images = { kernel: decodeBase64(b.kernel), initrd: decodeBase64(b.initrd), modules };
+    cache.set(isa, images);
+  }
+  return images;
+}

@@ -1,0 +1,7 @@
+// The machine: CPUs of an ISA on the "virt" board, virtual time, trap
+// interposition, NOFAULT access, text patching and module loading.
+export * from './types.js';
+export * from './machine.js';
+export * from './ports.js';
+export * from './images.js';
+export { X86Port, createX86Port } from './x86.js';

@@ -1,0 +1,742 @@
+// The generic machine: guest RAM and CPUs (one `CpuPort` per ISA) on the
+// "virt" board (BOARD.md), a virtual clock, round-robin scheduling of the
+// CPUs, trap interposition for the tracing framework, NOFAULT-safe guest
+// memory access, host text patching and module loading through krtld.
+//
+// Invariants:
+// - Virtual time is (instructions retired by all CPUs) × nsPerInsn, plus the
+//   time skipped while every CPU was idle. Nothing here reads the wall clock
+//   for guest-visible behaviour, so the same inputs give the same console
+//   output and the same instruction counts.
+// - CPUs run in index order, in slices of at most `sliceInstructions`; a slice
+//   ends early at the board's next timer deadline, so a timer interrupt is
+//   taken at the same instruction every run.
+// - After every slice and every device access the board's interrupt state is
+//   pushed into the port (`setInterruptLine`).
+// - The machine loads the kernel image with its SDT call sites patched to
+//   no-ops (`processKernelSdtSites(...).patchedImage`), never the raw image.
+import { Board, type BoardHost, type CpuStartRequest } from '../board/devices.js';
+import { checkRamSize, placeInitrd, writeBootInfo } from '../board/boot.js';
+import { DEFAULT_EPOCH_SECONDS, MAX_CPUS } from '../board/constants.js';
+import { EM_ARM, EM_X86_64, ET_EXEC, PT_LOAD, parseElf, type ElfFile } from '../elf/reader.js';
+import { processKernelSdtSites, type KernelSdtResult, type LinkedModule } from '../krtld/link.js';
+import { KmodArena } from '../krtld/arena.js';
+import type { SdtSite } from '../krtld/sdt.js';
+import { SymbolTable } from '../symbols/table.js';
+import { defaultImages } from './images.js';
+import { PORT_FACTORIES, type PortConfig, type PortFactory } from './ports.js';
+import type { CpuPort, CpuStop, InvopHandler, InvopResult, Isa, RegisterFile, SafeRead, Trap } from './types.js';
+
+const MiB = 1024 * 1024;
+
+export interface MachineOptions {
+  isa: Isa;
+  /** 1 to 8 (default 1). */
+  cpus?: number;
+  /** Bytes of RAM (default 64 MiB). */
+  ramBytes?: number;
+  /** Virtual nanoseconds per retired instruction (default 1). */
+  nsPerInsn?: number;
+  /** Unix time of virtual time 0 (default 1,700,000,000). */
+  epochSeconds?: number;
+  /** Kernel command-line words before `--` (e.g. `quiet`, `init=/bin/sh`). */
+  cmdline?: string;
+  /** The program init runs and its arguments (they follow `--` on the command line). */
+  args?: readonly string[];
+  /** Kernel ELF (default: the committed image of `isa`). */
+  kernel?: Uint8Array;
+  /** Initrd, newc cpio (default: the committed image of `isa`). */
+  initrd?: Uint8Array;
+  /** Modules handed to the kernel through kmod_table before it starts. */
+  modules?: readonly { name: string; bytes: Uint8Array }[];
+  /** Receives console output as it is produced. */
+  consoleOutput?: (bytes: Uint8Array) => void;
+  /** Console input available from the start. */
+  consoleInput?: string | Uint8Array;
+  /** Keep console input open after `consoleInput` (more comes through `input()`); default false: input ends after it. */
+  interactive?: boolean;
+  /** Longest slice one CPU runs before the next gets its turn (default 10,000 instructions). */
+  sliceInstructions?: number;
+  /** Diagnostics (bad device accesses). */
+  log?: (message: string) => void;
+  /** Build of the CPU cores (default release). */
+  build?: 'debug' | 'release';
+  /** A CPU port factory to use instead of the built-in one for `isa`. */
+  port?: PortFactory;
+}
+
+/** Why a run ended. */
+export type RunResult =
+  /** The guest powered the machine off; `status` is bits 7..0 of the value written. */
+  | { readonly kind: 'poweroff'; readonly status: number }
+  /** The guest kernel panicked (PANIC register). */
+  | { readonly kind: 'panic'; readonly status: number }
+  /** The instruction or virtual-time limit of the run was reached. */
+  | { readonly kind: 'limit' }
+  /**
+   * Interactive input only: every CPU waits and console input is still open.
+   * The host waits for input (or in real time until `deadlineNs`, the next
+   * timer deadline) and calls `run` again, which then moves time on.
+   */
+  | { readonly kind: 'input'; readonly deadlineNs?: number }
+  /** Every CPU waits and nothing (timer, input) can wake one. */
+  | { readonly kind: 'idle' }
+  /** A CPU cannot go on (x86-64 triple fault ...). */
+  | { readonly kind: 'fatal'; readonly cpu: number; readonly reason: string; readonly pc: bigint };
+
+export interface RunLimits {
+  /** Stop once this many more instructions (all CPUs) have retired. */
+  instructions?: number;
+  /** Stop once virtual time reaches this many ns since power-on. */
+  untilNs?: number;
+}
+
+export class MachineError extends Error {
+  override name = 'MachineError';
+}
+
+const ISA_MACHINE: Record<Isa, number> = { x86_64: EM_X86_64, arm: EM_ARM };
+const KERNEL_BASE: Record<Isa, bigint> = { x86_64: 0xffff_ffff_8000_0000n, arm: 0xc000_0000n };
+
+/** Quotes a word for the kernel command line (double quotes group a word). */
+function cmdlineWord(word: string): string {
+  if (word.includes('"')) throw new MachineError(`program argument ${JSON.stringify(word)}: the kernel command line cannot carry a double quote`);
+  return word === '' || /\s/.test(word) ? `"${word}"` : word;
+}
+
+export class Machine {
+  readonly isa: Isa;
+  readonly cpuCount: number;
+  readonly ramBytes: number;
+  readonly nsPerInsn: number;
+  readonly port: CpuPort;
+  readonly board: Board;
+  /** The kernel ELF as loaded (SDT sites patched). */
+  readonly kernel: ElfFile;
+  /** The core kernel's SDT sites and patches. */
+  readonly kernelSdt: KernelSdtResult;
+  /** Kernel and module symbols. */
+  readonly symbols: SymbolTable;
+  /** kmod_arena bookkeeping (modules loaded through `loadModule`). */
+  readonly modules: KmodArena;
+  readonly cmdline: string;
+  readonly initrdBase: number;
+  readonly initrdSize: number;
+
+  private readonly slice: number;
+  private readonly handlers: InvopHandler[] = [];
+  private readonly started: boolean[];
+  private readonly halted: boolean[];
+  private readonly lastRetired: number[];
+  private readonly pendingStarts: CpuStartRequest[] = [];
+  private readonly consoleSink: ((bytes: Uint8Array) => void) | undefined;
+  private readonly out: number[] = [];
+  private readonly logSink: (message: string) => void;
+  private inputQueue: Uint8Array = new Uint8Array(0);
+  private inputPos = 0;
+  private inputClosed: boolean;
+  private inputWaiters: (() => void)[] = [];
+  private retiredTotal = 0;
+  private skippedNs = 0;
+  private currentCpu = -1;
+  private sliceStart = 0;
+  private ended: RunResult | undefined;
+  private idleWaited = false;
+  private readonly segments: { vaddr: bigint; paddr: number; memsz: number }[];
+
+  private constructor(init: {
+    options: MachineOptions;
+    port: CpuPort;
+    board: Board;
+    kernel: ElfFile;
+    kernelSdt: KernelSdtResult;
+    symbols: SymbolTable;
+    modules: KmodArena;
+    cmdline: string;
+    initrdBase: number;
+    initrdSize: number;
+    segments: { vaddr: bigint; paddr: number; memsz: number }[];
+    ramBytes: number;
+    nsPerInsn: number;
+    cpus: number;
+  }) {
+    const o = init.options;
+    this.isa = o.isa;
+    this.cpuCount = init.cpus;
+    this.ramBytes = init.ramBytes;
+    this.nsPerInsn = init.nsPerInsn;
+    this.port = init.port;
+    this.board = init.board;
+    this.kernel = init.kernel;
+    this.kernelSdt = init.kernelSdt;
+    this.symbols = init.symbols;
+    this.modules = init.modules;
+    this.cmdline = init.cmdline;
+    this.initrdBase = init.initrdBase;
+    this.initrdSize = init.initrdSize;
+    this.segments = init.segments;
+    this.slice = o.sliceInstructions ?? 10_000;
+    this.started = Array.from({ length: init.cpus }, (_, i) => i === 0);
+    this.halted = Array.from({ length: init.cpus }, () => false);
+    this.lastRetired = Array.from({ length: init.cpus }, () => 0);
+    this.consoleSink = o.consoleOutput;
+    this.logSink = o.log ?? (() => {});
+    this.inputClosed = !o.interactive;
+    if (o.consoleInput !== undefined) this.input(o.consoleInput);
+  }
+
+  /** Builds a machine, loads the kernel, initrd and boot modules, and puts CPU 0 at the kernel's entry. */
+  static async create(options: MachineOptions): Promise<Machine> {
+    const isa = options.isa;
+    if (isa !== 'x86_64' && isa !== 'arm') throw new MachineError(`unknown ISA ${JSON.stringify(isa)} (x86_64 or arm)`);
+    const cpus = options.cpus ?? 1;
+    if (!Number.isInteger(cpus) || cpus < 1 || cpus > MAX_CPUS) throw new MachineError(`cpus must be 1 to ${MAX_CPUS}, not ${cpus}`);
+    const ramBytes = options.ramBytes ?? 64 * MiB;
+    const ramError = checkRamSize(isa, ramBytes);
+    if (ramError) throw new MachineError(ramError);
+    const nsPerInsn = options.nsPerInsn ?? 1;
+    if (!Number.isInteger(nsPerInsn) || nsPerInsn < 1) throw new MachineError(`nsPerInsn must be a whole number of at least 1, not ${nsPerInsn}`);
+    const slice = options.sliceInstructions ?? 10_000;
+    if (!Number.isInteger(slice) || slice < 1) throw new MachineError(`sliceInstructions must be a positive whole number, not ${slice}`);
+
+    const images = options.kernel && options.initrd ? undefined : defaultImages(isa);
+    const kernelBytes = options.kernel ?? images!.kernel;
+    const initrd = options.initrd ?? images!.initrd;
+
+    let raw: ElfFile;
+    try {
+      raw = parseElf(kernelBytes);
+    } catch (e) {
+      throw new MachineError(`kernel image: ${(e as Error).message}`);
+    }
+    if (raw.machine !== ISA_MACHINE[isa]) throw new MachineError(`kernel image is for ${raw.machineName}, not ${isa}`);
+    if (raw.type !== ET_EXEC) throw new MachineError(`kernel image is not an executable (ELF type ${raw.type})`);
+    const kernelSdt = processKernelSdtSites(raw);
+    const kernel = parseElf(kernelSdt.patchedImage);
+
+    let wordList = options.cmdline ?? '';
+    if (options.args && options.args.length > 0) wordList = `${wordList}${wordList ? ' ' : ''}-- ${options.args.map(cmdlineWord).join(' ')}`;
+
+    // The port calls back into the machine; the board is created right after it.
+    let machine: Machine | undefined;
+    const config: PortConfig = {
+      cpuCount: cpus,
+      ramBytes,
+      build: options.build ?? 'release',
+      mmioRead: (cpu, paddr, size) => machine!.mmioRead(cpu, paddr, size),
+      mmioWrite: (cpu, paddr, size, value) => machine!.mmioWrite(cpu, paddr, size, value),
+    };
+    const factory = options.port ?? PORT_FACTORIES[isa];
+    if (!factory) throw new MachineError(`no CPU port for ${isa} is built into this machine`);
+    const port = await factory(config);
+    const ram = port.ram();
+
+    // Kernel segments at p_paddr, bss zeroed (BOARD.md section 6).
+    const segments: { vaddr: bigint; paddr: number; memsz: number }[] = [];
+    let kernelEnd = 0;
+    for (const ph of kernel.programHeaders) {
+      if (ph.type !== PT_LOAD || ph.memsz === 0) continue;
+      const paddr = Number(ph.paddr);
+      if (paddr + ph.memsz > ramBytes) throw new MachineError(`kernel segment ${ph.index} (0x${paddr.toString(16)}, ${ph.memsz} bytes) does not fit in ${ramBytes / MiB} MiB of RAM`);
+      ram.set(kernel.segmentData(ph), paddr);
+      ram.fill(0, paddr + ph.filesz, paddr + ph.memsz);
+      segments.push({ vaddr: ph.vaddr, paddr, memsz: ph.memsz });
+      kernelEnd = Math.max(kernelEnd, paddr + ph.memsz);
+    }
+    if (segments.length === 0) throw new MachineError('kernel image has no loadable segment');
+    kernelEnd = Math.ceil(kernelEnd / 4096) * 4096;
+    let initrdBase: number;
+    try {
+      initrdBase = placeInitrd(ramBytes, kernelEnd, initrd.length);
+    } catch (e) {
+      throw new MachineError((e as Error).message);
+    }
+    ram.set(initrd, initrdBase);
+    writeBootInfo(ram, {
+      cpuCount: cpus,
+      ramSize: ramBytes,
+      initrdBase: initrd.length ? initrdBase : 0,
+      initrdSize: initrd.length,
+      nsPerInsn,
+      kernelEnd,
+      cmdline: wordList,
+      epochSeconds: options.epochSeconds ?? DEFAULT_EPOCH_SECONDS,
+    });
+
+    const symbols = SymbolTable.fromKernel(kernel);
+    const layout = KmodArena.layoutFrom(isa, (name) => {
+      const s = symbols.byName(name, 'kernel');
+      return s ? { address: s.address, size: s.size } : undefined;
+    });
+    const modules = new KmodArena(layout, symbols.resolver());
+    modules.addListener({ loaded: (m) => symbols.addModule(m), unloaded: (m) => void symbols.removeModule(m.name) });
+
+    let clock: () => number = () => 0;
+    let boardHost: BoardHost | undefined;
+    const board = new Board(
+      { cpuCount: cpus, nsPerInsn, initrdBase: initrd.length ? initrdBase : 0, initrdSize: initrd.length },
+      { now: () => clock() },
+      {
+        consoleOutput: (b) => boardHost!.consoleOutput(b),
+        consoleInput: () => boardHost!.consoleInput(),
+        consoleInputReady: () => boardHost!.consoleInputReady(),
+        consoleInputClosed: () => boardHost!.consoleInputClosed(),
+        startCpu: (r) => boardHost!.startCpu(r),
+        powerOff: (s, p) => boardHost!.powerOff(s, p),
+        log: (m) => boardHost!.log(m),
+      },
+    );
+    machine = new Machine({ options, port, board, kernel, kernelSdt, symbols, modules, cmdline: wordList, initrdBase, initrdSize: initrd.length, segments, ramBytes, nsPerInsn, cpus });
+    const m = machine;
+    clock = () => m.now();
+    boardHost = m.boardHost();
+    port.resetBoot(kernel.header.entry);
+    for (const mod of options.modules ?? []) m.loadModule(mod.bytes, mod.name);
+    return m;
+  }
+
+  // ---- time and instruction counts ---------------------------------------
+
+  /** Virtual time in ns since power-on. */
+  now(): number {
+    let retired = this.retiredTotal;
+    if (this.currentCpu >= 0) retired += Number(this.port.registers(this.currentCpu).retired()) - this.sliceStart;
+    return retired * this.nsPerInsn + this.skippedNs;
+  }
+
+  /** Instructions retired by all CPUs. */
+  get instructions(): number {
+    return this.retiredTotal;
+  }
+
+  /** Instructions retired by one CPU. */
+  retired(cpu: number): number {
+    return this.lastRetired[this.checkCpu(cpu)]!;
+  }
+
+  /** Whether CPU `cpu` has been started. */
+  cpuStarted(cpu: number): boolean {
+    return this.started[this.checkCpu(cpu)]!;
+  }
+
+  registers(cpu: number): RegisterFile {
+    return this.port.registers(this.checkCpu(cpu));
+  }
+
+  private checkCpu(cpu: number): number {
+    if (!Number.isInteger(cpu) || cpu < 0 || cpu >= this.cpuCount) throw new MachineError(`no CPU ${cpu} (the machine has ${this.cpuCount})`);
+    return cpu;
+  }
+
+  // ---- console -----------------------------------------------------------
+
+  /** Appends console input. */
+  input(data: string | Uint8Array): void {
+    const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+    const rest = this.inputQueue.subarray(this.inputPos);
+    const q = new Uint8Array(rest.length + bytes.length);
+    q.set(rest);
+    q.set(bytes, rest.length);
+    this.inputQueue = q;
+    this.inputPos = 0;
+    this.wakeInputWaiters();
+  }
+
+  /** Ends console input (the guest sees end of file once the queue is drained). */
+  closeInput(): void {
+    this.inputClosed = true;
+    this.wakeInputWaiters();
+  }
+
+  private wakeInputWaiters(): void {
+    const w = this.inputWaiters;
+    this.inputWaiters = [];
+    for (const f of w) f();
+  }
+
+  private flushOutput(): void {
+    if (this.out.length === 0) return;
+    const bytes = Uint8Array.from(this.out);
+    this.out.length = 0;
+    this.consoleSink?.(bytes);
+  }
+
+  private boardHost(): BoardHost {
+    return {
+      consoleOutput: (b) => {
+        this.out.push(b);
+        if (this.out.length >= 4096) this.flushOutput();
+      },
+      consoleInput: () => (this.inputPos < this.inputQueue.length ? this.inputQueue[this.inputPos++]! : -1),
+      consoleInputReady: () => this.inputPos < this.inputQueue.length,
+      consoleInputClosed: () => this.inputClosed,
+      startCpu: (r) => this.pendingStarts.push(r),
+      powerOff: (status, panic) => {
+        if (this.ended === undefined) this.ended = panic ? { kind: 'panic', status } : { kind: 'poweroff', status };
+        this.port.requestStop?.();
+      },
+      log: (m) => this.logSink(m),
+    };
+  }
+
+  // ---- device window -----------------------------------------------------
+
+  private mmioRead(cpu: number, paddr: number, size: number): number {
+    // Cores pass the address as a WebAssembly i32: device addresses arrive negative.
+    const v = this.board.mmioRead(cpu, paddr >>> 0, size);
+    this.pushLine(cpu);
+    return v | 0;
+  }
+
+  private mmioWrite(cpu: number, paddr: number, size: number, value: number): void {
+    this.board.mmioWrite(cpu, paddr >>> 0, size, value);
+    this.board.update();
+    this.pushLines();
+  }
+
+  private pushLine(cpu: number): void {
+    this.port.setInterruptLine(cpu, this.board.lowestAssertedLine(cpu));
+  }
+
+  private pushLines(): void {
+    for (let cpu = 0; cpu < this.cpuCount; cpu++) this.port.setInterruptLine(cpu, this.board.lowestAssertedLine(cpu));
+  }
+
+  // ---- running -----------------------------------------------------------
+
+  /** The result that ended the machine (power-off, panic, fatal), if any. */
+  get result(): RunResult | undefined {
+    return this.ended;
+  }
+
+  /**
+   * Runs the CPUs until the guest powers off or panics, a CPU cannot go on,
+   * a limit is reached, or every CPU waits with nothing to wake it.
+   */
+  run(limits: RunLimits = {}): RunResult {
+    if (this.ended) return this.ended;
+    const stopAt = limits.instructions === undefined ? Infinity : this.retiredTotal + limits.instructions;
+    const untilNs = limits.untilNs ?? Infinity;
+    for (;;) {
+      this.applyStarts();
+      let progressed = false;
+      for (let cpu = 0; cpu < this.cpuCount; cpu++) {
+        if (!this.started[cpu]) continue;
+        if (this.retiredTotal >= stopAt || this.now() >= untilNs) {
+          this.flushOutput();
+          return { kind: 'limit' };
+        }
+        this.board.update();
+        this.pushLines();
+        if (this.halted[cpu] && !this.board.interruptAsserted(cpu)) continue;
+        let budget = this.slice;
+        const deadline = this.board.nextDeadline();
+        const now = this.now();
+        if (deadline !== undefined && deadline > now) budget = Math.min(budget, Math.ceil((deadline - now) / this.nsPerInsn));
+        if (stopAt !== Infinity) budget = Math.min(budget, stopAt - this.retiredTotal);
+        if (untilNs !== Infinity) budget = Math.min(budget, Math.ceil((untilNs - now) / this.nsPerInsn));
+        budget = Math.max(1, budget);
+        const stop = this.runSlice(cpu, budget);
+        if (this.sliceRetired > 0) progressed = true;
+        const fatal = this.handleStop(cpu, stop);
+        this.flushOutput();
+        if (fatal) return fatal;
+        if (this.ended) return this.ended;
+      }
+      if (!progressed) {
+        // Every CPU waits: jump to the next timer deadline.
+        const deadline = this.board.nextDeadline();
+        const now = this.now();
+        if (!this.inputClosed && !this.idleWaited) {
+          // Interactive: let the host wait (for input, or in real time until the deadline).
+          this.flushOutput();
+          return { kind: 'input', deadlineNs: deadline };
+        }
+        this.idleWaited = false;
+        if (deadline === undefined || deadline <= now) {
+          this.flushOutput();
+          return this.inputClosed ? { kind: 'idle' } : { kind: 'input' };
+        }
+        if (deadline > untilNs) {
+          this.skippedNs += untilNs - now;
+          this.flushOutput();
+          return { kind: 'limit' };
+        }
+        this.skippedNs += deadline - now;
+      }
+    }
+  }
+
+  private sliceRetired = 0;
+
+  private runSlice(cpu: number, budget: number): CpuStop {
+    const regs = this.port.registers(cpu);
+    this.sliceStart = Number(regs.retired());
+    this.currentCpu = cpu;
+    let stop: CpuStop;
+    try {
+      stop = this.port.run(cpu, budget);
+    } finally {
+      this.currentCpu = -1;
+      const after = Number(regs.retired());
+      this.sliceRetired = after - this.sliceStart;
+      this.retiredTotal += this.sliceRetired;
+      this.lastRetired[cpu] = after;
+    }
+    this.board.update();
+    this.pushLines();
+    return stop;
+  }
+
+  private applyStarts(): void {
+    while (this.pendingStarts.length) {
+      const r = this.pendingStarts.shift()!;
+      this.port.startSecondary(r);
+      this.started[r.cpu] = true;
+      this.halted[r.cpu] = false;
+      this.lastRetired[r.cpu] = Number(this.port.registers(r.cpu).retired());
+    }
+  }
+
+  /** Handles a CPU's stop; returns a result when the machine cannot go on. */
+  private handleStop(cpu: number, stop: CpuStop): RunResult | undefined {
+    switch (stop.kind) {
+      case 'budget':
+        this.halted[cpu] = false;
+        return undefined;
+      case 'halt':
+        this.halted[cpu] = true;
+        return undefined;
+      case 'exception':
+        this.halted[cpu] = false;
+        this.port.deliverStop(cpu);
+        return undefined;
+      case 'trap':
+        this.halted[cpu] = false;
+        return this.handleTrap(cpu, stop.trap);
+      case 'fatal':
+        this.ended = { kind: 'fatal', cpu, reason: stop.reason, pc: stop.pc };
+        this.flushOutput();
+        return this.ended;
+    }
+  }
+
+  private handleTrap(cpu: number, trap: Trap): RunResult | undefined {
+    for (const h of [...this.handlers]) {
+      const r = h(trap);
+      if (r) return this.perform(cpu, trap, r);
+    }
+    this.port.deliverStop(cpu);
+    return undefined;
+  }
+
+  private perform(cpu: number, trap: Trap, r: InvopResult): RunResult | undefined {
+    let stop: CpuStop | undefined;
+    switch (r.kind) {
+      case 'emulate':
+        stop = this.port.emulate(cpu, trap, r.code, r.word);
+        break;
+      case 'displaced':
+        stop = this.port.executeDisplaced(cpu, trap, r.bytes);
+        break;
+      case 'resume':
+        if (r.pc !== undefined) this.port.registers(cpu).setPc(r.pc);
+        break;
+    }
+    return stop ? this.handleStop(cpu, stop) : undefined;
+  }
+
+  /**
+   * Runs until the guest powers off or panics (or a limit). Waits for console
+   * input when every CPU waits for it, and lets the host's event loop run
+   * between chunks of work.
+   */
+  async runUntilPowerOff(limits: RunLimits = {}): Promise<RunResult> {
+    const stopAt = limits.instructions === undefined ? Infinity : this.retiredTotal + limits.instructions;
+    const chunk = 5_000_000;
+    for (;;) {
+      const left = stopAt - this.retiredTotal;
+      const r = this.run({ instructions: Math.min(chunk, left), untilNs: limits.untilNs });
+      if (r.kind === 'limit') {
+        if (this.retiredTotal >= stopAt || (limits.untilNs !== undefined && this.now() >= limits.untilNs)) return r;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        continue;
+      }
+      if (r.kind === 'input') {
+        await new Promise<void>((resolve) => {
+          this.inputWaiters.push(resolve);
+          if (r.deadlineNs !== undefined) setTimeout(resolve, Math.min(1000, Math.max(0, (r.deadlineNs - this.now()) / 1e6)));
+        });
+        this.idleWaited = true;
+        continue;
+      }
+      return r;
+    }
+  }
+
+  // ---- trap interposition ------------------------------------------------
+
+  /** Registers an invop handler (asked after those registered before it); returns a remover. */
+  addInvopHandler(handler: InvopHandler): () => void {
+    this.handlers.push(handler);
+    return () => {
+      const i = this.handlers.indexOf(handler);
+      if (i >= 0) this.handlers.splice(i, 1);
+    };
+  }
+
+  // ---- NOFAULT access ----------------------------------------------------
+
+  /** Reads kernel virtual memory without faults or side effects (the device window refuses). */
+  readKernel(va: bigint, length: number): SafeRead {
+    return this.readVirtual(va, length, undefined);
+  }
+
+  /** Reads a process's memory through the page tables at `pageTableRoot` (CR3 / TTBR0). */
+  readUser(pageTableRoot: bigint, va: bigint, length: number): SafeRead {
+    return this.readVirtual(va, length, pageTableRoot);
+  }
+
+  private readVirtual(va: bigint, length: number, root: bigint | undefined): SafeRead {
+    if (!Number.isInteger(length) || length < 0) throw new MachineError(`read length must be a whole number of bytes, not ${length}`);
+    const out = new Uint8Array(length);
+    let done = 0;
+    while (done < length) {
+      const n = Math.min(length - done, 4096);
+      const r = this.port.readVirtual(0, va + BigInt(done), n, root);
+      if ('fault' in r) return r;
+      out.set(r.bytes, done);
+      done += n;
+    }
+    return { bytes: out };
+  }
+
+  /** Reads a NUL-terminated string of at most `max` bytes (without the NUL); `root` undefined = kernel memory. */
+  readString(va: bigint, max = 256, root?: bigint): { text: string; bytes: Uint8Array } | { fault: bigint } {
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    let at = va;
+    while (total < max) {
+      const toPage = 4096 - Number(at & 0xfffn);
+      const n = Math.min(toPage, max - total);
+      const r = this.port.readVirtual(0, at, n, root);
+      if ('fault' in r) return r;
+      const z = r.bytes.indexOf(0);
+      if (z >= 0) {
+        parts.push(r.bytes.subarray(0, z));
+        total += z;
+        break;
+      }
+      parts.push(r.bytes);
+      total += n;
+      at += BigInt(n);
+    }
+    const bytes = new Uint8Array(total);
+    let o = 0;
+    for (const p of parts) {
+      bytes.set(p.subarray(0, Math.min(p.length, total - o)), o);
+      o += p.length;
+    }
+    return { text: new TextDecoder().decode(bytes), bytes };
+  }
+
+  /**
+   * Destructive copyout: writes `bytes` into user-writable pages of the
+   * address space at `pageTableRoot`. Nothing is written unless every page
+   * is user-writable; returns the first address that is not, or undefined.
+   */
+  writeUser(pageTableRoot: bigint, va: bigint, bytes: Uint8Array): bigint | undefined {
+    const pieces: { pa: number; from: number; n: number }[] = [];
+    let done = 0;
+    while (done < bytes.length) {
+      const at = va + BigInt(done);
+      const pa = this.port.translate(0, at, pageTableRoot, true);
+      if (pa === undefined) return at;
+      const n = Math.min(bytes.length - done, 4096 - Number(at & 0xfffn));
+      pieces.push({ pa, from: done, n });
+      done += n;
+    }
+    const ram = this.port.ram();
+    for (const p of pieces) {
+      ram.set(bytes.subarray(p.from, p.from + p.n), p.pa);
+      this.port.codeWritten(p.pa, p.n);
+    }
+    return undefined;
+  }
+
+  /** copyoutstr: the string and its NUL, at most `max` bytes in all (truncated, still NUL-terminated). */
+  writeUserString(pageTableRoot: bigint, va: bigint, text: string, max = 256): bigint | undefined {
+    const enc = new TextEncoder().encode(text);
+    const n = Math.min(enc.length, Math.max(0, max - 1));
+    const bytes = new Uint8Array(n + 1);
+    bytes.set(enc.subarray(0, n));
+    return this.writeUser(pageTableRoot, va, bytes);
+  }
+
+  // ---- host text patching and modules ------------------------------------
+
+  /** Physical address of a kernel virtual address: the kernel page tables, else the image's own mapping. */
+  kernelPhysical(va: bigint): number | undefined {
+    const pa = this.port.translate(0, va);
+    if (pa !== undefined) return pa;
+    for (const s of this.segments) {
+      if (va >= s.vaddr && va < s.vaddr + BigInt(s.memsz)) return s.paddr + Number(va - s.vaddr);
+    }
+    return undefined;
+  }
+
+  private physicalRanges(va: bigint, length: number): { pa: number; off: number; n: number }[] {
+    const out: { pa: number; off: number; n: number }[] = [];
+    let done = 0;
+    while (done < length) {
+      const at = va + BigInt(done);
+      const pa = this.kernelPhysical(at);
+      if (pa === undefined || pa >= this.ramBytes) throw new MachineError(`kernel address 0x${at.toString(16)} is not mapped to RAM`);
+      const n = Math.min(length - done, 4096 - Number(at & 0xfffn));
+      out.push({ pa, off: done, n });
+      done += n;
+    }
+    return out;
+  }
+
+  /** Writes kernel text (or any kernel memory) from the host and drops decoded code there. */
+  writeText(va: bigint, bytes: Uint8Array): void {
+    const ranges = this.physicalRanges(va, bytes.length);
+    const ram = this.port.ram();
+    for (const r of ranges) {
+      ram.set(bytes.subarray(r.off, r.off + r.n), r.pa);
+      this.port.codeWritten(r.pa, r.n);
+    }
+  }
+
+  /** Reads kernel text (throws for unmapped addresses, unlike the NOFAULT reads). */
+  readText(va: bigint, length: number): Uint8Array {
+    const out = new Uint8Array(length);
+    const ram = this.port.ram();
+    for (const r of this.physicalRanges(va, length)) out.set(ram.subarray(r.pa, r.pa + r.n), r.off);
+    return out;
+  }
+
+  /**
+   * Links a module into kmod_arena and hands it to the kernel through
+   * kmod_table (BOARD.md section 8); the kernel runs its _init at its next
+   * check. Returns the linked module (its SDT sites are disabled).
+   */
+  loadModule(bytes: Uint8Array, name: string): LinkedModule {
+    const load = this.modules.load(name, bytes);
+    for (const w of load.writes) this.writeText(w.address, w.bytes);
+    return load.module;
+  }
+
+  /** SDT sites of the core kernel and every loaded module. */
+  sdtSites(): SdtSite[] {
+    const sites = [...this.kernelSdt.sites];
+    for (const name of this.modules.loaded) sites.push(...(this.modules.module(name)?.sites ?? []));
+    return sites;
+  }
+
+  /** The kernel's own base of its higher-half mapping for this ISA. */
+  get kernelBase(): bigint {
+    return KERNEL_BASE[this.isa];
+  }
+}
