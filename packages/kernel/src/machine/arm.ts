@@ -1,0 +1,361 @@
+// The ARM (ARMv7-A) half of the machine: a `CpuPort` over the WebAssembly
+// core of @wdtrace/isa-arm-as. Boot state per BOARD.md 6.2 and 7, stops
+// mapped to `CpuStop`, the IRQ input, trap emulation and displaced
+// execution through the core, and side-effect-free guest reads that walk the
+// short-descriptor tables here on the host (ARM ARM B3.5) so neither the
+// core's TLB nor its fault registers see them.
+//
+// Invariants:
+// - Undefined instructions (the DTrace breakpoint word included) and BKPT
+//   stop to the host as traps; svc, aborts and IRQ go straight to the guest
+//   vector table inside the core.
+// - `vector` in an 'exception' stop is the ARM vector-table offset
+//   (0x04 undefined, 0x08 svc, 0x0C prefetch abort, 0x10 data abort).
+// - The device window is toxic to `readVirtual`: a read that reaches it
+//   faults at its first device address.
+import { createArmCore, ramView, ArmException, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
+import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE, DEVICE_SIZE } from '../board/constants.js';
+import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap } from './types.js';
+
+/** CPSR at boot and for started secondaries: SVC mode, A, I and F masked (BOARD.md 6.2, 7). */
+export const ARM_BOOT_CPSR = 0x1d3;
+const MODE_MASK = 0x1f;
+const MODE_USR = 0x10;
+
+/** Exceptions that stop to the host: the invop handlers see these first. */
+const TRAP_STOP_MASK = (1 << ArmException.UNDEFINED) | (1 << ArmException.BKPT) | (1 << ArmException.DTRACE_BREAKPOINT);
+
+/** Byte offsets of the CP15 registers in a CPU's state block (isa-arm-as assembly/state.ts). */
+const STATE_SCTLR = 224;
+const STATE_TTBR0 = 228;
+const STATE_TTBR1 = 232;
+const STATE_TTBCR = 236;
+const STATE_DACR = 240;
+
+/** The ARM vector-table offset of each exception code. */
+const VECTOR_OFFSET: Record<number, number> = {
+  [ArmException.UNDEFINED]: 0x04,
+  [ArmException.SVC]: 0x08,
+  [ArmException.PREFETCH_ABORT]: 0x0c,
+  [ArmException.BKPT]: 0x0c,
+  [ArmException.DATA_ABORT]: 0x10,
+  [ArmException.IRQ]: 0x18,
+  [ArmException.FIQ]: 0x1c,
+  [ArmException.DTRACE_BREAKPOINT]: 0x04,
+};
+
+export interface ArmPortOptions {
+  readonly cpuCount: number;
+  /** Bytes of guest RAM from physical 0. */
+  readonly ramBytes: number;
+  /** The board's MMIO entry points, called by the core for every device-window access. */
+  mmioRead(cpu: number, paddr: number, size: number): number;
+  mmioWrite(cpu: number, paddr: number, size: number, value: number): void;
+  /** Which WebAssembly build of the core (default release). */
+  readonly build?: WasmBuild;
+}
+
+/** A host-side page-table walk's answer: the physical address and what the mapping allows. */
+type Walk = { readonly pa: number; readonly userWrite: boolean } | { readonly fault: true };
+
+export class ArmPort implements CpuPort {
+  readonly isa = 'arm' as const;
+  readonly cpuCount: number;
+  /** The WebAssembly core (exposed for tests and tools that need more than the seam). */
+  readonly core: ArmCoreExports;
+  private readonly ramSize: number;
+  private ramCache: Uint8Array | undefined;
+  private readonly files: ArmRegisterFile[] = [];
+
+  private constructor(core: ArmCoreExports, cpuCount: number, ramSize: number) {
+    this.core = core;
+    this.cpuCount = cpuCount;
+    this.ramSize = ramSize;
+    for (let cpu = 0; cpu < cpuCount; cpu++) this.files.push(new ArmRegisterFile(this, cpu));
+  }
+
+  /** Instantiates the core with `cpuCount` CPUs (all powered off but CPU 0's reset state) and `ramSize` bytes of RAM. */
+  static async create(options: ArmPortOptions): Promise<ArmPort> {
+    const { cpuCount, ramBytes: ramSize } = options;
+    if (!Number.isInteger(cpuCount) || cpuCount < 1) throw new RangeError(`ARM machine: cpu count must be a positive integer, not ${cpuCount}`);
+    if (!Number.isInteger(ramSize) || ramSize <= 0 || ramSize > DEVICE_BASE) {
+      throw new RangeError(`ARM machine: RAM size must be a positive number of bytes below 0x${DEVICE_BASE.toString(16)}, not ${ramSize}`);
+    }
+    const core = await createArmCore(options.build ?? 'release', {
+      mmioRead: (cpu, paddr, size) => options.mmioRead(cpu, paddr, size),
+      mmioWrite: (cpu, paddr, size, value) => options.mmioWrite(cpu, paddr, size, value),
+    });
+    if (core.init(cpuCount, ramSize) !== 0) throw new RangeError(`ARM machine: the core cannot lay out ${cpuCount} CPUs and ${ramSize} bytes of RAM`);
+    const port = new ArmPort(core, cpuCount, ramSize);
+    for (let cpu = 0; cpu < cpuCount; cpu++) core.setStopMask(cpu, TRAP_STOP_MASK);
+    return port;
+  }
+
+  ram(): Uint8Array {
+    const buffer = this.core.memory.buffer;
+    if (!this.ramCache || this.ramCache.buffer !== buffer) this.ramCache = ramView(this.core);
+    return this.ramCache;
+  }
+
+  codeWritten(paddr: number, length: number): void {
+    if (length > 0) this.core.invalidateCodeRange(paddr >>> 0, length >>> 0);
+  }
+
+  resetBoot(entry: bigint): void {
+    this.powerOn(0, entry, BigInt(BOOT_STACK_TOP));
+    this.core.setReg(0, 0, 0);
+    this.core.setReg(0, 1, BOARD_ID);
+    this.core.setReg(0, 2, BOOTINFO_PHYS);
+  }
+
+  startSecondary(request: CpuStartRequest): void {
+    this.checkCpu(request.cpu);
+    this.powerOn(request.cpu, request.entry, request.stack);
+    this.core.setReg(request.cpu, 0, Number(BigInt.asUintN(32, request.arg)));
+  }
+
+  /** Architectural reset, then the boot state every ARM CPU starts in. */
+  private powerOn(cpu: number, entry: bigint, stack: bigint): void {
+    const core = this.core;
+    core.reset(cpu);
+    core.setStopMask(cpu, TRAP_STOP_MASK);
+    core.setCpsr(cpu, ARM_BOOT_CPSR);
+    core.setReg(cpu, 13, Number(BigInt.asUintN(32, stack)));
+    core.setReg(cpu, 15, Number(BigInt.asUintN(32, entry)));
+  }
+
+  run(cpu: number, budget: number): CpuStop {
+    const core = this.core;
+    const before = core.retiredLow(cpu);
+    const reason = core.run(cpu, budget);
+    switch (reason) {
+      case StopReason.BUDGET:
+        if (budget > 0 && core.retiredLow(cpu) === before) {
+          const pc = BigInt(core.getReg(cpu, 15) >>> 0);
+          return { kind: 'fatal', reason: `CPU ${cpu} retired nothing in ${budget} steps: it keeps taking prefetch aborts at 0x${pc.toString(16)} (is its vector table mapped?)`, pc };
+        }
+        return { kind: 'budget' };
+      case StopReason.HALT:
+        return { kind: 'halt' };
+      case StopReason.DTRACE_BREAKPOINT:
+      case StopReason.UNDEFINED:
+        return { kind: 'trap', trap: this.trapOf(cpu, 'undefined') };
+      case StopReason.BKPT:
+        return { kind: 'trap', trap: this.trapOf(cpu, 'breakpoint') };
+      default:
+        return this.exceptionStop(cpu);
+    }
+  }
+
+  private trapOf(cpu: number, kind: Trap['kind']): Trap {
+    const core = this.core;
+    return {
+      cpu,
+      kind,
+      pc: BigInt(core.stopPc(cpu) >>> 0),
+      word: core.stopWord(cpu) >>> 0,
+      user: (core.getCpsr(cpu) & MODE_MASK) === MODE_USR,
+    };
+  }
+
+  private exceptionStop(cpu: number): CpuStop {
+    const exc = this.core.pendingException(cpu);
+    const pc = BigInt(this.core.stopPc(cpu) >>> 0);
+    const vector = VECTOR_OFFSET[exc];
+    if (vector === undefined) return { kind: 'fatal', reason: `CPU ${cpu} stopped with stop reason ${this.core.stopReason(cpu)} and no pending exception`, pc };
+    return { kind: 'exception', vector, pc };
+  }
+
+  requestStop(): void {
+    this.core.requestStop();
+  }
+
+  setInterruptLine(cpu: number, line: number): void {
+    this.core.setIrqLine(cpu, line >= 0 ? 1 : 0);
+  }
+
+  deliverStop(cpu: number): void {
+    this.core.deliverStop(cpu);
+  }
+
+  emulate(cpu: number, trap: Trap, code: number, word?: number): CpuStop | undefined {
+    const displaced = word ?? trap.word;
+    if (displaced === undefined) throw new Error(`ARM emulate: code ${code} at 0x${trap.pc.toString(16)} needs the displaced instruction word`);
+    if (!this.core.emulationMatches(code, displaced >>> 0)) {
+      throw new Error(`ARM emulate: 0x${(displaced >>> 0).toString(16).padStart(8, '0')} at 0x${trap.pc.toString(16)} is not of emulation class ${code}`);
+    }
+    this.core.clearPending(cpu);
+    return this.afterDisplaced(cpu, this.core.emulate(cpu, code, displaced >>> 0, Number(trap.pc)));
+  }
+
+  executeDisplaced(cpu: number, trap: Trap, bytes: Uint8Array): CpuStop | undefined {
+    if (bytes.length !== 4) throw new Error(`ARM displaced execution at 0x${trap.pc.toString(16)}: an A32 instruction is 4 bytes, not ${bytes.length}`);
+    const word = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
+    this.core.clearPending(cpu);
+    return this.afterDisplaced(cpu, this.core.executeDisplaced(cpu, word, Number(trap.pc)));
+  }
+
+  /** A displaced instruction that stopped (an undefined one, a bkpt) is reported for delivery; aborts were taken in-guest already. */
+  private afterDisplaced(cpu: number, reason: number): CpuStop | undefined {
+    if (reason === 0) return undefined;
+    return this.exceptionStop(cpu);
+  }
+
+  readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
+    this.checkCpu(cpu);
+    const out = new Uint8Array(length);
+    const ram = this.ram();
+    let done = 0;
+    let addr = Number(BigInt.asUintN(32, va));
+    while (done < length) {
+      if (va + BigInt(done) > 0xffff_ffffn) return { fault: va + BigInt(done) };
+      const walk = this.walk(cpu, addr, root);
+      if ('fault' in walk) return { fault: BigInt(addr) };
+      const chunk = Math.min(length - done, 0x1000 - (addr & 0xfff));
+      const pa = walk.pa;
+      if (pa >= DEVICE_BASE && pa < DEVICE_BASE + DEVICE_SIZE) return { fault: BigInt(addr) };
+      if (pa + chunk > this.ramSize) {
+        const firstOutside = Math.max(pa, this.ramSize);
+        return { fault: BigInt(addr + (firstOutside - pa)) };
+      }
+      out.set(ram.subarray(pa, pa + chunk), done);
+      done += chunk;
+      addr = (addr + chunk) >>> 0;
+    }
+    return { bytes: out };
+  }
+
+  translate(cpu: number, va: bigint, root?: bigint, userWrite?: boolean): number | undefined {
+    this.checkCpu(cpu);
+    if (va < 0n || va > 0xffff_ffffn) return undefined;
+    const walk = this.walk(cpu, Number(va), root);
+    if ('fault' in walk || (userWrite && !walk.userWrite)) return undefined;
+    return walk.pa;
+  }
+
+  registers(cpu: number): RegisterFile {
+    this.checkCpu(cpu);
+    return this.files[cpu]!;
+  }
+
+  /** A 32-bit word of CPU `cpu`'s state block. */
+  stateWord(cpu: number, offset: number): number {
+    const base = this.core.stateOffset(cpu); // writes the active CPU's state home first
+    return new DataView(this.core.memory.buffer).getUint32(base + offset, true);
+  }
+
+  /**
+   * Short-descriptor translation table walk (ARM ARM B3.5) for a privileged
+   * read, without touching the core's TLB or fault registers. `root`
+   * replaces TTBR0 (another process's address space).
+   */
+  private walk(cpu: number, va: number, root?: bigint): Walk {
+    const sctlr = this.stateWord(cpu, STATE_SCTLR);
+    if ((sctlr & 1) === 0) return { pa: va >>> 0, userWrite: true };
+    const ttbcr = this.stateWord(cpu, STATE_TTBCR);
+    const dacr = this.stateWord(cpu, STATE_DACR);
+    const n = ttbcr & 7;
+    let l1: number;
+    if (n === 0 || va >>> (32 - n) === 0) {
+      const ttbr0 = root === undefined ? this.stateWord(cpu, STATE_TTBR0) : Number(BigInt.asUintN(32, root));
+      const base = (ttbr0 & ~((1 << (14 - n)) - 1)) >>> 0;
+      l1 = (base | (((va >>> 20) & (0xfff >>> n)) << 2)) >>> 0;
+    } else {
+      l1 = ((this.stateWord(cpu, STATE_TTBR1) & 0xffffc000) | ((va >>> 20) << 2)) >>> 0;
+    }
+    const d1 = this.tableWord(l1);
+    if (d1 === undefined) return { fault: true };
+    const type1 = d1 & 3;
+    let pa: number;
+    let domain: number;
+    let ap: number;
+    if (type1 === 2) {
+      if (d1 & (1 << 18)) {
+        domain = 0;
+        pa = ((d1 & 0xff000000) | (va & 0x00ffffff)) >>> 0;
+      } else {
+        domain = (d1 >>> 5) & 0xf;
+        pa = ((d1 & 0xfff00000) | (va & 0x000fffff)) >>> 0;
+      }
+      ap = ((d1 >>> 10) & 3) | ((d1 >>> 13) & 4);
+    } else if (type1 === 1) {
+      domain = (d1 >>> 5) & 0xf;
+      const d2 = this.tableWord(((d1 & 0xfffffc00) | (((va >>> 12) & 0xff) << 2)) >>> 0);
+      if (d2 === undefined) return { fault: true };
+      const type2 = d2 & 3;
+      if (type2 === 0) return { fault: true };
+      pa = type2 === 1 ? ((d2 & 0xffff0000) | (va & 0xffff)) >>> 0 : ((d2 & 0xfffff000) | (va & 0xfff)) >>> 0;
+      ap = ((d2 >>> 4) & 3) | ((d2 >>> 7) & 4);
+    } else {
+      return { fault: true };
+    }
+    const access = (dacr >>> (domain * 2)) & 3;
+    if (access === 0 || access === 2) return { fault: true };
+    if (access === 3) return { pa, userWrite: true }; // manager: no permission checks
+    // Client domains check AP[2:0] (B3.7.1): 0 and 4 forbid privileged reads, only 3 lets user mode write.
+    if (ap === 0 || ap === 4) return { fault: true };
+    return { pa, userWrite: ap === 3 };
+  }
+
+  /** A translation-table word from RAM, or undefined when the table lies outside RAM. */
+  private tableWord(pa: number): number | undefined {
+    if (pa + 4 > this.ramSize) return undefined;
+    const ram = this.ram();
+    return (ram[pa]! | (ram[pa + 1]! << 8) | (ram[pa + 2]! << 16) | (ram[pa + 3]! << 24)) >>> 0;
+  }
+
+  private checkCpu(cpu: number): void {
+    if (!Number.isInteger(cpu) || cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`ARM machine: no CPU ${cpu} (the machine has ${this.cpuCount})`);
+  }
+}
+
+/** One CPU's registers as the current mode sees them. */
+class ArmRegisterFile implements RegisterFile {
+  constructor(
+    private readonly port: ArmPort,
+    private readonly cpu: number,
+  ) {}
+
+  pc(): bigint {
+    return BigInt(this.port.core.getReg(this.cpu, 15) >>> 0);
+  }
+  setPc(value: bigint): void {
+    this.port.core.setReg(this.cpu, 15, Number(BigInt.asUintN(32, value)));
+  }
+  get(n: number): bigint {
+    checkRegister(n);
+    return BigInt(this.port.core.getReg(this.cpu, n) >>> 0);
+  }
+  set(n: number, value: bigint): void {
+    checkRegister(n);
+    this.port.core.setReg(this.cpu, n, Number(BigInt.asUintN(32, value)));
+  }
+  sp(): bigint {
+    return this.get(13);
+  }
+  fp(): bigint {
+    return this.get(11);
+  }
+  flags(): number {
+    return this.port.core.getCpsr(this.cpu) >>> 0;
+  }
+  userMode(): boolean {
+    return (this.port.core.getCpsr(this.cpu) & MODE_MASK) === MODE_USR;
+  }
+  pageTableRoot(): bigint {
+    return BigInt(this.port.stateWord(this.cpu, STATE_TTBR0));
+  }
+  retired(): bigint {
+    const core = this.port.core;
+    return (BigInt(core.retiredHigh(this.cpu) >>> 0) << 32n) | BigInt(core.retiredLow(this.cpu) >>> 0);
+  }
+}
+
+function checkRegister(n: number): void {
+  if (!Number.isInteger(n) || n < 0 || n > 15) throw new RangeError(`ARM register number must be 0-15, not ${n}`);
+}
+
+/** The machine's port factory for ARM (`PortFactory` of ports.ts). */
+export function createArmPort(options: ArmPortOptions): Promise<ArmPort> {
+  return ArmPort.create(options);
+}
