@@ -18,7 +18,8 @@ import {
   type DTraceOptions,
 } from '@wdtrace/dtrace-core';
 import { IdleSession, createIdleRegistry } from '@wdtrace/providers';
-import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions } from '@wdtrace/d-lang';
+import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
+import { recordTypesOf } from './record-types.js';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { existsSync } from 'node:fs';
 
@@ -230,7 +231,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   };
   const sources: string[] = [];
   const notices: string[] = [];
-  let single: CompiledProgram | undefined;
+  let single: CompileResult | undefined;
   for (const spec of specs) {
     let source: string;
     let origin: NonNullable<CompileOptions['origin']>;
@@ -285,11 +286,11 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     const what = spec.flag === 's' ? 'script' : 'description';
     notices.push(`dtrace: ${what} '${spec.text}' matched ${plural(matched.size, 'probe')}\n`);
     for (const opt of result.program.options) setOption(options, opt.name, opt.value);
-    single = result.program;
+    single = result;
     sources.push(bareDescriptions(source) ? `${source}\n{}\n` : source);
   }
   if (o.d) return 0;
-  let compiled: CompiledProgram | undefined = single;
+  let compiledResult: CompileResult | undefined = single;
   if (sources.length > 1) {
     const opts: CompileOptions = { ...base, origin: { kind: 'text' } };
     const all = compile(sources.join('\n'), opts);
@@ -297,9 +298,9 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
       io.err(formatDiagnostics({ diagnostics: all.diagnostics.filter((x) => x.severity === 'error') }, opts) + '\n');
       return 1;
     }
-    compiled = all.program;
+    compiledResult = all;
   }
-  if (!compiled) compiled = buildProgram([]);
+  const compiled: CompiledProgram = compiledResult?.program ?? buildProgram([]);
   if (!options.quiet) for (const n of notices) io.err(n);
   if (!options.quiet && options.destructive && !o.e) io.err('dtrace: allowing destructive actions\n');
   if (o.e) return 0;
@@ -342,6 +343,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
       options,
       machine,
       registry: idle,
+      recordType: compiledResult ? recordTypesOf(compiledResult) : undefined,
       timeLimit: o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined,
       json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
       // Without --run-for the idle machine's clock follows the real one, as dtrace(1) runs until ^C.

@@ -7,6 +7,42 @@ const int = (v: bigint | number, size = 8, signed = true): Datum => ({ type: 'in
 const str = (s: string): Datum => ({ type: 'string', value: s });
 const pf = (fmt: string, ...args: Datum[]): string => formatPrintf(parsePrintfFormat(fmt), args, { symbols: NO_SYMBOLS });
 
+describe('printf integer signedness and width (pfprint_sint/uint/dint)', () => {
+  it('%d takes the sign from the D type and widens 1- and 2-byte records unsigned', () => {
+    // pfprint_dint always goes through pfprint_uint: (char)-1 and (short)-1 print as 255 and 65535.
+    expect(pf('%d %d %d %d', int(0xff, 1), int(0xffff, 2), int(0xffffffff, 4), int(-1n, 8))).toBe('255 65535 -1 -1');
+    // An unsigned type turns %d into %u: 32-bit and 64-bit values print unsigned.
+    expect(pf('%d %d', int(0xffffffff, 4, false), int(-1n, 8, false))).toBe('4294967295 18446744073709551615');
+    expect(pf('%5d|%-5d|%05d', int(0xff, 1), int(0xff, 1), int(-3, 4))).toBe('  255|255  |-0003');
+  });
+  it('%i sign-extends every record size', () => {
+    expect(pf('%i %i %i %i', int(0xff, 1), int(0xfffe, 2), int(0xfffffffd, 4), int(-4n, 8))).toBe('-1 -2 -3 -4');
+    expect(pf('%i', int(0xffffffff, 4, false))).toBe('-1');
+  });
+  it('%u, %o, %x and %X read 1, 2 and 4-byte records as unsigned int and 8-byte ones as unsigned long long', () => {
+    expect(pf('%u %u %u', int(-1n, 4), int(-1n, 8), int(0x80, 1))).toBe('4294967295 18446744073709551615 128');
+    expect(pf('%x %x %x %X %o', int(0xff, 1), int(0xffffffff, 4), int(-1n, 8), int(-2n, 4), int(-1n, 2))).toBe('ff ffffffff ffffffffffffffff FFFFFFFE 177777');
+    expect(pf('%#x %#o %#X', int(0, 4), int(0, 4), int(0xab, 1))).toBe('0 0 0XAB');
+  });
+  it('%ld, %lld and %lu print 64-bit records; %c prints the low byte of a char, short or int', () => {
+    expect(pf('%ld %lld %lu %lx', int(-5n, 8), int(-6n, 8), int(-1n, 8), int(-1n, 8))).toBe('-5 -6 18446744073709551615 ffffffffffffffff');
+    expect(pf('%c%c%c|%3c|%-3c|', int(0x41, 1), int(0x142, 2), int(0x43, 4), int(0x44, 4), int(0x45, 4))).toBe('ABC|  D|E  |');
+  });
+  it('%@ reads count() as unsigned and the other aggregations as signed', () => {
+    const pieces = parsePrintfFormat('%@d %@x\n');
+    expect(formatPrintf(pieces, [], { symbols: NO_SYMBOLS }, { type: 'aggregation', rendered: '', value: -1n, signed: false })).toBe('18446744073709551615 ffffffffffffffff\n');
+    expect(formatPrintf(pieces, [], { symbols: NO_SYMBOLS }, { type: 'aggregation', rendered: '', value: -1n })).toBe('-1 ffffffffffffffff\n');
+  });
+  it('takes a dynamic width from any record size, a negative one left-justifying', () => {
+    expect(pf('[%*d]', int(0xfb, 1), int(7, 4))).toBe('[7    ]');
+    expect(pf('[%*d]', int(-4n, 8), int(7, 4))).toBe('[7   ]');
+  });
+  it('rejects conversions libdtrace does not define (%hhd, %qd) at parse time', () => {
+    expect(() => parsePrintfFormat('%hhd')).toThrow('format conversion #1 is undefined: %hhd');
+    expect(() => parsePrintfFormat('%d %lf')).toThrow('format conversion #2 is undefined: %lf');
+  });
+});
+
 describe('printf conversions (dt_printf.c semantics)', () => {
   it('formats integers with flags, width and precision like C printf', () => {
     expect(pf('%d|%5d|%-5d|%05d|%+d|% d', int(42), int(42), int(42), int(42), int(42), int(42))).toBe('42|   42|42   |00042|+42| 42');
@@ -14,7 +50,7 @@ describe('printf conversions (dt_printf.c semantics)', () => {
     expect(pf('%.3d|%8.3d|%u', int(7), int(-7), int(-1, 4, true))).toBe('007|    -007|4294967295');
     expect(pf('%d', int(-1, 8, false))).toBe('18446744073709551615');
     expect(pf('%lld %llx', int(-2), int(-1))).toBe('-2 ffffffffffffffff');
-    expect(pf('%hd %hx', int(0x12345, 4), int(0x1ffff, 4))).toBe('9029 ffff');
+    expect(pf('%hd %hx %hu', int(0xfffe, 2), int(0xfffe, 2), int(0xfffe, 2))).toBe('-2 fffe 65534');
     expect(pf('%c%c', int(104, 1), int(105, 4))).toBe('hi');
     expect(pf('%p', int(0xfffffe0000001234n))).toBe('fffffe0000001234');
     expect(pf('%?p|', int(0x1234))).toBe('            1234|');

@@ -12,6 +12,11 @@ import { initialAggregationData, type DTraceState, type BufferEntry, type Aggreg
 import { faultString, DTRACEFLT } from '../framework/faults.js';
 import { setOption } from '../framework/options.js';
 import { formatPrintf, parsePrintfFormat, printfArgumentCount, formatStack, type Datum, type FormatPiece } from './printf.js';
+import { formatPrint, isSignedType } from './print.js';
+import type { CType } from '../types/ctype.js';
+import { createCTypeDictionary, createDTypeDictionary } from '../types/builtins.js';
+import { TypeDictionaryChain, type TypeDictionary } from '../types/dictionary.js';
+import type { EcbDescription } from '../program/program.js';
 import { averageValue, printBytes, printDatumInteger, printLlquantize, printLquantize, printQuantize, stddevValue, traceInteger, quantizeBucketValue, rjust } from './aggprint.js';
 
 export interface ConsumerOutput {
@@ -35,6 +40,11 @@ export interface JsonRecord {
   output: string;
 }
 
+export { formatPrint, isSignedType } from './print.js';
+
+/** Looks up the D type of the value action `index` of an ECB records. */
+export type RecordTypes = (ecb: EcbDescription, index: number) => CType | undefined;
+
 const decoder = new TextDecoder();
 
 function cString(b: Uint8Array): string {
@@ -52,6 +62,13 @@ export class Consumer {
   /** Set when a firing recorded exit(). */
   exitSeen = false;
   json: ((r: JsonRecord) => void) | undefined;
+  /**
+   * The D type of the value an action records (`ecb.actions[index]`), when
+   * the compiler knows it: it decides the sign of %d (pfcheck_dint) and is
+   * what print() prints by. Without it %d counts its argument as signed and
+   * print() prints as trace() does (dtrace_print finding no type).
+   */
+  recordType: RecordTypes | undefined;
 
   constructor(
     readonly state: DTraceState,
@@ -137,7 +154,10 @@ export class Consumer {
     }
     const view = new DataView(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength);
     let tracememSize = 0;
-    const recs = ep.ecb.actions.filter((a) => a.record && !dtraceActIsAggregation(a.kind)) as (ActionDescription & { record: RecordDescription })[];
+    const recs: RecordAction[] = [];
+    ep.ecb.actions.forEach((a, index) => {
+      if (a.record && !dtraceActIsAggregation(a.kind)) recs.push({ ...a, record: a.record, index });
+    });
     for (let i = 0; i < recs.length; i++) {
       const act = recs[i]!;
       const rec = act.record;
@@ -210,7 +230,7 @@ export class Consumer {
         for (let k = 0; k < n; k++) {
           const r = recs[i + k];
           if (!r) throw new Error('printf( ) record count mismatch');
-          args.push(this.datum(r, view, e.bytes));
+          args.push(this.datum(ep.ecb, r, view, e.bytes));
         }
         if (printfArgumentCount(pieces) > args.length) throw new Error(`printf( ) format needs ${printfArgumentCount(pieces)} arguments, the record has ${args.length}`);
         const s = formatPrintf(pieces, args, { symbols: this.state.machine.symbols, stackIndent: this.opts.stackindent });
@@ -244,6 +264,13 @@ export class Consumer {
         continue;
       }
       if (rec.size === 0) continue;
+      if (act.kind === DTRACEACT.DIFEXPR && act.uarg === BigInt(DT_ACT.PRINT)) {
+        const type = this.recordType?.(ep.ecb, act.index);
+        if (type !== undefined) {
+          text += formatPrint(type, bytes, this.state.machine.symbols);
+          continue;
+        }
+      }
       if (rec.size === 1 || rec.size === 2 || rec.size === 4 || rec.size === 8) text += traceInteger(intValue(), rec.size, quiet());
       else text += printBytes(bytes, -33, quiet(), this.opts.rawbytes);
     }
@@ -281,7 +308,7 @@ export class Consumer {
     return frames;
   }
 
-  private datum(r: ActionDescription & { record: RecordDescription }, view: DataView, bytes: Uint8Array): Datum {
+  private datum(ecb: EcbDescription, r: RecordAction, view: DataView, bytes: Uint8Array): Datum {
     const rec = r.record;
     if (r.kind === DTRACEACT.STACK || r.kind === DTRACEACT.USTACK) {
       return { type: 'stack', frames: this.stackFrames(bytes.subarray(rec.offset, rec.offset + rec.size), r.kind === DTRACEACT.USTACK) };
@@ -290,7 +317,7 @@ export class Consumer {
     if ((rtype && rtype.kind === DIF_TYPE_STRING) || ![1, 2, 4, 8].includes(rec.size)) {
       return { type: 'bytes', value: bytes.subarray(rec.offset, rec.offset + rec.size) };
     }
-    return { type: 'int', value: readInt(view, rec.offset, rec.size), size: rec.size, signed: true };
+    return { type: 'int', value: readInt(view, rec.offset, rec.size), size: rec.size, signed: isSignedType(this.recordType?.(ecb, r.index)) };
   }
 
   // -------------------------------------------------------------------------
@@ -381,13 +408,33 @@ export class Consumer {
       case DTRACEAGG.QUANTIZE:
       case DTRACEAGG.LQUANTIZE:
       case DTRACEAGG.LLQUANTIZE: return { type: 'aggregation', rendered };
+      // count() is uint64_t to %@, the others int64_t (dt_printf_validate).
+      case DTRACEAGG.COUNT: return { type: 'aggregation', rendered, value: BigInt.asUintN(64, entry.data[0]!) / normal, signed: false };
       default: return { type: 'aggregation', rendered, value: BigInt.asIntN(64, entry.data[0]!) / normal };
     }
   }
 
+  private builtinTypes: TypeDictionary | undefined;
+
+  /**
+   * Whether an aggregation key of the named D type is signed: the name is
+   * looked up in the built-in C and D dictionaries (pointers are unsigned;
+   * names they do not know count as signed).
+   */
+  private keySigned(typeName: string | undefined): boolean {
+    if (typeName === undefined) return true;
+    if (typeName.endsWith('*')) return false;
+    if (!this.builtinTypes) {
+      const c = createCTypeDictionary(this.program.dataModel);
+      const d = createDTypeDictionary(c);
+      this.builtinTypes = new TypeDictionaryChain('D', c.dataModel, [d, c]);
+    }
+    return isSignedType(this.builtinTypes.lookupType(typeName));
+  }
+
   private keyArgs(desc: AggregationDescription, e: AggregationEntry): Datum[] {
     return e.keys.map((k, idx) =>
-      k instanceof Uint8Array ? { type: 'bytes', value: k } : { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: true },
+      k instanceof Uint8Array ? { type: 'bytes', value: k } : { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: this.keySigned(desc.keys[idx]?.typeName) },
     );
   }
 
@@ -461,6 +508,9 @@ export class Consumer {
     return out;
   }
 }
+
+/** An action that writes a record, with its index in the ECB's action list. */
+type RecordAction = ActionDescription & { readonly record: RecordDescription; readonly index: number };
 
 function readInt(view: DataView, off: number, size: number): bigint {
   switch (size) {

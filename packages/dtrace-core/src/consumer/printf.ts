@@ -9,13 +9,18 @@ import { type CConversion, formatCFloat, formatCInteger, formatCString } from '.
 
 /** A decoded record value as the consumer hands it to the formatter. */
 export type Datum =
+  /**
+   * An integer record of `size` bytes. `signed` is whether the argument's D
+   * type is signed (it picks %i or %u for %d, as pfcheck_dint); absent when
+   * the type is unknown, which counts as signed (D's int).
+   */
   | { readonly type: 'int'; readonly value: bigint; readonly size: number; readonly signed?: boolean }
   | { readonly type: 'float'; readonly value: number; readonly size: number }
   | { readonly type: 'string'; readonly value: string }
   | { readonly type: 'bytes'; readonly value: Uint8Array }
   | { readonly type: 'stack'; readonly frames: readonly string[] }
   /** An aggregation result already rendered by the aggregation printer (avg, quantize ...). */
-  | { readonly type: 'aggregation'; readonly rendered: string; readonly value?: bigint };
+  | { readonly type: 'aggregation'; readonly rendered: string; readonly value?: bigint; readonly signed?: boolean };
 
 /** Symbol lookup the consumer needs for %a, %A, sym(), mod(), stack(). */
 export interface ConsumerSymbols {
@@ -268,7 +273,8 @@ const textDecoder = new TextDecoder();
 
 function datumInteger(d: Datum | undefined, what: string): { value: bigint; size: number; signed: boolean } {
   if (d?.type === 'int') return { value: d.value, size: d.size, signed: d.signed ?? true };
-  if (d?.type === 'aggregation' && d.value !== undefined) return { value: d.value, size: 8, signed: true };
+  // The %@ value is int64_t, or uint64_t for count() (dt_printf_validate's aggnode).
+  if (d?.type === 'aggregation' && d.value !== undefined) return { value: d.value, size: 8, signed: d.signed ?? true };
   throw new PrintfFormatError(`${what} expects an integer argument`);
 }
 
@@ -318,8 +324,13 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
     }
     let width = piece.width;
     let precision = piece.precision;
-    if (piece.dynamicWidth) width = Number(sizedSigned(datumInteger(take(), 'a * width').value, 4));
-    if (piece.dynamicPrecision) precision = Number(sizedSigned(datumInteger(take(), 'a * precision').value, 4));
+    // dt_printf_getint: the record sign-extended by its size, then taken as an int.
+    const getint = (what: string): number => {
+      const d = datumInteger(take(), what);
+      return Number(BigInt.asIntN(32, sizedSigned(d.value, d.size)));
+    };
+    if (piece.dynamicWidth) width = getint('a * width');
+    if (piece.dynamicPrecision) precision = getint('a * precision');
     let datum: Datum | undefined;
     if (piece.aggregation) {
       datum = aggs[curagg];
@@ -349,12 +360,7 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
       case 'uint':
       case 'dint': {
         const { value, size, signed } = datumInteger(datum, `%${conv.name}`);
-        const asSigned = conv.print === 'sint' || (conv.print === 'dint' && signed);
-        let v = asSigned ? sizedSigned(value, size) : sizedUnsigned(value, size);
-        if (normal !== 1n) v = v / normal;
-        if (conv.name.startsWith('h') && !conv.name.startsWith('hh')) v = asSigned ? BigInt.asIntN(16, v) : BigInt.asUintN(16, v);
-        const letter = conv.print === 'dint' ? (asSigned ? 'd' : 'u') : c.conv;
-        out += formatCInteger({ ...c, conv: letter === 'i' ? 'd' : letter }, v);
+        out += formatCInteger({ ...c, conv: integerLetter(conv, signed) }, integerArgument(conv.print, conv.out, value, size, normal, signed));
         break;
       }
       case 'fp': {
@@ -405,6 +411,42 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
     }
   }
   return out;
+}
+
+/**
+ * The letter C printf finally sees for an integer conversion: pfcheck_dint
+ * rewrites %d into %i for a signed argument and %u for an unsigned one; the
+ * other conversions keep their output letter (%hd prints with "d", %lx with
+ * "x": the size prefix of the name is not passed on).
+ */
+function integerLetter(conv: Conversion, signed: boolean): string {
+  if (conv.print === 'dint') return signed ? 'd' : 'u';
+  return conv.out === 'i' ? 'd' : conv.out;
+}
+
+/**
+ * The value C printf prints for an integer record, after dt_printf.c:
+ * pfprint_sint sign-extends records of 1, 2 and 4 bytes to an int and
+ * pfprint_uint zero-extends them to an unsigned int (8-byte records pass
+ * as long long with an "ll" prefix). %d goes through pfprint_dint, which
+ * always takes pfprint_uint (DT_PFCONV_SIGNED is never set), so a
+ * negative char or short prints as 255 or 65535 with %d but -1 with %i.
+ * The letter then reads that int as signed (%d %i) or unsigned (%u %o %x).
+ */
+function integerArgument(kind: PrintKind, letter: string, raw: bigint, size: number, normal: bigint, signedType: boolean): bigint {
+  const wide = size >= 8;
+  const bits = wide ? 64 : size * 8;
+  let v: bigint;
+  if (kind === 'sint') {
+    v = BigInt.asIntN(bits, raw);
+    if (normal !== 1n) v = wide ? v / BigInt.asIntN(64, normal) : BigInt.asIntN(32, v / (BigInt.asIntN(32, normal) || 1n));
+  } else {
+    v = BigInt.asUintN(bits, raw);
+    if (normal !== 1n) v = wide ? v / (BigInt.asUintN(64, normal) || 1n) : v / (BigInt.asUintN(32, normal) || 1n);
+  }
+  const readsSigned = kind === 'dint' ? signedType : letter === 'd' || letter === 'i';
+  if (letter === 'c') return v;
+  return readsSigned ? BigInt.asIntN(wide ? 64 : 32, v) : BigInt.asUintN(wide ? 64 : 32, v);
 }
 
 /** dt_print_stack: a newline, then one indented frame per line. */
