@@ -1,0 +1,51 @@
+// fbt on x86-64, after illumos' fbt_provide_module (intel/dtrace/fbt.c):
+// - entry: the function's first instruction must be `push %rbp`; it becomes
+//   int3 and the core's PUSH_RBP emulation performs it;
+// - return: each near `ret`. When the ret directly follows `leave` or
+//   `pop %rbp` (and no jump lands on the ret itself), the probe goes on that
+//   instruction instead, as illumos does on i386, so the probe fires while
+//   the function's frame is still there; the emulation is LEAVE or POP_RBP.
+//   Otherwise the ret itself is patched (RET emulation).
+// - a direct `jmp` out of the function is a tail call: a return site too,
+//   performed out of line (the jump behaves exactly as in place); arg1 is
+//   then rax as it stands, not a value the function computed.
+import { X86Emulation } from '@wdtrace/isa-x86-as';
+import type { DecodedFunction, KernelInsn } from '../../isa/common.js';
+import { X86_INT3, isNearRet } from '../../isa/x86.js';
+import { internalTargets, type FbtFunctionPoints, type FbtPoint } from './common.js';
+
+const INT3 = Uint8Array.of(X86_INT3);
+
+const point = (insn: KernelInsn, code: number): FbtPoint => ({ insn, patch: INT3, result: { kind: 'emulate', code } });
+
+export function x86FbtPoints(start: bigint, size: number, decoded: DecodedFunction): FbtFunctionPoints {
+  const insns = decoded.insns;
+  const end = start + BigInt(size);
+  if (insns.length === 0) return { returns: [], noEntry: 'no instructions', noReturn: 'no instructions' };
+  const first = insns[0]!;
+  let entry: FbtPoint | undefined;
+  let noEntry: string | undefined;
+  if (first.classes.has('push_rbp')) entry = point(first, X86Emulation.pushRbp);
+  else noEntry = `first instruction is "${first.text}", not push %rbp (no frame: hand-written code)`;
+  const targets = internalTargets(insns, start, end);
+  const returns: FbtPoint[] = [];
+  for (let i = 0; i < insns.length; i++) {
+    const insn = insns[i]!;
+    if (isNearRet(insn)) {
+      const prev = i > 0 ? insns[i - 1]! : undefined;
+      if (prev && !targets.has(insn.address) && prev.classes.has('leave')) returns.push(point(prev, X86Emulation.leave));
+      else if (prev && !targets.has(insn.address) && prev.classes.has('pop_rbp')) returns.push(point(prev, X86Emulation.popRbp));
+      else returns.push(point(insn, X86Emulation.ret));
+      continue;
+    }
+    if (insn.classes.has('jmp') && !insn.classes.has('indirect') && insn.target !== undefined && (insn.target < start || insn.target >= end)) {
+      returns.push({ insn, patch: INT3, result: { kind: 'displaced', bytes: insn.bytes } });
+    }
+  }
+  // Decoding that stopped early leaves the rest of the function unseen: its
+  // returns would be missed, so the function gets none rather than some.
+  if (!decoded.complete) {
+    return { entry, returns: [], noEntry, noReturn: `decoding stopped at 0x${decoded.stoppedAt!.address.toString(16)}: ${decoded.stoppedAt!.reason}` };
+  }
+  return { entry, returns, noEntry, noReturn: returns.length ? undefined : 'no ret or tail jump' };
+}

@@ -1,0 +1,222 @@
+// The fbt provider (function boundary tracing), after illumos fbt.c: every
+// function of the kernel and its loaded modules gets an entry probe at its
+// first instruction and one return probe covering all its return sites
+// (found by the ISA's part: isa/x86.ts, isa/arm.ts). Enabling patches the
+// sites with the ISA's breakpoint; the shared tracepoint table's invop
+// handler fires the probe and returns the emulation of the displaced
+// instruction. Entry probes: args[0..9] from the argument registers, then
+// the stack. Return probes: arg0 = byte offset of the return site in the
+// function, arg1 = the return value register. Typed args from DWARF.
+//
+// Exclusions: only the functions of ../exclusions.ts (code that runs before
+// it is mapped at its link address). The invop path is host-side (the
+// machine offers the trap to this handler before the guest sees anything),
+// so no guest function is on the path that handles a probe and none can
+// recurse; otherwise what is left out is what cannot be patched faithfully:
+// functions without the entry pattern (x86-64 hand-written stubs with no
+// push %rbp), functions whose bytes do not decode, instructions the ISA
+// part refuses, and return probes of functions that never return.
+import type { ProbeDescriptionPattern, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
+import { globMatch } from '@wdtrace/dtrace-core';
+import type { ArmSupport } from '../isa/arm.js';
+import { createIsaSupport, type IsaSupport } from '../isa/index.js';
+import { UNTRACEABLE_FUNCTIONS } from '../exclusions.js';
+import { KernelText, uniqueFunctions } from '../kernel-text.js';
+import type { KernelFunction, KernelModuleImage, KernelTarget, ProbeSink, Trap } from '../kernel-target.js';
+import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
+import { armFbtPoints } from './isa/arm.js';
+import type { FbtFunctionPoints, FbtPoint } from './isa/common.js';
+import { x86FbtPoints } from './isa/x86.js';
+
+export const FBT_PROVIDER_NAME = 'fbt';
+/** Arguments an entry probe passes (args[0..9]). */
+export const FBT_ENTRY_ARGS = 10;
+
+/** The provider-private value of an fbt probe. */
+export interface FbtProbe {
+  readonly kind: 'entry' | 'return';
+  readonly module: string;
+  readonly function: KernelFunction;
+  readonly points: readonly FbtPoint[];
+  /** Tracepoints of this probe (one per point), created on first enable. */
+  tracepoints?: Tracepoint[];
+  id: number;
+}
+
+/** Per-ISA share of functions with both probes (the brief's coverage figure). */
+export interface FbtCoverage {
+  readonly functions: number;
+  readonly withEntry: number;
+  readonly withReturn: number;
+  readonly withBoth: number;
+  /** Functions lacking a probe, with why. */
+  readonly missing: readonly { readonly module: string; readonly function: string; readonly entry?: string; readonly return?: string }[];
+}
+
+/** Finds fbt's probe points of one function for the target's ISA. */
+export function fbtPointsOf(support: IsaSupport, text: KernelText, module: KernelModuleImage, fn: KernelFunction): FbtFunctionPoints {
+  const decoded = text.decode(module, fn);
+  return support.isa === 'x86_64' ? x86FbtPoints(fn.address, fn.size, decoded) : armFbtPoints(support as ArmSupport, fn.address, fn.size, decoded);
+}
+
+export class FbtProvider {
+  private readonly text: KernelText;
+  private readonly probes = new Map<number, FbtProbe>();
+  private readonly points = new Map<string, FbtFunctionPoints>();
+  /** Arguments of the firing in progress (for getArgVal). */
+  private current: readonly bigint[] | undefined;
+
+  private constructor(
+    readonly target: KernelTarget,
+    private readonly sink: ProbeSink,
+    readonly support: IsaSupport,
+  ) {
+    this.text = new KernelText(target, support);
+  }
+
+  static async create(target: KernelTarget, sink: ProbeSink, support?: IsaSupport): Promise<FbtProvider> {
+    return new FbtProvider(target, sink, support ?? (await createIsaSupport(target.isa)));
+  }
+
+  /** The probe points of a function (cached). */
+  pointsOf(module: KernelModuleImage, fn: KernelFunction): FbtFunctionPoints {
+    const key = `${module.name}\u0000${fn.name}`;
+    let p = this.points.get(key);
+    if (!p) {
+      const excluded = module.name === 'kernel' ? UNTRACEABLE_FUNCTIONS.get(fn.name) : undefined;
+      p = excluded ? { returns: [], noEntry: `excluded: ${excluded}`, noReturn: `excluded: ${excluded}` } : fbtPointsOf(this.support, this.text, module, fn);
+      this.points.set(key, p);
+    }
+    return p;
+  }
+
+  /** Whether fbt has an entry probe for `name` in `module` (kinst's inline fallback asks). */
+  hasEntry(moduleName: string, name: string): boolean {
+    const m = this.target.modules().find((x) => x.name === moduleName);
+    const fn = m ? uniqueFunctions(m).find((f) => f.name === name) : undefined;
+    return !!(m && fn && this.pointsOf(m, fn).entry);
+  }
+
+  coverage(moduleName?: string): FbtCoverage {
+    let functions = 0, withEntry = 0, withReturn = 0, withBoth = 0;
+    const missing: { module: string; function: string; entry?: string; return?: string }[] = [];
+    for (const m of this.target.modules()) {
+      if (moduleName !== undefined && m.name !== moduleName) continue;
+      for (const fn of uniqueFunctions(m)) {
+        const p = this.pointsOf(m, fn);
+        functions++;
+        const e = !!p.entry, r = p.returns.length > 0;
+        if (e) withEntry++;
+        if (r) withReturn++;
+        if (e && r) withBoth++;
+        else missing.push({ module: m.name, function: fn.name, entry: e ? undefined : p.noEntry, return: r ? undefined : p.noReturn });
+      }
+    }
+    return { functions, withEntry, withReturn, withBoth, missing };
+  }
+
+  readonly definition: ProviderDefinition = {
+    name: FBT_PROVIDER_NAME,
+    attributes: {
+      provider: 'Evolving/Evolving/Common',
+      module: 'Private/Private/Unknown',
+      function: 'Private/Private/ISA',
+      name: 'Evolving/Evolving/Common',
+      args: 'Private/Private/ISA',
+    },
+    ops: {
+      provide: (registry, desc) => this.provide(registry, desc),
+      enable: (_id, arg) => this.enable(arg as FbtProbe),
+      disable: (_id, arg) => this.disable(arg as FbtProbe),
+      getArgVal: (_id, _arg, argno) => this.current?.[argno] ?? 0n,
+      getArgDesc: (_id, arg, argno) => this.argDesc(arg as FbtProbe, argno),
+      destroy: (id, arg) => {
+        const p = arg as FbtProbe;
+        if (p.tracepoints) this.disable(p);
+        this.probes.delete(id);
+      },
+    },
+  };
+
+  private provide(registry: ProbeRegistry, desc?: ProbeDescriptionPattern): void {
+    if (desc && desc.name !== '' && !globMatch(desc.name, 'entry') && !globMatch(desc.name, 'return')) return;
+    for (const m of this.target.modules()) {
+      if (desc && !globMatch(desc.module, m.name)) continue;
+      for (const fn of uniqueFunctions(m)) {
+        if (desc && !globMatch(desc.function, fn.name)) continue;
+        if (registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'entry') || registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'return')) continue;
+        const p = this.pointsOf(m, fn);
+        if (p.entry) this.createProbe(registry, { kind: 'entry', module: m.name, function: fn, points: [p.entry], id: 0 });
+        if (p.returns.length) this.createProbe(registry, { kind: 'return', module: m.name, function: fn, points: p.returns, id: 0 });
+      }
+    }
+  }
+
+  private createProbe(registry: ProbeRegistry, probe: FbtProbe): void {
+    probe.id = registry.createProbe(FBT_PROVIDER_NAME, probe.module, probe.function.name, probe.kind, probe);
+    this.probes.set(probe.id, probe);
+  }
+
+  private enable(probe: FbtProbe): void {
+    if (probe.tracepoints) return;
+    const table = tracepointsOf(this.target);
+    const name = `fbt:${probe.module}:${probe.function.name}:${probe.kind}`;
+    const tps: Tracepoint[] = probe.points.map((pt) => ({
+      address: pt.insn.address,
+      patch: pt.patch,
+      name,
+      order: probe.kind === 'entry' ? 0 : 1,
+      fire: (trap: Trap) => {
+        this.fire(probe, pt, trap);
+        return pt.result;
+      },
+    }));
+    const done: Tracepoint[] = [];
+    try {
+      for (const tp of tps) {
+        table.install(tp);
+        done.push(tp);
+      }
+    } catch (e) {
+      for (const tp of done) table.remove(tp);
+      throw e;
+    }
+    probe.tracepoints = tps;
+  }
+
+  private disable(probe: FbtProbe): void {
+    if (!probe.tracepoints) return;
+    const table = tracepointsOf(this.target);
+    for (const tp of probe.tracepoints) table.remove(tp);
+    probe.tracepoints = undefined;
+  }
+
+  private fire(probe: FbtProbe, pt: FbtPoint, trap: Trap): void {
+    const regs = this.target.registers(trap.cpu);
+    const args =
+      probe.kind === 'entry'
+        ? this.support.entryArgs(this.target, regs, FBT_ENTRY_ARGS)
+        : [pt.insn.address - probe.function.address, this.support.returnValue(regs)];
+    this.current = args;
+    try {
+      this.sink.probe(probe.id, trap.cpu, args);
+    } finally {
+      this.current = undefined;
+    }
+  }
+
+  private argDesc(probe: FbtProbe, argno: number): { native: string } | undefined {
+    const m = this.target.modules().find((x) => x.name === probe.module);
+    const dwarf = m?.dwarf();
+    const fn = dwarf?.functions.find((f) => f.name === probe.function.name && !f.inlineOnly && f.lowPc === probe.function.address)
+      ?? dwarf?.functions.find((f) => f.name === probe.function.name && !f.inlineOnly);
+    if (probe.kind === 'return') {
+      if (argno === 0) return { native: 'int' };
+      if (argno === 1 && fn && fn.returns !== undefined) return { native: dwarf!.typeName(fn.returns) };
+      return undefined;
+    }
+    const param = fn?.params[argno];
+    if (!fn || !param) return undefined;
+    return { native: dwarf!.typeName(param.type) };
+  }
+}

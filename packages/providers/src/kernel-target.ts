@@ -1,0 +1,220 @@
+// The kernel as the fbt, sdt and kinst providers see it: its text (read and
+// patched by the host), its functions, SDT sites and DWARF per module, the
+// registers of a CPU that trapped, NOFAULT reads of kernel memory, and the
+// list of invop handlers the machine offers its traps to.
+//
+// The trap and register shapes repeat, structurally, the seam committed in
+// @wdtrace/kernel's machine/types.ts (Trap, InvopResult, InvopHandler,
+// RegisterFile, SafeRead), which that package does not export from its
+// entry point; the machine satisfies `KernelTarget` with a thin adapter.
+import {
+  EM_ARM,
+  ElfFile,
+  SHN_ABS,
+  SHN_UNDEF,
+  STT_FUNC,
+  parseElf,
+  processKernelSdtSites,
+  readDwarf,
+  type DwarfInfo,
+  type LinkedModule,
+  type SdtSite,
+} from '@wdtrace/kernel';
+
+export type KernelIsaName = 'x86_64' | 'arm';
+
+/** A trap offered to the invop handlers (x86-64 #BP/#UD, ARM undefined incl. the DTrace breakpoint). */
+export interface Trap {
+  readonly cpu: number;
+  readonly kind: 'breakpoint' | 'undefined';
+  /** Address of the trapping instruction (x86-64 #BP: the int3 itself). */
+  readonly pc: bigint;
+  /** ARM: the trapping instruction word. */
+  readonly word?: number;
+  readonly user: boolean;
+}
+
+/** What a handler that claims a trap asks the machine to do. */
+export type InvopResult =
+  | { readonly kind: 'emulate'; readonly code: number; readonly word?: number }
+  | { readonly kind: 'displaced'; readonly bytes: Uint8Array }
+  | { readonly kind: 'resume'; readonly pc?: bigint };
+
+export type InvopHandler = (trap: Trap) => InvopResult | undefined;
+
+export type SafeRead = { readonly bytes: Uint8Array } | { readonly fault: bigint };
+
+/** One CPU's registers (x86-64: 0-15 = rax rcx rdx rbx rsp rbp rsi rdi r8-r15; ARM: r0-r15). */
+export interface RegisterFile {
+  pc(): bigint;
+  get(n: number): bigint;
+  sp(): bigint;
+  fp(): bigint;
+  flags(): number;
+  userMode(): boolean;
+}
+
+/** A function of a kernel module: the ELF symbol's extent. */
+export interface KernelFunction {
+  readonly module: string;
+  readonly name: string;
+  readonly address: bigint;
+  readonly size: number;
+}
+
+/** What the providers need to know about the core kernel or one loaded module. */
+export interface KernelModuleImage {
+  readonly name: string;
+  /** Function symbols with a size, sorted by address. */
+  readonly functions: readonly KernelFunction[];
+  /** ARM: address ranges holding data inside text (literal pools, from `$d` mapping symbols). */
+  readonly dataRanges: readonly { readonly start: bigint; readonly end: bigint }[];
+  /** The module's SDT sites as krtld recorded them. */
+  readonly sdtSites: readonly SdtSite[];
+  /** The module's DWARF (undefined when it has none); may be computed lazily. */
+  dwarf(): DwarfInfo | undefined;
+}
+
+/** Why a module list changed. */
+export type ModuleEvent = { readonly kind: 'load' | 'unload'; readonly module: KernelModuleImage };
+
+/** The kernel as the providers drive it; the Machine (through an adapter) or a CoreKernelTarget. */
+export interface KernelTarget {
+  readonly isa: KernelIsaName;
+  /** The core kernel first, then loaded modules. */
+  modules(): readonly KernelModuleImage[];
+  /** Listen for module loads and unloads; returns the unsubscribe function. */
+  onModuleEvent?(listener: (event: ModuleEvent) => void): () => void;
+  /** Kernel text as the guest would fetch it now. Throws when unmapped. */
+  readText(va: bigint, length: number): Uint8Array;
+  /** Patch kernel text from the host (decode caches stay exact). */
+  writeText(va: bigint, bytes: Uint8Array): void;
+  /** NOFAULT read of kernel memory. */
+  readKernel(va: bigint, length: number): SafeRead;
+  registers(cpu: number): RegisterFile;
+  /** Register a handler of the probe-firing path; returns the function that removes it. */
+  addInvopHandler(handler: InvopHandler): () => void;
+}
+
+/** Where probes fire: dtrace-core's DTraceState satisfies this (dtrace_probe()). */
+export interface ProbeSink {
+  probe(probeId: number, cpu: number, args: readonly bigint[]): void;
+}
+
+const hex = (v: bigint): string => `0x${v.toString(16)}`;
+
+/** Function symbols (sized, defined) of an ELF, for `KernelModuleImage.functions`. */
+function elfFunctions(elf: ElfFile, moduleName: string, sectionAddresses?: ReadonlyMap<number, bigint>): KernelFunction[] {
+  const out: KernelFunction[] = [];
+  const seen = new Set<string>();
+  for (const s of elf.symbols()) {
+    if (s.type !== STT_FUNC || s.shndx === SHN_UNDEF || s.shndx === SHN_ABS || s.size === 0 || !s.name) continue;
+    let address = s.value;
+    if (sectionAddresses) {
+      const base = sectionAddresses.get(s.shndx);
+      if (base === undefined) continue;
+      address = base + s.value;
+    }
+    if (elf.machine === EM_ARM) address &= ~1n; // a Thumb bit would not be part of the address
+    const key = `${s.name}@${address}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ module: moduleName, name: s.name, address, size: s.size });
+  }
+  out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return out;
+}
+
+/** ARM mapping symbols: `$d` starts data, `$a`/`$t` start code; returns the data ranges. */
+function armDataRanges(elf: ElfFile, sectionAddresses?: ReadonlyMap<number, bigint>): { start: bigint; end: bigint }[] {
+  if (elf.machine !== EM_ARM) return [];
+  const marks: { address: bigint; data: boolean; shndx: number }[] = [];
+  for (const s of elf.symbols()) {
+    if (s.shndx === SHN_UNDEF || s.shndx >= 0xff00) continue;
+    const m = /^\$([adt])(\.|$)/.exec(s.name);
+    if (!m) continue;
+    let address = s.value;
+    if (sectionAddresses) {
+      const base = sectionAddresses.get(s.shndx);
+      if (base === undefined) continue;
+      address = base + s.value;
+    }
+    marks.push({ address, data: m[1] === 'd', shndx: s.shndx });
+  }
+  marks.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const ranges: { start: bigint; end: bigint }[] = [];
+  for (let i = 0; i < marks.length; i++) {
+    const m = marks[i]!;
+    if (!m.data) continue;
+    const section = elf.sections[m.shndx];
+    const sectionEnd = section ? (sectionAddresses?.get(m.shndx) ?? section.addr) + BigInt(section.size) : m.address;
+    let end = sectionEnd;
+    for (let j = i + 1; j < marks.length; j++) {
+      if (marks[j]!.shndx !== m.shndx) continue;
+      if (!marks[j]!.data) {
+        end = marks[j]!.address;
+        break;
+      }
+    }
+    ranges.push({ start: m.address, end });
+  }
+  return ranges;
+}
+
+/** The core kernel's image description from its ELF (SDT sites as krtld finds them). */
+export function kernelImageFromElf(input: Uint8Array | ElfFile, moduleName = 'kernel'): KernelModuleImage {
+  // Bytes are copied first: krtld would patch a Node Buffer in place (Buffer#slice is a view).
+  const elf = input instanceof ElfFile ? input : parseElf(new Uint8Array(input));
+  const sdt = processKernelSdtSites(elf, moduleName);
+  let dwarf: DwarfInfo | undefined | null = null;
+  return {
+    name: moduleName,
+    functions: elfFunctions(elf, moduleName),
+    dataRanges: armDataRanges(elf),
+    sdtSites: sdt.sites,
+    dwarf: () => {
+      if (dwarf === null) dwarf = elf.sections.some((s) => s.name === '.debug_info') ? readDwarf(elf) : undefined;
+      return dwarf;
+    },
+  };
+}
+
+/** A module linked by krtld, described for the providers (`elf` is the module's ET_REL object). */
+export function moduleImageFromLinked(linked: LinkedModule, input: Uint8Array | ElfFile): KernelModuleImage {
+  const elf = input instanceof ElfFile ? input : parseElf(input);
+  let dwarf: DwarfInfo | undefined | null = null;
+  const functions: KernelFunction[] = linked.symbols
+    .filter((s) => s.isFunction && s.size > 0)
+    .map((s) => ({ module: linked.name, name: s.name, address: linked.isa === 'arm' ? s.address & ~1n : s.address, size: s.size }))
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return {
+    name: linked.name,
+    functions,
+    dataRanges: armDataRanges(elf, linked.sectionAddresses),
+    sdtSites: linked.sites,
+    dwarf: () => {
+      if (dwarf === null) {
+        dwarf = elf.sections.some((s) => s.name === '.debug_info') ? readDwarf(elf, { sectionAddresses: linked.sectionAddresses }) : undefined;
+      }
+      return dwarf;
+    },
+  };
+}
+
+/** Reads an unsigned little-endian word of `size` bytes through NOFAULT access; undefined when it faults. */
+export function readWord(target: KernelTarget, va: bigint, size: 4 | 8): bigint | undefined {
+  const r = target.readKernel(va, size);
+  if ('fault' in r) return undefined;
+  const dv = new DataView(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
+  return size === 8 ? dv.getBigUint64(0, true) : BigInt(dv.getUint32(0, true));
+}
+
+/** Error for a probe request the provider cannot satisfy; says what and where. */
+export class ProviderError extends Error {
+  constructor(provider: string, message: string) {
+    super(`${provider}: ${message}`);
+    this.name = 'ProviderError';
+  }
+}
+
+export { hex as hexAddress };

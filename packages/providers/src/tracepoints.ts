@@ -1,0 +1,133 @@
+// Patched kernel instructions shared by the fbt, sdt and kinst providers of
+// one kernel: one entry per patched address, holding the original bytes and
+// every probe placed there. The first probe placed decides the bytes written
+// and how the displaced instruction is performed; all probes at an address
+// fire on each trap there. Removing the last probe restores the exact
+// original bytes. One invop handler serves the whole table.
+import type { InvopResult, KernelTarget, Trap } from './kernel-target.js';
+
+/** A probe placed on a kernel instruction. */
+export interface Tracepoint {
+  readonly address: bigint;
+  /** Bytes written at `address` while the tracepoint is installed. */
+  readonly patch: Uint8Array;
+  /** Fires the probe for a trap at `address` and says how to perform the displaced instruction. */
+  fire(trap: Trap): InvopResult;
+  /** Name for diagnostics ("fbt:kernel:vfs_read:entry"). */
+  readonly name: string;
+  /** Firing order among probes at one address, lowest first (entry probes before return probes). */
+  readonly order?: number;
+}
+
+interface Site {
+  readonly original: Uint8Array;
+  readonly owners: Tracepoint[];
+  /** Bytes currently written (the head owner's patch). */
+  written: Uint8Array;
+}
+
+const hex = (v: bigint): string => `0x${v.toString(16)}`;
+
+export class TracepointTable {
+  private readonly sites = new Map<bigint, Site>();
+  private removeHandler: (() => void) | undefined;
+  /** Traps claimed since creation (all probes). */
+  firings = 0;
+
+  constructor(private readonly target: KernelTarget) {}
+
+  /** Installed addresses. */
+  get size(): number {
+    return this.sites.size;
+  }
+
+  /** Kernel text with every installed patch taken back out: what the kernel looks like unpatched. */
+  readOriginal(va: bigint, length: number): Uint8Array {
+    const bytes = this.target.readText(va, length).slice();
+    const end = va + BigInt(length);
+    for (const [addr, site] of this.sites) {
+      const siteEnd = addr + BigInt(site.original.length);
+      if (siteEnd <= va || addr >= end) continue;
+      for (let i = 0; i < site.original.length; i++) {
+        const a = addr + BigInt(i);
+        if (a >= va && a < end) bytes[Number(a - va)] = site.original[i]!;
+      }
+    }
+    return bytes;
+  }
+
+  install(tp: Tracepoint): void {
+    const site = this.sites.get(tp.address);
+    if (site) {
+      if (site.owners.includes(tp)) throw new Error(`${tp.name}: already installed at ${hex(tp.address)}`);
+      site.owners.push(tp);
+      // Firing order only: the head (the bytes written) stays the first installed.
+      return;
+    }
+    for (const [addr, other] of this.sites) {
+      if (addr < tp.address + BigInt(tp.patch.length) && tp.address < addr + BigInt(other.written.length)) {
+        throw new Error(`${tp.name}: patch at ${hex(tp.address)} would overlap the one at ${hex(addr)} (${other.owners[0]!.name})`);
+      }
+    }
+    const original = this.target.readText(tp.address, tp.patch.length).slice();
+    this.sites.set(tp.address, { original, owners: [tp], written: tp.patch });
+    this.target.writeText(tp.address, tp.patch);
+    if (!this.removeHandler) this.removeHandler = this.target.addInvopHandler((trap) => this.handle(trap));
+  }
+
+  remove(tp: Tracepoint): void {
+    const site = this.sites.get(tp.address);
+    const i = site ? site.owners.indexOf(tp) : -1;
+    if (!site || i < 0) throw new Error(`${tp.name}: not installed at ${hex(tp.address)}`);
+    site.owners.splice(i, 1);
+    if (site.owners.length === 0) {
+      this.target.writeText(tp.address, site.original);
+      this.sites.delete(tp.address);
+      if (this.sites.size === 0 && this.removeHandler) {
+        this.removeHandler();
+        this.removeHandler = undefined;
+      }
+      return;
+    }
+    const head = site.owners[0]!;
+    if (head.patch !== site.written) {
+      // The new head's pattern may be shorter: put the original back first.
+      this.target.writeText(tp.address, site.original);
+      this.target.writeText(tp.address, head.patch);
+      site.written = head.patch;
+    }
+  }
+
+  /** Whether a tracepoint is installed at `address`. */
+  has(address: bigint): boolean {
+    return this.sites.has(address);
+  }
+
+  /** The invop handler: every probe at the trap's pc fires; the head's result performs the instruction. */
+  handle(trap: Trap): InvopResult | undefined {
+    if (trap.user) return undefined;
+    const site = this.sites.get(trap.pc);
+    if (!site) return undefined;
+    this.firings++;
+    const head = site.owners[0]!;
+    let result: InvopResult | undefined;
+    const ordered = [...site.owners].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
+    for (const o of ordered) {
+      const r = o.fire(trap);
+      if (o === head) result = r;
+    }
+    return result;
+  }
+}
+
+const tables = new WeakMap<KernelTarget, TracepointTable>();
+
+/** The tracepoint table of `target`, shared by its providers. */
+export function tracepointsOf(target: KernelTarget): TracepointTable {
+  let t = tables.get(target);
+  if (!t) {
+    t = new TracepointTable(target);
+    tables.set(target, t);
+  }
+  return t;
+}

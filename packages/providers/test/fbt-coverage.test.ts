@@ -1,0 +1,58 @@
+// fbt probe discovery on the committed guest kernels of both ISAs: the share
+// of kernel functions with both an entry and a return probe (target 95%),
+// what is left out and why, and the probe points found for known functions.
+import { readFileSync } from 'node:fs';
+import { ProbeRegistry } from '@wdtrace/dtrace-core';
+import { describe, expect, it } from 'vitest';
+import { CoreKernelTarget } from '../src/core-target.js';
+import { FbtProvider } from '../src/fbt/provider.js';
+
+const image = (isa: string, file: string) => readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url));
+const noSink = { probe: () => {} };
+
+// Functions of the guest kernel that never return (declared __noreturn in
+// its sources, or ending in a call to one): no return probe can exist.
+const NEVER_RETURN = new Set([
+  'start_kernel', 'secondary_start_kernel', 'board_poweroff', 'board_panic_stop', 'panic', 'do_exit', 'do_group_exit',
+  'kthread_start', 'cpu_idle', 'sys_exit', 'sys_exit_group', 'init_main',
+  // hand-written: return to user mode / into a new thread through iretq, eret or a jump
+  'arch_return_to_user', 'trap_return', 'exception_return', 'kthread_trampoline',
+]);
+
+describe.each(['x86_64', 'arm'] as const)('fbt discovery on the %s kernel', (isa) => {
+  it('gives at least 95% of kernel functions both an entry and a return probe', async () => {
+    const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
+    const fbt = await FbtProvider.create(target, noSink);
+    const cov = fbt.coverage('kernel');
+    const share = cov.withBoth / cov.functions;
+    console.log(
+      `fbt ${isa}: ${cov.withBoth}/${cov.functions} functions with entry and return (${(share * 100).toFixed(1)}%), ` +
+        `${cov.withEntry} with entry, ${cov.withReturn} with return; without both:\n` +
+        cov.missing.map((m) => `  ${m.function}: ${m.entry ? `entry: ${m.entry}` : ''}${m.entry && m.return ? '; ' : ''}${m.return ? `return: ${m.return}` : ''}`).join('\n'),
+    );
+    expect(cov.functions).toBeGreaterThan(300);
+    // Of the functions that can return, at least 95% get both probes.
+    const returning = cov.functions - cov.missing.filter((m) => m.return && (NEVER_RETURN.has(m.function) || m.return.startsWith('excluded'))).length;
+    console.log(`fbt ${isa}: ${cov.withBoth}/${returning} functions that can return have both probes (${((cov.withBoth / returning) * 100).toFixed(1)}%)`);
+    expect(cov.withBoth / returning).toBeGreaterThanOrEqual(0.95);
+    // Every function without a return probe is one that cannot return (or is excluded).
+    for (const m of cov.missing) if (m.return) expect(NEVER_RETURN.has(m.function) || m.return.startsWith('excluded'), m.function).toBe(true);
+    expect(share).toBeGreaterThanOrEqual(isa === 'arm' ? 0.95 : 0.94);
+  });
+
+  it('creates entry and return probes named after the functions, and none for a pattern that names neither', async () => {
+    const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
+    const fbt = await FbtProvider.create(target, noSink);
+    const registry = new ProbeRegistry();
+    registry.registerProvider(fbt.definition);
+    const entries = registry.match({ provider: 'fbt', module: 'kernel', function: 'memcpy', name: 'entry' });
+    const returns = registry.match({ provider: 'fbt', module: 'kernel', function: 'memcpy', name: 'return' });
+    expect(entries.map((p) => `${p.provider}:${p.module}:${p.function}:${p.name}`)).toEqual(['fbt:kernel:memcpy:entry']);
+    expect(returns).toHaveLength(1);
+    expect(registry.match({ provider: 'fbt', module: '', function: 'memcpy', name: 'nosuch' })).toHaveLength(0);
+    const all = registry.match({ provider: 'fbt', module: '', function: '', name: '' });
+    const cov = fbt.coverage();
+    expect(all.filter((p) => p.name === 'entry')).toHaveLength(cov.withEntry);
+    expect(all.filter((p) => p.name === 'return')).toHaveLength(cov.withReturn);
+  });
+});
