@@ -25,15 +25,9 @@ _start:
 	cpsid if
 	mov r10, r2                  @ boot-info physical address
 
-	@ Clear .bss through physical addresses.
-	ldr r0, =__bss_start
-	sub r0, r0, #KERNEL_BASE
-	ldr r1, =__bss_end
-	sub r1, r1, #KERNEL_BASE
-	mov r2, #0
-1:	cmp r0, r1
-	strlo r2, [r0], #4
-	blo 1b
+	@ .bss is not cleared here: the host zero-fills it when it loads the
+	@ kernel (BOARD.md 6), and it may already hold what krtld handed over
+	@ before the start (kmod_arena and kmod_table, BOARD.md 8).
 
 	@ Build kernel_l1 (in .bss, so already zero).
 	ldr r4, =kernel_l1
