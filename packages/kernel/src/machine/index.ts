@@ -5,3 +5,4 @@ export * from './machine.js';
 export * from './ports.js';
 export * from './images.js';
 export { X86Port, createX86Port } from './x86.js';
+export * from './initrd.js';

@@ -24,6 +24,7 @@ import { KmodArena } from '../krtld/arena.js';
 import type { SdtSite } from '../krtld/sdt.js';
 import { SymbolTable } from '../symbols/table.js';
 import { defaultImages } from './images.js';
+import { appendToInitrd, type InitrdFile } from './initrd.js';
 import { PORT_FACTORIES, type PortConfig, type PortFactory } from './ports.js';
 import type { CpuPort, CpuStop, InvopHandler, InvopResult, Isa, RegisterFile, SafeRead, Trap } from './types.js';
 
@@ -47,6 +48,8 @@ export interface MachineOptions {
   kernel?: Uint8Array;
   /** Initrd, newc cpio (default: the committed image of `isa`). */
   initrd?: Uint8Array;
+  /** Files added to the initrd (e.g. a host program to run), missing directories created. */
+  files?: readonly InitrdFile[];
   /** Modules handed to the kernel through kmod_table before it starts. */
   modules?: readonly { name: string; bytes: Uint8Array }[];
   /** Receives console output as it is produced. */
@@ -201,7 +204,14 @@ export class Machine {
 
     const images = options.kernel && options.initrd ? undefined : defaultImages(isa);
     const kernelBytes = options.kernel ?? images!.kernel;
-    const initrd = options.initrd ?? images!.initrd;
+    let initrd = options.initrd ?? images!.initrd;
+    if (options.files?.length) {
+      try {
+        initrd = appendToInitrd(initrd, options.files);
+      } catch (e) {
+        throw new MachineError((e as Error).message);
+      }
+    }
 
     let raw: ElfFile;
     try {
@@ -463,7 +473,7 @@ export class Machine {
           return { kind: 'limit' };
         }
         this.skippedNs += deadline - now;
-      }
+      } else this.idleWaited = false;
     }
   }
 
@@ -678,7 +688,9 @@ export class Machine {
   /** Physical address of a kernel virtual address: the kernel page tables, else the image's own mapping. */
   kernelPhysical(va: bigint): number | undefined {
     const pa = this.port.translate(0, va);
-    if (pa !== undefined) return pa;
+    // Before the ARM kernel turns its MMU on, addresses are physical: a kernel
+    // virtual address then names no RAM and the image's mapping applies.
+    if (pa !== undefined && pa < this.ramBytes) return pa;
     for (const s of this.segments) {
       if (va >= s.vaddr && va < s.vaddr + BigInt(s.memsz)) return s.paddr + Number(va - s.vaddr);
     }
