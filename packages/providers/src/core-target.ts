@@ -39,7 +39,8 @@ const BOOT_CODE = 0xf00000; // ARM: MMU-enable sequence, identity mapped
 const STACK_TOP = 0xd00000;
 const SENTINEL = 0xc00000; // return address of `call`: hlt (x86-64) / udf (ARM)
 const MODULE_AREA = 0x800000;
-const MODULE_AREA_END = 0xc00000;
+const MODULE_AREA_END = 0xa00000;
+const SCRATCH = 0xa00000; // free memory for callers' data, up to SENTINEL
 
 /** How a trap the target met was handled. */
 export interface TrapRecord {
@@ -294,6 +295,11 @@ export class CoreKernelTarget implements KernelTarget {
 
   // ---- running ----
 
+  /** Kernel virtual address of 2 MiB of free memory for a caller's data (strings, buffers). */
+  get scratch(): bigint {
+    return this.virtualBase + BigInt(SCRATCH);
+  }
+
   /** Address a called function returns to; reaching it ends `call`. */
   get sentinel(): bigint {
     return this.virtualBase + BigInt(SENTINEL);
@@ -312,6 +318,7 @@ export class CoreKernelTarget implements KernelTarget {
     const sentinel = this.sentinel;
     const trapsBefore = this.traps.length;
     if (this.x86) {
+      this.x86.wake(); // the hlt that ended the previous call leaves the CPU halted
       if (args.length > 6) throw new CoreTargetError(`call passes at most 6 register arguments, got ${args.length}`);
       ram[SENTINEL] = 0xf4; // hlt
       this.x86.codeWritten(SENTINEL, 1);
