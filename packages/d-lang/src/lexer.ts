@@ -108,6 +108,9 @@ for (let c = 0; c < 128; c++) {
   PSPEC_PART[c] = alpha || digit || '-$:.`?*\\[]!'.includes(ch) ? 1 : 0;
 }
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isHexDigit = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
 export type LexMode = 'clause' | 'expr';
 
 /** A lexer position with its line bookkeeping. */
@@ -252,7 +255,9 @@ export class Lexer {
       }
       const text = t.slice(start, p);
       // A plain identifier is a keyword or identifier even in clause mode (declarations).
-      if (/^[A-Za-z_]\w*$/.test(text)) {
+      let plain = IDENT_START[c] === 1;
+      for (let q = start + 1; plain && q < p; q++) plain = IDENT_PART[t.charCodeAt(q)] === 1;
+      if (plain) {
         this.pos = p;
         return token(D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
       }
@@ -334,12 +339,12 @@ export class Lexer {
       radix = 16;
       p += 2;
       const ds = p;
-      while (/[0-9a-fA-F]/.test(t[p] ?? '')) p++;
+      while (isHexDigit(t.charCodeAt(p))) p++;
       digits = t.slice(ds, p);
       if (digits === '') fail('D_INT_DIGIT', loc, t[p] ?? '', t.slice(start, p + 1));
     } else {
       const ds = p;
-      while (/[0-9]/.test(t[p] ?? '')) p++;
+      while (isDigit(t.charCodeAt(p))) p++;
       digits = t.slice(ds, p);
       if (digits.length > 1 && digits[0] === '0') {
         radix = 8;
@@ -353,12 +358,13 @@ export class Lexer {
       }
     }
     const sfxStart = p;
-    while (/[uUlL]/.test(t[p] ?? '')) p++;
+    for (let d = t.charCodeAt(p); d === 117 || d === 85 || d === 108 || d === 76; d = t.charCodeAt(p)) p++; // u U l L
     const suffix = t.slice(sfxStart, p).toLowerCase();
     if (suffix !== '' && !['u', 'l', 'ul', 'lu', 'll', 'ull', 'llu'].includes(suffix)) {
       fail('D_SYNTAX', loc, `"${t.slice(start, p)}"`);
     }
-    if (/[A-Za-z0-9_]/.test(t[p] ?? '')) {
+    const after = t.charCodeAt(p);
+    if (after < 128 && IDENT_PART[after] === 1) {
       fail('D_INT_DIGIT', loc, t[p]!, t.slice(start, p + 1));
     }
     let value: bigint;
@@ -409,6 +415,15 @@ export class Lexer {
   private string(start: number, loc: SourceLocation, lineStart: boolean): Token {
     const t = this.text;
     let p = start + 1;
+    // The common case, no escapes or newlines: one slice.
+    for (let q = p; q < t.length; q++) {
+      const c = t.charCodeAt(q);
+      if (c === 34) {
+        this.pos = q + 1;
+        return token('string', t.slice(p, q), undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
+      }
+      if (c === 92 || c === 10) break;
+    }
     let out = '';
     for (;;) {
       if (p >= t.length) fail('D_SYNTAX', loc, 'end of input');

@@ -119,10 +119,12 @@ export class Cooker {
   defineVariable(scope: VariableInfo['scope'], name: string, kind: VariableInfo['kind'], type: CType, declared: boolean, cs: CookScope, keys?: CType[]): VariableInfo {
     let v: VariableInfo;
     if (scope === 'global') {
-      v = { name, scope, kind, id: this.nextId(this.ctx.globals), type, declared, ...(keys !== undefined ? { keys } : {}) };
+      const id = this.nextId(this.ctx.globals);
+      v = keys !== undefined ? { name, scope, kind, id, type, declared, keys } : { name, scope, kind, id, type, declared };
       this.ctx.globals.set(name, v);
     } else if (scope === 'thread') {
-      v = { name, scope, kind, id: this.nextId(this.ctx.threadLocals), type, declared, ...(keys !== undefined ? { keys } : {}) };
+      const id = this.nextId(this.ctx.threadLocals);
+      v = keys !== undefined ? { name, scope, kind, id, type, declared, keys } : { name, scope, kind, id, type, declared };
       this.ctx.threadLocals.set(name, v);
     } else {
       let id = this.ctx.localIds.get(name);

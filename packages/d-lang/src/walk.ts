@@ -61,10 +61,23 @@ export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
   return f(mapChildren(e, (c) => mapExpr(c, f)));
 }
 
+/** Map every expression of a statement list; statements (and the list) are copied only when something changed. */
 export function mapStatements(body: Statement[], f: (e: Expr) => Expr): Statement[] {
-  return body.map((s) =>
-    s.k === 'expr'
-      ? { ...s, expr: f(s.expr) }
-      : { ...s, cond: f(s.cond), then: mapStatements(s.then, f), ...(s.otherwise !== undefined ? { otherwise: mapStatements(s.otherwise, f) } : {}) },
-  );
+  let out: Statement[] | undefined;
+  for (let i = 0; i < body.length; i++) {
+    const s = body[i]!;
+    let x: Statement;
+    if (s.k === 'expr') {
+      const expr = f(s.expr);
+      x = expr === s.expr ? s : { ...s, expr };
+    } else {
+      const cond = f(s.cond);
+      const then = mapStatements(s.then, f);
+      const otherwise = s.otherwise !== undefined ? mapStatements(s.otherwise, f) : undefined;
+      x = cond === s.cond && then === s.then && otherwise === s.otherwise ? s : otherwise !== undefined ? { ...s, cond, then, otherwise } : { ...s, cond, then };
+    }
+    if (x !== s && out === undefined) out = body.slice(0, i);
+    if (out !== undefined) out.push(x);
+  }
+  return out ?? body;
 }

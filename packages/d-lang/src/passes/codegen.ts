@@ -34,7 +34,19 @@ const NREGS = 8;
 
 /** DIF type of a D type, as dt_node_diftype computes it. */
 export function difTypeOf(ctx: CompileContext, t: CType | undefined): DifType {
-  if (t === undefined || isVoid(t)) return { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
+  if (t === undefined) return { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
+  if (isString(t)) return difTypeString(ctx.env.stringSize);
+  // One DifType per other D type and compilation (immutable, shared between DIFOs).
+  let d = ctx.difTypes.get(t);
+  if (d === undefined) {
+    d = difTypeOfUncached(ctx, t);
+    ctx.difTypes.set(t, d);
+  }
+  return d;
+}
+
+function difTypeOfUncached(ctx: CompileContext, t: CType): DifType {
+  if (isVoid(t)) return { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
   if (isString(t)) return difTypeString(ctx.env.stringSize);
   const r = resolveType(t);
   switch (r.kind) {
@@ -787,11 +799,11 @@ function constDifo(ctx: CompileContext, value: bigint, what: string, loc: Source
   return compileDifo(ctx, { k: 'int', value, suffix: '', decimal: true, loc, type: ctx.env.int, constValue: value }, what);
 }
 
-function recordOf(ctx: CompileContext, t: CType | undefined): { size: number; alignment: number } {
+function recordOf(ctx: CompileContext, t: CType | undefined, format: number): { size: number; alignment: number; format: number } {
   const dt = difTypeOf(ctx, t);
-  if (dt.kind === DIF_TYPE_STRING) return { size: dt.size, alignment: 1 };
-  if (dt.flags !== 0) return { size: dt.size, alignment: 8 };
-  return { size: dt.size, alignment: Math.max(1, Math.min(8, dt.size)) };
+  if (dt.kind === DIF_TYPE_STRING) return { size: dt.size, alignment: 1, format };
+  if (dt.flags !== 0) return { size: dt.size, alignment: 8, format };
+  return { size: dt.size, alignment: Math.max(1, Math.min(8, dt.size)), format };
 }
 
 const VOID_RTYPE: DifType = { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
@@ -835,7 +847,7 @@ class ClauseGen {
       if (a.func === 'llquantize') arg = llquantizeArg(Number(a.params[0]), Number(a.params[1]), Number(a.params[2]), Number(a.params[3]));
       const value = st.args[0];
       const difo = value !== undefined ? compileDifo(ctx, value, `${a.func}()`) : undefined;
-      this.actions.push({ kind, ...(difo !== undefined ? { difo } : {}), ntuple: st.keys.length, arg, uarg: BigInt(a.id) });
+      this.actions.push(difo !== undefined ? { kind, difo, ntuple: st.keys.length, arg, uarg: BigInt(a.id) } : { kind, ntuple: st.keys.length, arg, uarg: BigInt(a.id) });
       // An increment argument (quantize's 2nd, lquantize's 5th, llquantize's 6th) rides as its own expression.
       const incIndex = a.func === 'quantize' ? 1 : a.func === 'lquantize' ? 4 : a.func === 'llquantize' ? 5 : -1;
       if (incIndex > 0 && st.args[incIndex] !== undefined) {
@@ -846,7 +858,7 @@ class ClauseGen {
     const name = st.name;
     const fn = BUILTIN_FUNCTIONS.get(name)!;
     if (fn.kind === 'action' && fn.destructive === true) this.destructive = true;
-    const rec = (t: CType | undefined, format = -1): IrAction['record'] => ({ ...recordOf(ctx, t), format });
+    const rec = (t: CType | undefined, format = -1): IrAction['record'] => recordOf(ctx, t, format);
     switch (name) {
       case 'trace':
       case 'print': {
@@ -976,7 +988,11 @@ export const codegenPass: Pass = {
       if (clause.item.body === undefined || (cooked.statements.length === 0 && clause.item.body === undefined)) {
         // A description without a body takes the default action: trace the probe (an empty record, printed as the probe).
       }
-      ecbs.push({ clause: index, probes: clause.probes, ...(predicate !== undefined ? { predicate } : {}), actions: g.actions, destructive: g.destructive, speculative: g.speculative });
+      ecbs.push(
+        predicate !== undefined
+          ? { clause: index, probes: clause.probes, predicate, actions: g.actions, destructive: g.destructive, speculative: g.speculative }
+          : { clause: index, probes: clause.probes, actions: g.actions, destructive: g.destructive, speculative: g.speculative },
+      );
     });
     ctx.ir = { ecbs, formats };
     if (ecbs.some((e) => e.destructive)) {

@@ -18,6 +18,17 @@ export function foldExpr(e: Expr): Expr {
   return mapChildren(e, foldExpr);
 }
 
+/** Fold a list, returning the same array when nothing changed. */
+function foldList(list: Expr[]): Expr[] {
+  let out: Expr[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const x = foldExpr(list[i]!);
+    if (x !== list[i] && out === undefined) out = list.slice(0, i);
+    if (out !== undefined) out.push(x);
+  }
+  return out ?? list;
+}
+
 export const foldPass: Pass = {
   name: 'fold',
   reads: 'clauses[].cooked',
@@ -26,10 +37,16 @@ export const foldPass: Pass = {
     for (const clause of ctx.clauses) {
       const c = clause.cooked!;
       if (c.predicate !== undefined) c.predicate = foldExpr(c.predicate);
+      // Statements are copied only when something in them folded.
       c.statements = c.statements.map((s) => {
-        if (s.kind === 'expr') return { ...s, expr: foldExpr(s.expr) };
-        if (s.kind === 'action') return { ...s, args: s.args.map(foldExpr) };
-        return { ...s, keys: s.keys.map(foldExpr), args: s.args.map(foldExpr) };
+        if (s.kind === 'expr') {
+          const expr = foldExpr(s.expr);
+          return expr === s.expr ? s : { ...s, expr };
+        }
+        const args = foldList(s.args);
+        if (s.kind === 'action') return args === s.args ? s : { ...s, args };
+        const keys = foldList(s.keys);
+        return args === s.args && keys === s.keys ? s : { ...s, keys, args };
       });
     }
   },

@@ -55,12 +55,13 @@ export const macrosPass: Pass = {
   writes: 'ast with macro references replaced',
   run(ctx) {
     const f = (e: Expr): Expr => mapExpr(e, (x) => expandExpr(ctx, x));
-    for (const item of ctx.ast!.items) {
+    // Macro references are the only constructs spelled with '$': without one, nothing to expand.
+    const items = ctx.text.includes('$') ? ctx.ast!.items : [];
+    for (const item of items) {
       if (item.k !== 'clause') continue;
-      item.probes = item.probes.map((p) => ({
-        ...p,
-        text: p.text.replace(/\$\$?([A-Za-z_]\w*|\d+)/g, (_m, name: string) => macroValue(ctx, name, p.loc)),
-      }));
+      item.probes = item.probes.map((p) =>
+        p.text.includes('$') ? { ...p, text: p.text.replace(/\$\$?([A-Za-z_]\w*|\d+)/g, (_m, name: string) => macroValue(ctx, name, p.loc)) } : p,
+      );
       if (item.predicate !== undefined) item.predicate = f(item.predicate);
       if (item.body !== undefined) item.body = mapStatements(item.body, f);
     }

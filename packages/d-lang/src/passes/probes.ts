@@ -23,6 +23,7 @@ export function splitProbeDescription(text: string): ProbeDescription | string {
     return 'Name too long';
   }
   for (const f of parts) {
+    if (!f.includes('[') && !f.includes(']')) continue;
     let depth = 0;
     for (const ch of f) {
       if (ch === '[') depth++;

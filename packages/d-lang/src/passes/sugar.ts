@@ -37,7 +37,7 @@ function lower(clause: ClauseItem, body: Statement[], guard: Expr | undefined, o
   let pending: Statement[] = [];
   const flush = (): void => {
     if (pending.length === 0) return;
-    out.push({ k: 'clause', probes: clause.probes, ...(guard !== undefined ? { predicate: guard } : {}), body: pending, loc: clause.loc });
+    out.push(guard !== undefined ? { k: 'clause', probes: clause.probes, predicate: guard, body: pending, loc: clause.loc } : { k: 'clause', probes: clause.probes, body: pending, loc: clause.loc });
     pending = [];
   };
   for (const s of body) {

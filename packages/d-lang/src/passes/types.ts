@@ -77,7 +77,7 @@ class ClauseTyper {
       if (s.k !== 'expr') throw new Error('if statements must be removed by the sugar pass');
       statements.push(this.statement(s.expr, s.loc));
     }
-    this.clause.cooked = { ...(predicate !== undefined ? { predicate } : {}), statements };
+    this.clause.cooked = predicate !== undefined ? { predicate, statements } : { statements };
   }
 
   private statement(e: Expr, loc: SourceLocation): CookedStatement {
