@@ -56,3 +56,38 @@ describe('tst.print: print() by D type like dtrace_print', () => {
     expect(r.stdout).toBe('timestruc_t {\n    time_t tv_sec = 0\n    long tv_nsec = 0\n}char [16] ""\n\n');
   });
 });
+
+describe('tst.aggrate: printa() prints the last aggregation snapshot, taken every aggrate of virtual time', () => {
+  const prog = 'tick-100ms { @c = count(); } tick-1s { printa("%@d\\n", @c); } tick-3s { exit(0); }';
+  it('snapshots at the default 1s with the buffer switch', async () => {
+    const r = await wdtrace('--run-for', '10s', '-q', '-n', prog);
+    expect(r.stdout).toBe('10\n20\n30\n\n');
+  });
+  it('lags behind between snapshots of a slower aggrate', async () => {
+    // Snapshots at 0.3s, 0.6s, 0.9s ...: the printa() consumed at 1s sees the one of 0.9s.
+    const r = await wdtrace('--run-for', '10s', '-q', '-x', 'aggrate=300ms', '-n', prog);
+    expect(r.stdout).toBe('9\n18\n30\n\n');
+  });
+  it('prints nothing before the first snapshot after BEGIN, and the final output takes one regardless of aggrate', async () => {
+    const r = await wdtrace('--run-for', '10s', '-q', '-x', 'aggrate=10s', '-n', prog);
+    expect(r.stdout).toBe('\n');
+    const f = await wdtrace('--run-for', '10s', '-q', '-x', 'aggrate=10s', '-n', 'tick-100ms { @c = count(); } tick-1s { exit(0); }');
+    expect(f.stdout).toBe('\n' + ' '.repeat(15) + '10\n');
+  });
+  it('consumes printa() records every switchrate, printing the snapshot of that moment', async () => {
+    // Both printa() firings of 1s and 2s are consumed at 2s, after that moment's snapshot.
+    const r = await wdtrace('--run-for', '10s', '-q', '-x', 'switchrate=2s', '-x', 'aggrate=100ms', '-n', prog);
+    expect(r.stdout).toBe('20\n20\n30\n\n');
+  });
+});
+
+describe('tst.aggrate-merge: snapshots merge every aggregating function exactly', () => {
+  it('gives the same final output whether the values came in one snapshot or twenty', async () => {
+    const prog = 'BEGIN { i = 0; } tick-50ms { @n = min(i); @x = max(i); @a = avg(i); @s = stddev(i); @q = quantize(i); @l = lquantize(i, 0, 20, 4); @ll = llquantize(i, 10, 0, 2, 10); @c[i % 3] = count(); @m = sum(-i); i++; } tick-1s { exit(0); }';
+    const one = await wdtrace('--run-for', '5s', '-q', '-x', 'aggrate=10s', '-n', prog);
+    const many = await wdtrace('--run-for', '5s', '-q', '-x', 'aggrate=50ms', '-n', prog);
+    expect(one.stderr).toBe('');
+    expect(many.stdout).toBe(one.stdout);
+    expect(one.stdout).toContain('\n        0                7\n');
+  });
+});

@@ -1,7 +1,8 @@
 // A tracing session on a machine with no guest: registers the dtrace and
 // profile providers, loads a compiled program, fires BEGIN, then advances
 // the virtual clock from timer to timer — consuming buffers every
-// switchrate, as dtrace(1)'s loop does in real time — until exit(), a full
+// switchrate and snapshotting aggregations every aggrate, as dtrace(1)'s
+// loop does in real time — until exit(), a full
 // fill-policy buffer, the time limit, or an interrupt; then fires END,
 // drains the buffers and prints the aggregations. What dtrace(1) prints
 // around it (the matched-probes notice, the final newline) is the caller's.
@@ -95,8 +96,11 @@ export class IdleSession {
     let nextSwitch = this.machine.now() + rate;
     let steps = 0;
     while (!this.finished()) {
+      // dtrace_sleep: until the next timer, buffer switch (switchrate) or aggregation snapshot (aggrate).
       const due = this.profile.nextDue();
-      const t = due !== undefined && due < nextSwitch ? due : nextSwitch;
+      const snap = this.consumer.nextAggregationSnap();
+      let t = due !== undefined && due < nextSwitch ? due : nextSwitch;
+      if (snap !== undefined && snap < t) t = snap;
       if (this.opts.timeLimit !== undefined && t > this.opts.timeLimit) {
         this.machine.advanceTo(this.opts.timeLimit);
         break;
@@ -108,6 +112,8 @@ export class IdleSession {
       }
       this.machine.advanceTo(t);
       this.profile.fireDue(state, t);
+      // dtrace_work: the aggregation snapshot, then the buffers.
+      this.consumer.snapAggregations();
       if (t >= nextSwitch) {
         this.consumer.consume(false);
         nextSwitch += rate;

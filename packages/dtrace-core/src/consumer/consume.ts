@@ -59,6 +59,10 @@ export class Consumer {
   private readonly normals = new Map<number, bigint>();
   private readonly printed = new Set<number>();
   private indent = 0;
+  /** The consumer's aggregation snapshot (dt_aggregate_t's hash), by aggregation id then key. */
+  private readonly aggs = new Map<number, Map<string, AggregationEntry>>();
+  /** Virtual time of the last aggregation snapshot (dt_lastagg); undefined before the first or after a forced one. */
+  private lastAgg: bigint | undefined;
   /** Set when a firing recorded exit(). */
   exitSeen = false;
   json: ((r: JsonRecord) => void) | undefined;
@@ -93,8 +97,47 @@ export class Consumer {
     return f;
   }
 
-  /** dtrace_consume: every CPU's buffer, the CPU that ran BEGIN first. */
+  /**
+   * dtrace_aggregate_snap: at most once per aggrate of virtual time (always
+   * when `force`, as dtrace_work once tracing has stopped), merges what the
+   * aggregations gathered since the last snapshot into the consumer's copy.
+   * printa() and the final aggregation output print that copy. Returns
+   * whether a snapshot was taken.
+   */
+  snapAggregations(force = false): boolean {
+    const now = this.state.machine.now();
+    if (force) this.lastAgg = undefined;
+    if (this.lastAgg !== undefined) {
+      if (now - this.lastAgg < this.opts.aggrate) return false;
+      this.lastAgg += this.opts.aggrate;
+    } else {
+      this.lastAgg = now;
+    }
+    for (const [id, taken] of this.state.takeAggregations()) {
+      const desc = this.state.aggregationDescs.get(id);
+      if (!desc) continue;
+      let table = this.aggs.get(id);
+      if (!table) {
+        table = new Map();
+        this.aggs.set(id, table);
+      }
+      for (const [key, e] of taken) {
+        const have = table.get(key);
+        if (have) have.data = mergeAggregationData(desc, have.data, e.data);
+        else table.set(key, { keys: e.keys, data: e.data.slice() });
+      }
+    }
+    return true;
+  }
+
+  /** Virtual time at which the next aggregation snapshot is due (for a session's sleep). */
+  nextAggregationSnap(): bigint | undefined {
+    return this.lastAgg === undefined ? undefined : this.lastAgg + this.opts.aggrate;
+  }
+
+  /** dtrace_consume: every CPU's buffer, the CPU that ran BEGIN first (after the aggregation snapshot, as dtrace_work). */
   consume(final: boolean): void {
+    this.snapAggregations(final);
     const n = this.state.machine.ncpus;
     const order = [this.state.beganOn, ...Array.from({ length: n }, (_, i) => i).filter((i) => i !== this.state.beganOn)];
     for (const cpu of order) {
@@ -324,14 +367,14 @@ export class Consumer {
   // Aggregations: snapshot, sort, print.
 
   private clear(id: number): void {
-    const table = this.state.aggregations.get(id);
+    const table = this.aggs.get(id);
     const desc = this.state.aggregationDescs.get(id);
     if (!table || !desc) return;
     for (const e of table.values()) e.data = e.data.map((_, k) => (k === 0 && (desc.function === DTRACEAGG.LQUANTIZE || desc.function === DTRACEAGG.LLQUANTIZE) ? e.data[0]! : 0n));
   }
 
   private trunc(id: number, keep: bigint): void {
-    const table = this.state.aggregations.get(id);
+    const table = this.aggs.get(id);
     const desc = this.state.aggregationDescs.get(id);
     if (!table || !desc) return;
     const entries = [...table.entries()].sort((a, b) => compareValues(desc, b[1], a[1]) || compareKeys(desc, b[1], a[1]));
@@ -342,7 +385,7 @@ export class Consumer {
 
   /** Entries of one aggregation, sorted as dtrace_aggregate_walk_sorted with the aggsort* options. */
   sortedEntries(id: number): AggregationEntry[] {
-    const table = this.state.aggregations.get(id);
+    const table = this.aggs.get(id);
     const desc = this.state.aggregationDescs.get(id)!;
     if (!table) return [];
     const entries = [...table.values()];
@@ -460,7 +503,7 @@ export class Consumer {
     const keyOf = (e: AggregationEntry): string => e.keys.map((k) => (k instanceof Uint8Array ? 's' + cString(k) : 'i' + k.toString())).join('|');
     const rows = new Map<string, { keys: AggregationEntry; byAgg: (AggregationEntry | undefined)[] }>();
     descs.forEach((desc, n) => {
-      for (const e of this.state.aggregations.get(desc.id)?.values() ?? []) {
+      for (const e of this.aggs.get(desc.id)?.values() ?? []) {
         const k = keyOf(e);
         let row = rows.get(k);
         if (!row) {
@@ -497,8 +540,13 @@ export class Consumer {
     return out;
   }
 
-  /** dtrace_aggregate_print: every aggregation printa() has not printed, in id order. */
+  /**
+   * dtrace_aggregate_print: every aggregation printa() has not printed, in
+   * id order, from a final snapshot (dtrace(1) prints after tracing stops,
+   * when dtrace_work snapshots regardless of aggrate).
+   */
   printAggregations(): string {
+    this.snapAggregations(true);
     let out = '';
     const ids = [...this.state.aggregationDescs.keys()].sort((a, b) => a - b);
     for (const id of ids) {
@@ -518,6 +566,24 @@ function readInt(view: DataView, off: number, size: number): bigint {
     case 2: return BigInt(view.getUint16(off, true));
     case 4: return BigInt(view.getUint32(off, true));
     default: return view.getBigUint64(off, true);
+  }
+}
+
+/** The aggregating function's merge of two partial results (dt_aggregate_snap_cpu's dtahe_aggregate). */
+function mergeAggregationData(desc: AggregationDescription, a: bigint[], b: readonly bigint[]): bigint[] {
+  switch (desc.function) {
+    case DTRACEAGG.MIN: return [a[0]! < b[0]! ? a[0]! : b[0]!];
+    case DTRACEAGG.MAX: return [a[0]! > b[0]! ? a[0]! : b[0]!];
+    case DTRACEAGG.STDDEV: {
+      const sq = ((a[3]! << 64n) | BigInt.asUintN(64, a[2]!)) + ((b[3]! << 64n) | BigInt.asUintN(64, b[2]!));
+      return [a[0]! + b[0]!, BigInt.asIntN(64, a[1]! + b[1]!), BigInt.asUintN(64, sq), sq >> 64n];
+    }
+    case DTRACEAGG.LQUANTIZE:
+    case DTRACEAGG.LLQUANTIZE:
+      // Word 0 holds the packed parameters.
+      return a.map((v, i) => (i === 0 ? v : v + (b[i] ?? 0n)));
+    default:
+      return a.map((v, i) => BigInt.asIntN(64, v + (b[i] ?? 0n)));
   }
 }
 

@@ -494,6 +494,21 @@ export class DTraceState {
     return this.buffers.some((b) => b.full);
   }
 
+  /**
+   * DTRACEIOC_AGGSNAP: hands the consumer what every aggregation gathered
+   * since the last snapshot and starts empty ones (the aggregation buffer
+   * switch), so aggsize bounds the entries of one snapshot interval.
+   */
+  takeAggregations(): Map<number, Map<string, AggregationEntry>> {
+    const taken = new Map<number, Map<string, AggregationEntry>>();
+    for (const [id, table] of this.aggregations) {
+      taken.set(id, new Map(table));
+      table.clear();
+    }
+    this.aggregationBytes = 0;
+    return taken;
+  }
+
   takeAggregationDrops(): number[] {
     const d = this.aggDrops.slice();
     this.aggDrops.fill(0);
