@@ -1,0 +1,148 @@
+// The sdt provider family, after illumos sdt.c: statically defined probes at
+// the `__dtrace_probe_*` call sites krtld turned into no-ops in the kernel
+// and in every loaded module. Each provider named by the sites (sdt, proc,
+// sched, io) is a provider of its own; a probe is provider:module:function:
+// name, and several sites with the same name in one function share it.
+// Enabling writes the ISA's trapping pattern over each site (isa/x86.ts,
+// isa/arm.ts), disabling restores the exact bytes that were there; a firing
+// takes args[0..9] from the argument registers (then the stack) at the site.
+import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
+import { SDT_NAMED_PROVIDERS, type SdtSite } from '@wdtrace/kernel';
+import { createIsaSupport, type IsaSupport } from '../isa/index.js';
+import type { InvopResult, KernelTarget, ProbeSink, Trap } from '../kernel-target.js';
+import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
+import { armSdtPatch } from './isa/arm.js';
+import { x86SdtPatch } from './isa/x86.js';
+
+/** Arguments an SDT probe passes. */
+export const SDT_ARGS = 10;
+/** Providers the sdt family serves: sdt itself and the named ones. */
+export const SDT_PROVIDERS: readonly string[] = ['sdt', ...SDT_NAMED_PROVIDERS];
+
+export interface SdtProbe {
+  readonly provider: string;
+  readonly module: string;
+  readonly function: string;
+  readonly name: string;
+  readonly sites: SdtSite[];
+  tracepoints?: Tracepoint[];
+  id: number;
+}
+
+const hex = (v: bigint): string => `0x${v.toString(16)}`;
+
+export class SdtProvider {
+  private readonly probes = new Map<string, SdtProbe>();
+  private current: readonly bigint[] | undefined;
+  readonly definitions: readonly ProviderDefinition[];
+
+  private constructor(
+    readonly target: KernelTarget,
+    private readonly sink: ProbeSink,
+    private readonly support: IsaSupport,
+  ) {
+    this.definitions = SDT_PROVIDERS.map((name) => this.definitionFor(name));
+  }
+
+  static async create(target: KernelTarget, sink: ProbeSink, support?: IsaSupport): Promise<SdtProvider> {
+    return new SdtProvider(target, sink, support ?? (await createIsaSupport(target.isa)));
+  }
+
+  /** The definition of one provider of the family ('sdt', 'proc', 'sched', 'io'). */
+  definition(name: string): ProviderDefinition {
+    const d = this.definitions.find((x) => x.name === name);
+    if (!d) throw new Error(`sdt: no provider named "${name}" (have ${SDT_PROVIDERS.join(', ')})`);
+    return d;
+  }
+
+  private definitionFor(name: string): ProviderDefinition {
+    return {
+      name,
+      attributes: {
+        provider: 'Evolving/Evolving/ISA',
+        module: 'Private/Private/Unknown',
+        function: 'Private/Private/Unknown',
+        name: 'Evolving/Evolving/ISA',
+        args: 'Evolving/Evolving/ISA',
+      },
+      ops: {
+        provide: (registry, desc) => this.provide(name, registry, desc),
+        enable: (_id, arg) => this.enable(arg as SdtProbe),
+        disable: (_id, arg) => this.disable(arg as SdtProbe),
+        getArgVal: (_id, _arg, argno) => this.current?.[argno] ?? 0n,
+        destroy: (_id, arg) => this.disable(arg as SdtProbe),
+      },
+    };
+  }
+
+  private provide(provider: string, registry: ProbeRegistry, desc?: ProbeDescriptionPattern): void {
+    for (const m of this.target.modules()) {
+      if (desc && !globMatch(desc.module, m.name)) continue;
+      for (const site of m.sdtSites) {
+        if (site.provider !== provider) continue;
+        if (desc && (!globMatch(desc.function, site.function) || !globMatch(desc.name, site.probe))) continue;
+        const key = `${provider}:${m.name}:${site.function}:${site.probe}`;
+        let p = this.probes.get(key);
+        if (!p) {
+          p = { provider, module: m.name, function: site.function, name: site.probe, sites: [], id: 0 };
+          this.probes.set(key, p);
+        }
+        if (!p.sites.some((s) => s.address === site.address)) p.sites.push(site);
+        if (p.id === 0) p.id = registry.createProbe(provider, m.name, site.function, site.probe, p);
+      }
+    }
+  }
+
+  private patchFor(site: SdtSite): { patch: Uint8Array; result: InvopResult } {
+    return this.support.isa === 'x86_64' ? x86SdtPatch(site) : armSdtPatch(site);
+  }
+
+  private enable(probe: SdtProbe): void {
+    if (probe.tracepoints) return;
+    const table = tracepointsOf(this.target);
+    const name = `${probe.provider}:${probe.module}:${probe.function}:${probe.name}`;
+    const tps: Tracepoint[] = [];
+    try {
+      for (const site of probe.sites) {
+        // The site must still hold what krtld wrote, or the text is not what the site describes.
+        const now = table.readOriginal(site.address, site.patch.length);
+        if (!now.every((b, i) => b === site.patch[i])) {
+          throw new Error(`${name}: the site at ${hex(site.address)} holds ${[...now].map((b) => b.toString(16).padStart(2, '0')).join(' ')}, not the no-op krtld wrote`);
+        }
+        const { patch, result } = this.patchFor(site);
+        const tp: Tracepoint = {
+          address: site.address,
+          patch,
+          name,
+          fire: (trap: Trap) => {
+            this.fire(probe, trap);
+            return result;
+          },
+        };
+        table.install(tp);
+        tps.push(tp);
+      }
+    } catch (e) {
+      for (const tp of tps) table.remove(tp);
+      throw e;
+    }
+    probe.tracepoints = tps;
+  }
+
+  private disable(probe: SdtProbe): void {
+    if (!probe.tracepoints) return;
+    const table = tracepointsOf(this.target);
+    for (const tp of probe.tracepoints) table.remove(tp);
+    probe.tracepoints = undefined;
+  }
+
+  private fire(probe: SdtProbe, trap: Trap): void {
+    const args = this.support.callArgs(this.target, this.target.registers(trap.cpu), SDT_ARGS);
+    this.current = args;
+    try {
+      this.sink.probe(probe.id, trap.cpu, args);
+    } finally {
+      this.current = undefined;
+    }
+  }
+}
