@@ -553,6 +553,10 @@ export class Machine {
         if (r.pc !== undefined) this.port.registers(cpu).setPc(r.pc);
         break;
     }
+    // An emulated or displaced instruction retires like any other.
+    const after = Number(this.port.registers(cpu).retired());
+    this.retiredTotal += after - this.lastRetired[cpu]!;
+    this.lastRetired[cpu] = after;
     return stop ? this.handleStop(cpu, stop) : undefined;
   }
 
