@@ -17,7 +17,7 @@
 #include <kernel/syscall.h>
 #include <kernel/time.h>
 
-#define MAX_INIT_ARGS 32
+#define MAX_INIT_ARGS 64
 
 void arch_paging_init(uint64_t ram_size);
 void mem_devices_init(void);
@@ -26,22 +26,24 @@ void kmod_init(void);
 extern char __kernel_end[];
 static struct task_struct boot_task;
 static char init_path[128] = "/sbin/init";
-static char init_arg_storage[256];
+static char init_arg_storage[sizeof(boot_params.cmdline)];
 static const char *init_argv[MAX_INIT_ARGS + 2];
 static const char *const init_envp[] = { "PATH=/bin:/sbin", "HOME=/", "TERM=dumb", NULL };
 
 /* Split the command line: init=PATH, quiet, and "--" followed by the
- * arguments for init (double quotes group a word). */
+ * arguments for init (double quotes group a word). Each word is unquoted in
+ * place into init_arg_storage, which is as large as the whole command line,
+ * so every argument fits; only the number of arguments is bounded. */
 static void parse_cmdline(const char *cmdline)
 {
 	const char *p = cmdline;
 	char *out = init_arg_storage;
-	char *end = init_arg_storage + sizeof(init_arg_storage) - 1;
 	int argc = 1;
 	bool after_dashes = false;
+	unsigned dropped = 0;
 
 	while (*p) {
-		char word[256];
+		char *word = out;
 		size_t n = 0;
 		bool quoted = false;
 
@@ -55,25 +57,31 @@ static void parse_cmdline(const char *cmdline)
 				p++;
 				continue;
 			}
-			if (n < sizeof(word) - 1)
-				word[n++] = *p;
-			p++;
+			word[n++] = *p++;
 		}
 		word[n] = '\0';
 		if (after_dashes) {
-			if (argc < MAX_INIT_ARGS && out + n + 1 <= end) {
-				memcpy(out, word, n + 1);
-				init_argv[argc++] = out;
+			if (argc < MAX_INIT_ARGS) {
+				init_argv[argc++] = word;
 				out += n + 1;
+			} else {
+				dropped++;
 			}
 		} else if (strcmp(word, "--") == 0) {
 			after_dashes = true;
 		} else if (strncmp(word, "init=", 5) == 0) {
-			strlcpy(init_path, word + 5, sizeof(init_path));
+			if (strlen(word + 5) < sizeof(init_path))
+				strcpy(init_path, word + 5);
+			else
+				printk("cmdline: init= path longer than %u bytes ignored\n",
+				       (unsigned)sizeof(init_path) - 1);
 		} else if (strcmp(word, "quiet") == 0) {
 			console_quiet = true;
 		}
 	}
+	if (dropped)
+		printk("cmdline: init takes at most %d arguments; %u more dropped\n", MAX_INIT_ARGS - 1,
+		       dropped);
 	init_argv[0] = init_path;
 	init_argv[argc] = NULL;
 }

@@ -82,7 +82,7 @@ struct boot_params {
 	uint64_t epoch_seconds;
 	uint32_t cpu_count;
 	uint32_t ns_per_insn;
-	char cmdline[256];
+	char cmdline[0xF00];   /* all of it: at most 3839 bytes and the NUL (BOARD.md 5) */
 };
 extern struct boot_params boot_params;
 
