@@ -1,7 +1,7 @@
 /*
  * x86-64 kernel entry (BOARD.md 6.1): the host starts CPU 0 in long mode on
  * its own page tables with RSP on the boot stack and RDI = boot-info physical
- * address. Clear .bss, then call start_kernel(boot_info_virtual) on the
+ * address. Call start_kernel(boot_info_virtual) on the
  * kernel's own boot stack. Secondary CPUs enter at secondary_entry with
  * RDI = CPU index and RSP = their stack.
  */
@@ -12,12 +12,9 @@ _start:
 	cli
 	cld
 	movq %rdi, %r12
-	/* Clear .bss (the host zero-fills it, but a warm start must not rely on it). */
-	leaq __bss_start(%rip), %rdi
-	leaq __bss_end(%rip), %rcx
-	subq %rdi, %rcx
-	xorl %eax, %eax
-	rep stosb
+	/* .bss is not cleared here: the host zero-fills it when it loads the
+	 * kernel (BOARD.md 6), and it may already hold what krtld handed over
+	 * before the start (kmod_arena and kmod_table, BOARD.md 8). */
 	leaq boot_stack_top(%rip), %rsp
 	xorl %ebp, %ebp
 	movabsq $0xFFFFFFFF80000000, %rdi
