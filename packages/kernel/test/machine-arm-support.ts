@@ -1,10 +1,7 @@
 // Helpers for the ARM machine tests: boot the committed ARM guest (or given
 // images) on the emulated ARMv7-A machine, run a program to power-off, and
-// collect the console output; plus a newc cpio writer to add files to the
-// initrd.
+// collect the console output.
 import { Machine, type MachineOptions, type RunResult } from '../src/machine/machine.js';
-import { createArmPort } from '../src/machine/arm.js';
-import type { CpioEntry } from './guest-support.js';
 
 export interface ArmRun {
   machine: Machine;
@@ -22,7 +19,6 @@ export type ArmMachineOptions = Omit<MachineOptions, 'isa'>;
 export async function armMachine(options: ArmMachineOptions = {}): Promise<{ machine: Machine; output: () => string }> {
   const chunks: Uint8Array[] = [];
   const machine = await Machine.create({
-    port: createArmPort,
     ...options,
     isa: 'arm',
     consoleOutput: (bytes) => {
@@ -53,27 +49,4 @@ export function poweroffStatus(r: ArmRun): number {
     throw new Error(`the ARM guest did not power off: ${detail}\n--- console ---\n${r.output}`);
   }
   return r.result.status;
-}
-
-/** Writes a newc ("070701") cpio archive, deterministic like guest/tools/mkcpio.c. */
-export function writeCpio(entries: readonly CpioEntry[]): Uint8Array {
-  const parts: Buffer[] = [];
-  let offset = 0;
-  const put = (b: Buffer) => {
-    parts.push(b);
-    offset += b.length;
-  };
-  const pad = () => put(Buffer.alloc((4 - (offset % 4)) % 4));
-  const hex = (n: number) => n.toString(16).padStart(8, '0');
-  const all = [...entries, { name: 'TRAILER!!!', mode: 0, rdevMajor: 0, rdevMinor: 0, data: Buffer.alloc(0) }];
-  all.forEach((e, i) => {
-    const name = Buffer.from(`${e.name}\0`, 'latin1');
-    const fields = [e.name === 'TRAILER!!!' ? 0 : i + 1, e.mode, 0, 0, 1, 0, e.data.length, 0, 0, e.rdevMajor, e.rdevMinor, name.length, 0];
-    put(Buffer.from(`070701${fields.map(hex).join('')}`, 'latin1'));
-    put(name);
-    pad();
-    put(Buffer.from(e.data));
-    pad();
-  });
-  return new Uint8Array(Buffer.concat(parts));
 }

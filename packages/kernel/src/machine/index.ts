@@ -5,4 +5,5 @@ export * from './machine.js';
 export * from './ports.js';
 export * from './images.js';
 export { X86Port, createX86Port } from './x86.js';
+export { ArmPort, createArmPort, type ArmPortOptions } from './arm.js';
 export * from './initrd.js';

@@ -2,6 +2,7 @@
 // registers its factory here; `Machine.create({ isa })` looks it up.
 import type { CpuPort, Isa } from './types.js';
 import { createX86Port } from './x86.js';
+import { createArmPort } from './arm.js';
 
 /** What a port needs from the machine. */
 export interface PortConfig {
@@ -17,4 +18,5 @@ export type PortFactory = (config: PortConfig) => Promise<CpuPort>;
 
 export const PORT_FACTORIES: Partial<Record<Isa, PortFactory>> = {
   x86_64: createX86Port,
+  arm: createArmPort,
 };
