@@ -69,8 +69,8 @@ class StringTable {
     return offset;
   }
 
-  toBytes(): Uint8Array {
-    const out = new Uint8Array(this.size);
+  toBytes(pool: DifArrayPool): Uint8Array {
+    const out = pool.u8(this.size);
     for (let i = 0; i < this.strings.length; i++) {
       const s = this.strings[i]!;
       const at = this.offsets[i]!;
@@ -82,9 +82,44 @@ class StringTable {
   }
 }
 
+/**
+ * Hands out the DIFOs' instruction buffers and string tables as views into
+ * shared 64 KiB buffers: a typed array over its own small buffer costs
+ * several times the memory and allocation time of a view, and a program has
+ * tens of thousands of DIFOs. One pool per compilation; structuredClone of
+ * the whole program clones each shared buffer once.
+ */
+export class DifArrayPool {
+  private static readonly CHUNK = 64 * 1024;
+  private chunk = new ArrayBuffer(DifArrayPool.CHUNK);
+  private used = 0;
+
+  private take(bytes: number): [ArrayBuffer, number] {
+    if (bytes > DifArrayPool.CHUNK / 4) return [new ArrayBuffer(bytes), 0];
+    const at = (this.used + 3) & ~3;
+    if (at + bytes > DifArrayPool.CHUNK) {
+      this.chunk = new ArrayBuffer(DifArrayPool.CHUNK);
+      this.used = bytes;
+      return [this.chunk, 0];
+    }
+    this.used = at + bytes;
+    return [this.chunk, at];
+  }
+
+  u32(n: number): Uint32Array {
+    const [b, at] = this.take(n * 4);
+    return new Uint32Array(b, at, n);
+  }
+
+  u8(n: number): Uint8Array {
+    const [b, at] = this.take(n);
+    return new Uint8Array(b, at, n);
+  }
+}
+
 export type AssembledDifo = { readonly difo: Difo; readonly overflow?: undefined } | { readonly difo?: undefined; readonly overflow: 'integer' | 'string' };
 
-export function assembleDifo(code: readonly IrInstr[], rtype: DifType): AssembledDifo {
+export function assembleDifo(code: readonly IrInstr[], rtype: DifType, pool: DifArrayPool): AssembledDifo {
   const n = code.length;
   // First pass: instruction offsets of labels (a label emits a nop).
   const labelAt: number[] = [];
@@ -96,7 +131,7 @@ export function assembleDifo(code: readonly IrInstr[], rtype: DifType): Assemble
   let intIndex: Map<bigint, number> | undefined;
   const strs = new StringTable();
   const vars: DifVariable[] = [];
-  const buf = new Uint32Array(n);
+  const buf = pool.u32(n);
   for (let pc = 0; pc < n; pc++) {
     const i = code[pc]!;
     switch (i.k) {
@@ -163,5 +198,5 @@ export function assembleDifo(code: readonly IrInstr[], rtype: DifType): Assemble
         break;
     }
   }
-  return { difo: { buf, inttab, strtab: strs.toBytes(), vartab: vars, rtype, xlrefs: NO_XLREFS } };
+  return { difo: { buf, inttab, strtab: strs.toBytes(pool), vartab: vars, rtype, xlrefs: NO_XLREFS } };
 }

@@ -10,6 +10,7 @@ import type { CType, TypeDictionary } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, ClauseItem, Expr, ProgramAst, VariableInfo } from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostics.js';
 import { TypeEnvironment } from './dtypes.js';
+import { DifArrayPool } from './assembler.js';
 import type { Difo, DifType } from '@wdtrace/dtrace-core/dif';
 
 /** A probe as the framework knows it, with the argument types it offers for args[]. */
@@ -127,6 +128,8 @@ export class CompileContext {
   /** The code generator's output, consumed by the assembler. */
   ir?: { ecbs: IrEcb[]; formats: FormatDescription[] };
   program?: CompiledProgram;
+  /** Buffers of the DIFOs' typed arrays (see DifArrayPool). */
+  readonly difArrays = new DifArrayPool();
   /** DIF types of D types (codegen's difTypeOf), computed once each. */
   readonly difTypes = new Map<CType, DifType>();
   /** Text of each DIFO for -S, in generation order. */

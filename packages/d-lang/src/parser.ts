@@ -640,7 +640,7 @@ export class Parser {
     while (this.is(',') && !this.inArgs) {
       const loc = this.advance().loc;
       const right = this.parseAssignment();
-      left = { k: 'binary', op: ',', left, right, loc };
+      left = { k: 'binary', op: ',', left, right, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
     }
     return left;
   }
@@ -653,7 +653,7 @@ export class Parser {
     if (t.kind === 'punct' && ASSIGN_OPS.has(t.text)) {
       this.advance();
       const right = this.parseAssignment();
-      return { k: 'assign', op: t.text, left, right, loc: t.loc };
+      return { k: 'assign', op: t.text, left, right, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
     }
     return left;
   }
@@ -668,7 +668,7 @@ export class Parser {
       this.inArgs = savedArgs;
       this.expect(':');
       const otherwise = this.parseConditional();
-      return { k: 'ternary', cond, then, otherwise, loc };
+      return { k: 'ternary', cond, then, otherwise, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
     }
     return cond;
   }
@@ -684,7 +684,7 @@ export class Parser {
       if (t.text === '/' && this.inPredicate && this.closesPredicate(t)) return left;
       this.advance();
       const right = this.parseBinary(prec + 1);
-      left = { k: 'binary', op: t.text, left, right, loc: t.loc };
+      left = { k: 'binary', op: t.text, left, right, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
     }
   }
 
@@ -703,7 +703,7 @@ export class Parser {
         const typeName = this.parseTypeName();
         this.expect(')');
         const operand = this.parseCast();
-        return { k: 'cast', typeName, operand, loc };
+        return { k: 'cast', typeName, operand, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       }
       this.restore(saved);
     }
@@ -718,7 +718,7 @@ export class Parser {
         case '--': {
           this.advance();
           const operand = this.parseUnary();
-          return { k: 'unary', op: t.text === '++' ? '++pre' : '--pre', operand, loc: t.loc };
+          return { k: 'unary', op: t.text === '++' ? '++pre' : '--pre', operand, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         case '-':
         case '+':
@@ -728,7 +728,7 @@ export class Parser {
         case '&': {
           this.advance();
           const operand = this.parseCast();
-          return { k: 'unary', op: t.text, operand, loc: t.loc };
+          return { k: 'unary', op: t.text, operand, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
       }
     }
@@ -740,12 +740,12 @@ export class Parser {
         if (this.startsTypeName()) {
           const typeName = this.parseTypeName();
           this.expect(')');
-          return { k: 'sizeoftype', typeName, loc: t.loc };
+          return { k: 'sizeoftype', typeName, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         this.restore(saved);
       }
       const operand = this.parseUnary();
-      return { k: 'unary', op: t.text, operand, loc: t.loc };
+      return { k: 'unary', op: t.text, operand, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
     }
     return this.parsePostfix();
   }
@@ -776,11 +776,11 @@ export class Parser {
       switch (t.text) {
         case '[':
           this.advance();
-          e = { k: 'index', base: e, args: this.parseArgs(']'), loc: t.loc };
+          e = { k: 'index', base: e, args: this.parseArgs(']'), loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           continue;
         case '(':
           this.advance();
-          e = { k: 'call', callee: e, args: this.parseArgs(')'), loc: e.loc };
+          e = { k: 'call', callee: e, args: this.parseArgs(')'), loc: e.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           continue;
         case '.':
         case '->': {
@@ -788,13 +788,13 @@ export class Parser {
           const n = this.peek('expr');
           if (n.kind !== 'ident' && n.kind !== 'keyword') this.syntaxError(n);
           this.advance();
-          e = { k: 'member', base: e, arrow: t.text === '->', name: n.text, loc: t.loc };
+          e = { k: 'member', base: e, arrow: t.text === '->', name: n.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           continue;
         }
         case '++':
         case '--':
           this.advance();
-          e = { k: 'unary', op: t.text === '++' ? '++post' : '--post', operand: e, loc: t.loc };
+          e = { k: 'unary', op: t.text === '++' ? '++post' : '--post', operand: e, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           continue;
         default:
           return e;
@@ -807,16 +807,16 @@ export class Parser {
     switch (t.kind) {
       case 'int':
         this.advance();
-        return { k: 'int', value: t.value!, suffix: t.suffix ?? '', decimal: t.decimal ?? true, loc: t.loc };
+        return { k: 'int', value: t.value!, suffix: t.suffix ?? '', decimal: t.decimal ?? true, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       case 'char':
         this.advance();
-        return { k: 'int', value: t.value!, suffix: '', decimal: true, isChar: true, loc: t.loc };
+        return { k: 'int', value: t.value!, suffix: '', decimal: true, isChar: true, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       case 'string': {
         this.advance();
         let value = t.text;
         // Adjacent string literals concatenate.
         while (this.peek('expr').kind === 'string') value += this.advance().text;
-        return { k: 'string', value, loc: t.loc };
+        return { k: 'string', value, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       }
       case 'ident': {
         this.advance();
@@ -827,13 +827,13 @@ export class Parser {
           const s = this.peek('expr');
           if (s.kind !== 'ident') this.syntaxError(s);
           this.advance();
-          return { k: 'ident', name: s.text, module: t.text, loc: t.loc };
+          return { k: 'ident', name: s.text, module: t.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
-        return { k: 'ident', name: t.text, loc: t.loc };
+        return { k: 'ident', name: t.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       }
       case 'agg':
         this.advance();
-        return { k: 'agg', name: t.text, loc: t.loc };
+        return { k: 'agg', name: t.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       case 'macro':
         this.advance();
         return { k: 'macro', name: t.text, asString: t.stringMacro ?? false, loc: t.loc };
@@ -844,7 +844,7 @@ export class Parser {
           const n = this.peek('expr');
           if (n.kind !== 'ident' && n.kind !== 'keyword') this.syntaxError(n);
           this.advance();
-          return { k: 'var', scope: t.text, name: n.text, loc: t.loc };
+          return { k: 'var', scope: t.text, name: n.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         if (t.text === 'offsetof') {
           this.advance();
@@ -855,7 +855,7 @@ export class Parser {
           if (m.kind !== 'ident' && m.kind !== 'keyword') this.syntaxError(m);
           this.advance();
           this.expect(')');
-          return { k: 'offsetof', typeName, member: m.text, loc: t.loc };
+          return { k: 'offsetof', typeName, member: m.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         if (t.text === 'xlate') {
           this.advance();
@@ -865,7 +865,7 @@ export class Parser {
           this.expect('(');
           const operand = this.parseExpression();
           this.expect(')');
-          return { k: 'xlate', typeName, operand, loc: t.loc };
+          return { k: 'xlate', typeName, operand, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         break;
       case 'punct':
@@ -891,9 +891,9 @@ export class Parser {
             const b = this.peek('expr');
             if (b.kind !== 'ident') this.syntaxError(b);
             this.advance();
-            return { k: 'ident', name: b.text, module: a.text, loc: t.loc };
+            return { k: 'ident', name: b.text, module: a.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           }
-          return { k: 'ident', name: a.text, module: '', loc: t.loc };
+          return { k: 'ident', name: a.text, module: '', loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         break;
     }

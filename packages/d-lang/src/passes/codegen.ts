@@ -147,7 +147,7 @@ class DifoBuilder {
   }
 
   finish(rtype: DifType, what: string): IrDifo {
-    const a = assembleDifo(this.code, rtype);
+    const a = assembleDifo(this.code, rtype, this.ctx.difArrays);
     return a.difo !== undefined ? { difo: a.difo, what } : { overflow: a.overflow, what };
   }
 }
