@@ -97,6 +97,13 @@ export class FbtProvider {
     return !!(m && fn && this.pointsOf(m, fn).entry);
   }
 
+  /** Whether fbt has a return probe for `name` in `module`. */
+  hasReturn(moduleName: string, name: string): boolean {
+    const m = this.target.modules().find((x) => x.name === moduleName);
+    const fn = m ? uniqueFunctions(m).find((f) => f.name === name) : undefined;
+    return !!(m && fn && this.pointsOf(m, fn).returns.length > 0);
+  }
+
   coverage(moduleName?: string): FbtCoverage {
     let functions = 0, withEntry = 0, withReturn = 0, withBoth = 0;
     const missing: { module: string; function: string; entry?: string; return?: string }[] = [];

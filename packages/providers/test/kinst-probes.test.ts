@@ -1,0 +1,157 @@
+// kinst on both committed kernels, run by the real cores: probes on every
+// instruction of the functions a call runs leave the CPU exactly as native
+// execution does (each displaced instruction runs out of line as if in
+// place); offsets must be instruction boundaries; inline functions expand
+// from DWARF into probes at every inlined copy, and those fire.
+import { readFileSync } from 'node:fs';
+import { ProbeRegistry, parseProbeDescription, type Probe } from '@wdtrace/dtrace-core';
+import { describe, expect, it } from 'vitest';
+import { CoreKernelTarget } from '../src/core-target.js';
+import { FbtProvider } from '../src/fbt/provider.js';
+import { formatInlineExpansion } from '../src/kinst/inline.js';
+import { KinstProvider } from '../src/kinst/provider.js';
+
+const image = (isa: string, file: string) => new Uint8Array(readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url)));
+
+class Recorder {
+  readonly fired: { probe: Probe; args: readonly bigint[] }[] = [];
+  registry: ProbeRegistry | undefined;
+  probe(id: number, _cpu: number, args: readonly bigint[]): void {
+    this.fired.push({ probe: this.registry!.probe(id)!, args: [...args] });
+  }
+}
+
+async function setUp(isa: 'x86_64' | 'arm') {
+  const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
+  const rec = new Recorder();
+  const registry = new ProbeRegistry();
+  rec.registry = registry;
+  const fbt = await FbtProvider.create(target, rec);
+  const kinst = await KinstProvider.create(target, rec, { fbt });
+  registry.registerProvider(fbt.definition);
+  registry.registerProvider(kinst.definition);
+  const ops = (p: Probe) => registry.provider(p.provider)!.ops;
+  const enable = (p: Probe) => ops(p).enable(p.id, p.providerArg);
+  const disable = (p: Probe) => ops(p).disable(p.id, p.providerArg);
+  return { target, rec, registry, fbt, kinst, enable, disable };
+}
+
+describe.each(['x86_64', 'arm'] as const)('kinst on the %s kernel', (isa) => {
+  it('traces every instruction of the functions snprintf runs, leaving the state native execution leaves', async () => {
+    const t = await setUp(isa);
+    const buf = t.target.scratch;
+    const fmt = buf + 0x100n;
+    t.target.writeText(fmt, new TextEncoder().encode('%s:%d|%x\0'));
+    t.target.writeText(fmt + 0x40n, new TextEncoder().encode('kinst\0'));
+    const snprintf = t.target.symbols.byName('snprintf')!.address;
+    const run = () => {
+      t.target.writeText(buf, new Uint8Array(64));
+      const regs = t.target.registers(0);
+      for (let n = 0; n < 13; n++) regs.set(n, BigInt(0x2000 + n));
+      const r = t.target.call(snprintf, [buf, 64n, fmt, fmt + 0x40n]);
+      return {
+        r,
+        out: new TextDecoder().decode(t.target.readText(buf, Number(r.value))),
+        regs: Array.from({ length: 16 }, (_, i) => regs.get(i)),
+        flags: regs.flags(),
+        stack: t.target.readText(t.target.sentinel + 0x100000n - 0x1000n, 0x1000),
+      };
+    };
+    // Which functions run: a first pass with fbt entry probes on everything.
+    const entries = t.registry.match(parseProbeDescription('fbt:kernel::entry'));
+    for (const p of entries) t.enable(p);
+    run();
+    for (const p of entries) t.disable(p);
+    const ran = [...new Set(t.rec.fired.map((f) => f.probe.function))];
+    expect(ran).toContain('snprintf');
+    t.rec.fired.length = 0;
+
+    const native = run();
+    expect(native.out.startsWith('kinst:')).toBe(true);
+    const probes = ran.flatMap((fn) => t.registry.match(parseProbeDescription(`kinst::${fn}:`)));
+    const insnCount = ran.reduce((n, fn) => n + t.kinst.instructions(t.target.modules()[0]!, t.target.symbols.byName(fn)! as never).length, 0);
+    expect(probes.length).toBe(insnCount); // every instruction is probeable in these functions
+    const before = t.target.readText(snprintf, 64);
+    for (const p of probes) t.enable(p);
+    const traced = run();
+    for (const p of probes) t.disable(p);
+    expect(t.target.readText(snprintf, 64)).toEqual(before);
+
+    expect(traced.out).toBe(native.out);
+    expect(traced.r.value).toBe(native.r.value);
+    expect(traced.regs).toEqual(native.regs);
+    expect(traced.flags).toBe(native.flags);
+    expect(traced.stack).toEqual(native.stack);
+    expect(t.rec.fired[0]!.probe.function).toBe('snprintf');
+    expect(t.rec.fired[0]!.probe.name).toBe('0');
+    expect(t.rec.fired[0]!.args).toEqual([]);
+    if (isa === 'x86_64') {
+      // One firing per instruction executed natively (the hlt at the return address is the one more).
+      expect(t.rec.fired.length).toBe(native.r.instructions - 1);
+    } else {
+      // ARM: conditional instructions whose condition fails are skipped by the breakpoint without firing.
+      expect(t.rec.fired.length).toBeLessThanOrEqual(native.r.instructions);
+      expect(t.rec.fired.length).toBeGreaterThan(native.r.instructions / 2);
+    }
+    console.log(`kinst ${isa}: ${probes.length} instruction probes in ${ran.length} functions, ${t.rec.fired.length} firings for ${native.r.instructions} native instructions`);
+  });
+
+  it('refuses offsets that are not instruction boundaries or lie beyond the function, naming them', async () => {
+    const t = await setUp(isa);
+    const size = t.target.symbols.byName('memcpy')!.size;
+    expect(t.registry.match(parseProbeDescription('kinst::memcpy:0'))).toHaveLength(1);
+    expect(() => t.registry.match(parseProbeDescription('kinst::memcpy:2'))).toThrow(/offset 2 of memcpy is not an instruction boundary/);
+    expect(() => t.registry.match(parseProbeDescription(`kinst::memcpy:${size + 4}`))).toThrow(/beyond memcpy/);
+    // Listing all of kinst creates nothing: a function must be named.
+    expect(t.registry.match(parseProbeDescription('kinst:::')).length).toBe(1);
+  });
+
+  it('expands an inlined function into probes at every inlined copy, and they fire', async () => {
+    const t = await setUp(isa);
+    const inlined = isa === 'x86_64' ? 'pte_slot' : 'l2_slot';
+    const dwarf = t.target.modules()[0]!.dwarf()!;
+    const copies = dwarf.inlinesOf(inlined);
+    expect(copies.length).toBeGreaterThan(1);
+    const entry = t.kinst.expandInline(inlined, 'entry');
+    const ret = t.kinst.expandInline(inlined, 'return');
+    // One entry site per range start of every copy, each at an instruction of its caller.
+    expect(entry.sites.map((s) => s.address).sort()).toEqual([...new Set(copies.flatMap((c) => c.ranges.map((r) => r.start)))].sort());
+    for (const s of entry.sites) expect(copies.some((c) => c.caller === s.caller)).toBe(true);
+    expect(ret.sites.length).toBeGreaterThan(0);
+    // The fbt fallback exactly when the function also has an out-of-line copy.
+    expect(entry.fbt).toBe(t.target.symbols.byName(inlined) ? `fbt:kernel:${inlined}:entry` : undefined);
+    console.log(`kinst ${isa}: kinst::${inlined}:entry ->\n${formatInlineExpansion(entry)}\nkinst::${inlined}:return ->\n${formatInlineExpansion(ret)}`);
+    expect(formatInlineExpansion(entry)).toBe(entry.descriptions.join(',\n'));
+    expect(entry.descriptions.slice(0, entry.sites.length)).toEqual(entry.sites.map((s) => `kinst::${s.caller}:${s.offset}`));
+
+    // arch_translate(mm, va, NULL, NULL) on an empty root table runs its inlined copy and returns false.
+    const mmType = dwarf.types.get(dwarf.namedTypes.get('struct mm_struct')!)!;
+    const pgdOffset = (mmType as { members: { name: string; offset: number }[] }).members.find((m) => m.name === 'pgd')!.offset;
+    const mm = t.target.scratch;
+    const root = mm + 0x4000n; // 16 KiB aligned, zeroed
+    const rootPhys = root - t.target.virtualBase;
+    const pgd = new Uint8Array(8);
+    new DataView(pgd.buffer).setBigUint64(0, rootPhys, true);
+    t.target.writeText(mm + BigInt(pgdOffset), pgd.subarray(0, isa === 'x86_64' ? 8 : 4));
+    const kinstOnly = (e: typeof entry) => e.descriptions.filter((d) => d.startsWith('kinst'));
+    const probes = [...kinstOnly(entry), ...kinstOnly(ret)].flatMap((d) => t.registry.match(parseProbeDescription(d)));
+    expect(probes).toHaveLength(entry.sites.length + ret.sites.length);
+    for (const p of probes) t.enable(p);
+    const r = t.target.call(t.target.symbols.byName('arch_translate')!.address, [mm, 0x400000n, 0n, 0n]);
+    for (const p of probes) t.disable(p);
+    expect(r.value & 0xffn).toBe(0n);
+    const fired = t.rec.fired.map((f) => `${f.probe.function}:${f.probe.name}`);
+    const inTranslate = (sites: typeof entry.sites) => sites.filter((s) => s.caller === 'arch_translate').map((s) => `arch_translate:${s.offset}`);
+    expect(fired[0]).toBe(inTranslate(entry.sites)[0]);
+    expect(fired.some((f) => inTranslate(ret.sites).includes(f))).toBe(true);
+  });
+
+  it('falls back to fbt for a function that also exists out of line', async () => {
+    const t = await setUp(isa);
+    const e = t.kinst.expandInline('phys_to_virt', 'entry');
+    expect(e.fbt).toBe('fbt:kernel:phys_to_virt:entry');
+    expect(e.descriptions[e.descriptions.length - 1]).toBe('fbt::phys_to_virt:entry');
+    expect(e.sites.length).toBeGreaterThan(0);
+    expect(() => t.kinst.expandInline('no_such_function', 'entry')).toThrow(/no_such_function has no inlined copy/);
+  });
+});
