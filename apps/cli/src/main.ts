@@ -91,7 +91,7 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
     .option('--run-for <duration>', 'stop tracing after this much virtual time (e.g. 5s, 250ms)')
     .option('--cpus <n>', 'number of CPUs of the machine', '1')
     .argument('[macro-argument...]', 'values for $1, $2, ... in the program')
-    .addHelpText('after', '\nVerbs:\n  wdtrace dis [--arch x86_64|arm] [--symbol NAME]... FILE\n                        disassemble an ELF file as llvm-objdump -d does\n')
+    .addHelpText('after', '\nVerbs:\n  wdtrace dis [--arch x86_64|arm] [--symbol NAME]... FILE\n                        disassemble an ELF file as llvm-objdump -d does\n  wdtrace run [--arch x86_64|arm] [--cpus N] [-- PROGRAM ARGS...]\n                        boot the guest and run PROGRAM (a guest path or a static ELF)\n')
     .configureOutput({ writeOut: out, writeErr: err, outputError: (s, write) => write(s.replace(/^error: /, 'wdtrace: ')) })
     .exitOverride();
   for (const flag of ['n', 'P', 'm', 'f', 'i', 's'] as const) {
@@ -143,6 +143,7 @@ function plural(n: number, word: string): string {
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   // Verbs load their packages on demand, so tracing does not pay for them.
   if (argv[2] === 'dis') return (await import('./dis.js')).runDis(argv.slice(3), io);
+  if (argv[2] === 'run') return (await import('./run.js')).runRun(argv.slice(3), io);
   const program = createProgram(io.out, io.err);
   const specs = (program as Command & { probeSpecs: ProbeSpec[] }).probeSpecs;
   try {

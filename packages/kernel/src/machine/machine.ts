@@ -577,10 +577,12 @@ export class Machine {
         continue;
       }
       if (r.kind === 'input') {
+        let timer: ReturnType<typeof setTimeout> | undefined;
         await new Promise<void>((resolve) => {
           this.inputWaiters.push(resolve);
-          if (r.deadlineNs !== undefined) setTimeout(resolve, Math.min(1000, Math.max(0, (r.deadlineNs - this.now()) / 1e6)));
+          if (r.deadlineNs !== undefined) timer = setTimeout(resolve, Math.min(1000, Math.max(0, (r.deadlineNs - this.now()) / 1e6)));
         });
+        clearTimeout(timer);
         this.idleWaited = true;
         continue;
       }
