@@ -71,8 +71,9 @@ describe('printf conversions (dt_printf.c semantics)', () => {
   it('formats %Y walltime and %a symbols', () => {
     expect(formatWalltime(1_700_000_000_000_000_000n)).toBe('2023 Nov 14 22:13:20');
     expect(pf('%Y', int(1_700_000_000_000_000_000n))).toBe('2023 Nov 14 22:13:20');
-    const symbols = { addrToString: (a: bigint) => (a === 0x1000n ? 'kernel`main' : `kernel\`main+0x${(a - 0x1000n).toString(16)}`) };
-    expect(formatPrintf(parsePrintfFormat('%a %a'), [int(0x1000), int(0x1010)], { symbols })).toBe('kernel`main kernel`main+0x10');
+    const symbols = { lookup: (a: bigint) => (a >= 0x1000n && a < 0x1100n ? { module: 'kernel', symbol: { name: 'main', value: 0x1000n } } : a < 0x2000n ? { module: 'kernel' } : undefined) };
+    // dtrace_addr2str: no module fallback, unlike stack frames.
+    expect(formatPrintf(parsePrintfFormat('%a %a %a %a'), [int(0x1000), int(0x1010), int(0x1200), int(0x3000)], { symbols })).toBe('kernel`main kernel`main+0x10 0x1200 0x3000');
   });
   it('counts arguments and rejects bad formats with libdtrace wording', () => {
     expect(printfArgumentCount(parsePrintfFormat('%d %*s %% %@d'))).toBe(3);

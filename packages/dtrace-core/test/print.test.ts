@@ -34,7 +34,7 @@ describe('print() layouts (dt_print.c)', () => {
     const ptr: CType = { kind: 'pointer', target: t('char'), size: 8 };
     expect(formatPrint(ptr, bytes(8, [[0, 8, 0xffff800000001000n]]), NO_SYMBOLS)).toBe('char * 0xffff800000001000\n');
     const fn: CType = { kind: 'pointer', target: { kind: 'function', returnType: t('int'), params: [], variadic: false }, size: 8 };
-    const symbols = { addrToString: (a: bigint) => (a === 0x1010n ? 'kernel`vfs_read+0x10' : `0x${a.toString(16)}`) };
+    const symbols = { lookup: (a: bigint) => (a >= 0x1000n && a < 0x1100n ? { module: 'kernel', symbol: { name: 'vfs_read', value: 0x1000n } } : undefined) };
     expect(formatPrint(fn, bytes(8, [[0, 8, 0x1010]]), symbols)).toBe('int (*)(void) kernel`vfs_read\n');
     expect(formatPrint(fn, bytes(8, [[0, 8, 0x2000]]), symbols)).toBe('int (*)(void) 0x2000\n');
   });

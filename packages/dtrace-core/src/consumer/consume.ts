@@ -13,6 +13,7 @@ import { faultString, DTRACEFLT } from '../framework/faults.js';
 import { setOption } from '../framework/options.js';
 import { formatPrintf, parsePrintfFormat, printfArgumentCount, formatStack, type Datum, type FormatPiece } from './printf.js';
 import { formatPrint, isSignedType } from './print.js';
+import { modString, stackFrameString, symString, uaddrToString, umodString, usymString } from './symbols.js';
 import type { CType } from '../types/ctype.js';
 import { createCTypeDictionary, createDTypeDictionary } from '../types/builtins.js';
 import { TypeDictionaryChain, type TypeDictionary } from '../types/dictionary.js';
@@ -253,15 +254,25 @@ export class Consumer {
         tracememSize = Number(intValue());
         continue;
       }
-      if (act.kind === DTRACEACT.STACK || act.kind === DTRACEACT.USTACK) {
-        text += formatStack(this.stackFrames(bytes, act.kind === DTRACEACT.USTACK), this.opts.stackindent);
+      if (act.kind === DTRACEACT.STACK || act.kind === DTRACEACT.USTACK || act.kind === DTRACEACT.JSTACK) {
+        const st = this.stackDatum(act.kind, rec, bytes);
+        if (!st.silent) text += formatStack(st.frames, this.opts.stackindent);
         continue;
       }
       if (act.kind === DTRACEACT.SYM || act.kind === DTRACEACT.MOD || act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR) {
-        const pc = act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR ? readInt(view, rec.offset + (rec.size >= 16 ? 8 : 0), 8) : intValue();
-        let s = this.state.machine.symbols.addrToString(pc);
-        if (act.kind === DTRACEACT.MOD || act.kind === DTRACEACT.UMOD) s = s.includes('`') ? s.slice(0, s.indexOf('`')) : s;
-        if (act.kind === DTRACEACT.SYM || act.kind === DTRACEACT.USYM) s = s.replace(/\+0x[0-9a-f]+$/, '');
+        // dt_print_sym & co: "  %-50s". The user forms carry the pid first when the record has room for it.
+        const symbols = this.state.machine.symbols;
+        const wide = rec.size >= 16;
+        const pc = readInt(view, rec.offset + (wide ? 8 : 0), wide ? 8 : rec.size);
+        const pid = wide ? readInt(view, rec.offset, 8) : 0n;
+        let s: string;
+        switch (act.kind) {
+          case DTRACEACT.SYM: s = symString(symbols, pc); break;
+          case DTRACEACT.MOD: s = modString(symbols, pc); break;
+          case DTRACEACT.USYM: s = usymString(symbols, pid, pc); break;
+          case DTRACEACT.UMOD: s = umodString(symbols, pid, pc); break;
+          default: s = uaddrToString(symbols, pid, pc);
+        }
         text += '  ' + s.padEnd(50);
         continue;
       }
@@ -276,7 +287,7 @@ export class Consumer {
           args.push(this.datum(ep.ecb, r, view, e.bytes));
         }
         if (printfArgumentCount(pieces) > args.length) throw new Error(`printf( ) format needs ${printfArgumentCount(pieces)} arguments, the record has ${args.length}`);
-        const s = formatPrintf(pieces, args, { symbols: this.state.machine.symbols, stackIndent: this.opts.stackindent });
+        const s = formatPrintf(pieces, args, { symbols: this.state.machine.symbols });
         if (act.kind === DTRACEACT.PRINTF) text += s;
         else {
           // dtrace_system / dtrace_freopen: output so far goes out first.
@@ -340,21 +351,42 @@ export class Consumer {
     return `${String(cpu).padStart(3)} ${name.padEnd(41)} `;
   }
 
-  private stackFrames(bytes: Uint8Array, user: boolean): string[] {
+  /**
+   * The frames of a stack() record (dt_print_stack: `depth` program counters
+   * of record size / depth bytes each, up to the first zero) or of a
+   * ustack()/jstack() record (dt_print_ustack: the pid, then 64-bit program
+   * counters; nothing at all for a depth of 0).
+   */
+  private stackDatum(kind: number, rec: { readonly size: number; readonly arg: bigint }, bytes: Uint8Array): { type: 'stack'; frames: string[]; silent: boolean } {
+    const symbols = this.state.machine.symbols;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const frames: string[] = [];
-    for (let off = user ? 8 : 0; off + 8 <= bytes.length; off += 8) {
-      const pc = view.getBigUint64(off, true);
-      if (pc === 0n) break;
-      frames.push(this.state.machine.symbols.addrToString(pc));
+    if (kind === DTRACEACT.STACK) {
+      const depth = Number(rec.arg) > 0 ? Number(rec.arg) : Math.floor(rec.size / 8);
+      const pcSize = depth > 0 ? rec.size / depth : 8;
+      if (pcSize !== 4 && pcSize !== 8) throw new Error(`stack() record of ${rec.size} bytes for ${depth} frames: bad stack program counter size`);
+      for (let i = 0; i < depth; i++) {
+        const pc = pcSize === 4 ? BigInt(view.getUint32(i * 4, true)) : view.getBigUint64(i * 8, true);
+        if (pc === 0n) break;
+        frames.push(stackFrameString(symbols, pc));
+      }
+      return { type: 'stack', frames, silent: false };
     }
-    return frames;
+    const depth = Number(rec.arg & 0xffffffffn);
+    if (depth === 0 || bytes.length < 8) return { type: 'stack', frames, silent: true };
+    const pid = view.getBigUint64(0, true);
+    for (let i = 0; i < depth && 8 + i * 8 + 8 <= bytes.length; i++) {
+      const pc = view.getBigUint64(8 + i * 8, true);
+      if (pc === 0n) break;
+      frames.push(uaddrToString(symbols, pid, pc));
+    }
+    return { type: 'stack', frames, silent: false };
   }
 
   private datum(ecb: EcbDescription, r: RecordAction, view: DataView, bytes: Uint8Array): Datum {
     const rec = r.record;
-    if (r.kind === DTRACEACT.STACK || r.kind === DTRACEACT.USTACK) {
-      return { type: 'stack', frames: this.stackFrames(bytes.subarray(rec.offset, rec.offset + rec.size), r.kind === DTRACEACT.USTACK) };
+    if (r.kind === DTRACEACT.STACK || r.kind === DTRACEACT.USTACK || r.kind === DTRACEACT.JSTACK) {
+      return this.stackDatum(r.kind, { size: rec.size, arg: r.arg }, bytes.subarray(rec.offset, rec.offset + rec.size));
     }
     const rtype = r.difo?.rtype;
     if ((rtype && rtype.kind === DIF_TYPE_STRING) || ![1, 2, 4, 8].includes(rec.size)) {
@@ -416,7 +448,13 @@ export class Consumer {
     e.keys.forEach((k, idx) => {
       if (k instanceof Uint8Array) {
         const kt = desc.keys[idx];
-        if (kt?.typeName === 'stack' || kt?.typeName === 'ustack') s += formatStack(this.stackFrames(k, kt.typeName === 'ustack'), this.opts.stackindent);
+        if (kt?.typeName === 'stack' || kt?.typeName === 'ustack') {
+          // A stack key holds pointer-sized program counters (ustack: the pid, then 64-bit ones).
+          const st = kt.typeName === 'stack'
+            ? this.stackDatum(DTRACEACT.STACK, { size: k.length, arg: BigInt(k.length / (this.program.dataModel === 'ILP32' ? 4 : 8)) }, k)
+            : this.stackDatum(DTRACEACT.USTACK, { size: k.length, arg: BigInt(k.length / 8 - 1) }, k);
+          if (!st.silent) s += formatStack(st.frames, this.opts.stackindent);
+        }
         else s += printBytes(k, -50, false, false);
       } else {
         const size = desc.keys[idx]?.type.size ?? 8;

@@ -9,7 +9,7 @@
 // offset and depth; closing braces are inferred from the depth change.
 
 import { type CType, type IntegerType, resolveType, sizeOfType, typeName } from '../types/ctype.js';
-import type { ConsumerSymbols } from './printf.js';
+import { type ConsumerSymbols } from './symbols.js';
 import { formatCFloat } from './cformat.js';
 
 interface PrintArg {
@@ -152,9 +152,9 @@ class Printer {
       case 'function': {
         const size = r.kind === 'pointer' ? r.size : 8;
         if (r.kind === 'pointer' && r.target.kind === 'function') {
-          const s = this.symbols.addrToString(this.u(off, size));
-          if (s.includes('`')) {
-            this.out += s.replace(/\+0x[0-9a-f]+$/, '');
+          const m = this.symbols.lookup(this.u(off, size));
+          if (m?.symbol) {
+            this.out += `${m.module}\`${m.symbol.name}`;
             return;
           }
         }

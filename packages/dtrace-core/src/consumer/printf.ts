@@ -6,6 +6,9 @@
 // pfprint_* functions.
 
 import { type CConversion, formatCFloat, formatCInteger, formatCString } from './cformat.js';
+import { type ConsumerSymbols, addrToString, uaddrToString } from './symbols.js';
+
+export { type ConsumerSymbols, type SymbolMatch, NO_SYMBOLS } from './symbols.js';
 
 /** A decoded record value as the consumer hands it to the formatter. */
 export type Datum =
@@ -18,22 +21,10 @@ export type Datum =
   | { readonly type: 'float'; readonly value: number; readonly size: number }
   | { readonly type: 'string'; readonly value: string }
   | { readonly type: 'bytes'; readonly value: Uint8Array }
-  | { readonly type: 'stack'; readonly frames: readonly string[] }
+  /** stack()/ustack() frames, already named; `silent` for a ustack() of depth 0, which prints nothing. */
+  | { readonly type: 'stack'; readonly frames: readonly string[]; readonly silent?: boolean }
   /** An aggregation result already rendered by the aggregation printer (avg, quantize ...). */
   | { readonly type: 'aggregation'; readonly rendered: string; readonly value?: bigint; readonly signed?: boolean };
-
-/** Symbol lookup the consumer needs for %a, %A, sym(), mod(), stack(). */
-export interface ConsumerSymbols {
-  /** "module`symbol+0xoff", "module`symbol" or "0xaddr", as dtrace_addr2str. */
-  addrToString(addr: bigint): string;
-  /** User address in process pid, as dtrace_uaddr2str. */
-  uaddrToString?(pid: bigint, addr: bigint): string;
-}
-
-/** Plain hexadecimal, for machines that have no symbol table (yet). */
-export const NO_SYMBOLS: ConsumerSymbols = {
-  addrToString: (a) => `0x${BigInt.asUintN(64, a).toString(16)}`,
-};
 
 type PrintKind = 'addr' | 'uaddr' | 'sint' | 'uint' | 'dint' | 'echr' | 'fp' | 'cstr' | 'estr' | 'stack' | 'time' | 'time822' | 'pct' | 'port' | 'inet' | 'wstr';
 
@@ -293,8 +284,6 @@ export interface PrintfContext {
   readonly symbols: ConsumerSymbols;
   /** Normalization factor of the aggregation value (normalize()), 1 otherwise. */
   readonly normal?: bigint;
-  /** stackindent option (default 14) for %k. */
-  readonly stackIndent?: number;
 }
 
 /**
@@ -370,13 +359,14 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
       }
       case 'addr': {
         const { value } = datumInteger(datum, '%a');
-        out += formatCString(c, ctx.symbols.addrToString(sizedUnsigned(value, 8)));
+        out += formatCString(c, addrToString(ctx.symbols, sizedUnsigned(value, 8)));
         break;
       }
       case 'uaddr': {
-        const { value } = datumInteger(datum, '%A');
-        const s = ctx.symbols.uaddrToString ? ctx.symbols.uaddrToString(0n, value) : `0x${sizedUnsigned(value, 8).toString(16)}`;
-        out += formatCString(c, s);
+        // pfprint_uaddr: a 16-byte record carries the pid before the address.
+        const pid = datum?.type === 'bytes' && datum.value.length >= 16 ? new DataView(datum.value.buffer, datum.value.byteOffset).getBigUint64(0, true) : 0n;
+        const value = datum?.type === 'bytes' && datum.value.length >= 16 ? new DataView(datum.value.buffer, datum.value.byteOffset).getBigUint64(8, true) : datumInteger(datum, '%A').value;
+        out += formatCString(c, uaddrToString(ctx.symbols, pid, sizedUnsigned(value, 8)));
         break;
       }
       case 'echr': {
@@ -403,9 +393,9 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
         break;
       case 'stack': {
         if (datum?.type !== 'stack') throw new PrintfFormatError('%k expects a stack() or ustack() argument');
-        // pfprint_stack: left-justified width becomes the indent; otherwise stackindent.
-        const indent = piece.left ? c.width : ctx.stackIndent ?? 14;
-        out += formatStack(datum.frames, indent, piece.left ? { ...c, width: 0 } : c);
+        // pfprint_stack: a left-justified width becomes the indent (the frames then print unpadded); otherwise the indent is 0.
+        const indent = c.left ? c.width : 0;
+        if (!datum.silent) out += formatStack(datum.frames, indent, c.left ? { ...c, width: 0 } : c);
         break;
       }
     }

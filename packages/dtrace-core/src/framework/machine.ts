@@ -5,7 +5,7 @@
 // no guest: CPUs that only idle, a virtual clock, no guest memory — what the
 // dtrace and profile providers fire on until a guest runs.
 
-import type { ConsumerSymbols } from '../consumer/printf.js';
+import { type ConsumerSymbols, NO_SYMBOLS } from '../consumer/symbols.js';
 
 /** The thread a probe fired in (curthread's identity as D sees it). */
 export interface ThreadIdentity {
@@ -33,11 +33,16 @@ export interface MachineInterface {
   load(addr: bigint, size: number, user: boolean): bigint | undefined;
   /** The thread running on `cpu` now. */
   thread(cpu: number): ThreadIdentity;
-  /** Kernel stack of `cpu` (return addresses, innermost first), at most `depth` frames. */
+  /**
+   * Kernel stack of `cpu` at the probe, as dtrace_getpcstack gives it:
+   * program counters innermost first — the probed function's own pc, then
+   * each caller's return address — without the frames of the trap and
+   * probe machinery, at most `depth` of them. stack() records them.
+   */
   kernelStack(cpu: number, depth: number): bigint[];
-  /** User stack of the current thread on `cpu`. */
+  /** User stack of the thread on `cpu` (dtrace_getupcstack): pc, then return addresses, at most `depth`. ustack() records them after the pid. */
   userStack(cpu: number, depth: number): bigint[];
-  /** Symbol lookup for %a, sym(), mod(), stack(). */
+  /** Symbol lookups for %a, %A, print(), stack(), ustack() and sym()/mod()/usym()/umod()/uaddr(). */
   readonly symbols: ConsumerSymbols;
 }
 
@@ -50,9 +55,7 @@ export const IDLE_THREAD: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gi
  */
 export class IdleMachine implements MachineInterface {
   private clock = 0n;
-  readonly symbols: ConsumerSymbols = {
-    addrToString: (a) => `0x${BigInt.asUintN(64, a).toString(16)}`,
-  };
+  readonly symbols: ConsumerSymbols = NO_SYMBOLS;
 
   constructor(
     readonly ncpus = 1,

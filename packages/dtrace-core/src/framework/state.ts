@@ -372,22 +372,35 @@ export class DTraceState {
 
   /** Evaluates an action's DIFO and returns what its record holds: a value, or bytes for by-reference data. */
   private recordValue(act: ActionDescription, difo: LoadedDifo | undefined, f: VmFiring): bigint | Uint8Array {
-    if (act.kind === DTRACEACT.STACK || act.kind === DTRACEACT.USTACK) {
+    if (act.kind === DTRACEACT.STACK || act.kind === DTRACEACT.USTACK || act.kind === DTRACEACT.JSTACK) {
       const depth = Number(act.arg & 0xffffffffn) || (act.kind === DTRACEACT.STACK ? this.options.stackframes : this.options.ustackframes);
       const pcs = act.kind === DTRACEACT.STACK ? this.machine.kernelStack(f.cpu, depth) : this.machine.userStack(f.cpu, depth);
-      const size = act.record?.size ?? depth * 8;
+      const size = act.record?.size ?? (act.kind === DTRACEACT.STACK ? depth * 8 : (depth + 1) * 8);
       const out = new Uint8Array(size);
       const view = new DataView(out.buffer);
       let off = 0;
-      if (act.kind === DTRACEACT.USTACK && size >= 8) {
+      // stack(): pointer-sized program counters (record size / depth); ustack(): the pid, then 64-bit ones.
+      let pcSize = 8;
+      if (act.kind === DTRACEACT.STACK) {
+        pcSize = size / depth === 4 ? 4 : 8;
+      } else if (size >= 8) {
         view.setBigUint64(0, BigInt(this.machine.thread(f.cpu).pid), true);
         off = 8;
       }
-      for (const pc of pcs) {
-        if (off + 8 > size) break;
-        view.setBigUint64(off, BigInt.asUintN(64, pc), true);
-        off += 8;
+      for (const pc of pcs.slice(0, depth)) {
+        if (off + pcSize > size) break;
+        if (pcSize === 4) view.setUint32(off, Number(BigInt.asUintN(32, pc)), true);
+        else view.setBigUint64(off, BigInt.asUintN(64, pc), true);
+        off += pcSize;
       }
+      return out;
+    }
+    if ((act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR) && difo && (act.record?.size ?? 0) >= 16) {
+      // The pid of the current process, then the address (as the kernel records them).
+      const out = new Uint8Array(16);
+      const view = new DataView(out.buffer);
+      view.setBigUint64(0, BigInt(this.machine.thread(f.cpu).pid), true);
+      view.setBigUint64(8, BigInt.asUintN(64, difEmulate(difo, f)), true);
       return out;
     }
     if (!difo) return act.arg;
