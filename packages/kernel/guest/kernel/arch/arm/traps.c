@@ -28,6 +28,14 @@ static unsigned fault_status(uint32_t fsr)
 	return (fsr & 0xF) | ((fsr >> 6) & 0x10);
 }
 
+/* The instruction an exception is about. The saved pc is where execution
+ * resumes: after an undefined instruction or svc, lr is the next
+ * instruction (B1.8.3); the aborts' entry code already wound it back. */
+static uint32_t fault_pc(const struct pt_regs *regs, unsigned kind)
+{
+	return kind == EXC_UNDEF || kind == EXC_SVC ? regs->pc - 4 : regs->pc;
+}
+
 void arm_exception(struct pt_regs *regs, unsigned kind)
 {
 	bool user = regs_user_mode(regs);
@@ -44,8 +52,8 @@ void arm_exception(struct pt_regs *regs, unsigned kind)
 	}
 	if (!user) {
 		regs_dump(regs);
-		panic("kernel %s at %#x (DFSR %#x DFAR %#x)", exception_names[kind & 7], regs->pc,
-		      read_dfsr(), read_dfar());
+		panic("kernel %s at %#x (DFSR %#x DFAR %#x)", exception_names[kind & 7],
+		      fault_pc(regs, kind), read_dfsr(), read_dfar());
 	}
 	user_entry(regs);
 	switch (kind) {
@@ -63,7 +71,7 @@ void arm_exception(struct pt_regs *regs, unsigned kind)
 		do_user_fault(regs, read_ifar(), false, true);
 		break;
 	case EXC_UNDEF:
-		force_sig_fault(SIGILL, regs->pc);
+		force_sig_fault(SIGILL, fault_pc(regs, kind));
 		break;
 	default:
 		force_sig_fault(SIGSEGV, regs->pc);
