@@ -1,0 +1,221 @@
+// Trap interposition, host text patching and NOFAULT access on the ARM
+// machine: the DTrace breakpoint (a UDF word carrying the displaced
+// instruction's condition) written with writeText at sys_write's
+// `push {..., r11, lr}` is claimed by a handler that emulates the push; a
+// conditional site fires only when its condition passes; displaced
+// execution; an unclaimed UDF reaches the guest kernel's undefined-
+// instruction handler; NOFAULT reads of mapped, unmapped and device
+// addresses; reading and writing a process's memory from a probe.
+import { ArmEmulation, DTRACE_BREAKPOINT, describeA32 } from '@wdtrace/isa-arm-as';
+import { describe, expect, it } from 'vitest';
+import { Machine, type Trap } from '../src/index.js';
+import { armMachine, runArm } from './machine-arm-support.js';
+
+const LIMIT = { instructions: 200_000_000 };
+const word = (bytes: Uint8Array): number => new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+const bytesOf = (w: number): Uint8Array => {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, w >>> 0, true);
+  return b;
+};
+/** The DTrace breakpoint carrying `original`'s condition field. */
+const breakpointFor = (original: number): number => (DTRACE_BREAKPOINT | (original >>> 28)) >>> 0;
+
+function fn(m: Machine, name: string): bigint {
+  const s = m.symbols.byName(name, 'kernel');
+  if (!s) throw new Error(`no ${name}`);
+  return s.address;
+}
+
+async function machineWith(args: string[], consoleInput = ''): Promise<{ m: Machine; out: () => string }> {
+  const { machine, output } = await armMachine({ cmdline: 'quiet', args, consoleInput });
+  return { m: machine, out: output };
+}
+
+describe('ARM machine: trap interposition', () => {
+  it('a handler claims the breakpoint at sys_write entry and emulates the push; the guest runs exactly as before', async () => {
+    const plain = await runArm(['/bin/echo', 'hello', 'traps']);
+    const { m, out } = await machineWith(['/bin/echo', 'hello', 'traps']);
+    const at = fn(m, 'sys_write');
+    const original = m.readText(at, 4);
+    expect(describeA32(word(original)).text).toMatch(/^push\t\{.*r11, lr\}$/);
+    m.writeText(at, bytesOf(breakpointFor(word(original))));
+    expect(word(m.readText(at, 4))).toBe(0xe7f000fe);
+    const seen: { trap: Trap; text: string; sp: bigint }[] = [];
+    const declined: Trap[] = [];
+    m.addInvopHandler((trap) => {
+      declined.push(trap);
+      return undefined;
+    });
+    const remove = m.addInvopHandler((trap) => {
+      if (trap.kind !== 'undefined' || trap.pc !== at || trap.word !== 0xe7f000fe) return undefined;
+      const regs = m.registers(trap.cpu);
+      // sys_write(fd, buf, count): r0-r2 (AAPCS), the buffer in the process's address space.
+      const buf = m.readUser(regs.pageTableRoot(), regs.get(1), Number(regs.get(2)));
+      if ('fault' in buf) throw new Error(`fault at ${buf.fault}`);
+      seen.push({ trap, text: new TextDecoder().decode(buf.bytes), sp: regs.sp() });
+      return { kind: 'emulate', code: ArmEmulation.PUSHM, word: word(original) };
+    });
+    const r = await m.runUntilPowerOff(LIMIT);
+    expect(r).toEqual({ kind: 'poweroff', status: 0 });
+    expect(out()).toBe(plain.output);
+    expect(m.instructions).toBe(plain.machine.instructions);
+    expect(seen.map((s) => s.text).join('')).toBe('hello traps\n');
+    expect(seen[0]!.trap).toMatchObject({ cpu: 0, kind: 'undefined', pc: at, user: false });
+    // Handlers are asked in registration order: the first declined every trap the second claimed.
+    expect(declined.length).toBe(seen.length);
+    remove();
+    m.writeText(at, original);
+    expect(m.readText(at, 4)).toEqual(original);
+  });
+
+  it('a breakpoint carrying a condition fires only when the condition passes', async () => {
+    const { m, out } = await machineWith(['/bin/sh', '-c', 'echo one; echo two; echo three']);
+    // sys_write: ... cmp r5, #0 ; bmi <bad count> — the count is never negative here.
+    const at = fn(m, 'sys_write');
+    const text = m.readText(at, 0x40);
+    const words = Array.from({ length: 16 }, (_, i) => word(text.subarray(i * 4)));
+    const bmi = words.findIndex((w) => describeA32(w).text.startsWith('bmi'));
+    expect(bmi).toBeGreaterThan(0);
+    expect(describeA32(words[bmi - 1]!).text).toBe('cmp\tr5, #0');
+    const cmpAt = at + BigInt((bmi - 1) * 4);
+    const bmiAt = at + BigInt(bmi * 4);
+    m.writeText(cmpAt, bytesOf(breakpointFor(words[bmi - 1]!)));
+    m.writeText(bmiAt, bytesOf(breakpointFor(words[bmi]!)));
+    expect(word(m.readText(bmiAt, 4))).toBe(0xe7f000f4); // MI
+    const fired = { cmp: 0, bmi: 0 };
+    m.addInvopHandler((trap) => {
+      if (trap.pc === cmpAt) {
+        fired.cmp++;
+        return { kind: 'emulate', code: ArmEmulation.CMP_IMM, word: words[bmi - 1]! };
+      }
+      if (trap.pc === bmiAt) {
+        fired.bmi++;
+        return { kind: 'emulate', code: ArmEmulation.B, word: words[bmi]! };
+      }
+      return undefined;
+    });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(out()).toBe('one\ntwo\nthree\n');
+    expect(fired.cmp).toBe(3);
+    expect(fired.bmi).toBe(0);
+  });
+
+  it('an emulation code that does not fit the displaced word is refused with an error naming both', async () => {
+    const { m } = await machineWith(['/bin/echo', 'x']);
+    const at = fn(m, 'sys_write');
+    const original = word(m.readText(at, 4));
+    m.writeText(at, bytesOf(breakpointFor(original)));
+    m.addInvopHandler((trap) => (trap.pc === at ? { kind: 'emulate', code: ArmEmulation.BX_LR, word: original } : undefined));
+    await expect(m.runUntilPowerOff(LIMIT)).rejects.toThrow(`0x${original.toString(16)} at 0x${at.toString(16)} is not of emulation class ${ArmEmulation.BX_LR}`);
+  });
+
+  it('an unclaimed UDF in the kernel reaches the guest kernel, which panics on it', async () => {
+    const { m, out } = await machineWith(['/bin/echo', 'x']);
+    const at = fn(m, 'sys_write');
+    // udf #16 (udf #0-#15 are the DTrace breakpoint carrying a condition)
+    m.writeText(at, bytesOf(0xe7f001f0));
+    let offered = 0;
+    m.addInvopHandler((trap) => {
+      offered++;
+      expect(trap).toMatchObject({ kind: 'undefined', pc: at, word: 0xe7f001f0, user: false });
+      return undefined;
+    });
+    const r = await m.runUntilPowerOff(LIMIT);
+    expect(offered).toBe(1);
+    expect(r.kind).toBe('panic');
+    expect(out()).toContain(`Kernel panic on CPU 0: kernel undefined instruction at 0x${at.toString(16)} `);
+  });
+
+  it('displaced execution of the original instruction and a handler that sets the pc itself', async () => {
+    const { m, out } = await machineWith(['/bin/sh', '-c', 'echo dis; echo placed; echo twice']);
+    const at = fn(m, 'sys_write');
+    const second = at + 4n; // add r11, sp, #n follows the push
+    const bytes = m.readText(second, 4);
+    const insn = describeA32(word(bytes)).text;
+    const imm = Number(/^add\tr11, sp, #(\d+)$/.exec(insn)![1]);
+    m.writeText(second, bytesOf(breakpointFor(word(bytes))));
+    let fired = 0;
+    m.addInvopHandler((trap) => {
+      if (trap.pc !== second) return undefined;
+      fired++;
+      const regs = m.registers(trap.cpu);
+      // even firings: run the displaced instruction; odd: do its work here and resume after it
+      if (fired % 2 === 0) return { kind: 'displaced', bytes };
+      regs.set(11, regs.sp() + BigInt(imm));
+      return { kind: 'resume', pc: second + 4n };
+    });
+    const r = await m.runUntilPowerOff(LIMIT);
+    expect(r).toEqual({ kind: 'poweroff', status: 0 });
+    expect(out()).toBe('dis\nplaced\ntwice\n');
+    expect(fired).toBe(3);
+  });
+});
+
+describe('ARM machine: NOFAULT access', () => {
+  it('reads mapped kernel memory as the image holds it', async () => {
+    const { m } = await machineWith(['/bin/true']);
+    await m.runUntilPowerOff(LIMIT);
+    const at = fn(m, 'start_kernel');
+    const r = m.readKernel(at, 64);
+    expect('bytes' in r && r.bytes).toEqual(m.readText(at, 64));
+    const rodata = m.kernel.sectionByName('.rodata')!;
+    const data = m.kernel.sectionData(rodata);
+    const off = Buffer.from(data).indexOf(Buffer.from('wdtrace guest kernel ('));
+    expect(off).toBeGreaterThanOrEqual(0);
+    const addr = rodata.addr + BigInt(off);
+    const full = m.readString(addr, 200);
+    expect('text' in full && full.text.length).toBe(data.indexOf(0, off) - off);
+    expect(m.readString(addr, 7)).toMatchObject({ text: 'wdtrace' });
+    expect(m.readString(fn(m, 'arch_uname_machine'))).toMatchObject({ text: 'armv7l' });
+    expect(m.readString(0x10n, 7)).toEqual({ fault: 0x10n });
+  });
+
+  it('an unmapped address, or one past the end of RAM, gives the first address that did not translate', async () => {
+    const { m } = await machineWith(['/bin/true']);
+    await m.runUntilPowerOff(LIMIT);
+    expect(m.readKernel(0x10n, 4)).toEqual({ fault: 0x10n });
+    // The kernel maps 768 MiB at 0xC000_0000 whatever the RAM size: a read crossing the end of the 64 MiB.
+    expect(m.readKernel(0xc400_0000n - 8n, 16)).toEqual({ fault: 0xc400_0000n });
+    // Between the kernel's RAM mapping and the device window nothing is mapped; beyond 32 bits nothing exists.
+    expect(m.readKernel(0xef00_0000n, 1)).toEqual({ fault: 0xef00_0000n });
+    expect(m.readKernel(0xffff_fffen, 4)).toEqual({ fault: 0xffff_fffen });
+    expect(m.readKernel(0x1_0000_0000n, 4)).toEqual({ fault: 0x1_0000_0000n });
+  });
+
+  it('the device window is refused and never touched', async () => {
+    const { m, out } = await machineWith(['/bin/cat'], 'typed\n');
+    expect(await m.run({ instructions: 2_000_000 })).toEqual({ kind: 'limit' });
+    // Console RX (read-to-pop) through the kernel's device mapping: refused, the byte stays.
+    expect(m.readKernel(0xf000_0004n, 4)).toEqual({ fault: 0xf000_0004n });
+    expect(m.readKernel(0xf000_0ffcn, 8)).toEqual({ fault: 0xf000_0ffcn });
+    expect(m.port.translate(0, 0xf000_0004n)).toBe(0xf000_0004); // mapped, but not for reading
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(out()).toBe('typed\n');
+  });
+
+  it('a probe reads user strings and copies out into writable user pages only', async () => {
+    const { m, out } = await machineWith(['/bin/echo', 'quiet', 'words']);
+    const at = fn(m, 'sys_write');
+    const original = m.readText(at, 4);
+    m.writeText(at, bytesOf(breakpointFor(word(original))));
+    const results: (bigint | undefined)[] = [];
+    let text = '';
+    m.addInvopHandler((trap) => {
+      if (trap.pc !== at) return undefined;
+      const regs = m.registers(trap.cpu);
+      const root = regs.pageTableRoot();
+      const s = m.readString(regs.get(1), 5, root);
+      if ('text' in s) text = s.text;
+      // copyout into the buffer (user-writable): the guest writes the new bytes
+      results.push(m.writeUser(root, regs.get(1), new TextEncoder().encode('QUIET')));
+      // copyout into user text (read-only; echo's text segment starts at 0x20398) is refused, nothing written
+      results.push(m.writeUserString(root, 0x2_1000n, 'x'));
+      return { kind: 'emulate', code: ArmEmulation.PUSHM, word: word(original) };
+    });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(text).toBe('quiet');
+    expect(out()).toBe('QUIET words\n');
+    expect(results).toEqual([undefined, 0x2_1000n]);
+  });
+});
