@@ -71,8 +71,6 @@ export interface ResolvedClause {
   readonly probes: ProbeDescription[];
   /** Probes matched (when a catalogue was given), for args[] types. */
   readonly matched: ProbeInfo[];
-  /** Clause-local variables of this clause. */
-  readonly locals: Map<string, VariableInfo>;
   /** Typed predicate and statements, set by the types pass. */
   cooked?: { predicate?: Expr; statements: CookedStatement[] };
 }

@@ -116,7 +116,7 @@ export class Cooker {
     return DIF_VAR_OTHER_UBASE + map.size;
   }
 
-  defineVariable(scope: VariableInfo['scope'], name: string, kind: VariableInfo['kind'], type: CType, declared: boolean, cs: CookScope, keys?: CType[]): VariableInfo {
+  defineVariable(scope: VariableInfo['scope'], name: string, kind: VariableInfo['kind'], type: CType, declared: boolean, _cs: CookScope, keys?: CType[]): VariableInfo {
     let v: VariableInfo;
     if (scope === 'global') {
       const id = this.nextId(this.ctx.globals);
@@ -137,7 +137,6 @@ export class Cooker {
       // firing starts them afresh at run time; the if/else sugar relies on
       // later clauses of a firing seeing them).
       this.ctx.declaredLocals.set(name, v);
-      cs.clause?.locals.set(name, v);
     }
     return v;
   }

@@ -56,7 +56,7 @@ export const probesPass: Pass = {
         }
         probes.push(desc);
       }
-      ctx.clauses.push({ item, probes, matched, locals: new Map() });
+      ctx.clauses.push({ item, probes, matched });
     }
     if (ctx.ast!.items.length === 0) fail('D_EMPTY', ctx.ast!.loc);
   },

@@ -8,7 +8,7 @@ import { BUILTIN_FUNCTIONS } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
-import { Cooker, dtypeName } from '../semantics.js';
+import { type CookScope, Cooker, dtypeName } from '../semantics.js';
 import type { Pass } from './pass.js';
 
 /** One conversion of a printf-like format string. */
@@ -59,10 +59,13 @@ class ClauseTyper {
     readonly clause: ResolvedClause,
   ) {
     this.cooker = new Cooker(ctx);
+    this.scope = { clause };
   }
 
+  private readonly scope: CookScope;
+
   private cook(e: Expr): Expr {
-    return this.cooker.cook(e, { clause: this.clause });
+    return this.cooker.cook(e, this.scope);
   }
 
   run(): void {
