@@ -37,6 +37,13 @@ describe('printf integer signedness and width (pfprint_sint/uint/dint)', () => {
     expect(pf('[%*d]', int(0xfb, 1), int(7, 4))).toBe('[7    ]');
     expect(pf('[%*d]', int(-4n, 8), int(7, 4))).toBe('[7   ]');
   });
+  it('%k prints a stack with no indent, a left-justified width as the indent, a plain width padding each frame (pfprint_stack)', () => {
+    const st: Datum = { type: 'stack', frames: ['kernel`a+0x1', 'kernel`b'] };
+    expect(pf('[%k]', st)).toBe('[\nkernel`a+0x1\nkernel`b\n]');
+    expect(pf('[%-4k]', st)).toBe('[\n    kernel`a+0x1\n    kernel`b\n]');
+    expect(pf('[%14k]', st)).toBe('[\n  kernel`a+0x1\n      kernel`b\n]');
+    expect(pf('[%k]', { type: 'stack', frames: [], silent: true })).toBe('[]');
+  });
   it('rejects conversions libdtrace does not define (%hhd, %qd) at parse time', () => {
     expect(() => parsePrintfFormat('%hhd')).toThrow('format conversion #1 is undefined: %hhd');
     expect(() => parsePrintfFormat('%d %lf')).toThrow('format conversion #2 is undefined: %lf');
