@@ -377,3 +377,68 @@ describe('DTrace support', () => {
     expect(m.core.stopPcLo()).toBe(0x1004); // after sti's one-instruction shadow
   });
 });
+
+describe('host hooks the machine layer uses', () => {
+  it('clearInterrupts drops a pending interrupt once the board line went low: it is never delivered', async () => {
+    const m = await bareCore(4 << 20);
+    setupLongMode(m);
+    m.poke(0x7000, [0xfb, 0x90, 0x90, 0xcc]); // sti; nop; nop; int3
+    m.poke(0x7200, [0xcc]); // the vector 0x20 handler: int3 (stops where delivery would land)
+    m.core.setSegments(0x08, 0x10);
+    m.regs()[4] = 0x8000n;
+    m.setRip(0x7000n);
+    m.core.raiseInterrupt(0x20);
+    m.core.clearInterrupts();
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopPcLo()).toBe(0x7003);
+    // without the clear it is delivered after the STI shadow
+    m.setRip(0x7000n);
+    m.core.raiseInterrupt(0x20);
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopPcLo()).toBe(0x7200);
+  });
+
+  it('requestStop from a device callback ends run() after the current instruction', async () => {
+    let writes = 0;
+    const m = await bareCore(1 << 20, 'debug', {
+      mmioWrite: () => {
+        writes++;
+        m.core.requestStop();
+      },
+    });
+    // movl %eax, (%rbx); nop; nop; int3 — rbx = the power-off register
+    m.poke(0x100, [0x89, 0x03, 0x90, 0x90, 0xcc]);
+    m.regs()[3] = 0xf000_4000n;
+    m.setRip(0x100n);
+    expect(m.core.run(100)).toBe(STOP_BUDGET);
+    expect(writes).toBe(1);
+    expect(m.rip()).toBe(0x102n);
+    expect(m.core.retiredLo()).toBe(1);
+    // a stop requested outside run() does not cut the next run short
+    m.core.requestStop();
+    expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopPcLo()).toBe(0x104);
+  });
+
+  it('setGdtr loads the GDT ltr reads the TSS descriptor from', async () => {
+    const m = await bareCore(4 << 20);
+    setupLongMode(m);
+    const dv = new DataView(m.ram().buffer, m.ram().byteOffset);
+    // GDT at 0x5800: null, code, data, then a 16-byte TSS descriptor at 0x18 with base 0x1234_5678_9abc
+    dv.setBigUint64(0x5808, 0x00af_9a00_0000_ffffn, true);
+    dv.setBigUint64(0x5810, 0x00cf_9200_0000_ffffn, true);
+    // limit 0x67, base 15..0 = 0x9abc, base 23..16 = 0x78, type 0x89 (available 64-bit TSS, present), base 31..24 = 0x56
+    dv.setBigUint64(0x5818, 0x0067n | (0x9abcn << 16n) | (0x78n << 32n) | (0x89n << 40n) | (0x56n << 56n), true);
+    dv.setBigUint64(0x5820, 0x1234n, true);
+    m.poke(0x7000, [0x66, 0xb8, 0x18, 0x00, 0x0f, 0x00, 0xd8, 0xcc]); // movw $0x18, %ax; ltr %ax; int3
+    m.core.setSegments(0x08, 0x10);
+    m.regs()[4] = 0x8000n;
+    m.setRip(0x7000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(13); // no GDT yet: limit 0
+    m.core.setGdtr(0x5800, 0, 0x27);
+    m.setRip(0x7000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(3);
+  });
+});
