@@ -20,6 +20,7 @@ export default defineConfig({
       {
         text: 'Using wdtrace',
         items: [
+          { text: 'Running programs', link: '/guide/running-programs' },
           { text: 'Disassembling guest code', link: '/guide/disassembler' },
         ],
       },
