@@ -1,0 +1,130 @@
+// A C program compiled here with clang for armv7a against the guest libc,
+// added to the initrd and run on the ARM machine. Its output is checked
+// against the same binary under qemu-arm when that is installed. It covers
+// libc formatting, the heap, files, fork/pipe/wait, the clock, and an
+// undefined instruction in user mode reaching the guest kernel (SIGILL).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GUEST_DIR, hasTool, runGuest, tool } from './guest-support.js';
+import { runArm, poweroffStatus } from './machine-arm-support.js';
+
+const missing = ['clang', 'ld.lld', 'llvm-ar', 'llvm-strip'].filter((t) => !hasTool(t));
+
+const PROGRAM = String.raw`
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int by_length(const void *a, const void *b)
+{
+	return (int)strlen(*(char *const *)a) - (int)strlen(*(char *const *)b);
+}
+
+static unsigned long long fib(unsigned n)
+{
+	unsigned long long a = 0, b = 1;
+
+	while (n--) {
+		unsigned long long t = a + b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int main(int argc, char **argv)
+{
+	char buf[96], *line = NULL, *words[] = { "ccc", "a", "bbbb", "dd" };
+	size_t cap = 0;
+	int fds[2], status;
+	struct timespec t0, t1;
+	FILE *f;
+	char *copy = malloc(100);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	qsort(words, 4, sizeof(words[0]), by_length);
+	snprintf(buf, sizeof(buf), "%s|%5d|%-4x|%c|%.2s|%lu|%lld", words[0], -42, 255, 'Z', "xyz", 1234567890UL, -9000000000LL);
+	printf("%s\n", buf);
+	printf("fib(90)=%llu div=%lld mod=%u\n", fib(90), (long long)fib(80) / 12345, (unsigned)(fib(70) % 1000003u));
+	strcpy(copy, "realloc me");
+	copy = realloc(copy, 4000);
+	printf("%s %zu %d\n", copy, strlen(copy), atoi("  -17"));
+	f = fopen(argv[1], "w+");
+	fprintf(f, "line one\nline two\n");
+	fclose(f);
+	f = fopen(argv[1], "r");
+	while (getline(&line, &cap, f) > 0)
+		fputs(line, stdout);
+	fclose(f);
+
+	pipe(fds);
+	if (fork() == 0) {
+		close(fds[0]);
+		dprintf(fds[1], "child %d says hi", getpid() > 0);
+		_exit(6);
+	}
+	close(fds[1]);
+	memset(buf, 0, sizeof(buf));
+	read(fds[0], buf, sizeof(buf) - 1);
+	wait(&status);
+	printf("pipe: %s; exit %d\n", buf, WEXITSTATUS(status));
+
+	if (fork() == 0) {
+		__asm__ __volatile__(".inst 0xe7f123f4"); /* udf #0x1234: not the DTrace breakpoint */
+		_exit(0);
+	}
+	wait(&status);
+	printf("udf child: signal %d\n", WTERMSIG(status));
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("argc=%d env=%s time moves=%d\n", argc, getenv("HOME"), t1.tv_sec > t0.tv_sec || t1.tv_nsec > t0.tv_nsec);
+	return 3;
+}
+`;
+
+const EXPECTED =
+  'a|  -42|ff  |Z|xy|1234567890|-9000000000\n' +
+  'fib(90)=2880067194370816120 div=1896859323488 mod=533378\n' +
+  'realloc me 10 -17\nline one\nline two\npipe: child 1 says hi; exit 6\nudf child: signal 4\nargc=2 env=/ time moves=1\n';
+
+describe.skipIf(missing.length > 0)(`ARM machine: a C program built with clang${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`, () => {
+  let scratch = '';
+  let prog: Uint8Array;
+
+  beforeAll(() => {
+    scratch = mkdtempSync(join(tmpdir(), 'arm-cc-'));
+    const r = spawnSync(join(GUEST_DIR, 'build.sh'), ['--arch', 'arm', '--out', join(scratch, 'images')], {
+      env: { ...process.env, GUEST_BUILD_DIR: join(scratch, 'build') },
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`build.sh failed: ${r.stderr}`);
+    const lib = join(scratch, 'build', 'arm', 'libc');
+    const src = join(scratch, 'prog.c');
+    writeFileSync(src, PROGRAM);
+    const target = ['--target=armv7a-none-eabi', '-marm', '-mfloat-abi=soft'];
+    tool('clang', [...target, '-O2', '-ffreestanding', '-fno-builtin', '-nostdlibinc', '-fno-pic', '-I', join(GUEST_DIR, 'libc', 'include'), '-I', join(GUEST_DIR, 'include'), '-c', src, '-o', join(scratch, 'prog.o')]);
+    tool('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-o', join(scratch, 'prog'), join(lib, 'crt0.o'), join(scratch, 'prog.o'), join(lib, 'libc.a')]);
+    prog = new Uint8Array(readFileSync(join(scratch, 'prog')));
+  }, 300_000);
+  afterAll(() => {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('runs on the ARM machine with the output it has under qemu-arm', async () => {
+    const r = await runArm(['/bin/prog', '/tmp/data.txt'], { files: [{ path: '/bin/prog', data: prog }] });
+    expect(poweroffStatus(r)).toBe(3);
+    expect(r.output).toBe(EXPECTED);
+    if (hasTool('qemu-arm')) {
+      const q = runGuest('arm', join(scratch, 'prog'), [join(scratch, 'data.txt')], { env: { HOME: '/' } });
+      expect(q.stdout).toBe(EXPECTED);
+      expect(q.status).toBe(3);
+    }
+  });
+});
