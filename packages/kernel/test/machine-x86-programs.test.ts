@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Machine } from '../src/index.js';
-import { cannotRun, extractInitrd, runGuest } from './guest-support.js';
+import { IMAGES_DIR, cannotRun, extractInitrd, runGuest } from './guest-support.js';
 import { runX86, sh } from './machine-x86-support.js';
 
 describe('x86-64 machine: boot', () => {
@@ -40,7 +40,7 @@ describe('x86-64 machine: boot', () => {
     await expect(Machine.create({ isa: 'x86_64', cpus: 9 })).rejects.toThrow('cpus must be 1 to 8, not 9');
     await expect(Machine.create({ isa: 'x86_64', ramBytes: 8 << 20 })).rejects.toThrow('at least 16 MiB');
     await expect(Machine.create({ isa: 'x86_64', kernel: new Uint8Array([1, 2, 3]), initrd: new Uint8Array(0) })).rejects.toThrow(/^kernel image: /);
-    const arm = readFileSync(join(__dirname, '..', 'guest', 'images', 'arm', 'kernel.elf'));
+    const arm = readFileSync(join(IMAGES_DIR, 'arm', 'kernel.elf'));
     await expect(Machine.create({ isa: 'x86_64', kernel: arm, initrd: new Uint8Array(0) })).rejects.toThrow('kernel image is for arm, not x86_64');
     await expect(Machine.create({ isa: 'x86_64', args: ['say "hi"'] })).rejects.toThrow('cannot carry a double quote');
   });
