@@ -2,7 +2,7 @@
 // displaced first byte (PUSH_RBP, POP_RBP, LEAVE, NOP, RET), execution of one
 // displaced instruction at its original address, and side-effect-free guest
 // virtual reads for NOFAULT loads.
-import { decodeInstruction, dForm, DECODE_INPUT } from './decode';
+import { decodeInstruction, dForm, dMap, dOpcode, dPrefixes, PFX_F2, PFX_F3, DECODE_INPUT } from './decode';
 import { HANDLERS } from './generated/dispatch';
 import {
   rip, setRip, nextRip, setNextRip, reg64, setReg64, readV, writeV, faultVector, raise, VEC_UD, VEC_GP,
@@ -56,9 +56,18 @@ export function executeDisplaced(length: i32, address: u64): i32 {
   if (len != length) { raise(len < 0 ? VEC_GP : VEC_UD, 0); return finishStop(); }
   setRip(address);
   setInsnRip(address);
-  setNextRip(address + <u64>len);
-  unchecked(HANDLERS[dForm])();
-  if (faultVector >= 0) return finishStop();
+  // A REP string instruction does one iteration per call and asks to run again
+  // at its own address; in place that address now holds the breakpoint, so the
+  // remaining iterations run here (each retires as one, as in the run loop).
+  const repString = dMap == 0 && (dPrefixes & (PFX_F2 | PFX_F3)) != 0 &&
+    ((dOpcode >= 0xa4 && dOpcode <= 0xa7) || (dOpcode >= 0xaa && dOpcode <= 0xaf));
+  for (;;) {
+    setNextRip(address + <u64>len);
+    unchecked(HANDLERS[dForm])();
+    if (faultVector >= 0) return finishStop();
+    if (!repString || nextRip != address) break;
+    countRetired();
+  }
   setRip(nextRip);
   countRetired();
   return STOP_NONE;

@@ -200,6 +200,43 @@ describe('DTrace support', () => {
     expect(m.rip()).toBe(0x4000n);
   });
 
+  it('executes a displaced REP string instruction to completion instead of re-running it at the breakpoint', async () => {
+    const m = await bareCore(1 << 20);
+    const input = () => new Uint8Array(m.core.memory.buffer, (m.core.DECODE_INPUT as WebAssembly.Global).value as number, 16);
+    // rep stosb at 0x5000: rcx = 5, al = 0x5a, rdi = 0x6000
+    m.ram().fill(0, 0x6000, 0x6010);
+    input().set([0xf3, 0xaa]);
+    m.regs()[0] = 0x5an;
+    m.regs()[1] = 5n;
+    m.regs()[7] = 0x6000n;
+    m.setRip(0x5000n);
+    const before = m.core.retiredLo();
+    expect(m.core.executeDisplaced(2)).toBe(-1);
+    expect(m.rip()).toBe(0x5002n);
+    expect(m.regs()[1]).toBe(0n);
+    expect(m.regs()[7]).toBe(0x6005n);
+    expect([...m.ram().subarray(0x6000, 0x6006)]).toEqual([0x5a, 0x5a, 0x5a, 0x5a, 0x5a, 0]);
+    expect(m.core.retiredLo() - before).toBe(5); // one per iteration, as in the run loop
+    // repe cmpsb stops at the first difference
+    m.ram().set([1, 2, 3, 4], 0x6100);
+    m.ram().set([1, 2, 9, 4], 0x6200);
+    input().set([0xf3, 0xa6]);
+    m.regs()[1] = 4n;
+    m.regs()[6] = 0x6100n;
+    m.regs()[7] = 0x6200n;
+    m.setRip(0x5000n);
+    expect(m.core.executeDisplaced(2)).toBe(-1);
+    expect(m.rip()).toBe(0x5002n);
+    expect(m.regs()[1]).toBe(1n);
+    expect(m.regs()[6]).toBe(0x6103n);
+    // rep with rcx = 0 does nothing and moves on
+    input().set([0xf3, 0x48, 0xab]);
+    m.regs()[1] = 0n;
+    m.setRip(0x5000n);
+    expect(m.core.executeDisplaced(3)).toBe(-1);
+    expect(m.rip()).toBe(0x5003n);
+  });
+
   it('reads guest virtual memory without faulting and reports the first bad address', async () => {
     const m = await bareCore(4 << 20);
     setupLongMode(m);
