@@ -135,6 +135,39 @@ function bareDescriptions(text: string): string[] | undefined {
   return parts.every((p) => p.length > 0) ? parts : undefined;
 }
 
+/** strerror(3)'s text for a failed file operation. */
+function strerror(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  const text: Record<string, string> = {
+    ENOENT: 'No such file or directory',
+    EACCES: 'Permission denied',
+    EISDIR: 'Is a directory',
+    ENOTDIR: 'Not a directory',
+    EROFS: 'Read-only file system',
+    ENOSPC: 'No space left on device',
+    EEXIST: 'File exists',
+    EPERM: 'Operation not permitted',
+  };
+  return (code !== undefined ? text[code] : undefined) ?? (e instanceof Error ? e.message : String(e));
+}
+
+/** compile_str's name for reports: a -n/-P/-m/-f/-i text cropped at its first '{', '/' or ';'. */
+function reportedName(spec: ProbeSpec): string {
+  if (spec.flag === 's') return spec.text;
+  const cut = spec.text.search(/[{/;]/);
+  return cut < 0 ? spec.text : spec.text.slice(0, cut);
+}
+
+/** Sets an option given on the command line; a bad one fails as dtrace(1) reports it ("failed to set -x name: reason"). */
+function cliOption(options: DTraceOptions, name: string, value: string | null, what: string): void {
+  try {
+    setOption(options, name, value);
+  } catch (e) {
+    if (!(e instanceof OptionError)) throw e;
+    throw new OptionError(`failed to set ${what}: ${e.message.replace(/^.*: /, '')}`);
+  }
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -145,6 +178,11 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   if (argv[2] === 'dis') return (await import('./dis.js')).runDis(argv.slice(3), io);
   if (argv[2] === 'run') return (await import('./run.js')).runRun(argv.slice(3), io);
   const program = createProgram(io.out, io.err);
+  // dtrace(1) without arguments prints its usage to stderr (status 2).
+  if (argv.length <= 2) {
+    io.err(program.helpInformation());
+    return 2;
+  }
   const specs = (program as Command & { probeSpecs: ProbeSpec[] }).probeSpecs;
   try {
     await program.parseAsync(argv);
@@ -178,20 +216,20 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const options: DTraceOptions = defaultOptions();
   for (const x of o.x as string[]) {
     const eq = x.indexOf('=');
-    setOption(options, eq < 0 ? x : x.slice(0, eq), eq < 0 ? null : x.slice(eq + 1));
+    const name = eq < 0 ? x : x.slice(0, eq);
+    // dtrace(1): dfatal("failed to set -x %s", name) and the library's reason.
+    cliOption(options, name, eq < 0 ? null : x.slice(eq + 1), `-x ${name}`);
   }
   if (o.q) options.quiet = true;
   if (o.F) options.flowindent = true;
   if (o.w) options.destructive = true;
   if (o.Z) options.zdefs = true;
-  if (o.b !== undefined) setOption(options, 'bufsize', String(o.b));
+  if (o.b !== undefined) cliOption(options, 'bufsize', String(o.b), `-b ${String(o.b)}`);
   const ncpus = Number(o.cpus);
   if (!Number.isInteger(ncpus) || ncpus < 1 || ncpus > 64) throw new UsageError(`invalid CPU count '${String(o.cpus)}': expected 1 to 64`);
 
   if (o.l) return listProbes(specs, ncpus, io, Boolean(o.v));
-  if (specs.length === 0) {
-    throw new UsageError('no probes specified (use -n, -P, -m, -f, -i or -s; --help lists the options)');
-  }
+  if (specs.length === 0) throw new LoadError('no probes specified');
 
   // Each specification is compiled on its own (for its messages and its
   // matched-probes notice); several are then compiled together as one
@@ -254,7 +292,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
         text = probe ? `${probe.provider}:${probe.module}:${probe.function}:${probe.name}` : `:::${text}`;
         if (!probe && !o.Z) throw new LoadError(`invalid probe specifier ${spec.text}: probe description ${spec.text} does not match any probes`);
         if (!probe) {
-          notices.push(`dtrace: description '${spec.text}' matched 0 probes\n`);
+          notices.push(`dtrace: description '${reportedName(spec)}' matched 0 probes\n`);
           continue;
         }
       } else if (spec.flag !== 'n') {
@@ -284,8 +322,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     if (o.S) io.err(listDif(result));
     const matched = new Set<number>();
     for (const e of result.program.ecbs) for (const d of e.probes) for (const p of registry.match(d)) matched.add(p.id);
-    const what = spec.flag === 's' ? 'script' : 'description';
-    notices.push(`dtrace: ${what} '${spec.text}' matched ${plural(matched.size, 'probe')}\n`);
+    notices.push(`dtrace: ${spec.flag === 's' ? 'script' : 'description'} '${reportedName(spec)}' matched ${plural(matched.size, 'probe')}\n`);
     for (const opt of result.program.options) setOption(options, opt.name, opt.value);
     single = result;
     sources.push(bareDescriptions(source) ? `${source}\n{}\n` : source);
@@ -302,9 +339,10 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     compiledResult = all;
   }
   const compiled: CompiledProgram = compiledResult?.program ?? buildProgram([]);
-  if (!options.quiet) for (const n of notices) io.err(n);
-  if (!options.quiet && options.destructive && !o.e) io.err('dtrace: allowing destructive actions\n');
+  // -e compiles without enabling: dtrace(1) then reports no matches (exec_prog takes dtrace_program_info).
   if (o.e) return 0;
+  if (!options.quiet) for (const n of notices) io.err(n);
+  if (!options.quiet && options.destructive) io.err('dtrace: allowing destructive actions\n');
 
   let baseWrite = io.out;
   if (typeof o.o === 'string') {
@@ -334,9 +372,10 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
             writeFileSync(path, '', { flag: 'a' });
             redirect = path;
           } catch (e) {
-            io.err(`dtrace: couldn't freopen() "${path}": ${(e as Error).message}\n`);
+            return strerror(e);
           }
         }
+        return undefined;
       },
     },
     {

@@ -16,7 +16,8 @@ async function wdtrace(...args: string[]) {
 describe('tst.d-begin: D clauses through the compiler', () => {
   it('prints printf output after the probe line and the aggregations at the end', async () => {
     const r = await wdtrace('-n', 'BEGIN { printf("hello %s %d\\n", "world", 42); @a[probename] = count(); exit(0); }');
-    expect(r.stderr).toBe(`dtrace: description 'BEGIN { printf("hello %s %d\\n", "world", 42); @a[probename] = count(); exit(0); }' matched 1 probe\n`);
+    // compile_str crops the reported name at the first '{', '/' or ';'.
+    expect(r.stderr).toBe(`dtrace: description 'BEGIN ' matched 1 probe\n`);
     expect(r.stdout).toBe(
       'CPU     ID                    FUNCTION:NAME\n' +
         '  0      1                           :BEGIN hello world 42\n' +
@@ -125,8 +126,7 @@ describe('tst.d-tools: -S, -d and -e', () => {
   it('lists DIF with -S and dumps the sugared program with -d', async () => {
     const s = await wdtrace('-S', '-e', '-n', 'BEGIN { trace(1 + 2); }');
     expect(s.stderr).toBe(
-      '\nDIFO 0x1000 returns D type (integer) (size 4)\nOFF OPCODE      INSTRUCTION\n00: 25000001    setx DT_INTEGER[0], %r1\t\t! 0x3\n01: 23000001    ret  %r1\n' +
-        "dtrace: description 'BEGIN { trace(1 + 2); }' matched 1 probe\n",
+      '\nDIFO 0x1000 returns D type (integer) (size 4)\nOFF OPCODE      INSTRUCTION\n00: 25000001    setx DT_INTEGER[0], %r1\t\t! 0x3\n01: 23000001    ret  %r1\n',
     );
     const d = await wdtrace('-d', '-n', 'BEGIN { if (1) { trace(1); } }');
     expect(d.stdout).toBe('BEGIN\n{\n\tthis->%condition_1 = 1 != 0;\n}\n\nBEGIN\n/this->%condition_1/\n{\n\ttrace(1);\n}\n');
@@ -155,7 +155,7 @@ describe('tst.d-system: destructive system() under -w', () => {
     expect(no.stderr).toBe('dtrace: could not enable tracing: Destructive actions not allowed\n');
     const yes = await wdtrace('-w', '-n', prog);
     expect(yes.stdout).toBe('CPU     ID                    FUNCTION:NAME\n  0      1                           :BEGIN before\nfrom-shell\nafter\n\n\n');
-    expect(yes.stderr).toBe(`dtrace: description '${prog}' matched 1 probe\ndtrace: allowing destructive actions\n`);
+    expect(yes.stderr).toBe(`dtrace: description 'BEGIN ' matched 1 probe\ndtrace: allowing destructive actions\n`);
   });
 });
 

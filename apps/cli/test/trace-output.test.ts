@@ -91,3 +91,19 @@ describe('tst.aggrate-merge: snapshots merge every aggregating function exactly'
     expect(one.stdout).toContain('\n        0                7\n');
   });
 });
+
+describe('err.liberr: library-side failures and drop messages worded like libdtrace', () => {
+  it('reports a failed setopt() and freopen() against the enabled probe (dt_handle_liberr)', async () => {
+    const r = await wdtrace('--run-for', '1s', '-qw', '-n', 'BEGIN { freopen("/nonexistent-dir/out"); setopt("nosuchoption", "v"); printf("still here\\n"); exit(0); }');
+    expect(r.stdout).toBe('still here\n\n');
+    expect(r.stderr).toBe(
+      'dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn\'t freopen() "/nonexistent-dir/out": No such file or directory\n' +
+        // dt_setopt's message carries its own newline before dt_handle_liberr's.
+        'dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn\'t set option "nosuchoption" to "v": Invalid option name\n\n',
+    );
+  });
+  it('tags drop messages under -x droptags', async () => {
+    const r = await wdtrace('--run-for', '2s', '-q', '-x', 'droptags', '-x', 'dynvarsize=100', '-n', 'BEGIN { i = 0; } tick-10ms { a[i++] = 1; } tick-1s { exit(0); }');
+    expect(r.stderr).toMatch(/^dtrace: \[DTRACEDROP_DYNAMIC\] \d+ dynamic variable drops\n$/);
+  });
+});

@@ -29,10 +29,14 @@ describe('tst.cli-begin: probe descriptions with the default action', () => {
     expect(p.stdout).toBe('CPU     ID                    FUNCTION:NAME\n  0     17                     :profile-1hz \n  1     17                     :profile-1hz \n\n');
   });
   it('accepts -P, -f, -m and -i specifications', async () => {
-    const r = await wdtrace('-P', 'dtrace', '-e');
+    const r = await wdtrace('-P', 'dtrace', '--run-for', '0s');
     expect(r.stderr).toBe("dtrace: description 'dtrace' matched 3 probes\n");
-    const i = await wdtrace('-i', '1', '-e');
+    const i = await wdtrace('-i', '1', '--run-for', '0s');
     expect(i.stderr).toBe("dtrace: description '1' matched 1 probe\n");
+    expect(i.stdout).toBe('CPU     ID                    FUNCTION:NAME\n  0      1                           :BEGIN \n\n');
+    // -e compiles and matches without enabling, and then reports nothing (exec_prog's dtrace_program_info).
+    const e = await wdtrace('-P', 'dtrace', '-e');
+    expect(e).toEqual({ status: 0, stdout: '', stderr: '' });
   });
   it('is quiet under -q and -x quiet', async () => {
     const r = await wdtrace('-q', '-n', 'BEGIN', '--run-for', '1s');
@@ -46,20 +50,27 @@ describe('err.cli: errors and exit statuses like dtrace(1)', () => {
     const r = await wdtrace('-n', 'nosuch:::probe');
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/^dtrace: invalid probe specifier nosuch:::probe: .*probe description nosuch:::probe does not match any probes\n$/);
-    const z = await wdtrace('-Z', '-n', 'nosuch:::probe', '-n', 'BEGIN', '-e');
+    const z = await wdtrace('-Z', '-n', 'nosuch:::probe', '-n', 'BEGIN', '--run-for', '0s');
     expect(z.status).toBe(0);
     expect(z.stderr).toBe("dtrace: description 'nosuch:::probe' matched 0 probes\ndtrace: description 'BEGIN' matched 1 probe\n");
   });
   it('rejects bad -x options and bad buffer policies', async () => {
     const r = await wdtrace('-x', 'bufpolicy=spill', '-n', 'BEGIN');
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe("dtrace: failed to set option 'bufpolicy' to 'spill': Invalid value for specified option\n");
+    // dtrace(1): dfatal("failed to set -x %s", name) with the library's reason; the value is not repeated.
+    expect(r.stderr).toBe('dtrace: failed to set -x bufpolicy: Invalid value for specified option\n');
     const n = await wdtrace('-x', 'nosuchoption=1', '-n', 'BEGIN');
-    expect(n.stderr).toBe("dtrace: failed to set option 'nosuchoption' to '1': Invalid option name\n");
+    expect(n).toMatchObject({ status: 1, stderr: 'dtrace: failed to set -x nosuchoption: Invalid option name\n' });
+    const b = await wdtrace('-b', '12q', '-n', 'BEGIN');
+    expect(b).toMatchObject({ status: 1, stderr: 'dtrace: failed to set -b 12q: Invalid value for specified option\n' });
   });
   it('needs a probe specification', async () => {
     const r = await wdtrace();
     expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^Usage: wdtrace /);
+    // Options but no probe description: dfatal("no probes specified").
+    const q = await wdtrace('-q');
+    expect(q).toEqual({ status: 1, stdout: '', stderr: 'dtrace: no probes specified\n' });
   });
 });
 

@@ -27,8 +27,12 @@ export interface ConsumerOutput {
   err(s: string): void;
   /** system(): runs a command after everything printed before it (destructive; the host decides how). */
   system?(command: string): void;
-  /** freopen(): sends later trace output to a file ("" restores the original output). */
-  freopen?(path: string): void;
+  /**
+   * freopen(): sends later trace output to a file ("" restores the original
+   * output). Returns the reason (strerror text) when the file cannot be
+   * opened; output then stays where it was.
+   */
+  freopen?(path: string): string | void;
 }
 
 /** One decoded firing, for --json. */
@@ -144,11 +148,11 @@ export class Consumer {
     for (const cpu of order) {
       const snap = this.state.snapshot(cpu, final);
       for (const e of snap.entries) this.entry(cpu, e);
-      if (snap.drops > 0) this.output.err(`dtrace: ${snap.drops} drop${snap.drops > 1 ? 's' : ''} on CPU ${cpu}\n`);
+      if (snap.drops > 0) this.output.err(`dtrace: ${this.dropTag('PRINCIPAL')}${snap.drops} drop${snap.drops > 1 ? 's' : ''} on CPU ${cpu}\n`);
     }
     const aggDrops = this.state.takeAggregationDrops();
     aggDrops.forEach((d, cpu) => {
-      if (d > 0) this.output.err(`dtrace: ${d} aggregation drop${d > 1 ? 's' : ''} on CPU ${cpu}\n`);
+      if (d > 0) this.output.err(`dtrace: ${this.dropTag('AGGREGATION')}${d} aggregation drop${d > 1 ? 's' : ''} on CPU ${cpu}\n`);
     });
     this.reportDrops();
   }
@@ -158,14 +162,15 @@ export class Consumer {
   /** dt_handle_status: counts that grew since the last report. */
   private reportDrops(): void {
     const d = this.state.drops;
+    const tags = { dynamic: 'DYNAMIC', speculative: 'SPEC', specBusy: 'SPECBUSY', specUnavailable: 'SPECUNAVAIL', doubleError: 'DBLERROR' } as const;
     const msg = (now: number, key: keyof typeof this.reported, text: (n: number, s: string) => string): void => {
       const delta = now - this.reported[key];
-      if (delta > 0) this.output.err(`dtrace: ${text(delta, delta > 1 ? 's' : '')}\n`);
+      if (delta > 0) this.output.err(`dtrace: ${this.dropTag(tags[key])}${text(delta, delta > 1 ? 's' : '')}\n`);
       this.reported[key] = now;
     };
     msg(d.dynamic, 'dynamic', (n, s) => `${n} dynamic variable drop${s}`);
     msg(d.speculative, 'speculative', (n, s) => `${n} speculative drop${s}`);
-    msg(d.specBusy, 'specBusy', (n, s) => `${n} failed speculation${s} (busy)`);
+    msg(d.specBusy, 'specBusy', (n, s) => `${n} failed speculation${s} (available buffer(s) still busy)`);
     msg(d.specUnavailable, 'specUnavailable', (n, s) => `${n} failed speculation${s} (no speculative buffer available)`);
     msg(d.doubleError, 'doubleError', (n, s) => `${n} error${s} in ERROR probe enabling`);
   }
@@ -237,7 +242,8 @@ export class Consumer {
             try {
               setOption(this.opts, name, value);
             } catch (err) {
-              this.output.err(`dtrace: couldn't set option "${name}" to "${value ?? '1'}": ${(err as Error).message.replace(/^.*: /, '')}\n`);
+              // dt_setopt's message ends with a newline of its own, then dt_handle_liberr adds one.
+              this.libraryError(ep, `couldn't set option "${name}" to "${value ?? '1'}": ${(err as Error).message.replace(/^.*: /, '')}\n`);
             }
             continue;
           }
@@ -294,7 +300,10 @@ export class Consumer {
           this.output.out(text);
           text = '';
           if (act.kind === DTRACEACT.SYSTEM) this.output.system?.(s);
-          else this.output.freopen?.(s);
+          else {
+            const failed = this.output.freopen?.(s);
+            if (typeof failed === 'string') this.libraryError(ep, `couldn't freopen() "${s}": ${failed}`);
+          }
         }
         if (n > 0) i += n - 1;
         continue;
@@ -335,6 +344,17 @@ export class Consumer {
       const ts = (BigInt(view.getUint32(4, true)) << 32n) | BigInt(view.getUint32(8, true));
       this.json({ cpu, id: p.id, epid: e.epid, probe: `${p.provider}:${p.module}:${p.function}:${p.name}`, timestamp: ts.toString(), output: text });
     }
+  }
+
+  /** The "[DTRACEDROP_...] " prefix of drop messages under the droptags option. */
+  private dropTag(kind: string): string {
+    return this.opts.droptags ? `[DTRACEDROP_${kind}] ` : '';
+  }
+
+  /** dt_handle_liberr: a library-side failure reported against the enabled probe. */
+  private libraryError(ep: EnabledProbe, message: string): void {
+    const p = ep.probe;
+    this.output.err(`dtrace: error on enabled probe ID ${ep.epid} (ID ${p.id}: ${p.provider}:${p.module}:${p.function}:${p.name}): ${message}\n`);
   }
 
   /** dt_flowindent: " -> func" on entry, " <- func" on return, "| func:name" otherwise. */

@@ -28,6 +28,8 @@ export interface DTraceOptions {
   aggsortkeypos: number;
   rawbytes: boolean;
   errtags: boolean;
+  /** Prefix drop messages with their DTRACEDROP_* tag. */
+  droptags: boolean;
   /** Scratch space per CPU for string results (bytes). */
   scratchsize: number;
   statusrate: bigint;
@@ -59,6 +61,7 @@ export function defaultOptions(): DTraceOptions {
     aggsortkeypos: 0,
     rawbytes: false,
     errtags: false,
+    droptags: false,
     scratchsize: 64 * 1024,
     statusrate: 1_000_000_000n,
     zdefs: false,
@@ -96,9 +99,9 @@ export function parseRate(name: string, value: string): bigint {
 const SIZE_OPTIONS = new Set(['bufsize', 'aggsize', 'dynvarsize', 'strsize', 'specsize', 'scratchsize']);
 const RATE_OPTIONS = new Set(['switchrate', 'aggrate', 'cleanrate', 'statusrate']);
 const COUNT_OPTIONS = new Set(['nspec', 'stackframes', 'ustackframes', 'stackindent', 'aggsortpos', 'aggsortkeypos']);
-const BOOLEAN_OPTIONS = new Set(['quiet', 'flowindent', 'destructive', 'aggsortkey', 'aggsortrev', 'rawbytes', 'errtags', 'zdefs']);
+const BOOLEAN_OPTIONS = new Set(['quiet', 'flowindent', 'destructive', 'aggsortkey', 'aggsortrev', 'rawbytes', 'errtags', 'droptags', 'zdefs']);
 /** Options accepted for compatibility that change nothing on this machine. */
-const ACCEPTED_OPTIONS = new Set(['cpu', 'grabanon', 'jstackframes', 'jstackstrsize', 'nolibs', 'defaultargs', 'linkmode', 'encoding', 'aggpercpu', 'temporal', 'agghist', 'aggpack', 'aggzoom', 'bufresize', 'ctypes', 'dtypes', 'verbose', 'evaltime', 'version', 'droptags', 'disasm', 'debug', 'core', 'amin', 'argref', 'cpp', 'cpphdrs', 'cpppath', 'iregs', 'knodefs', 'ld', 'ldpath', 'libdir', 'pgmax', 'pspec', 'stdc', 'tree', 'tregs', 'udefs', 'unodefs', 'userland']);
+const ACCEPTED_OPTIONS = new Set(['cpu', 'grabanon', 'jstackframes', 'jstackstrsize', 'nolibs', 'defaultargs', 'linkmode', 'encoding', 'aggpercpu', 'temporal', 'agghist', 'aggpack', 'aggzoom', 'bufresize', 'ctypes', 'dtypes', 'verbose', 'evaltime', 'version', 'disasm', 'debug', 'core', 'amin', 'argref', 'cpp', 'cpphdrs', 'cpppath', 'iregs', 'knodefs', 'ld', 'ldpath', 'libdir', 'pgmax', 'pspec', 'stdc', 'tree', 'tregs', 'udefs', 'unodefs', 'userland']);
 
 export function isKnownOption(name: string): boolean {
   return SIZE_OPTIONS.has(name) || RATE_OPTIONS.has(name) || COUNT_OPTIONS.has(name) || BOOLEAN_OPTIONS.has(name) || name === 'bufpolicy' || ACCEPTED_OPTIONS.has(name);
