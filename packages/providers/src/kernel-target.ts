@@ -161,17 +161,21 @@ function armDataRanges(elf: ElfFile, sectionAddresses?: ReadonlyMap<number, bigi
   return ranges;
 }
 
-/** The core kernel's image description from its ELF (SDT sites as krtld finds them). */
-export function kernelImageFromElf(input: Uint8Array | ElfFile, moduleName = 'kernel'): KernelModuleImage {
+/**
+ * The core kernel's image description from its ELF. Its SDT sites are found
+ * with krtld unless given (a machine that loaded the kernel has them already,
+ * and its ELF may be the patched image, where the sites are no calls any more).
+ */
+export function kernelImageFromElf(input: Uint8Array | ElfFile, moduleName = 'kernel', sdtSites?: readonly SdtSite[]): KernelModuleImage {
   // Bytes are copied first: krtld would patch a Node Buffer in place (Buffer#slice is a view).
   const elf = input instanceof ElfFile ? input : parseElf(new Uint8Array(input));
-  const sdt = processKernelSdtSites(elf, moduleName);
+  const sites = sdtSites ?? processKernelSdtSites(elf, moduleName).sites;
   let dwarf: DwarfInfo | undefined | null = null;
   return {
     name: moduleName,
     functions: elfFunctions(elf, moduleName),
     dataRanges: armDataRanges(elf),
-    sdtSites: sdt.sites,
+    sdtSites: sites,
     dwarf: () => {
       if (dwarf === null) dwarf = elf.sections.some((s) => s.name === '.debug_info') ? readDwarf(elf) : undefined;
       return dwarf;

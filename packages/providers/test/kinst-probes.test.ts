@@ -126,7 +126,8 @@ describe.each(['x86_64', 'arm'] as const)('kinst on the %s kernel', (isa) => {
 
     // arch_translate(mm, va, NULL, NULL) on an empty root table runs its inlined copy and returns false.
     const mmType = dwarf.types.get(dwarf.namedTypes.get('struct mm_struct')!)!;
-    const pgdOffset = (mmType as { members: { name: string; offset: number }[] }).members.find((m) => m.name === 'pgd')!.offset;
+    if (mmType.kind !== 'struct') throw new Error('struct mm_struct is not a struct in DWARF');
+    const pgdOffset = mmType.members.find((m) => m.name === 'pgd')!.offset;
     const mm = t.target.scratch;
     const root = mm + 0x4000n; // 16 KiB aligned, zeroed
     const rootPhys = root - t.target.virtualBase;
