@@ -21,6 +21,7 @@ export default defineConfig({
         text: 'Using wdtrace',
         items: [
           { text: 'Running programs', link: '/guide/running-programs' },
+          { text: 'Tracing with D', link: '/guide/d-tracing' },
           { text: 'Disassembling guest code', link: '/guide/disassembler' },
         ],
       },
