@@ -15,11 +15,23 @@ import {
   setOption,
   IdleMachine,
   type CompiledProgram,
+  type ConsumerOutput,
   type DTraceOptions,
+  type ProbeRegistry,
 } from '@wdtrace/dtrace-core';
 import { IdleSession, createIdleRegistry } from '@wdtrace/providers';
 import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
 import { recordTypesOf } from './record-types.js';
+import { GuestCliError, createGuest, runGuest, wantsGuest, type GuestRequest } from './guest.js';
+
+/** A -s script's text for deciding whether it needs a guest (an unreadable one is reported later, when compiled). */
+function readScriptText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
 import { dirname, resolve as resolvePath } from 'node:path';
 import { existsSync } from 'node:fs';
 
@@ -89,6 +101,8 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
     .option('-H', 'print the path of every #included file (with -C, to stderr)')
     .option('--json', 'print one JSON object per probe firing instead of formatted text')
     .option('--run-for <duration>', 'stop tracing after this much virtual time (e.g. 5s, 250ms)')
+    .option('-c <command>', 'boot the guest, run the command in it and trace until it exits ($target is its pid)')
+    .option('--arch <isa>', 'trace a guest machine of this ISA: x86_64 or arm (the default when kernel probes are named: x86_64)')
     .option('--cpus <n>', 'number of CPUs of the machine', '1')
     .argument('[macro-argument...]', 'values for $1, $2, ... in the program')
     .addHelpText('after', '\nVerbs:\n  wdtrace dis [--arch x86_64|arm] [--symbol NAME]... FILE\n                        disassemble an ELF file as llvm-objdump -d does\n  wdtrace run [--arch x86_64|arm] [--cpus N] [-- PROGRAM ARGS...]\n                        boot the guest and run PROGRAM (a guest path or a static ELF)\n')
@@ -228,7 +242,25 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const ncpus = Number(o.cpus);
   if (!Number.isInteger(ncpus) || ncpus < 1 || ncpus > 64) throw new UsageError(`invalid CPU count '${String(o.cpus)}': expected 1 to 64`);
 
-  if (o.l) return listProbes(specs, ncpus, io, Boolean(o.v));
+  // A booted guest when the invocation asks for one (-c, --arch) or names kernel probes.
+  const guestRequest: GuestRequest = {
+    arch: o.arch as string | undefined,
+    command: o.c as string | undefined,
+    cpus: ncpus,
+    texts: specs.map((s) => (s.flag === 's' ? readScriptText(s.text) : s.text)),
+    providers: specs.filter((s) => s.flag === 'P').map((s) => s.text),
+  };
+  let guest: Awaited<ReturnType<typeof createGuest>> | undefined;
+  const decoder = new TextDecoder();
+  if (wantsGuest(guestRequest)) {
+    try {
+      guest = await createGuest(guestRequest, (bytes) => io.out(decoder.decode(bytes, { stream: true })));
+    } catch (e) {
+      if (e instanceof GuestCliError) throw new UsageError(e.message);
+      throw e;
+    }
+  }
+  if (o.l) return listProbes(specs, ncpus, io, Boolean(o.v), guest?.tracer.registry);
   if (specs.length === 0) throw new LoadError('no probes specified');
 
   // Each specification is compiled on its own (for its messages and its
@@ -237,7 +269,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   // Virtual time starts at 0; walltimestamp counts from the real time the session starts.
   const machine = new IdleMachine(ncpus, BigInt(Date.now()) * 1_000_000n);
   const idle = createIdleRegistry(machine);
-  const registry = idle.registry;
+  const registry = guest ? guest.tracer.registry : idle.registry;
   const catalogue = {
     match: (d: { provider: string; module: string; function: string; name: string }) =>
       registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })),
@@ -248,9 +280,9 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     xOptions[eq < 0 ? x : x.slice(0, eq)] = eq < 0 ? null : x.slice(eq + 1);
   }
   const base: CompileOptions = {
-    dataModel: 'LP64',
+    dataModel: guest?.isa === 'arm' ? 'ILP32' : 'LP64',
     macroArgs: macroArgs,
-    macroVariables: { pid: process.pid, ppid: process.ppid, uid: 0, gid: 0 },
+    macroVariables: { pid: process.pid, ppid: process.ppid, uid: 0, gid: 0, ...(guest?.target !== undefined ? { target: guest.target } : {}) },
     options: xOptions,
     probes: catalogue,
     zdefs: Boolean(o.Z),
@@ -354,9 +386,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const write = (s: string): void => (redirect !== undefined ? appendFileSync(redirect, s) : baseWrite(s));
   const json = Boolean(o.json);
   const startedAt = Date.now();
-  const session = new IdleSession(
-    compiled,
-    {
+  const output: ConsumerOutput = {
       out: json ? () => {} : write,
       err: io.err,
       // system(): the command's output joins the trace output in order.
@@ -364,6 +394,11 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
         const r = spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
         if (r.stdout) write(r.stdout);
         if (r.stderr) io.err(r.stderr);
+      },
+      // ftruncate(): empties the file output goes to (a redirect or -o); stdout is left alone, as ftruncate(2) fails on it.
+      ftruncate: () => {
+        const file = redirect ?? (typeof o.o === 'string' ? o.o : undefined);
+        if (file !== undefined) writeFileSync(file, '');
       },
       freopen: (path) => {
         if (path === '') redirect = undefined;
@@ -377,14 +412,42 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
         }
         return undefined;
       },
-    },
+  };
+  const recordType = compiledResult ? recordTypesOf(compiledResult) : undefined;
+  const timeLimit = o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined;
+  if (guest) {
+    let interrupted = false;
+    const onGuestInt = (): void => void (interrupted = true);
+    process.on('SIGINT', onGuestInt);
+    try {
+      const result = await runGuest(guest.tracer, compiled, output, {
+        options,
+        timeLimit,
+        recordType,
+        target: guest.target,
+        json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
+        pause: () => new Promise((r) => setImmediate(r)),
+        interrupted: () => interrupted,
+      });
+      const aggs = result.consumer.printAggregations();
+      if (json) {
+        if (aggs !== '') write(JSON.stringify({ aggregations: aggs }) + '\n');
+      } else write('\n' + aggs);
+      return result.status;
+    } finally {
+      process.off('SIGINT', onGuestInt);
+    }
+  }
+  const session = new IdleSession(
+    compiled,
+    output,
     {
       ncpus,
       options,
       machine,
       registry: idle,
-      recordType: compiledResult ? recordTypesOf(compiledResult) : undefined,
-      timeLimit: o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined,
+      recordType,
+      timeLimit,
       json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
       // Without --run-for the idle machine's clock follows the real one, as dtrace(1) runs until ^C.
       pace: o.runFor === undefined ? (t) => paceTo(startedAt, t) : undefined,
@@ -437,9 +500,8 @@ function probeInfo(registry: ReturnType<typeof createIdleRegistry>['registry'], 
   return out + '\n';
 }
 
-function listProbes(specs: ProbeSpec[], ncpus: number, io: CliIo, verbose = false): number {
-  const machine = new IdleMachine(ncpus);
-  const { registry } = createIdleRegistry(machine);
+function listProbes(specs: ProbeSpec[], ncpus: number, io: CliIo, verbose = false, guestRegistry?: ProbeRegistry): number {
+  const registry = guestRegistry ?? createIdleRegistry(new IdleMachine(ncpus)).registry;
   const line = (id: string, p: string, m: string, f: string, n: string): string => `${id.padStart(5)} ${p.padStart(10)} ${m.padStart(17)} ${f.padStart(33)} ${n}\n`;
   let text = line('ID', 'PROVIDER', 'MODULE', 'FUNCTION', 'NAME');
   const seen = new Set<number>();

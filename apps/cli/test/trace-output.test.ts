@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
@@ -105,5 +108,26 @@ describe('err.liberr: library-side failures and drop messages worded like libdtr
   it('tags drop messages under -x droptags', async () => {
     const r = await wdtrace('--run-for', '2s', '-q', '-x', 'droptags', '-x', 'dynvarsize=100', '-n', 'BEGIN { i = 0; } tick-10ms { a[i++] = 1; } tick-1s { exit(0); }');
     expect(r.stderr).toMatch(/^dtrace: \[DTRACEDROP_DYNAMIC\] \d+ dynamic variable drops\n$/);
+  });
+});
+
+describe('tst.actions-norecord: actions dtrace(1) gives no record print nothing', () => {
+  it('prints nothing for chill(), raise(), stop(), breakpoint() and panic()', async () => {
+    const r = await wdtrace('--run-for', '1s', '-w', '-n', 'BEGIN { chill(10); raise(9); stop(); breakpoint(); panic(); printf("x"); exit(0); }');
+    expect(r.stdout).toBe('CPU     ID                    FUNCTION:NAME\n  0      1                           :BEGIN x\n\n');
+  });
+});
+
+describe('tst.ftruncate: ftruncate() empties the output file', () => {
+  it('keeps only what is printed after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wdtrace-ftruncate-'));
+    try {
+      const file = join(dir, 'out.txt');
+      const r = await wdtrace('-o', file, '--run-for', '1s', '-qn', 'BEGIN { printf("one\\n"); ftruncate(); printf("two\\n"); exit(0); }');
+      expect(r.status).toBe(0);
+      expect(readFileSync(file, 'utf8')).toBe('two\n\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -33,6 +33,8 @@ export interface ConsumerOutput {
    * opened; output then stays where it was.
    */
   freopen?(path: string): string | void;
+  /** ftruncate(): empties the output file and writes on from its start (ftruncate(2) and fseeko). */
+  ftruncate?(): void;
 }
 
 /** One decoded firing, for --json. */
@@ -247,6 +249,12 @@ export class Consumer {
             }
             continue;
           }
+          case DT_ACT.FTRUNCATE:
+            // Output so far goes out first; then the output file is emptied (a terminal or pipe is left alone).
+            this.output.out(text);
+            text = '';
+            this.output.ftruncate?.();
+            continue;
           default:
             continue;
         }
@@ -255,7 +263,12 @@ export class Consumer {
         this.exitSeen = true;
         continue;
       }
-      if (act.kind === DTRACEACT.SPECULATE || act.kind === DTRACEACT.COMMIT || act.kind === DTRACEACT.DISCARD) continue;
+      // The kernel gives these actions no record (dtrace_ecb_action_add leaves their size 0): nothing prints.
+      if (
+        act.kind === DTRACEACT.SPECULATE || act.kind === DTRACEACT.COMMIT || act.kind === DTRACEACT.DISCARD ||
+        act.kind === DTRACEACT.RAISE || act.kind === DTRACEACT.CHILL || act.kind === DTRACEACT.STOP ||
+        act.kind === DTRACEACT.BREAKPOINT || act.kind === DTRACEACT.PANIC
+      ) continue;
       if (act.kind === DTRACEACT.TRACEMEM_DYNSIZE) {
         tracememSize = Number(intValue());
         continue;
