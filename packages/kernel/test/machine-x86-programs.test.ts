@@ -36,6 +36,35 @@ describe('x86-64 machine: boot', () => {
     expect(r.status).not.toBe(0);
   });
 
+  it('interactive console: run() stops when every CPU waits for input, and goes on when it arrives', async () => {
+    let output = '';
+    const m = await Machine.create({ isa: 'x86_64', cmdline: 'quiet', interactive: true, consoleOutput: (b) => (output += new TextDecoder().decode(b)) });
+    expect(m.run({ instructions: 100_000_000 })).toMatchObject({ kind: 'input' });
+    expect(output).toBe('$ ');
+    const t = m.now();
+    m.input('echo one\n');
+    expect(m.run({ instructions: 100_000_000 })).toMatchObject({ kind: 'input' });
+    expect(output).toBe('$ one\n$ ');
+    m.input('exit 9\n');
+    m.closeInput();
+    expect(await m.runUntilPowerOff({ instructions: 100_000_000 })).toEqual({ kind: 'poweroff', status: 9 });
+    expect(m.now()).toBeGreaterThan(t);
+  });
+
+  it('an exception before the kernel has an IDT stops the machine with a triple-fault report', async () => {
+    const m = await Machine.create({ isa: 'x86_64' });
+    const entry = m.kernel.header.entry;
+    m.writeText(entry, Uint8Array.of(0x0f, 0x0b)); // ud2: #UD, offered to the handlers, then to the guest's (absent) IDT
+    let offered = 0;
+    m.addInvopHandler(() => {
+      offered++;
+      return undefined;
+    });
+    expect(m.run({ instructions: 1000 })).toEqual({ kind: 'fatal', cpu: 0, reason: 'triple fault delivering vector 6', pc: entry });
+    expect(offered).toBe(1);
+    expect(m.result).toMatchObject({ kind: 'fatal' });
+  });
+
   it('rejects bad options with clear errors', async () => {
     await expect(Machine.create({ isa: 'x86_64', cpus: 9 })).rejects.toThrow('cpus must be 1 to 8, not 9');
     await expect(Machine.create({ isa: 'x86_64', ramBytes: 8 << 20 })).rejects.toThrow('at least 16 MiB');

@@ -447,7 +447,8 @@ export class Machine {
         if (untilNs !== Infinity) budget = Math.min(budget, Math.ceil((untilNs - now) / this.nsPerInsn));
         budget = Math.max(1, budget);
         const stop = this.runSlice(cpu, budget);
-        if (this.sliceRetired > 0) progressed = true;
+        // A trap or exception handled with no instruction retired is progress too (the CPU is somewhere new).
+        if (this.sliceRetired > 0 || stop.kind === 'trap' || stop.kind === 'exception') progressed = true;
         const fatal = this.handleStop(cpu, stop);
         this.flushOutput();
         if (fatal) return fatal;
