@@ -293,6 +293,15 @@ export class CoreKernelTarget implements KernelTarget {
     return image;
   }
 
+  /** Unloads a module: listeners hear of it, its symbols go; its memory is left as it is. */
+  unloadModule(name: string): void {
+    const i = this.images.findIndex((m) => m.name === name);
+    if (i <= 0) throw new CoreTargetError(i === 0 ? 'the kernel cannot be unloaded' : `no module ${name} is loaded`);
+    const [image] = this.images.splice(i, 1);
+    this.symbols.removeModule(name);
+    for (const l of [...this.listeners]) l({ kind: 'unload', module: image! });
+  }
+
   // ---- running ----
 
   /** Kernel virtual address of 2 MiB of free memory for a caller's data (strings, buffers). */

@@ -75,6 +75,19 @@ export interface KernelModuleImage {
   dwarf(): DwarfInfo | undefined;
 }
 
+/** The address range a module's functions and SDT sites cover (empty when it has neither). */
+export function moduleExtent(m: KernelModuleImage): { start: bigint; end: bigint } {
+  let start: bigint | undefined;
+  let end: bigint | undefined;
+  const add = (a: bigint, b: bigint) => {
+    if (start === undefined || a < start) start = a;
+    if (end === undefined || b > end) end = b;
+  };
+  for (const f of m.functions) add(f.address, f.address + BigInt(f.size));
+  for (const s of m.sdtSites) add(s.address, s.address + BigInt(s.patch.length));
+  return { start: start ?? 0n, end: end ?? 0n };
+}
+
 /** Why a module list changed. */
 export type ModuleEvent = { readonly kind: 'load' | 'unload'; readonly module: KernelModuleImage };
 

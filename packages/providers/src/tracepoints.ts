@@ -98,6 +98,24 @@ export class TracepointTable {
     }
   }
 
+  /**
+   * Drops every tracepoint in [start, end) without writing: the memory no
+   * longer holds that code (a module was unloaded). Returns what was dropped.
+   */
+  forget(start: bigint, end: bigint): Tracepoint[] {
+    const dropped: Tracepoint[] = [];
+    for (const [addr, site] of [...this.sites]) {
+      if (addr < start || addr >= end) continue;
+      dropped.push(...site.owners);
+      this.sites.delete(addr);
+    }
+    if (this.sites.size === 0 && this.removeHandler) {
+      this.removeHandler();
+      this.removeHandler = undefined;
+    }
+    return dropped;
+  }
+
   /** Whether a tracepoint is installed at `address`. */
   has(address: bigint): boolean {
     return this.sites.has(address);

@@ -22,7 +22,7 @@ import type { ArmSupport } from '../isa/arm.js';
 import { createIsaSupport, type IsaSupport } from '../isa/index.js';
 import { UNTRACEABLE_FUNCTIONS } from '../exclusions.js';
 import { KernelText, uniqueFunctions } from '../kernel-text.js';
-import type { KernelFunction, KernelModuleImage, KernelTarget, ProbeSink, Trap } from '../kernel-target.js';
+import { ProviderError, moduleExtent, type KernelFunction, type KernelModuleImage, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
 import { armFbtPoints } from './isa/arm.js';
 import type { FbtFunctionPoints, FbtPoint } from './isa/common.js';
@@ -41,6 +41,8 @@ export interface FbtProbe {
   /** Tracepoints of this probe (one per point), created on first enable. */
   tracepoints?: Tracepoint[];
   id: number;
+  /** Its module was unloaded. */
+  unloaded?: boolean;
 }
 
 /** Per-ISA share of functions with both probes (the brief's coverage figure). */
@@ -72,6 +74,22 @@ export class FbtProvider {
     readonly support: IsaSupport,
   ) {
     this.text = new KernelText(target, support);
+    target.onModuleEvent?.((e) => {
+      if (e.kind === 'unload') this.moduleUnloaded(e.module);
+    });
+  }
+
+  /** A module went away: its probes stay listed but can no longer be enabled. */
+  private moduleUnloaded(m: KernelModuleImage): void {
+    const { start, end } = moduleExtent(m);
+    tracepointsOf(this.target).forget(start, end);
+    for (const p of this.probes.values()) {
+      if (p.module !== m.name) continue;
+      p.tracepoints = undefined;
+      p.unloaded = true;
+    }
+    for (const k of [...this.points.keys()]) if (k.startsWith(`${m.name}\u0000`)) this.points.delete(k);
+    this.text.forget(m.name);
   }
 
   static async create(target: KernelTarget, sink: ProbeSink, support?: IsaSupport): Promise<FbtProvider> {
@@ -151,6 +169,8 @@ export class FbtProvider {
       if (desc && !globMatch(desc.module, m.name)) continue;
       for (const fn of uniqueFunctions(m)) {
         if (desc && !globMatch(desc.function, fn.name)) continue;
+        const known = registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'entry') ?? registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'return');
+        if (known && (known.providerArg as FbtProbe).unloaded) continue; // a module of the same name loaded again: its old probes keep their ids
         if (registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'entry') || registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'return')) continue;
         const p = this.pointsOf(m, fn);
         if (p.entry) this.createProbe(registry, { kind: 'entry', module: m.name, function: fn, points: [p.entry], id: 0 });
@@ -165,6 +185,7 @@ export class FbtProvider {
   }
 
   private enable(probe: FbtProbe): void {
+    if (probe.unloaded) throw new ProviderError(FBT_PROVIDER_NAME, `module ${probe.module} of ${probe.function.name}:${probe.kind} was unloaded`);
     if (probe.tracepoints) return;
     const table = tracepointsOf(this.target);
     const name = `fbt:${probe.module}:${probe.function.name}:${probe.kind}`;

@@ -15,7 +15,7 @@ import type { ArmSupport } from '../isa/arm.js';
 import type { KernelInsn } from '../isa/common.js';
 import { createIsaSupport, type IsaSupport } from '../isa/index.js';
 import { KernelText, uniqueFunctions } from '../kernel-text.js';
-import { ProviderError, type InvopResult, type KernelFunction, type KernelModuleImage, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
+import { ProviderError, moduleExtent, type InvopResult, type KernelFunction, type KernelModuleImage, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
 import { expandInlineProbe, type InlineExpansion } from './inline.js';
 import { armKinstPatch } from './isa/arm.js';
@@ -33,6 +33,8 @@ export interface KinstProbe {
   readonly offset: number;
   tracepoint?: Tracepoint;
   id: number;
+  /** Its module was unloaded. */
+  unloaded?: boolean;
 }
 
 /** What kinst asks fbt for the inline fallback (FbtProvider has both). */
@@ -52,7 +54,17 @@ export class KinstProvider {
     private readonly fbt?: FbtLookup,
   ) {
     this.text = new KernelText(target, support);
+    target.onModuleEvent?.((e) => {
+      if (e.kind !== 'unload') return;
+      const { start, end } = moduleExtent(e.module);
+      for (const tp of tracepointsOf(target).forget(start, end)) this.byTracepoint.get(tp)?.forEach((p) => (p.tracepoint = undefined));
+      for (const p of this.probes) if (p.module === e.module.name) p.unloaded = true;
+      this.text.forget(e.module.name);
+    });
   }
+
+  private readonly probes = new Set<KinstProbe>();
+  private readonly byTracepoint = new Map<Tracepoint, KinstProbe[]>();
 
   static async create(
     target: KernelTarget,
@@ -108,6 +120,7 @@ export class KinstProvider {
           if (registry.lookup(KINST_PROVIDER_NAME, m.name, fn.name, name)) continue;
           const probe: KinstProbe = { module: m.name, function: fn, insn, offset, id: 0 };
           probe.id = registry.createProbe(KINST_PROVIDER_NAME, m.name, fn.name, name, probe);
+          this.probes.add(probe);
         }
         if (exactFunction && exactOffset !== undefined && !found) {
           const known = insns.map((i) => i.offset);
@@ -120,6 +133,7 @@ export class KinstProvider {
   }
 
   private enable(probe: KinstProbe): void {
+    if (probe.unloaded) throw new ProviderError(KINST_PROVIDER_NAME, `module ${probe.module} of ${probe.function.name}:${probe.offset} was unloaded`);
     if (probe.tracepoint) return;
     const { patch, result } = this.patchFor(probe.insn);
     const tp: Tracepoint = {
@@ -134,11 +148,13 @@ export class KinstProvider {
     };
     tracepointsOf(this.target).install(tp);
     probe.tracepoint = tp;
+    this.byTracepoint.set(tp, [probe]);
   }
 
   private disable(probe: KinstProbe): void {
     if (!probe.tracepoint) return;
     tracepointsOf(this.target).remove(probe.tracepoint);
+    this.byTracepoint.delete(probe.tracepoint);
     probe.tracepoint = undefined;
   }
 

@@ -9,7 +9,7 @@
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
 import { SDT_NAMED_PROVIDERS, type SdtSite } from '@wdtrace/kernel';
 import { createIsaSupport, type IsaSupport } from '../isa/index.js';
-import type { InvopResult, KernelTarget, ProbeSink, Trap } from '../kernel-target.js';
+import { moduleExtent, type InvopResult, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
 import { armSdtPatch } from './isa/arm.js';
 import { x86SdtPatch } from './isa/x86.js';
@@ -27,6 +27,8 @@ export interface SdtProbe {
   readonly sites: SdtSite[];
   tracepoints?: Tracepoint[];
   id: number;
+  /** Its module was unloaded. */
+  unloaded?: boolean;
 }
 
 const hex = (v: bigint): string => `0x${v.toString(16)}`;
@@ -42,6 +44,16 @@ export class SdtProvider {
     private readonly support: IsaSupport,
   ) {
     this.definitions = SDT_PROVIDERS.map((name) => this.definitionFor(name));
+    target.onModuleEvent?.((e) => {
+      if (e.kind !== 'unload') return;
+      const { start, end } = moduleExtent(e.module);
+      tracepointsOf(target).forget(start, end);
+      for (const p of this.probes.values()) {
+        if (p.module !== e.module.name) continue;
+        p.tracepoints = undefined;
+        p.unloaded = true;
+      }
+    });
   }
 
   static async create(target: KernelTarget, sink: ProbeSink, support?: IsaSupport): Promise<SdtProvider> {
@@ -98,6 +110,7 @@ export class SdtProvider {
   }
 
   private enable(probe: SdtProbe): void {
+    if (probe.unloaded) throw new Error(`${probe.provider}:${probe.module}:${probe.function}:${probe.name}: module ${probe.module} was unloaded`);
     if (probe.tracepoints) return;
     const table = tracepointsOf(this.target);
     const name = `${probe.provider}:${probe.module}:${probe.function}:${probe.name}`;
