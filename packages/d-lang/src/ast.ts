@@ -191,6 +191,22 @@ export interface XlateExpr extends ExprBase {
   readonly k: 'xlate';
   readonly typeName: TypeName;
   readonly operand: Expr;
+  /** Set by the types pass: how the translated struct is built (dt_cg_xlate_expand). */
+  expansion?: XlateExpansion;
+}
+
+/**
+ * A whole translation, `xlate <T>(e)` or `xlate <T *>(e)` used as a value:
+ * scratch space of the output type's size, each member the translator
+ * defines stored at its offset (the others stay zero). The operand is
+ * evaluated once, into a hidden clause-local the member expressions read.
+ */
+export interface XlateExpansion {
+  /** Size of the output struct or union. */
+  readonly size: number;
+  /** Hidden clause-local holding the operand (absent when the operand is substituted as is). */
+  readonly argument?: VariableInfo;
+  readonly members: readonly { readonly name: string; readonly offset: number; readonly type: CType; readonly value: Expr }[];
 }
 
 export type Expr =

@@ -121,6 +121,8 @@ export class CompileContext {
   readonly translators: TranslatorInfo[] = [];
   readonly externs = new Map<string, { type: CType; address: bigint }>();
   clauses: ResolvedClause[] = [];
+  /** Hidden clause-locals created so far (operands of xlate expansions). */
+  hiddenLocals = 0;
   /** Macro arguments referenced, for -x argref / defaultargs checks. */
   readonly macroArgsUsed = new Set<number>();
   /** The code generator's output, consumed by the assembler. */

@@ -48,6 +48,56 @@ function into<T extends Expr>(e: T, fields: Partial<Expr> & Record<string, unkno
   return Object.assign(e, fields) as Expr;
 }
 
+/**
+ * ctf_type_compat(): the same type, or types that resolve to the same
+ * shape — integers of one size and signedness, pointers to compatible
+ * types, arrays of compatible elements and count, the same struct, union
+ * or enum (kind and name), strings.
+ */
+export function typesCompatible(a: CType, b: CType): boolean {
+  if (a === b) return true;
+  const ra = resolveType(a);
+  const rb = resolveType(b);
+  if (ra === rb) return true;
+  if (ra.kind !== rb.kind) return false;
+  switch (ra.kind) {
+    case 'integer':
+      return ra.size === (rb as IntegerType).size && ra.signed === (rb as IntegerType).signed;
+    case 'float':
+      return ra.size === (rb as typeof ra).size;
+    case 'pointer':
+      return typesCompatible(ra.target, (rb as typeof ra).target);
+    case 'array':
+      return ra.count === (rb as typeof ra).count && typesCompatible(ra.element, (rb as typeof ra).element);
+    case 'struct':
+    case 'union':
+    case 'enum':
+      return ra.name !== '' && ra.name === (rb as typeof ra).name;
+    case 'string':
+    case 'void':
+      return true;
+    default:
+      return typeName(ra) === typeName(rb);
+  }
+}
+
+/** dt_node_is_argcompat(): may a value of type `arg` (node `node`) be passed where `param` is expected? */
+export function argumentCompatible(arg: CType, node: Expr | undefined, param: CType): boolean {
+  if (isInteger(arg) && isInteger(param)) return true;
+  const strCompat = (t: CType): boolean => isString(t) || isCharArrayOrPointer(t);
+  if (strCompat(arg) && strCompat(param)) return true;
+  const rp = resolveType(param);
+  if (rp.kind === 'struct' || rp.kind === 'union' || rp.kind === 'function') return typesCompatible(arg, param);
+  // dt_node_is_ptrcompat: pointers (or arrays) to compatible types, void * with any, a 0 constant with a pointer.
+  const ra = resolveType(arg);
+  const isPtrLike = (t: CType): boolean => t.kind === 'pointer' || t.kind === 'array';
+  if (isInteger(arg)) return isPtrLike(rp) && node?.constValue === 0n;
+  if (!isPtrLike(ra) || !isPtrLike(rp)) return false;
+  const ta = ra.kind === 'pointer' ? ra.target : (ra as { element: CType }).element;
+  const tp = rp.kind === 'pointer' ? rp.target : (rp as { element: CType }).element;
+  return isVoid(ta) || isVoid(tp) || typesCompatible(ta, tp);
+}
+
 export interface CookScope {
   readonly clause?: ResolvedClause;
   /** Inside a translator body: the input parameter. */
@@ -241,7 +291,7 @@ export class Cooker {
         return out;
       }
       case 'xlate':
-        return fail('D_XLATE_SOU', e.loc);
+        return this.cookXlate(e, cs);
     }
   }
 
@@ -671,36 +721,98 @@ export class Cooker {
     return into(e, { base, type: m.type, lvalue: true });
   }
 
-  findTranslator(output: CType, input: CType, loc: SourceLocation): TranslatorInfo {
-    const outName = dtypeName(output);
-    const inName = dtypeName(input);
-    const candidates = this.ctx.translators.filter((t) => dtypeName(t.output) === outName);
-    const exact = candidates.find((t) => dtypeName(t.input) === inName);
-    if (exact !== undefined) return exact;
-    const loose = candidates.find((t) => (isInteger(t.input) || isPointer(t.input)) && (isInteger(input) || isPointer(input)));
-    if (loose !== undefined) return loose;
-    return fail('D_XLATE_NONE', loc, inName, outName);
+  /**
+   * The translator from `input` to the struct or union `output`, as
+   * dt_xlator_lookup() finds it: first a translator whose input type is
+   * compatible with `input` as written, then one whose resolved input type
+   * is, then one whose input accepts `input` as an argument would (any
+   * integer for an integer, a char pointer or array for a string, void * or
+   * a pointer to a compatible type for a pointer). Within a pass the first
+   * declared wins; `exact` stops after the first pass (redeclarations).
+   */
+  lookupTranslator(output: CType, input: CType, inputNode: Expr | undefined, exact: boolean): TranslatorInfo | undefined {
+    const all = this.ctx.translators.filter((t) => typesCompatible(t.output, output));
+    const first = all.find((t) => typesCompatible(t.input, input));
+    if (first !== undefined || exact) return first;
+    const second = all.find((t) => typesCompatible(resolveType(t.input), input));
+    if (second !== undefined) return second;
+    return all.find((t) => argumentCompatible(input, inputNode, t.input));
+  }
+
+  /** Output type of `xlate <T>` / `xlate <T *>`: the struct or union, and whether a pointer was asked for. */
+  private xlateTarget(x: Expr & { k: 'xlate' }): { target: CType; output: CType; pointer: boolean } {
+    const target = this.resolveTypeName(x.typeName);
+    const rt = resolveType(target);
+    const pointer = rt.kind === 'pointer';
+    return { target, output: pointer ? rt.target : target, pointer };
+  }
+
+  private findTranslator(x: Expr & { k: 'xlate' }, operand: Expr, target: CType, output: CType): TranslatorInfo {
+    const tr = isStructOrUnion(output) ? this.lookupTranslator(output, operand.type!, operand, false) : undefined;
+    if (tr === undefined) return fail('D_XLATE_NONE', x.loc, dtypeName(operand.type), dtypeName(target));
+    return tr;
+  }
+
+  /** A translator member's expression with the input parameter replaced by `arg`. */
+  private translatorMember(tr: TranslatorInfo, body: Expr, arg: () => Expr): Expr {
+    return mapExpr(body, (n) => (n.k === 'ident' && n.module === undefined && n.name === tr.inputName ? arg() : n));
+  }
+
+  /**
+   * `xlate <T>(e)` or `xlate <T *>(e)` as a value: the translated struct
+   * (by reference) or a pointer to it, built member by member in scratch
+   * space. dtrace gives it a dynamic type: it may be assigned, dereferenced
+   * or used with . and ->, not traced or printed directly.
+   */
+  private cookXlate(x: Expr & { k: 'xlate' }, cs: CookScope): Expr {
+    const { target, output, pointer } = this.xlateTarget(x);
+    const operand = this.cook(x.operand, cs);
+    const tr = this.findTranslator(x, operand, target, output);
+    const byRef = isStructOrUnion(operand.type!) || isString(operand.type!) || isArray(operand.type!);
+    let argument: VariableInfo | undefined;
+    if (!byRef) {
+      const name = `%xlate_${this.ctx.hiddenLocals++}`;
+      argument = this.defineVariable('local', name, 'scalar', operand.type!, false, cs);
+    }
+    const members: { name: string; offset: number; type: CType; value: Expr }[] = [];
+    for (const [name, body] of tr.members) {
+      const m = findMember(output, name)!;
+      const v = argument;
+      const value = this.cook(
+        this.translatorMember(tr, body, () =>
+          v !== undefined
+            ? { k: 'var', scope: 'this', name: v.name, loc: x.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined }
+            : { ...x.operand },
+        ),
+        cs,
+      );
+      members.push({ name, offset: m.offset, type: m.type, value });
+    }
+    const expansion = { size: this.env.sizeOf(output), members, ...(argument !== undefined ? { argument } : {}) };
+    void pointer;
+    return into(x, { operand, type: target, lvalue: false, expansion });
   }
 
   private cookTranslatedMember(e: Expr & { k: 'member' }, x: Expr & { k: 'xlate' }, cs: CookScope): Expr {
-    const target = this.resolveTypeName(x.typeName);
-    const rt = resolveType(target);
-    const isPtr = rt.kind === 'pointer';
-    if (isPtr !== e.arrow) fail(e.arrow ? 'D_OP_PTR' : 'D_OP_SOU', e.loc, e.arrow ? '->' : '.', dtypeName(target));
-    const output = isPtr ? rt.target : target;
-    if (!isStructOrUnion(output)) fail('D_XLATE_SOU', x.loc);
+    const { target, output, pointer } = this.xlateTarget(x);
     const operand = this.cook(x.operand, cs);
-    const tr = this.findTranslator(output, operand.type!, x.loc);
+    const tr = this.findTranslator(x, operand, target, output);
+    if (pointer !== e.arrow) {
+      if (e.arrow) fail('D_OP_PTR', e.loc, '->');
+      fail('D_OP_SOU', e.loc, '.', dtypeName(target));
+    }
     const body = tr.members.get(e.name);
     if (body === undefined) {
       if (findMember(output, e.name) === undefined) fail('D_TYPE_MEMBER', e.loc, e.name, dtypeName(output));
       fail('D_XLATE_NOCONV', e.loc, e.name);
     }
-    // Substitute the input parameter by the (uncooked) operand and cook the member expression here.
-    const substituted = mapExpr(body, (n) => (n.k === 'ident' && n.module === undefined && n.name === tr.inputName ? { ...x.operand } : n));
-    const cooked = this.cook(substituted, cs);
+    // The member's expression with the input parameter bound to the operand, cooked here.
+    const cooked = this.cook(this.translatorMember(tr, body, () => ({ ...x.operand })), cs);
     const m = findMember(output, e.name)!;
-    return { k: 'cast', typeName: x.typeName, operand: cooked, loc: e.loc, type: isString(m.type) ? STRING : m.type, ...(cooked.constValue !== undefined ? { constValue: cooked.constValue } : {}) };
+    const type = isString(m.type) ? STRING : m.type;
+    return cooked.constValue !== undefined
+      ? { k: 'cast', typeName: x.typeName, operand: cooked, loc: e.loc, type, constValue: cooked.constValue }
+      : { k: 'cast', typeName: x.typeName, operand: cooked, loc: e.loc, type };
   }
 
   // ---- calls ---------------------------------------------------------------

@@ -183,6 +183,9 @@ export function registerNeed(e: Expr): number {
       return registerNeed(e.base) + 1;
     case 'cast':
       return registerNeed(e.operand) + 1;
+    case 'xlate':
+      // The scratch base, a member's value and its address (and a size for copies).
+      return Math.max(registerNeed(e.operand), 1 + Math.max(3, ...(e.expansion?.members ?? []).map((m) => registerNeed(m.value) + 1)));
     default:
       return 1;
   }
@@ -297,9 +300,51 @@ class ExprGen {
         b.setx(e.constValue ?? 0n, r);
         return r;
       }
+      case 'xlate':
+        return this.genXlate(e);
       default:
         return fail('D_UNKNOWN', e.loc, `cannot generate code for ${e.k} expression`);
     }
+  }
+
+  /**
+   * A whole translation (dt_cg_xlate_expand): the operand into its hidden
+   * clause-local, then scratch space of the output type's size (allocs
+   * zero-fills it) and each member the translator defines stored at its
+   * offset. The value is the scratch address: the struct by reference, or
+   * the pointer for `xlate <T *>`.
+   */
+  private genXlate(e: Expr & { k: 'xlate' }): number {
+    const b = this.b;
+    const x = e.expansion;
+    if (x === undefined) return fail('D_UNKNOWN', e.loc, 'untyped xlate expression');
+    if (x.argument !== undefined) {
+      const r = this.gen(e.operand);
+      b.code.push(ir.variable(DIF_OP.STLS, this.irVar(x.argument, DIFV_F_MOD), r));
+      b.free(r);
+    }
+    let base = b.alloc();
+    b.setx(BigInt(x.size), base);
+    b.emit(DIF_OP.ALLOCS, base, 0, base);
+    for (const m of x.members) {
+      let value: number;
+      [base, value] = this.keepWhile(base, m.value);
+      const addr = b.alloc();
+      b.setx(BigInt(m.offset), addr);
+      b.emit(DIF_OP.ADD, base, addr, addr);
+      const size = isString(m.type) ? this.ctx.env.stringSize : this.ctx.env.sizeOf(m.type);
+      if (this.isByRef(m.type)) {
+        const s = b.alloc();
+        b.setx(BigInt(size), s);
+        b.emit(DIF_OP.COPYS, value, s, addr);
+        b.free(s);
+      } else {
+        b.emit({ 1: DIF_OP.STB, 2: DIF_OP.STH, 4: DIF_OP.STW, 8: DIF_OP.STX }[size] ?? DIF_OP.STX, value, 0, addr);
+      }
+      b.free(addr);
+      b.free(value);
+    }
+    return base;
   }
 
   private genName(e: Expr & ({ k: 'ident' } | { k: 'var' })): number {

@@ -4,12 +4,12 @@
 // symbols, inline definitions, translators and provider definitions. They
 // enter the type environment and the symbol tables in program order, with
 // dtrace's redeclaration and storage-class rules.
-import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
+import { findMember, resolveType } from '@wdtrace/dtrace-core/types';
 import type { DeclarationItem, InlineItem, ProviderItem, TranslatorItem } from '../ast.js';
 import type { CompileContext } from '../context.js';
-import { fail } from '../diagnostics.js';
-import { isString, isStructOrUnion, isVoid } from '../dtypes.js';
-import { Cooker, dtypeName } from '../semantics.js';
+import { CompileError, fail } from '../diagnostics.js';
+import { isStructOrUnion, isVoid } from '../dtypes.js';
+import { Cooker, argumentCompatible, dtypeName } from '../semantics.js';
 import type { Pass } from './pass.js';
 
 function declare(ctx: CompileContext, cooker: Cooker, item: DeclarationItem): void {
@@ -82,27 +82,31 @@ function defineInline(ctx: CompileContext, cooker: Cooker, item: InlineItem): vo
   ctx.inlines.set(name, { name, type, value: item.value });
 }
 
+/**
+ * A translator definition, as dt_node_xlator() and dt_cook_xlator() check
+ * it: the output must be a complete struct or union; no translator between
+ * the same two types may exist yet; every member must be a member of the
+ * output type, and its expression — typed now, against the input
+ * parameter's type — must be assignable to it as an argument would be.
+ */
 function defineTranslator(ctx: CompileContext, cooker: Cooker, item: TranslatorItem): void {
   const output = cooker.resolveTypeName(item.output);
   const input = cooker.resolveTypeName(item.input);
-  if (!isStructOrUnion(output)) fail('D_XLATE_SOU', item.loc);
-  if (ctx.translators.some((t) => dtypeName(t.output) === dtypeName(output) && dtypeName(t.input) === dtypeName(input))) {
+  if (cooker.lookupTranslator(output, input, undefined, true) !== undefined) {
     fail('D_XLATE_REDECL', item.loc, dtypeName(input), dtypeName(output));
   }
+  const ro = resolveType(output);
+  if ((ro.kind === 'struct' || ro.kind === 'union' || ro.kind === 'enum') && !ro.complete) {
+    throw new CompileError({ severity: 'error', tag: 'D_XLATE_SOU', message: `incomplete struct/union/enum ${dtypeName(output)}`, location: item.loc });
+  }
+  if (!isStructOrUnion(output)) fail('D_XLATE_SOU', item.loc);
   const members = new Map<string, (typeof item.members)[number]['value']>();
   for (const m of item.members) {
     const mm = findMember(output, m.name);
     if (mm === undefined) fail('D_XLATE_MEMB', m.loc, m.name, dtypeName(output));
     const cooked = cooker.cook(m.value, { translatorInput: { name: item.inputName, type: input } });
-    const mt: CType = mm.type;
-    if (isString(mt) || resolveType(mt).kind === 'array') {
-      if (!isString(cooked.type!) && resolveType(cooked.type!).kind !== 'array' && resolveType(cooked.type!).kind !== 'pointer') fail('D_XLATE_INCOMPAT', m.loc, m.name, dtypeName(mt), dtypeName(cooked.type));
-    } else {
-      try {
-        cooker.checkAssignable(mt, cooked, m.loc, '=');
-      } catch {
-        fail('D_XLATE_INCOMPAT', m.loc, m.name, dtypeName(mt), dtypeName(cooked.type));
-      }
+    if (cooked.k === 'agg' || !argumentCompatible(cooked.type!, cooked, mm.type)) {
+      fail('D_XLATE_INCOMPAT', m.loc, m.name, dtypeName(mm.type), dtypeName(cooked.type));
     }
     members.set(m.name, m.value);
   }

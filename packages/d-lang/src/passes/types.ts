@@ -271,6 +271,8 @@ class ClauseTyper {
         if (whole?.kind === 'array' || (a.k === 'ident' && (a.name === 'args' || a.name === 'regs' || a.name === 'uregs'))) fail(name === 'trace' ? 'D_TRACE_DYN' : 'D_PRINT_DYN', a.loc);
         const c = this.cook(a);
         if (isVoid(c.type!)) fail(name === 'trace' ? 'D_TRACE_VOID' : 'D_PRINT_VOID', a.loc);
+        // A translation has a dynamic type in dtrace: trace()/print() take it only once assigned or dereferenced.
+        if (c.k === 'xlate') fail(name === 'trace' ? 'D_TRACE_DYN' : 'D_PRINT_DYN', a.loc);
         args = [c];
         break;
       }

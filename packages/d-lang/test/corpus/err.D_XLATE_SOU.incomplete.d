@@ -1,0 +1,2 @@
+struct later;
+translator struct later < int x > { a = x; };
