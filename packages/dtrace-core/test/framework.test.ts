@@ -186,4 +186,21 @@ describe('options', () => {
     expect(() => setOption(o, 'bufpolicy', 'spill')).toThrow("failed to set option 'bufpolicy' to 'spill': Invalid value for specified option");
     expect(() => setOption(o, 'nosuch', '1')).toThrow(OptionError);
   });
+  it('reads numbers as strtoull with base 0 and boolean values as dt_opt_runtime', () => {
+    expect(parseSize('bufsize', '0x1000')).toBe(4096);
+    expect(parseSize('bufsize', '010k')).toBe(8 * 1024);
+    expect(parseSize('bufsize', '2G')).toBe(2 * 1024 ** 3);
+    expect(() => parseSize('bufsize', '4q')).toThrow("failed to set option 'bufsize' to '4q': Invalid value for specified option");
+    expect(parseRate('aggrate', '0x10hz')).toBe(62_500_000n);
+    const o = defaultOptions();
+    for (const [v, want] of [['yes', true], ['off', false], ['Enabled', true], ['disable', false], ['', false], ['on', true], ['0', true], ['unset', false]] as const) {
+      setOption(o, 'quiet', v);
+      expect([v, o.quiet]).toEqual([v, want]);
+    }
+    expect(() => setOption(o, 'quiet', 'maybe')).toThrow("failed to set option 'quiet' to 'maybe': Invalid value for specified option");
+    setOption(o, 'stackframes', '0x20');
+    expect(o.stackframes).toBe(32);
+    // Compile-time options dtrace(1) knows are accepted by name.
+    for (const name of ['define', 'incdir', 'undef', 'lazyload', 'strip', 'syslibdir']) expect(() => setOption(o, name, 'x')).not.toThrow();
+  });
 });

@@ -70,12 +70,42 @@ export function defaultOptions(): DTraceOptions {
 
 export class OptionError extends Error {}
 
-/** Parses a size: "4m", "512k", "1024". */
+/** strtoull(value, &end, 0) over the whole text: decimal, 0x hexadecimal or 0 octal; undefined when anything is left over. */
+function parseNumber(text: string): bigint | undefined {
+  const t = text.trim();
+  if (/^0[xX][0-9a-fA-F]+$/.test(t)) return BigInt(t);
+  if (/^0[0-7]+$/.test(t)) return BigInt('0o' + t.slice(1));
+  if (/^\d+$/.test(t)) return BigInt(t);
+  return undefined;
+}
+
+const badValue = (name: string, value: string): OptionError => new OptionError(`failed to set option '${name}' to '${value}': Invalid value for specified option`);
+
+/** Parses a size as dt_opt_size: a number (decimal, 0x, 0) with an optional k, m, g or t suffix: "4m", "512k", "0x1000". */
 export function parseSize(name: string, value: string): number {
-  const m = /^(\d+)([kmgt]?)$/i.exec(value.trim());
-  if (!m) throw new OptionError(`failed to set option '${name}' to '${value}': Invalid value for specified option`);
-  const mult = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
-  return Number(m[1]) * mult;
+  const t = value.trim();
+  const units: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+  const last = t.slice(-1).toLowerCase();
+  const mult = units[last] ?? 1;
+  const n = parseNumber(mult > 1 ? t.slice(0, -1) : t);
+  if (n === undefined) throw badValue(name, value);
+  return Number(n) * mult;
+}
+
+/**
+ * A boolean option's value as dt_opt_runtime reads it: none or yes, enable,
+ * enabled, true, on, set turn it on; no, disable, disabled, false, off,
+ * unset or the empty string turn it off; any number sets it — even 0, since
+ * only DTRACEOPT_UNSET means off.
+ */
+function parseBoolean(name: string, value: string | null): boolean {
+  if (value === null) return true;
+  if (value === '') return false;
+  const v = value.toLowerCase();
+  if (['yes', 'enable', 'enabled', 'true', 'on', 'set'].includes(v)) return true;
+  if (['no', 'disable', 'disabled', 'false', 'off', 'unset'].includes(v)) return false;
+  if (parseNumber(value) !== undefined) return true;
+  throw badValue(name, value);
 }
 
 const RATE_UNITS: Record<string, bigint> = {
@@ -86,9 +116,9 @@ const RATE_UNITS: Record<string, bigint> = {
 
 /** Parses a rate into nanoseconds between events: "10hz", "1s", "500ms", "100" (= 100hz). */
 export function parseRate(name: string, value: string): bigint {
-  const m = /^(\d+)([a-z]*)$/i.exec(value.trim());
-  if (!m || BigInt(m[1]!) === 0n) throw new OptionError(`failed to set option '${name}' to '${value}': Invalid value for specified option`);
-  const n = BigInt(m[1]!);
+  const m = /^(0[xX][0-9a-fA-F]+|\d+)([a-z]*)$/i.exec(value.trim());
+  const n = m ? parseNumber(m[1]!) : undefined;
+  if (!m || n === undefined || n === 0n) throw badValue(name, value);
   const unit = m[2]!.toLowerCase();
   if (unit === '' || unit === 'hz') return 1_000_000_000n / n;
   const mult = RATE_UNITS[unit];
@@ -101,7 +131,7 @@ const RATE_OPTIONS = new Set(['switchrate', 'aggrate', 'cleanrate', 'statusrate'
 const COUNT_OPTIONS = new Set(['nspec', 'stackframes', 'ustackframes', 'stackindent', 'aggsortpos', 'aggsortkeypos']);
 const BOOLEAN_OPTIONS = new Set(['quiet', 'flowindent', 'destructive', 'aggsortkey', 'aggsortrev', 'rawbytes', 'errtags', 'droptags', 'zdefs']);
 /** Options accepted for compatibility that change nothing on this machine. */
-const ACCEPTED_OPTIONS = new Set(['cpu', 'grabanon', 'jstackframes', 'jstackstrsize', 'nolibs', 'defaultargs', 'linkmode', 'encoding', 'aggpercpu', 'temporal', 'agghist', 'aggpack', 'aggzoom', 'bufresize', 'ctypes', 'dtypes', 'verbose', 'evaltime', 'version', 'disasm', 'debug', 'core', 'amin', 'argref', 'cpp', 'cpphdrs', 'cpppath', 'iregs', 'knodefs', 'ld', 'ldpath', 'libdir', 'pgmax', 'pspec', 'stdc', 'tree', 'tregs', 'udefs', 'unodefs', 'userland']);
+const ACCEPTED_OPTIONS = new Set(['cpu', 'grabanon', 'jstackframes', 'jstackstrsize', 'nolibs', 'defaultargs', 'linkmode', 'encoding', 'aggpercpu', 'temporal', 'agghist', 'aggpack', 'aggzoom', 'bufresize', 'ctypes', 'dtypes', 'verbose', 'evaltime', 'version', 'disasm', 'debug', 'core', 'amin', 'argref', 'cpp', 'cpphdrs', 'cpppath', 'iregs', 'knodefs', 'ld', 'ldpath', 'libdir', 'pgmax', 'pspec', 'stdc', 'tree', 'tregs', 'udefs', 'unodefs', 'userland', 'define', 'undef', 'incdir', 'kdefs', 'late', 'lazyload', 'linktype', 'strip', 'syslibdir']);
 
 export function isKnownOption(name: string): boolean {
   return SIZE_OPTIONS.has(name) || RATE_OPTIONS.has(name) || COUNT_OPTIONS.has(name) || BOOLEAN_OPTIONS.has(name) || name === 'bufpolicy' || ACCEPTED_OPTIONS.has(name);
@@ -111,12 +141,7 @@ export function isKnownOption(name: string): boolean {
 export function setOption(opts: DTraceOptions, name: string, value: string | null): void {
   const o = opts as unknown as Record<string, unknown>;
   if (BOOLEAN_OPTIONS.has(name)) {
-    if (value !== null && value !== '' && !/^(1|set|true)$/i.test(value)) {
-      if (/^(0|unset|false)$/i.test(value)) o[name] = false;
-      else throw new OptionError(`failed to set option '${name}' to '${value}': Invalid value for specified option`);
-      return;
-    }
-    o[name] = true;
+    o[name] = parseBoolean(name, value);
     return;
   }
   if (!isKnownOption(name)) throw new OptionError(`failed to set option '${name}'${value === null ? '' : ` to '${value}'`}: Invalid option name`);
@@ -130,7 +155,8 @@ export function setOption(opts: DTraceOptions, name: string, value: string | nul
   } else if (SIZE_OPTIONS.has(name)) o[name] = parseSize(name, value);
   else if (RATE_OPTIONS.has(name)) o[name] = parseRate(name, value);
   else {
-    if (!/^\d+$/.test(value)) throw new OptionError(`failed to set option '${name}' to '${value}': Invalid value for specified option`);
-    o[name] = Number(value);
+    const n = parseNumber(value);
+    if (n === undefined) throw badValue(name, value);
+    o[name] = Number(n);
   }
 }
