@@ -26,7 +26,8 @@ export interface RunIo {
   err(s: string): void;
 }
 
-class RunError extends Error {}
+/** A bad program or option: reported as `wdtrace run: message` (status 2). */
+export class RunError extends Error {}
 
 const NAMES: Record<number, Isa> = { [EM_X86_64]: 'x86_64', [EM_ARM]: 'arm' };
 /** Where a host program is placed in the guest. */
@@ -82,23 +83,7 @@ export async function runRun(args: string[], io: RunIo): Promise<number> {
     const cpus = positiveInt('cpus', 8)(o.cpus);
     const ramMiB = positiveInt('ram', 3840)(o.ram);
     const nsPerInsn = positiveInt('ns-per-insn', 1_000_000)(o.nsPerInsn);
-    const words = program.args;
-    let isa: Isa = o.arch ?? 'x86_64';
-    const files: InitrdFile[] = [];
-    const guestArgs = [...words];
-    if (words.length > 0) {
-      const path = words[0]!;
-      const inGuest = guestHas(o.arch ?? hostIsaOf(path) ?? 'x86_64', path);
-      if (!inGuest) {
-        if (!existsSync(path)) throw new RunError(`${path}: no such file in the guest file system or on the host`);
-        if (!statSync(path).isFile()) throw new RunError(`${path}: not a regular file`);
-        const bytes = new Uint8Array(readFileSync(path));
-        isa = checkHostProgram(path, bytes, o.arch);
-        const guestPath = `${HOST_DIR}/${basename(path)}`;
-        files.push({ path: guestPath, data: bytes, mode: 0o755 });
-        guestArgs[0] = guestPath;
-      }
-    }
+    const { isa, files, args: guestArgs } = placeProgram(program.args, o.arch);
     return await boot({ isa, cpus, ramBytes: ramMiB * 1024 * 1024, nsPerInsn, files, args: guestArgs, verbose: !!o.verbose }, io);
   } catch (e) {
     if (e instanceof RunError || e instanceof MachineError) {
@@ -107,6 +92,30 @@ export async function runRun(args: string[], io: RunIo): Promise<number> {
     }
     throw e;
   }
+}
+
+/**
+ * Where PROGRAM ARGS... run: a guest path stays as it is; a host static ELF
+ * is copied into the guest under /host and decides the ISA when `arch` does
+ * not. Throws RunError for a missing file, a non-ELF file or a wrong ISA.
+ */
+export function placeProgram(words: readonly string[], arch: Isa | undefined): { isa: Isa; files: InitrdFile[]; args: string[] } {
+  let isa: Isa = arch ?? 'x86_64';
+  const files: InitrdFile[] = [];
+  const args = [...words];
+  if (words.length > 0) {
+    const path = words[0]!;
+    if (!guestHas(arch ?? hostIsaOf(path) ?? 'x86_64', path)) {
+      if (!existsSync(path)) throw new RunError(`${path}: no such file in the guest file system or on the host`);
+      if (!statSync(path).isFile()) throw new RunError(`${path}: not a regular file`);
+      const bytes = new Uint8Array(readFileSync(path));
+      isa = checkHostProgram(path, bytes, arch);
+      const guestPath = `${HOST_DIR}/${basename(path)}`;
+      files.push({ path: guestPath, data: bytes, mode: 0o755 });
+      args[0] = guestPath;
+    }
+  }
+  return { isa, files, args };
 }
 
 /** The ISA of a host ELF file, if `path` names one. */

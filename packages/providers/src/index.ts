@@ -15,3 +15,5 @@ export * from './fbt/provider.js';
 export * from './sdt/provider.js';
 export * from './kinst/provider.js';
 export * from './kinst/inline.js';
+export { GuestTracer, type GuestTracerOptions, type GuestSessionOptions, type GuestSessionResult } from './guest/session.js';
+export { GuestMachineView } from './guest/guest-machine.js';

@@ -1,0 +1,88 @@
+// Tracing the guest from the command line: which invocations need a booted
+// guest, the machine they get (-c's command placed as `wdtrace run` places a
+// program, --arch, --cpus), and the run of a compiled program on it with
+// dtrace(1)'s ending — "dtrace: pid N has exited" when the -c command ends.
+import type { CompiledProgram, ConsumerOutput, DTraceOptions, JsonRecord, RecordTypes } from '@wdtrace/dtrace-core';
+import type { Isa } from '@wdtrace/kernel';
+import { GuestTracer, type GuestSessionResult } from '@wdtrace/providers';
+import { placeProgram } from './run.js';
+
+/** Providers that exist only in a booted guest's kernel. */
+const KERNEL_PROVIDERS = /(?:^|[\s,{};/])(?:fbt|sdt|kinst|proc|sched|io|syscall)\s*:/m;
+
+export interface GuestRequest {
+  arch?: string;
+  command?: string;
+  cpus: number;
+  /** Probe texts (-n, -P/-m/-f as descriptions, -s script texts). */
+  texts: readonly string[];
+  /** The provider named by -P options. */
+  providers: readonly string[];
+}
+
+/** Whether the invocation traces a guest: --arch or -c given, or a probe of a kernel provider asked for. */
+export function wantsGuest(r: GuestRequest): boolean {
+  if (r.arch !== undefined || r.command !== undefined) return true;
+  if (r.providers.some((p) => /^(?:fbt|sdt|kinst|proc|sched|io|syscall)$/.test(p))) return true;
+  return r.texts.some((t) => KERNEL_PROVIDERS.test(t));
+}
+
+export class GuestCliError extends Error {}
+
+/**
+ * Builds the guest for a trace: the machine of `--arch` (or of a host -c
+ * program, else x86_64), with the -c command as init's program. Guest
+ * console output goes to `consoleOutput` (the command's standard output).
+ */
+export async function createGuest(r: GuestRequest, consoleOutput: (bytes: Uint8Array) => void): Promise<{ tracer: GuestTracer; isa: Isa; target: number | undefined }> {
+  if (r.arch !== undefined && r.arch !== 'x86_64' && r.arch !== 'arm') throw new GuestCliError(`invalid --arch '${r.arch}': expected x86_64 or arm`);
+  if (r.cpus > 8) throw new GuestCliError(`invalid CPU count '${r.cpus}': the guest machine has 1 to 8 CPUs`);
+  const words = r.command !== undefined ? r.command.trim().split(/\s+/).filter((w) => w !== '') : [];
+  if (r.command !== undefined && words.length === 0) throw new GuestCliError('-c requires a command');
+  let placed;
+  try {
+    placed = placeProgram(words, r.arch as Isa | undefined);
+  } catch (e) {
+    throw new GuestCliError(`failed to execute ${words[0] ?? ''}: ${(e as Error).message.replace(/^[^:]*: /, '')}`);
+  }
+  const tracer = await GuestTracer.create({
+    isa: placed.isa,
+    cpus: r.cpus,
+    args: placed.args.length > 0 ? placed.args : undefined,
+    files: placed.files,
+    consoleOutput,
+    machine: { cmdline: 'quiet' },
+  });
+  // init (pid 1) forks the program first: it is pid 2 on this deterministic machine.
+  return { tracer, isa: placed.isa, target: words.length > 0 ? 2 : undefined };
+}
+
+export interface GuestRunOptions {
+  options: DTraceOptions;
+  timeLimit?: bigint;
+  json?: (r: JsonRecord) => void;
+  recordType?: RecordTypes;
+  /** Called between steps so ^C can be noticed. */
+  pause: () => Promise<unknown>;
+  /** Whether ^C was pressed: tracing then ends as after exit() (END, the aggregations). */
+  interrupted: () => boolean;
+  /** The -c command's pid, for "dtrace: pid N has exited". */
+  target?: number;
+}
+
+/** Runs `program` on the guest; returns the session result (the caller prints the aggregations). */
+export async function runGuest(tracer: GuestTracer, program: CompiledProgram, output: ConsumerOutput, o: GuestRunOptions): Promise<GuestSessionResult> {
+  const result = await tracer.session(program, output, {
+    options: o.options,
+    timeLimit: o.timeLimit,
+    json: o.json,
+    recordType: o.recordType,
+    pause: o.pause,
+    interrupted: o.interrupted,
+  });
+  const g = result.guest;
+  if (o.target !== undefined && g?.kind === 'poweroff') output.err(`dtrace: pid ${o.target} has exited\n`);
+  else if (g?.kind === 'panic') output.err(`dtrace: the guest kernel panicked (status ${g.status})\n`);
+  else if (g?.kind === 'fatal') output.err(`dtrace: guest CPU ${g.cpu} stopped: ${g.reason} at ${tracer.view.symbols.lookup(g.pc)?.symbol?.name ?? `0x${g.pc.toString(16)}`}\n`);
+  return result;
+}

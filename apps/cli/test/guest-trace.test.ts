@@ -1,0 +1,55 @@
+// Tracing the guest from the command line: kernel probes on a booted guest of
+// each ISA with -c (the command's output and the trace side by side, $target,
+// "pid N has exited"), -l listing the guest's probes, and the errors.
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+
+async function wdtrace(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const status = await main(['node', 'wdtrace', ...args], { out: (s) => (stdout += s), err: (s) => (stderr += s) });
+  return { status, stdout, stderr };
+}
+
+describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
+  it('counts kernel function entries of the command, prints its output, and ends when it exits', async () => {
+    const r = await wdtrace('--arch', arch, '-n', 'fbt::sys_write:entry /pid == $target/ { @[execname, probefunc] = count(); }', '-c', '/bin/echo hello world');
+    expect(r.stderr).toBe("dtrace: description 'fbt::sys_write:entry ' matched 1 probe\ndtrace: pid 2 has exited\n");
+    expect(r.stdout).toBe('hello world\n\n  echo                                                sys_write                                                         1\n');
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('prints kernel stacks symbolised against the guest kernel', async () => {
+    const r = await wdtrace('--arch', arch, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { stack(); exit(0); }', '-c', '/bin/echo hi');
+    const frames = r.stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('kernel`'));
+    expect(frames.length).toBeGreaterThan(1);
+    expect(frames[0]).toMatch(/^kernel`do_syscall\+0x[0-9a-f]+$/);
+    expect(r.status).toBe(0);
+  }, 120_000);
+});
+
+describe('the guest from the command line', () => {
+  it('lists the guest kernel probes with -l --arch', async () => {
+    const r = await wdtrace('-l', '--arch', 'x86_64', '-n', 'fbt::sys_write:');
+    expect(r.stdout).toMatch(/^ {3}ID {3}PROVIDER {12}MODULE {26}FUNCTION NAME\n/);
+    expect(r.stdout).toMatch(/\n *\d+ +fbt +kernel +sys_write entry\n/);
+    expect(r.stdout).toMatch(/\n *\d+ +fbt +kernel +sys_write return\n/);
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('picks the guest by itself when kernel probes are named', async () => {
+    const r = await wdtrace('-q', '-n', 'proc:::exec-success { printf("%s\\n", execname); }', '-c', '/bin/true');
+    expect(r.stdout).toContain('true\n');
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('reports a bad --arch and a missing -c program', async () => {
+    const bad = await wdtrace('--arch', 'mips', '-n', 'BEGIN');
+    expect(bad.stderr).toContain("invalid --arch 'mips': expected x86_64 or arm");
+    expect(bad.status).toBe(2);
+    const missing = await wdtrace('-n', 'fbt::sys_write:entry', '-c', '/no/such/program');
+    expect(missing.stderr).toContain('failed to execute /no/such/program');
+    expect(missing.status).toBe(2);
+    expect(missing.stdout).toBe('');
+  }, 120_000);
+});

@@ -1,0 +1,252 @@
+// The framework's view of a booted guest (dtrace-core's MachineInterface over
+// a @wdtrace/kernel Machine): CPUs and virtual time, NOFAULT loads of kernel
+// and user memory, the thread running on a CPU read from the guest kernel's
+// own structures (laid out by its DWARF), kernel stacks walked along the
+// frame-pointer chain, and addresses named against kernel and module symbols.
+//
+// Invariants:
+// - Nothing here writes guest memory or changes guest state: every access is
+//   a NOFAULT read that reports a fault instead of taking one.
+// - `firingCpu` is the CPU whose probe is being processed; user loads go
+//   through that CPU's address space. The session sets it before each firing.
+import {
+  DEFAULT_EPOCH_SECONDS,
+  readDwarf,
+  type DwarfInfo,
+  type DwarfType,
+  type Machine,
+  type SafeRead,
+} from '@wdtrace/kernel';
+import type { ConsumerSymbols, MachineInterface, ThreadIdentity } from '@wdtrace/dtrace-core';
+
+/** Where the fields the framework needs sit in the guest kernel's structures. */
+interface KernelLayout {
+  cpuInfos: bigint;
+  cpuInfoSize: number;
+  currTask: number;
+  pid: number;
+  tgid: number;
+  parent: number;
+  isIdle: number;
+  comm: number;
+  commLength: number;
+}
+
+const IDLE: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
+const MAX_FRAMES = 256;
+
+export class GuestMachineView implements MachineInterface {
+  readonly ncpus: number;
+  readonly symbols: ConsumerSymbols;
+  /** The CPU whose probe the framework is processing (user loads use its address space). */
+  firingCpu = 0;
+  private readonly word: number;
+  private readonly epochNs: bigint;
+  private layoutCache: KernelLayout | undefined;
+  private dwarfCache: DwarfInfo | undefined;
+
+  constructor(
+    readonly machine: Machine,
+    options: { epochSeconds?: number; dwarf?: DwarfInfo } = {},
+  ) {
+    this.ncpus = machine.cpuCount;
+    this.word = machine.isa === 'x86_64' ? 8 : 4;
+    this.epochNs = BigInt(options.epochSeconds ?? DEFAULT_EPOCH_SECONDS) * 1_000_000_000n;
+    this.dwarfCache = options.dwarf;
+    this.symbols = {
+      lookup: (a) => {
+        const info = this.machine.symbols.lookup(BigInt.asUintN(this.word * 8, a));
+        return info ? { module: info.module, symbol: { name: info.symbol.name, value: info.symbol.address } } : undefined;
+      },
+    };
+  }
+
+  /** The kernel's DWARF, read once when first needed. */
+  get dwarf(): DwarfInfo {
+    this.dwarfCache ??= readDwarf(this.machine.kernel);
+    return this.dwarfCache;
+  }
+
+  now(): bigint {
+    return BigInt(Math.floor(this.machine.now()));
+  }
+
+  walltime(): bigint {
+    return this.epochNs + this.now();
+  }
+
+  load(addr: bigint, size: number, user: boolean): bigint | undefined {
+    const va = BigInt.asUintN(64, addr);
+    const r = user ? this.machine.readUser(this.machine.registers(this.firingCpu).pageTableRoot(), va, size) : this.machine.readKernel(va, size);
+    return 'bytes' in r ? littleEndian(r.bytes) : undefined;
+  }
+
+  thread(cpu: number): ThreadIdentity {
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    if (!task) return IDLE;
+    const idle = this.readBytes(task + BigInt(layout.isIdle), 1);
+    if (!idle || idle[0] !== 0) return IDLE;
+    const tid = this.readInt(task + BigInt(layout.pid)) ?? 0;
+    const pid = this.readInt(task + BigInt(layout.tgid)) ?? 0;
+    const parent = this.readWord(task + BigInt(layout.parent));
+    const ppid = parent ? (this.readInt(parent + BigInt(layout.tgid)) ?? 0) : 0;
+    const comm = this.readBytes(task + BigInt(layout.comm), layout.commLength);
+    const end = comm ? comm.indexOf(0) : -1;
+    const execname = comm ? new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end)) : '';
+    // The guest kernel has one user, root.
+    return { pid, ppid, tid, uid: 0, gid: 0, execname };
+  }
+
+  /**
+   * Kernel frames as dtrace's stack() records them, innermost first: the
+   * interrupted pc when the function there has its frame set up (a probe in
+   * its body), else — at a function's first instruction (fbt entry), at a
+   * return, in a function without a frame — the return address into its
+   * caller, which the frame-pointer chain does not hold yet (FreeBSD's
+   * "missing top of stack"); then the return addresses along the chain.
+   */
+  kernelStack(cpu: number, depth: number): bigint[] {
+    const regs = this.machine.registers(cpu);
+    if (regs.userMode() || depth <= 0) return [];
+    const pcs: bigint[] = [];
+    const pc = regs.pc();
+    let fp = regs.fp();
+    if (this.frameEstablished(pc)) pcs.push(pc);
+    else {
+      const ret = this.machine.isa === 'x86_64' ? this.readWord(regs.sp()) : regs.get(14);
+      if (ret === undefined || !this.isKernelText(ret)) return pcs;
+      pcs.push(ret);
+    }
+    const retOffset = BigInt(this.word);
+    const seen = new Set<bigint>();
+    while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
+      seen.add(fp);
+      const ret = this.readWord(fp + retOffset);
+      const next = this.readWord(fp);
+      if (ret === undefined || next === undefined || !this.isKernelText(ret)) break;
+      pcs.push(ret);
+      fp = next;
+    }
+    return pcs.slice(0, depth);
+  }
+
+  /** User frames of the thread on `cpu`, when the CPU stopped in user mode (pc, then the frame-pointer chain). */
+  userStack(cpu: number, depth: number): bigint[] {
+    const regs = this.machine.registers(cpu);
+    if (!regs.userMode() || depth <= 0) return [];
+    const root = regs.pageTableRoot();
+    const pcs: bigint[] = [regs.pc()];
+    let fp = regs.fp();
+    const seen = new Set<bigint>();
+    while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
+      seen.add(fp);
+      const ret = this.userWord(root, fp + BigInt(this.word));
+      const next = this.userWord(root, fp);
+      if (!ret || next === undefined) break;
+      pcs.push(ret);
+      fp = next;
+    }
+    return pcs;
+  }
+
+  private isKernelText(address: bigint): boolean {
+    return this.machine.symbols.functionAt(address) !== undefined;
+  }
+
+  /** Whether the function around `pc` has pushed its frame pointer and set up its frame. */
+  private frameEstablished(pc: bigint): boolean {
+    const fn = this.machine.symbols.functionAt(pc);
+    if (!fn || fn.module !== 'kernel') return true;
+    if (pc === fn.address) return false;
+    if (this.machine.isa === 'x86_64') return originalByte(this.machine, pc) !== 0xc3; // ret: the frame is gone
+    const first = originalWord(this.machine, fn.address);
+    const at = originalWord(this.machine, pc);
+    // A function that does not push {..., r11, lr} has no frame; `bx lr` returns with the frame gone.
+    const pushesFrame = first !== undefined && (first & 0x0fff4800) === 0x092d4800;
+    return pushesFrame && at !== undefined && (at & 0x0fffffff) !== 0x012fff1e;
+  }
+
+  private layout(): KernelLayout {
+    if (this.layoutCache) return this.layoutCache;
+    const sym = this.machine.symbols.byName('cpu_infos');
+    if (!sym) throw new Error('the guest kernel has no cpu_infos symbol');
+    const d = this.dwarf;
+    const cpuInfo = structType(d, 'struct cpu_info');
+    const task = structType(d, 'struct task_struct');
+    const comm = member(task, 'comm');
+    this.layoutCache = {
+      cpuInfos: sym.address,
+      cpuInfoSize: cpuInfo.size,
+      currTask: member(cpuInfo, 'curr_task').offset,
+      pid: member(task, 'pid').offset,
+      tgid: member(task, 'tgid').offset,
+      parent: member(task, 'parent').offset,
+      isIdle: member(task, 'is_idle').offset,
+      comm: comm.offset,
+      commLength: d.sizeOf(comm.type) ?? 16,
+    };
+    return this.layoutCache;
+  }
+
+  private readBytes(va: bigint, length: number): Uint8Array | undefined {
+    const r: SafeRead = this.machine.readKernel(va, length);
+    return 'bytes' in r ? r.bytes : undefined;
+  }
+
+  private readWord(va: bigint): bigint | undefined {
+    const b = this.readBytes(va, this.word);
+    return b ? littleEndian(b) : undefined;
+  }
+
+  private readInt(va: bigint): number | undefined {
+    const b = this.readBytes(va, 4);
+    return b ? new DataView(b.buffer, b.byteOffset, 4).getInt32(0, true) : undefined;
+  }
+
+  private userWord(root: bigint, va: bigint): bigint | undefined {
+    const r = this.machine.readUser(root, va, this.word);
+    return 'bytes' in r ? littleEndian(r.bytes) : undefined;
+  }
+}
+
+function littleEndian(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[i]!);
+  return v;
+}
+
+/** Bytes of the kernel image as linked (before any probe patched them). */
+function originalBytes(machine: Machine, address: bigint, length: number): Uint8Array | undefined {
+  for (const s of machine.kernel.sections) {
+    if (s.addr === 0n || address < s.addr || address + BigInt(length) > s.addr + BigInt(s.size)) continue;
+    if (s.type === 8) return undefined; // SHT_NOBITS
+    const off = Number(address - s.addr);
+    return machine.kernel.sectionData(s).subarray(off, off + length);
+  }
+  return undefined;
+}
+
+function originalByte(machine: Machine, address: bigint): number | undefined {
+  return originalBytes(machine, address, 1)?.[0];
+}
+
+function originalWord(machine: Machine, address: bigint): number | undefined {
+  const b = originalBytes(machine, address, 4);
+  return b ? (b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24)) >>> 0 : undefined;
+}
+
+type StructType = Extract<DwarfType, { kind: 'struct' | 'union' }>;
+
+function structType(d: DwarfInfo, name: string): StructType {
+  const id = d.namedTypes.get(name);
+  const t = id === undefined ? undefined : d.types.get(id);
+  if (!t || (t.kind !== 'struct' && t.kind !== 'union')) throw new Error(`the guest kernel's DWARF has no ${name}`);
+  return t;
+}
+
+function member(t: StructType, name: string): { offset: number; type: number } {
+  const m = t.members.find((x) => x.name === name);
+  if (!m) throw new Error(`the guest kernel's ${t.name ?? 'struct'} has no member ${name}`);
+  return m;
+}

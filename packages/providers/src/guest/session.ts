@@ -1,0 +1,184 @@
+// Tracing a booted guest: a Machine of either ISA with the kernel providers
+// (fbt, sdt and its named providers, kinst) next to dtrace and profile, the
+// framework's MachineInterface backed by the guest, and the session loop of
+// dtrace(1): BEGIN, then the machine runs from one event to the next — the
+// next timer, buffer switch (switchrate) or aggregation snapshot (aggrate) —
+// until exit(), a full fill-policy buffer, the guest powering off (the -c
+// program exited), the time limit, or an interrupt; then END, the last
+// buffers and the aggregations.
+//
+// `GuestTracer.create` builds the machine and the registry first, so probe
+// descriptions can be matched (and listed) before a program is compiled;
+// `session` then runs one compiled program on it.
+import {
+  Consumer,
+  DTraceState,
+  ProbeRegistry,
+  defaultOptions,
+  type CompiledProgram,
+  type ConsumerOutput,
+  type DTraceOptions,
+  type JsonRecord,
+  type RecordTypes,
+} from '@wdtrace/dtrace-core';
+import { Machine, defaultImages, type InitrdFile, type Isa, type MachineOptions, type RunResult } from '@wdtrace/kernel';
+import { createDtraceProvider, fireBegin, fireEnd } from '../dtrace/provider.js';
+import { FbtProvider } from '../fbt/provider.js';
+import { KinstProvider } from '../kinst/provider.js';
+import { createIsaSupport } from '../isa/index.js';
+import type { KernelTarget, ProbeSink } from '../kernel-target.js';
+import { ProfileProvider } from '../profile/provider.js';
+import { SdtProvider } from '../sdt/provider.js';
+import { GuestMachineView } from './guest-machine.js';
+import { machineKernelTarget } from '../machine-target.js';
+
+export interface GuestTracerOptions {
+  readonly isa: Isa;
+  readonly cpus?: number;
+  /** The program init runs, with its arguments (-c); without it the guest shell reads the console. */
+  readonly args?: readonly string[];
+  /** Files added to the guest's initrd before boot (a host program for -c). */
+  readonly files?: readonly InitrdFile[];
+  /** Where the guest's console output goes (the -c program's standard output and error). */
+  readonly consoleOutput?: (bytes: Uint8Array) => void;
+  /** Console input for the guest; it ends after this unless `interactive`. */
+  readonly consoleInput?: string | Uint8Array;
+  readonly interactive?: boolean;
+  readonly nsPerInsn?: number;
+  /** Anything else the machine takes (kernel, initrd, modules ...). */
+  readonly machine?: Partial<MachineOptions>;
+}
+
+export interface GuestSessionOptions {
+  readonly options?: DTraceOptions;
+  /** Stop after this much virtual time (ns) even without exit(). */
+  readonly timeLimit?: bigint;
+  readonly json?: (r: JsonRecord) => void;
+  readonly recordType?: RecordTypes;
+  /** Lets a caller notice ^C between steps. */
+  readonly pause?: () => Promise<unknown>;
+  /** Whether tracing should end now (^C): END fires and the buffers drain as after exit(). */
+  readonly interrupted?: () => boolean;
+}
+
+export interface GuestSessionResult {
+  /** exit()'s status, or 0 when tracing ended otherwise. */
+  readonly status: number;
+  /** Virtual time when tracing stopped (ns). */
+  readonly stoppedAt: bigint;
+  /** DIF instructions the framework executed. */
+  readonly instructions: number;
+  /** How the guest's last run ended (poweroff carries the -c program's exit status). */
+  readonly guest: RunResult | undefined;
+  /** The consumer, for what dtrace(1) prints after tracing (the aggregations not yet printed). */
+  readonly consumer: Consumer;
+}
+
+/** A late-bound probe sink: providers are built before the state that receives their firings. */
+class ForwardingSink implements ProbeSink {
+  state: DTraceState | undefined;
+  constructor(private readonly view: GuestMachineView) {}
+  probe(probeId: number, cpu: number, args: readonly bigint[]): void {
+    if (!this.state) return;
+    this.view.firingCpu = cpu;
+    this.state.probe(probeId, cpu, args);
+  }
+}
+
+export class GuestTracer {
+  readonly registry = new ProbeRegistry();
+  readonly profile: ProfileProvider;
+  private readonly sink: ForwardingSink;
+  private used = false;
+
+  private constructor(
+    readonly machine: Machine,
+    readonly view: GuestMachineView,
+    readonly target: KernelTarget,
+    readonly fbt: FbtProvider,
+    readonly sdt: SdtProvider,
+    readonly kinst: KinstProvider,
+    sink: ForwardingSink,
+  ) {
+    this.sink = sink;
+    this.registry.registerProvider(createDtraceProvider());
+    this.profile = new ProfileProvider(() => view.now());
+    this.registry.registerProvider(this.profile.definition);
+    this.registry.registerProvider(fbt.definition);
+    for (const d of sdt.definitions) this.registry.registerProvider(d);
+    this.registry.registerProvider(kinst.definition);
+  }
+
+  /** Builds the machine (kernel loaded, CPU 0 at its entry, nothing run yet) and its providers. */
+  static async create(options: GuestTracerOptions): Promise<GuestTracer> {
+    // The sample module is loaded at boot unless the caller says which modules to load.
+    const modules = options.machine?.modules ?? Object.entries(defaultImages(options.isa).modules).map(([name, bytes]) => ({ name, bytes }));
+    const machine = await Machine.create({
+      ...options.machine,
+      modules,
+      isa: options.isa,
+      cpus: options.cpus,
+      args: options.args,
+      files: options.files,
+      consoleOutput: options.consoleOutput,
+      consoleInput: options.consoleInput,
+      interactive: options.interactive,
+      nsPerInsn: options.nsPerInsn,
+    });
+    const view = new GuestMachineView(machine, { epochSeconds: options.machine?.epochSeconds });
+    const target = machineKernelTarget(machine, {
+      moduleObject: (name) => modules.find((m) => m.name === name)?.bytes ?? defaultImages(machine.isa).modules[name],
+    });
+    const sink = new ForwardingSink(view);
+    const support = await createIsaSupport(machine.isa);
+    const fbt = await FbtProvider.create(target, sink, support);
+    const sdt = await SdtProvider.create(target, sink, support);
+    const kinst = await KinstProvider.create(target, sink, { support, fbt });
+    return new GuestTracer(machine, view, target, fbt, sdt, kinst, sink);
+  }
+
+  /** Runs `program` on the guest once; the tracer cannot be reused afterwards (the guest has moved on). */
+  async session(program: CompiledProgram, output: ConsumerOutput, opts: GuestSessionOptions = {}): Promise<GuestSessionResult> {
+    if (this.used) throw new Error('a guest tracer runs one session');
+    this.used = true;
+    const state = new DTraceState(program, this.registry, this.view, opts.options ?? defaultOptions());
+    const consumer = new Consumer(state, output);
+    consumer.json = opts.json;
+    consumer.recordType = opts.recordType;
+    this.sink.state = state;
+    let guest: RunResult | undefined;
+    try {
+      const rate = state.options.switchrate;
+      state.go(0, (cpu) => fireBegin(state, cpu));
+      consumer.consume(false);
+      let nextSwitch = this.view.now() + rate;
+      while (!(state.activity === 'draining' || state.anyBufferFull() || opts.interrupted?.())) {
+        const due = this.profile.nextDue();
+        const snap = consumer.nextAggregationSnap();
+        let t = due !== undefined && due < nextSwitch ? due : nextSwitch;
+        if (snap !== undefined && snap < t) t = snap;
+        const limited = opts.timeLimit !== undefined && t >= opts.timeLimit;
+        if (limited) t = opts.timeLimit!;
+        guest = this.machine.run({ untilNs: Number(t) });
+        const now = this.view.now();
+        this.profile.fireDue(state, now);
+        consumer.snapAggregations();
+        if (now >= nextSwitch) {
+          consumer.consume(false);
+          while (nextSwitch <= now) nextSwitch += rate;
+        }
+        if (guest.kind !== 'limit') break; // powered off, panicked, idle for good, or a CPU cannot go on
+        if (limited && now >= opts.timeLimit!) break;
+        if (opts.pause) await opts.pause();
+      }
+      consumer.consume(false);
+      state.stop(0, (cpu) => fireEnd(state, cpu));
+      consumer.consume(true);
+    } finally {
+      // On any way out, the probes come out of the kernel text (stop() does nothing the second time).
+      state.stop(0);
+      this.sink.state = undefined;
+    }
+    return { status: state.exitStatus ?? 0, stoppedAt: this.view.now(), instructions: state.instructions, guest, consumer };
+  }
+}

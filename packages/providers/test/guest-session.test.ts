@@ -1,0 +1,42 @@
+// D programs on a booted guest, end to end: the real compiler, the framework,
+// the kernel providers patching the running kernel of each ISA, the guest's
+// own structures behind execname and pid, and stacks walked in guest memory.
+import { compile, formatDiagnostics } from '@wdtrace/d-lang';
+import { describe, expect, it } from 'vitest';
+import { GuestTracer } from '../src/index.js';
+
+async function trace(isa: 'x86_64' | 'arm', script: string, args: string[]) {
+  let guestOut = '';
+  const tracer = await GuestTracer.create({ isa, args, machine: { cmdline: 'quiet' }, consoleOutput: (b) => (guestOut += new TextDecoder().decode(b)) });
+  const catalogue = {
+    match: (d: { provider: string; module: string; function: string; name: string }) =>
+      tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })),
+  };
+  const result = compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue });
+  if (!result.program) throw new Error(formatDiagnostics(result, {}));
+  let out = '';
+  const run = await tracer.session(result.program, { out: (s) => (out += s), err: (s) => (out += s) }, {});
+  out += run.consumer.printAggregations();
+  return { out, guestOut, run, tracer };
+}
+
+describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => {
+  it('counts kernel function calls by the guest process name, and the program runs as untraced', async () => {
+    const { out, guestOut, run } = await trace(
+      isa,
+      'fbt::sys_write:entry /execname == "echo"/ { @calls[execname, probefunc] = count(); } proc:::exec /execname == "sh"/ { @execs = count(); }',
+      ['/bin/sh', '-c', 'echo hi; echo there'],
+    );
+    expect(guestOut).toBe('hi\nthere\n');
+    expect(run.guest).toEqual({ kind: 'poweroff', status: 0 });
+    expect(out).toBe('  echo                                                sys_write                                                         2\n                2\n');
+  }, 120_000);
+
+  it('walks the kernel stack at an fbt entry probe from the caller outwards', async () => {
+    const { out, run } = await trace(isa, 'fbt::sys_write:entry /execname == "echo"/ { stack(); exit(0); }', ['/bin/echo', 'hi']);
+    expect(run.status).toBe(0);
+    const frames = out.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('kernel`'));
+    expect(frames.some((f) => f.startsWith('kernel`sys_write'))).toBe(false);
+    expect(frames.length).toBeGreaterThan(1);
+  }, 120_000);
+});
