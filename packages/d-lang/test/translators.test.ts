@@ -60,6 +60,20 @@ describe('translators at run time', () => {
     expect(out).toBe('18 small 280\n');
   });
 
+  it('traces a translated struct whole: its bytes as built', () => {
+    const out = run(`typedef struct out { int id; long twice; int unset; } out_t;
+      translator out_t < uint64_t x > { id = x; twice = x * 2; };
+      test:::fire { trace(xlate <out_t> (arg0)); }`, [7n]);
+    expect(out).toContain('0: 07 00 00 00 00 00 00 00 0e 00 00 00 00 00 00 00');
+    expect(out).toContain('10: 00 00 00 00 00 00 00 00 ');
+  });
+
+  it('works through inlines of translations (pointer and whole struct)', () => {
+    const out = run(`${OUT} inline out_t *cur = xlate <out_t *> (arg1); inline out_t whole = xlate <out_t> (arg0);
+      test:::fire { this->w = whole; printf("%d %s %d\\n", cur->id, cur->name, this->w.twice); }`, [5n, 7n]);
+    expect(out).toBe('7 big 10\n');
+  });
+
   it('selects the translator by input type like dt_xlator_lookup', () => {
     const src = `
 typedef struct out { int which; } out_t;

@@ -6,7 +6,7 @@ import { resolveType } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr } from '../ast.js';
 import { BUILTIN_FUNCTIONS } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
-import { type SourceLocation, fail } from '../diagnostics.js';
+import { CompileError, type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
 import { type CookScope, Cooker, dtypeName } from '../semantics.js';
 import type { Pass } from './pass.js';
@@ -271,8 +271,10 @@ class ClauseTyper {
         if (whole?.kind === 'array' || (a.k === 'ident' && (a.name === 'args' || a.name === 'regs' || a.name === 'uregs'))) fail(name === 'trace' ? 'D_TRACE_DYN' : 'D_PRINT_DYN', a.loc);
         const c = this.cook(a);
         if (isVoid(c.type!)) fail(name === 'trace' ? 'D_TRACE_VOID' : 'D_PRINT_VOID', a.loc);
-        // A translation has a dynamic type in dtrace: trace()/print() take it only once assigned or dereferenced.
-        if (c.k === 'xlate') fail(name === 'trace' ? 'D_TRACE_DYN' : 'D_PRINT_DYN', a.loc);
+        // A translated struct is traced whole (built in scratch); a translated pointer is not (dt_action_trace).
+        if (c.k === 'xlate' && isPointer(c.type!)) {
+          throw new CompileError({ severity: 'error', tag: name === 'trace' ? 'D_TRACE_DYN' : 'D_PRINT_DYN', message: `${name}( ) may not be applied to a translated pointer`, location: a.loc });
+        }
         args = [c];
         break;
       }
