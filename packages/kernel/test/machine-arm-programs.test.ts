@@ -4,7 +4,7 @@
 // CPUs, and determinism. The expected outputs are those the same binaries
 // give under qemu-arm (guest-userland.test.ts).
 import { describe, expect, it } from 'vitest';
-import { runArm, poweroffStatus, sh } from './machine-arm-support.js';
+import { armMachine, runArm, poweroffStatus, sh } from './machine-arm-support.js';
 
 const FRUITS = 'pear\napple\nfig\nbanana\napple\n';
 /** Shell prefix writing /tmp/fruits.txt. */
@@ -155,6 +155,18 @@ describe('ARM machine: shell and processes', () => {
   it('gives exit status through $?, ;, && and ||, and 127 for a missing command', async () => {
     const r = await sh('false; echo $?; true && echo yes || echo no; false && echo yes || echo no; no-such-command; echo $?');
     expect(r.output).toMatch(/^1\nyes\nno\n.*no-such-command.*\n127\n$/);
+  });
+
+  it('wakes a reader asleep on the console when interactive input ends (no interrupt marks the end)', async () => {
+    const { machine: m, output } = await armMachine({ cmdline: 'quiet', interactive: true, args: ['/bin/wc', '-l'] });
+    expect(m.run({ instructions: 50_000_000 })).toMatchObject({ kind: 'input' });
+    m.input('a\nb\n');
+    expect(m.run({ instructions: 50_000_000 })).toMatchObject({ kind: 'input' }); // wc read both lines and sleeps again
+    const before = m.now();
+    m.closeInput();
+    expect(m.run({ instructions: 50_000_000 })).toEqual({ kind: 'poweroff', status: 0 });
+    expect(output()).toBe('      2\n');
+    expect(m.now() - before).toBeLessThan(20_000_000); // noticed at the next 10 ms tick
   });
 
   it('reads a script from standard input', async () => {

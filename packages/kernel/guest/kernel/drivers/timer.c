@@ -37,6 +37,7 @@ void timer_interrupt(unsigned irq)
 	if (cpu == 0) {
 		jiffies++;
 		kmod_poll();
+		console_tick();
 	}
 	wake_sleepers(board_time_ns());
 	scheduler_tick();

@@ -15,4 +15,5 @@ void ack_irq(unsigned irq);
 unsigned claim_irq(void);
 void send_ipi(unsigned cpu);
 void console_irq_init(void);
+void console_tick(void);
 #endif
