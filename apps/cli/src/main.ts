@@ -22,7 +22,7 @@ import {
 import { IdleSession, createIdleRegistry } from '@wdtrace/providers';
 import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
 import { recordTypesOf } from './record-types.js';
-import { GuestCliError, createGuest, runGuest, wantsGuest, type GuestRequest } from './guest.js';
+import { GuestCliError, createGuest, guestArgTypes, runGuest, wantsGuest, type GuestRequest } from './guest.js';
 
 /** A -s script's text for deciding whether it needs a guest (an unreadable one is reported later, when compiled). */
 function readScriptText(path: string): string {
@@ -272,7 +272,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const registry = guest ? guest.tracer.registry : idle.registry;
   const catalogue = {
     match: (d: { provider: string; module: string; function: string; name: string }) =>
-      registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })),
+      registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name, ...(guest ? { argTypes: guestArgTypes(registry, p) } : {}) })),
   };
   const xOptions: Record<string, string | null> = {};
   for (const x of o.x as string[]) {
@@ -285,6 +285,8 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     macroVariables: { pid: process.pid, ppid: process.ppid, uid: 0, gid: 0, ...(guest?.target !== undefined ? { target: guest.target } : {}) },
     options: xOptions,
     probes: catalogue,
+    // The guest kernel's types (DWARF): typed args[], casts to kernel structures, `kernel globals.
+    ...(guest ? { types: [guest.types()] } : {}),
     zdefs: Boolean(o.Z),
     cpp: Boolean(o.C),
     defines: o.D as string[],
@@ -373,15 +375,20 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const compiled: CompiledProgram = compiledResult?.program ?? buildProgram([]);
   // -e compiles without enabling: dtrace(1) then reports no matches (exec_prog takes dtrace_program_info).
   if (o.e) return 0;
-  if (!options.quiet) for (const n of notices) io.err(n);
-  if (!options.quiet && options.destructive) io.err('dtrace: allowing destructive actions\n');
-
+  // The output file opens before the programs are enabled, as in dtrace(1).
   let baseWrite = io.out;
   if (typeof o.o === 'string') {
     const file = o.o;
-    writeFileSync(file, '', { flag: 'a' });
+    try {
+      writeFileSync(file, '', { flag: 'a' });
+    } catch (e) {
+      throw new LoadError(`failed to open output file '${file}': ${strerror(e)}`);
+    }
     baseWrite = (s) => appendFileSync(file, s);
   }
+  if (!options.quiet) for (const n of notices) io.err(n);
+  if (!options.quiet && options.destructive) io.err('dtrace: allowing destructive actions\n');
+
   let redirect: string | undefined;
   const write = (s: string): void => (redirect !== undefined ? appendFileSync(redirect, s) : baseWrite(s));
   const json = Boolean(o.json);

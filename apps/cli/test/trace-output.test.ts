@@ -118,6 +118,13 @@ describe('tst.actions-norecord: actions dtrace(1) gives no record print nothing'
   });
 });
 
+describe('err.output: -o that cannot be opened', () => {
+  it('fails before enabling anything, with fatal()\'s wording and status 1', async () => {
+    const r = await wdtrace('-o', '/nonexistent-dir/out.txt', '-n', 'BEGIN', '--run-for', '0s');
+    expect(r).toEqual({ status: 1, stdout: '', stderr: "dtrace: failed to open output file '/nonexistent-dir/out.txt': No such file or directory\n" });
+  });
+});
+
 describe('tst.ftruncate: ftruncate() empties the output file', () => {
   it('keeps only what is printed after it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wdtrace-ftruncate-'));
