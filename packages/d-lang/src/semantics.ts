@@ -21,7 +21,7 @@ import {
 import type { AggregationInfo, Expr, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, type ParamKind } from './builtins.js';
 import type { CompileContext, ResolvedClause, TranslatorInfo } from './context.js';
-import { type SourceLocation, fail } from './diagnostics.js';
+import { CompileError, type SourceLocation, fail } from './diagnostics.js';
 import {
   arithmeticResult,
   isArithmetic,
@@ -96,6 +96,11 @@ export function argumentCompatible(arg: CType, node: Expr | undefined, param: CT
   const ta = ra.kind === 'pointer' ? ra.target : (ra as { element: CType }).element;
   const tp = rp.kind === 'pointer' ? rp.target : (rp as { element: CType }).element;
   return isVoid(ta) || isVoid(tp) || typesCompatible(ta, tp);
+}
+
+/** A translation (dtrace's dynamic type) where an operator does not take one, in dt_parser.c's words. */
+function dynamicOperand(tag: 'D_OP_DYN' | 'D_ADDROF_VAR', message: string, location: SourceLocation): never {
+  throw new CompileError({ severity: 'error', tag, message, location });
 }
 
 export interface CookScope {
@@ -251,6 +256,7 @@ export class Cooker {
         if (!isScalar(cond.type!) && !isString(cond.type!)) fail('D_OP_SCALAR', e.loc, '?:');
         const then = this.cook(e.then, cs);
         const otherwise = this.cook(e.otherwise, cs);
+        if (then.k === 'xlate' || otherwise.k === 'xlate') dynamicOperand('D_OP_DYN', 'operator ?: operands cannot be of dynamic type', e.loc);
         let type: CType;
         const a = then.type!;
         const b = otherwise.type!;
@@ -393,6 +399,7 @@ export class Cooker {
       }
       case '&': {
         if (operand.ref?.kind === 'variable' || operand.ref?.kind === 'builtin') fail('D_ADDROF_VAR', e.loc);
+        if (operand.k === 'xlate') dynamicOperand('D_ADDROF_VAR', 'cannot take address of dynamic object', e.loc);
         if (operand.lvalue !== true && operand.ref?.kind !== 'symbol') fail('D_ADDROF_LVAL', e.loc);
         if (operand.k === 'member' && this.memberOf(operand)?.bitWidth !== undefined) fail('D_ADDROF_BITFIELD', e.loc);
         return into(e, { operand, type: this.env.pointerTo(t) });
@@ -422,6 +429,7 @@ export class Cooker {
     const b = right.type!;
     const op = e.op;
     const both = (x: bigint | undefined, y: bigint | undefined): boolean => x !== undefined && y !== undefined;
+    if (op === ',' && (left.k === 'xlate' || right.k === 'xlate')) dynamicOperand('D_OP_DYN', 'operator , operands cannot be of dynamic type', e.loc);
     if (op === ',') return { ...e, left, right, type: b, ...(right.constValue !== undefined && left.constValue !== undefined ? { constValue: right.constValue } : {}) };
     if (left.k === 'agg' || right.k === 'agg') fail('D_OP_DYN', e.loc, op);
     switch (op) {

@@ -1,0 +1,3 @@
+typedef struct out { int which; } out_t;
+translator out_t < int x > { which = x; };
+BEGIN { this->t = (1, xlate <out_t> (2)); }
