@@ -2,8 +2,9 @@
 // guest, the machine they get (-c's command placed as `wdtrace run` places a
 // program, --arch, --cpus), and the run of a compiled program on it with
 // dtrace(1)'s ending — "dtrace: pid N has exited" when the -c command ends.
-import type { CompiledProgram, ConsumerOutput, DTraceOptions, JsonRecord, RecordTypes } from '@wdtrace/dtrace-core';
-import type { Isa } from '@wdtrace/kernel';
+import type { CompiledProgram, ConsumerOutput, DTraceOptions, JsonRecord, Probe, ProbeRegistry, RecordTypes } from '@wdtrace/dtrace-core';
+import type { TypeDictionary } from '@wdtrace/dtrace-core/types';
+import { dwarfTypeDictionary, type Isa } from '@wdtrace/kernel';
 import { GuestTracer, type GuestSessionResult } from '@wdtrace/providers';
 import { placeProgram } from './run.js';
 
@@ -34,7 +35,29 @@ export class GuestCliError extends Error {}
  * program, else x86_64), with the -c command as init's program. Guest
  * console output goes to `consoleOutput` (the command's standard output).
  */
-export async function createGuest(r: GuestRequest, consoleOutput: (bytes: Uint8Array) => void): Promise<{ tracer: GuestTracer; isa: Isa; target: number | undefined }> {
+export interface Guest {
+  readonly tracer: GuestTracer;
+  readonly isa: Isa;
+  /** The -c command's pid ($target). */
+  readonly target: number | undefined;
+  /** The guest kernel's types for the compiler, from its DWARF (built once). */
+  types(): TypeDictionary;
+}
+
+/** The C types of a probe's args[] as its provider describes them (none: the probe has no typed arguments). */
+export function guestArgTypes(registry: ProbeRegistry, p: Probe): string[] | undefined {
+  const ops = registry.provider(p.provider)?.ops;
+  if (!ops?.getArgDesc) return undefined;
+  const types: string[] = [];
+  for (let n = 0; ; n++) {
+    const d = ops.getArgDesc(p.id, p.providerArg, n);
+    if (!d) break;
+    types.push(d.native);
+  }
+  return types;
+}
+
+export async function createGuest(r: GuestRequest, consoleOutput: (bytes: Uint8Array) => void): Promise<Guest> {
   if (r.arch !== undefined && r.arch !== 'x86_64' && r.arch !== 'arm') throw new GuestCliError(`invalid --arch '${r.arch}': expected x86_64 or arm`);
   if (r.cpus > 8) throw new GuestCliError(`invalid CPU count '${r.cpus}': the guest machine has 1 to 8 CPUs`);
   const words = r.command !== undefined ? r.command.trim().split(/\s+/).filter((w) => w !== '') : [];
@@ -53,8 +76,14 @@ export async function createGuest(r: GuestRequest, consoleOutput: (bytes: Uint8A
     consoleOutput,
     machine: { cmdline: 'quiet' },
   });
-  // init (pid 1) forks the program first: it is pid 2 on this deterministic machine.
-  return { tracer, isa: placed.isa, target: words.length > 0 ? 2 : undefined };
+  let types: TypeDictionary | undefined;
+  return {
+    tracer,
+    isa: placed.isa,
+    // init (pid 1) forks the program first: it is pid 2 on this deterministic machine.
+    target: words.length > 0 ? 2 : undefined,
+    types: () => (types ??= dwarfTypeDictionary(tracer.view.dwarf)),
+  };
 }
 
 export interface GuestRunOptions {
@@ -81,7 +110,10 @@ export async function runGuest(tracer: GuestTracer, program: CompiledProgram, ou
     interrupted: o.interrupted,
   });
   const g = result.guest;
-  if (o.target !== undefined && g?.kind === 'poweroff') output.err(`dtrace: pid ${o.target} has exited\n`);
+  // A notice, which -q silences (dtrace.c's notice()).
+  if (o.target !== undefined && g?.kind === 'poweroff') {
+    if (!o.options.quiet) output.err(`dtrace: pid ${o.target} has exited\n`);
+  }
   else if (g?.kind === 'panic') output.err(`dtrace: the guest kernel panicked (status ${g.status})\n`);
   else if (g?.kind === 'fatal') output.err(`dtrace: guest CPU ${g.cpu} stopped: ${g.reason} at ${tracer.view.symbols.lookup(g.pc)?.symbol?.name ?? `0x${g.pc.toString(16)}`}\n`);
   return result;

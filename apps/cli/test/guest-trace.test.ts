@@ -29,6 +29,14 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
 });
 
 describe('the guest from the command line', () => {
+  it('types args[] and kernel variables from the guest kernel DWARF; -q silences the exit notice', async () => {
+    const r = await wdtrace('-q', '-n', 'fbt::sys_write:entry /pid == $target/ { printf("fd=%d count=%d cpus=%d\\n", args[0], args[2], `nr_cpus_online); }', '-c', '/bin/echo hi');
+    expect(r.stdout).toBe('hi\nfd=1 count=3 cpus=1\n\n');
+    expect(r.stderr).toBe('');
+    const l = await wdtrace('-lv', '--arch', 'arm', '-n', 'fbt::sys_write:entry');
+    expect(l.stdout).toContain('\t\targs[0]: long\n');
+  }, 120_000);
+
   it('lists the guest kernel probes with -l --arch', async () => {
     const r = await wdtrace('-l', '--arch', 'x86_64', '-n', 'fbt::sys_write:');
     expect(r.stdout).toMatch(/^ {3}ID {3}PROVIDER {12}MODULE {26}FUNCTION NAME\n/);
