@@ -90,3 +90,45 @@ describe('wdtrace run', () => {
     expect(wdtrace(['--arch', 'mips']).status).toBe(2);
   });
 });
+
+/** A program of the committed ARM initrd, written to a host file. */
+function armGuestProgram(name: string): string {
+  const initrd = new Uint8Array(readFileSync(join(images, 'arm', 'initrd.cpio')));
+  const { entries } = readInitrdEntries(initrd);
+  const e = entries.find((x) => x.name === `bin/${name}`)!;
+  const header = new TextDecoder().decode(initrd.subarray(e.offset, e.offset + 110));
+  const size = parseInt(header.slice(54, 62), 16);
+  const nameSize = parseInt(header.slice(94, 102), 16);
+  const start = (e.offset + 110 + nameSize + 3) & ~3;
+  const path = join(scratch, `arm-${name}`);
+  writeFileSync(path, initrd.subarray(start, start + size));
+  chmodSync(path, 0o755);
+  return path;
+}
+
+describe('wdtrace run --arch arm', () => {
+  it('runs a guest program on the ARM machine and exits with its status', () => {
+    expect(wdtrace(['--arch', 'arm', '--', '/bin/echo', 'hello', 'arm'])).toMatchObject({ stdout: 'hello arm\n', stderr: '', status: 0 });
+    expect(wdtrace(['--arch', 'arm', '--', '/bin/sh', '-c', 'echo out | wc -c; exit 7'])).toMatchObject({ stdout: '      4\n', status: 7 });
+    expect(wdtrace(['--arch', 'arm', '--', '/bin/fault']).status).toBe(139);
+  });
+
+  it('passes standard input through and keeps the boot messages with --verbose on several CPUs', () => {
+    expect(wdtrace(['--arch', 'arm', '--', '/bin/sort', '-r'], 'a\nc\nb\n')).toMatchObject({ stdout: 'c\nb\na\n', status: 0 });
+    // Work enough for CPU 1 to take the big kernel lock and say it is online before the end.
+    const r = wdtrace(['--arch', 'arm', '--cpus', '2', '--verbose', '--', '/bin/sh', '-c', 'forkheavy 10 >/dev/null; echo smp']);
+    expect(r.stdout).toMatch(/^wdtrace guest kernel \(armv7l\), 2 CPU\(s\), 64 MiB RAM/);
+    expect(r.stdout).toContain('smp: CPU 1 online\n');
+    expect(r.stdout.endsWith('smp\n')).toBe(true);
+  });
+
+  it('runs a host ARM static executable on the ARM machine without --arch, and refuses it on x86-64', () => {
+    const path = armGuestProgram('echo');
+    expect(wdtrace(['--', path, 'from', 'an arm host file'])).toMatchObject({ stdout: 'from an arm host file\n', stderr: '', status: 0 });
+    const wrong = wdtrace(['--arch', 'x86_64', '--', path]);
+    expect(wrong.stderr).toBe(`wdtrace run: ${path}: an ELF file for arm, but the machine is x86_64 (use --arch arm)\n`);
+    expect(wrong.status).toBe(2);
+    const x86 = guestProgram('true');
+    expect(wdtrace(['--arch', 'arm', '--', x86]).stderr).toBe(`wdtrace run: ${x86}: an ELF file for x86_64, but the machine is arm (use --arch x86_64)\n`);
+  });
+});
