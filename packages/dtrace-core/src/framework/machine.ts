@@ -15,6 +15,10 @@ export interface ThreadIdentity {
   readonly uid: number;
   readonly gid: number;
   readonly execname: string;
+  /** The kernel's thread structure (curthread), when the machine has one. */
+  readonly address?: bigint;
+  /** errno of the thread's last system call, when the machine knows it. */
+  readonly errno?: number;
 }
 
 export interface MachineInterface {
@@ -40,6 +44,12 @@ export interface MachineInterface {
    * probe machinery, at most `depth` of them. stack() records them.
    */
   kernelStack(cpu: number, depth: number): bigint[];
+  /**
+   * The return address into the caller of the function the probe is in
+   * (dtrace_caller), when it differs from kernelStack's second frame — at a
+   * function's entry or return the first frame already is that caller.
+   */
+  caller?(cpu: number): bigint;
   /** User stack of the thread on `cpu` (dtrace_getupcstack): pc, then return addresses, at most `depth`. ustack() records them after the pid. */
   userStack(cpu: number, depth: number): bigint[];
   /** Symbol lookups for %a, %A, print(), stack(), ustack() and sym()/mod()/usym()/umod()/uaddr(). */

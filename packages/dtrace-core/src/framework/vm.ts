@@ -311,12 +311,12 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
     case DIF_VAR.GID: return BigInt(th().gid);
     case DIF_VAR.EXECNAME: return scratchString(f, th().execname);
     case DIF_VAR.ZONENAME: return scratchString(f, 'global');
-    case DIF_VAR.ERRNO: return BigInt(f.errno ?? 0);
+    case DIF_VAR.ERRNO: return BigInt(f.errno ?? th().errno ?? 0);
     case DIF_VAR.STACKDEPTH: return BigInt(f.machine.kernelStack(f.cpu, 100).length);
     case DIF_VAR.USTACKDEPTH: return BigInt(f.machine.userStack(f.cpu, 100).length);
-    case DIF_VAR.CALLER: return f.machine.kernelStack(f.cpu, 2)[1] ?? 0n;
+    case DIF_VAR.CALLER: return f.machine.caller ? f.machine.caller(f.cpu) : (f.machine.kernelStack(f.cpu, 2)[1] ?? 0n);
     case DIF_VAR.UCALLER: return f.machine.userStack(f.cpu, 2)[1] ?? 0n;
-    case DIF_VAR.CURTHREAD: return BigInt(th().tid);
+    case DIF_VAR.CURTHREAD: return th().address ?? BigInt(th().tid);
     case DIF_VAR.CURPSINFO: return scratchBytes(f, psinfoBytes(f.dataModel ?? 'LP64', th()));
     case DIF_VAR.CURLWPSINFO: return scratchBytes(f, lwpsinfoBytes(f.dataModel ?? 'LP64', th(), f.cpu));
     case DIF_VAR.CURCPU: return scratchBytes(f, cpuinfoBytes(f.dataModel ?? 'LP64', f.cpu));
