@@ -482,10 +482,7 @@ export class Consumer {
       if (k instanceof Uint8Array) {
         const kt = desc.keys[idx];
         if (kt?.typeName === 'stack' || kt?.typeName === 'ustack') {
-          // A stack key holds pointer-sized program counters (ustack: the pid, then 64-bit ones).
-          const st = kt.typeName === 'stack'
-            ? this.stackDatum(DTRACEACT.STACK, { size: k.length, arg: BigInt(k.length / (this.program.dataModel === 'ILP32' ? 4 : 8)) }, k)
-            : this.stackDatum(DTRACEACT.USTACK, { size: k.length, arg: BigInt(k.length / 8 - 1) }, k);
+          const st = this.stackKey(kt.typeName, k);
           if (!st.silent) s += formatStack(st.frames, this.opts.stackindent);
         }
         else s += printBytes(k, -50, false, false);
@@ -547,9 +544,18 @@ export class Consumer {
   }
 
   private keyArgs(desc: AggregationDescription, e: AggregationEntry): Datum[] {
-    return e.keys.map((k, idx) =>
-      k instanceof Uint8Array ? { type: 'bytes', value: k } : { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: this.keySigned(desc.keys[idx]?.typeName) },
-    );
+    return e.keys.map((k, idx): Datum => {
+      const typeName = desc.keys[idx]?.typeName;
+      if (k instanceof Uint8Array) return typeName === 'stack' || typeName === 'ustack' ? this.stackKey(typeName, k) : { type: 'bytes', value: k };
+      return { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: this.keySigned(typeName) };
+    });
+  }
+
+  /** A stack() key holds pointer-sized program counters; a ustack() key the pid, then 64-bit ones. */
+  private stackKey(typeName: 'stack' | 'ustack', k: Uint8Array): Datum & { type: 'stack'; silent: boolean } {
+    return typeName === 'stack'
+      ? this.stackDatum(DTRACEACT.STACK, { size: k.length, arg: BigInt(k.length / (this.program.dataModel === 'ILP32' ? 4 : 8)) }, k)
+      : this.stackDatum(DTRACEACT.USTACK, { size: k.length, arg: BigInt(k.length / 8 - 1) }, k);
   }
 
   /**
