@@ -107,6 +107,13 @@ export interface KernelTarget {
   registers(cpu: number): RegisterFile;
   /** Register a handler of the probe-firing path; returns the function that removes it. */
   addInvopHandler(handler: InvopHandler): () => void;
+  /**
+   * Differences d such that kernel text linked at v also runs at v - d: the
+   * kernel's physical load address, where early boot code (and a secondary
+   * CPU's entry path) runs before the MMU maps the kernel at its link
+   * address. A trap at such an alias is a trap at the probe's address.
+   */
+  textAliases?(): readonly bigint[];
 }
 
 /** Where probes fire: dtrace-core's DTraceState satisfies this (dtrace_probe()). */

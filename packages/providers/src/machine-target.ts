@@ -3,7 +3,7 @@
 // text patching, NOFAULT reads, registers and trap interposition. The
 // machine is described structurally (MachineLike) so the providers depend on
 // what they use, not on the machine's construction.
-import type { ElfFile, KernelSdtResult, LinkedModule, ModuleListener } from '@wdtrace/kernel';
+import { PT_LOAD, type ElfFile, type KernelSdtResult, type LinkedModule, type ModuleListener } from '@wdtrace/kernel';
 
 import {
   kernelImageFromElf,
@@ -61,12 +61,15 @@ class MachineKernelTarget implements KernelTarget {
   readonly isa: KernelIsaName;
   private readonly images: KernelModuleImage[];
   private readonly listeners: ((e: ModuleEvent) => void)[] = [];
+  /** Link address minus load address of the kernel's segments, where they differ. */
+  private readonly aliases: readonly bigint[];
 
   constructor(
     private readonly machine: MachineLike,
     options: MachineTargetOptions,
   ) {
     this.isa = machine.isa;
+    this.aliases = [...new Set(machine.kernel.programHeaders.filter((p) => p.type === PT_LOAD && p.vaddr !== p.paddr).map((p) => p.vaddr - p.paddr))];
     // The machine already processed the kernel's SDT sites: use its record.
     this.images = [kernelImageFromElf(machine.kernel, 'kernel', machine.kernelSdt.sites)];
     machine.modules.addListener({
@@ -109,6 +112,9 @@ class MachineKernelTarget implements KernelTarget {
   }
   addInvopHandler(handler: InvopHandler): () => void {
     return this.machine.addInvopHandler(handler);
+  }
+  textAliases(): readonly bigint[] {
+    return this.aliases;
   }
 }
 

@@ -121,10 +121,26 @@ export class TracepointTable {
     return this.sites.has(address);
   }
 
-  /** The invop handler: every probe at the trap's pc fires; the head's result performs the instruction. */
+  /**
+   * The invop handler: every probe at the trap's pc fires; the head's result
+   * performs the instruction. A trap at an alias of the text (the kernel
+   * running at its physical address before the MMU is on) is a trap at the
+   * linked address; emulations and displaced execution act at the trap's pc
+   * either way, and a resume address is moved by the alias.
+   */
   handle(trap: Trap): InvopResult | undefined {
     if (trap.user) return undefined;
-    const site = this.sites.get(trap.pc);
+    let site = this.sites.get(trap.pc);
+    let alias = 0n;
+    if (!site && this.target.textAliases) {
+      for (const d of this.target.textAliases()) {
+        site = this.sites.get(trap.pc + d);
+        if (site) {
+          alias = d;
+          break;
+        }
+      }
+    }
     if (!site) return undefined;
     this.firings++;
     const head = site.owners[0]!;
@@ -134,6 +150,7 @@ export class TracepointTable {
       const r = o.fire(trap);
       if (o === head) result = r;
     }
+    if (alias !== 0n && result?.kind === 'resume' && result.pc !== undefined) return { kind: 'resume', pc: result.pc - alias };
     return result;
   }
 }

@@ -16,7 +16,7 @@ const NEVER_RETURN = new Set([
   'start_kernel', 'secondary_start_kernel', 'board_poweroff', 'board_panic_stop', 'panic', 'do_exit', 'do_group_exit',
   'kthread_start', 'cpu_idle', 'sys_exit', 'sys_exit_group', 'init_main',
   // hand-written: return to user mode / into a new thread through iretq, eret or a jump
-  'arch_return_to_user', 'trap_return', 'exception_return', 'kthread_trampoline',
+  'arch_return_to_user', 'trap_return', 'exception_return', 'kthread_trampoline', '_start', 'secondary_entry',
 ]);
 
 describe.each(['x86_64', 'arm'] as const)('fbt discovery on the %s kernel', (isa) => {
@@ -32,11 +32,11 @@ describe.each(['x86_64', 'arm'] as const)('fbt discovery on the %s kernel', (isa
     );
     expect(cov.functions).toBeGreaterThan(300);
     // Of the functions that can return, at least 95% get both probes.
-    const returning = cov.functions - cov.missing.filter((m) => m.return && (NEVER_RETURN.has(m.function) || m.return.startsWith('excluded'))).length;
+    const returning = cov.functions - cov.missing.filter((m) => m.return && NEVER_RETURN.has(m.function)).length;
     console.log(`fbt ${isa}: ${cov.withBoth}/${returning} functions that can return have both probes (${((cov.withBoth / returning) * 100).toFixed(1)}%)`);
     expect(cov.withBoth / returning).toBeGreaterThanOrEqual(0.95);
-    // Every function without a return probe is one that cannot return (or is excluded).
-    for (const m of cov.missing) if (m.return) expect(NEVER_RETURN.has(m.function) || m.return.startsWith('excluded'), m.function).toBe(true);
+    // Every function without a return probe is one that cannot return.
+    for (const m of cov.missing) if (m.return) expect(NEVER_RETURN.has(m.function), m.function).toBe(true);
     expect(share).toBeGreaterThanOrEqual(isa === 'arm' ? 0.95 : 0.94);
   });
 

@@ -8,11 +8,8 @@
 // the stack. Return probes: arg0 = byte offset of the return site in the
 // function, arg1 = the return value register. Typed args from DWARF.
 //
-// Exclusions: only the functions of ../exclusions.ts (code that runs before
-// it is mapped at its link address). The invop path is host-side (the
-// machine offers the trap to this handler before the guest sees anything),
-// so no guest function is on the path that handles a probe and none can
-// recurse; otherwise what is left out is what cannot be patched faithfully:
+// Exclusions: only the functions of ../exclusions.ts, none today (see why
+// there). What is left out otherwise is what cannot be patched faithfully:
 // functions without the entry pattern (x86-64 hand-written stubs with no
 // push %rbp), functions whose bytes do not decode, instructions the ISA
 // part refuses, and return probes of functions that never return.
