@@ -244,24 +244,35 @@ export class ArmPort implements CpuPort {
     return new DataView(this.core.memory.buffer).getUint32(base + offset, true);
   }
 
+  /** The translation registers of CPU `cpu`, read once per walk. */
+  private translationRegisters(cpu: number): { sctlr: number; ttbr0: number; ttbr1: number; ttbcr: number; dacr: number } {
+    const base = this.core.stateOffset(cpu);
+    const v = new DataView(this.core.memory.buffer, base, STATE_DACR + 4);
+    return {
+      sctlr: v.getUint32(STATE_SCTLR, true),
+      ttbr0: v.getUint32(STATE_TTBR0, true),
+      ttbr1: v.getUint32(STATE_TTBR1, true),
+      ttbcr: v.getUint32(STATE_TTBCR, true),
+      dacr: v.getUint32(STATE_DACR, true),
+    };
+  }
+
   /**
    * Short-descriptor translation table walk (ARM ARM B3.5) for a privileged
    * read, without touching the core's TLB or fault registers. `root`
    * replaces TTBR0 (another process's address space).
    */
   private walk(cpu: number, va: number, root?: bigint): Walk {
-    const sctlr = this.stateWord(cpu, STATE_SCTLR);
+    const { sctlr, ttbr0: current, ttbr1, ttbcr, dacr } = this.translationRegisters(cpu);
     if ((sctlr & 1) === 0) return { pa: va >>> 0, userWrite: true };
-    const ttbcr = this.stateWord(cpu, STATE_TTBCR);
-    const dacr = this.stateWord(cpu, STATE_DACR);
     const n = ttbcr & 7;
     let l1: number;
     if (n === 0 || va >>> (32 - n) === 0) {
-      const ttbr0 = root === undefined ? this.stateWord(cpu, STATE_TTBR0) : Number(BigInt.asUintN(32, root));
+      const ttbr0 = root === undefined ? current : Number(BigInt.asUintN(32, root));
       const base = (ttbr0 & ~((1 << (14 - n)) - 1)) >>> 0;
       l1 = (base | (((va >>> 20) & (0xfff >>> n)) << 2)) >>> 0;
     } else {
-      l1 = ((this.stateWord(cpu, STATE_TTBR1) & 0xffffc000) | ((va >>> 20) << 2)) >>> 0;
+      l1 = ((ttbr1 & 0xffffc000) | ((va >>> 20) << 2)) >>> 0;
     }
     const d1 = this.tableWord(l1);
     if (d1 === undefined) return { fault: true };
