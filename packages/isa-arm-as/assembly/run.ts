@@ -225,6 +225,11 @@ export function run(cpu: u32, budget: u32): u32 {
   }
   setRunning(true);
   setStopRequested(false);
+  // CPUs take turns between run() calls, so another CPU may have stored to
+  // this CPU's exclusive address since its ldrex: clear the local monitor
+  // (an architecturally permitted spurious clear; the strex fails, the
+  // guest's loop retries) so a strex never succeeds across a turn.
+  setSt(EXCL_OPEN, 0);
   // Invariant: `pc` is the next instruction; memory r15 is brought up to
   // date before anything that reads it (the slow path, exceptions, exit).
   // Interrupts, the fetch page and CPSR.T can change only through the slow

@@ -477,3 +477,25 @@ describe('device callbacks during run', () => {
     expect(core.retiredLow(0)).toBe(105);
   });
 });
+
+describe('exclusive monitor across CPUs', () => {
+  it('fails a strex whose ldrex ran in an earlier run() call, so two CPUs cannot both win a lock', async () => {
+    core = await createArmCore('debug');
+    core.init(2, RAM);
+    // ldrex r1, [r0] ; strex r2, r3, [r0] ; udf
+    words(0x8000, [0xe1901f9f, 0xe1802f93, 0xe7f001f0]);
+    for (const cpu of [0, 1]) {
+      core.setReg(cpu, 0, 0x9000);
+      core.setReg(cpu, 3, cpu + 1);
+      core.setReg(cpu, 15, 0x8000);
+    }
+    expect(core.run(0, 1)).toBe(StopReason.BUDGET); // CPU 0: ldrex reads 0, its turn ends
+    expect(core.run(1, 10)).toBe(StopReason.UNDEFINED); // CPU 1: ldrex, strex wins
+    expect(u(core.getReg(1, 2))).toBe(0);
+    expect(word32(0x9000)).toBe(2);
+    expect(core.run(0, 10)).toBe(StopReason.UNDEFINED); // CPU 0: its strex must fail
+    expect(u(core.getReg(0, 1))).toBe(0);
+    expect(u(core.getReg(0, 2))).toBe(1);
+    expect(word32(0x9000)).toBe(2);
+  });
+});
