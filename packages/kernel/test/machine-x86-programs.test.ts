@@ -135,6 +135,16 @@ describe('x86-64 machine: shell, processes and signals', () => {
   });
 });
 
+describe('x86-64 machine: idle time on several CPUs', () => {
+  it('8 CPUs all idle while a program sleeps: time jumps ahead, few instructions run', async () => {
+    const r = await sh('sleep 2; echo woke', { cpus: 8 });
+    expect(r.output).toBe('woke\n');
+    expect(r.machine.now()).toBeGreaterThan(2_000_000_000);
+    expect(r.machine.instructions).toBeLessThan(40_000_000);
+    for (let cpu = 0; cpu < 8; cpu++) expect(r.machine.cpuStarted(cpu)).toBe(true);
+  });
+});
+
 describe('x86-64 machine: determinism', () => {
   it('two runs give the same output and the same instruction counts, on 1 and on 3 CPUs', async () => {
     for (const cpus of [1, 3]) {
