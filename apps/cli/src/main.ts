@@ -488,11 +488,13 @@ function minAttributes(triples: string[]): [string, string, string] {
 }
 
 /** dtrace(1)'s -lv block (print_probe_info). */
-function probeInfo(registry: ReturnType<typeof createIdleRegistry>['registry'], p: { id: number; provider: string; providerArg: unknown }): string {
+function probeInfo(registry: ReturnType<typeof createIdleRegistry>['registry'], p: { id: number; provider: string; module: string; function: string; name: string; providerArg: unknown }): string {
   const def = registry.provider(p.provider);
   if (!def) return '';
   const a = def.attributes;
-  const [pn, pd, pc] = minAttributes([a.provider, a.module, a.function, a.name]);
+  // dt_probe_info: the provider's attributes, lowered by those of each field that is given (neither empty nor a glob).
+  const given = (field: string): boolean => field !== '' && !/[*?[\]]/.test(field);
+  const [pn, pd, pc] = minAttributes([a.provider, ...(given(p.module) ? [a.module] : []), ...(given(p.function) ? [a.function] : []), ...(given(p.name) ? [a.name] : [])]);
   const [an, ad, ac] = minAttributes([a.args]);
   let out = `\n\tProbe Description Attributes\n\t\tIdentifier Names: ${pn}\n\t\tData Semantics:   ${pd}\n\t\tDependency Class: ${pc}\n`;
   out += `\n\tArgument Attributes\n\t\tIdentifier Names: ${an}\n\t\tData Semantics:   ${ad}\n\t\tDependency Class: ${ac}\n`;

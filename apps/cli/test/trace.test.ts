@@ -110,9 +110,12 @@ describe('tst.cli-list-verbose: -lv', () => {
     expect(r.stdout).toBe(
       '   ID   PROVIDER            MODULE                          FUNCTION NAME\n' +
         '    1     dtrace                                                     BEGIN\n' +
-        '\n\tProbe Description Attributes\n\t\tIdentifier Names: Private\n\t\tData Semantics:   Private\n\t\tDependency Class: Unknown\n' +
+        // dt_probe_info leaves out the attributes of the empty module and function fields.
+        '\n\tProbe Description Attributes\n\t\tIdentifier Names: Stable\n\t\tData Semantics:   Stable\n\t\tDependency Class: Common\n' +
         '\n\tArgument Attributes\n\t\tIdentifier Names: Stable\n\t\tData Semantics:   Stable\n\t\tDependency Class: Common\n' +
         '\n\tArgument Types\n\t\tNone\n\n',
     );
+    const t = await wdtrace('-lv', '-n', 'tick-1s');
+    expect(t.stdout).toContain('\n\tProbe Description Attributes\n\t\tIdentifier Names: Evolving\n\t\tData Semantics:   Evolving\n\t\tDependency Class: Common\n');
   });
 });

@@ -58,7 +58,7 @@ export class ProfileProvider {
     name: PROFILE_PROVIDER_NAME,
     attributes: {
       provider: 'Evolving/Evolving/Common',
-      module: 'Unstable/Unstable/Common',
+      module: 'Unstable/Unstable/Unknown',
       function: 'Private/Private/Unknown',
       name: 'Evolving/Evolving/Common',
       args: 'Evolving/Evolving/Common',
