@@ -38,6 +38,14 @@ describe('x86-64 machine: modules', () => {
     expect(() => m.loadModule(hello(), 'hello')).toThrow('module hello is already loaded');
   });
 
+  it('bad module input and bad kernel addresses get clear errors, and nothing is loaded', async () => {
+    const m = await Machine.create({ isa: 'x86_64' });
+    expect(() => m.loadModule(new Uint8Array([0x7f, 0x45, 0x4c]), 'broken')).toThrow(/ELF|too small|truncated/i);
+    expect(m.modules.loaded).toEqual([]);
+    expect(() => m.writeText(0x4000_0000_0000n, Uint8Array.of(0x90))).toThrow('kernel address 0x400000000000 is not mapped to RAM');
+    expect(() => m.readText(0xffff_ffff_c000_0000n, 4)).toThrow('kernel address 0xffffffffc0000000 is not mapped to RAM');
+  });
+
   it('SDT site tables: the kernel image is loaded patched, the module sites are nops too', async () => {
     const m = await Machine.create({ isa: 'x86_64', modules: [{ name: 'hello', bytes: hello() }] });
     const sites = m.sdtSites();
