@@ -6,6 +6,8 @@ import { ProbeRegistry } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
 import { CoreKernelTarget } from '../src/core-target.js';
 import { FbtProvider } from '../src/fbt/provider.js';
+import { ArmEmulation } from '../src/isa/arm.js';
+import { X86Emulation } from '@wdtrace/isa-x86-as';
 
 const image = (isa: string, file: string) => readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url));
 const noSink = { probe: () => {} };
@@ -38,6 +40,33 @@ describe.each(['x86_64', 'arm'] as const)('fbt discovery on the %s kernel', (isa
     // Every function without a return probe is one that cannot return.
     for (const m of cov.missing) if (m.return) expect(NEVER_RETURN.has(m.function), m.function).toBe(true);
     expect(share).toBeGreaterThanOrEqual(isa === 'arm' ? 0.95 : 0.94);
+  });
+
+  it('finds every return form of the ISA in the kernel', async () => {
+    const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
+    const fbt = await FbtProvider.create(target, noSink);
+    const kernel = target.modules()[0]!;
+    const forms = new Map<string, number>();
+    for (const fn of kernel.functions) {
+      for (const r of fbt.pointsOf(kernel, fn).returns) {
+        const text = r.insn.text.split('\t')[0]!;
+        const key = `${text}:${r.result.kind === 'emulate' ? r.result.code : r.result.kind}`;
+        forms.set(key, (forms.get(key) ?? 0) + 1);
+      }
+    }
+    console.log(`fbt ${isa} return forms: ${[...forms].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    if (isa === 'x86_64') {
+      // pop %rbp before ret (POP_RBP) and tail jumps (displaced); this kernel
+      // has no leave and no ret a jump lands on (fbt-forms.test.ts has them).
+      expect(forms.get(`popq:${X86Emulation.popRbp}`)).toBeGreaterThan(200);
+      expect(forms.get('jmp:displaced')).toBeGreaterThan(0);
+    } else {
+      expect(forms.get(`pop:${ArmEmulation.POPM}`)).toBeGreaterThan(200);
+      expect(forms.get(`bx:${ArmEmulation.BX_LR}`)).toBeGreaterThan(0);
+      expect(forms.get(`b:${ArmEmulation.B}`)).toBeGreaterThan(0);
+      // Conditional returns keep their condition in the breakpoint.
+      expect([...forms.keys()].some((k) => /^(pop|bx)(eq|ne|lt|gt|le|ge|hi|ls|hs|lo):/.test(k))).toBe(true);
+    }
   });
 
   it('creates entry and return probes named after the functions, and none for a pattern that names neither', async () => {

@@ -8,6 +8,8 @@ import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
 import { CoreKernelTarget } from '../src/core-target.js';
 import { FbtProvider } from '../src/fbt/provider.js';
+import { ArmEmulation } from '../src/isa/arm.js';
+import { X86Emulation } from '@wdtrace/isa-x86-as';
 
 const image = (isa: string, file: string) => new Uint8Array(readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url)));
 
@@ -119,6 +121,10 @@ describe.each(['x86_64', 'arm'] as const)('fbt firing on the %s kernel', (isa) =
     expect(ret.args[1]).toBe(4n);
     const fnSize = BigInt(t.fn('snprintf').size);
     expect(ret.args[0] > 0n && ret.args[0] < fnSize).toBe(true);
+    // The displaced instructions were performed by these emulations.
+    const kinds = new Set(traced.r.traps.map((x) => (x.result!.kind === 'emulate' ? `emulate:${x.result!.code}` : x.result!.kind)));
+    if (isa === 'x86_64') expect([...kinds]).toEqual(expect.arrayContaining([`emulate:${X86Emulation.pushRbp}`, `emulate:${X86Emulation.popRbp}`]));
+    else expect([...kinds]).toEqual(expect.arrayContaining([`emulate:${ArmEmulation.PUSHM}`, `emulate:${ArmEmulation.POPM}`]));
     // Disabled again: a call traps nowhere and fires nothing more.
     const n = t.rec.fired.length;
     expect(callSnprintf().r.traps).toHaveLength(0);
