@@ -132,8 +132,18 @@ export class CompileContext {
   readonly difArrays = new DifArrayPool();
   /** DIF types of D types (codegen's difTypeOf), computed once each. */
   readonly difTypes = new Map<CType, DifType>();
-  /** Text of each DIFO for -S, in generation order. */
-  readonly listings: { clause: number; what: string; difo: Difo }[] = [];
+  /** The first DIF table overflow met while assembling (reported by the assemble pass). */
+  difOverflow: 'integer' | 'string' | undefined;
+
+  /** Every DIFO for -S, in generation order: each ECB's predicate, then its actions'. */
+  get listings(): { clause: number; difo: Difo }[] {
+    const out: { clause: number; difo: Difo }[] = [];
+    for (const e of this.program?.ecbs ?? []) {
+      if (e.predicate !== undefined) out.push({ clause: e.clause, difo: e.predicate });
+      for (const a of e.actions) if (a.difo !== undefined) out.push({ clause: e.clause, difo: a.difo });
+    }
+    return out;
+  }
 
   constructor(
     readonly source: string,

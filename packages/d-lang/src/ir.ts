@@ -3,7 +3,7 @@
 // rather than table indexes and instruction offsets. The assembler
 // (src/assembler.ts) turns each DIFO's instructions into a DIFO: it builds
 // the integer, string and variable tables and resolves labels.
-import type { Difo, DifType } from '@wdtrace/dtrace-core/dif';
+import type { DifType } from '@wdtrace/dtrace-core/dif';
 
 export interface IrVariable {
   readonly name: string;
@@ -25,11 +25,6 @@ export type IrInstr =
   | { readonly k: 'var'; readonly op: number; readonly variable: IrVariable; readonly reg: number; readonly index?: number }
   | { readonly k: 'call'; readonly subr: number; readonly rd: number };
 
-/**
- * One DIFO as the code generator hands it on: assembled as soon as its code
- * was complete (src/assembler.ts). A table overflow is kept here and
- * reported by the assemble pass, where dtrace reports it.
- */
 /**
  * Every instruction is built by this one constructor, so that all have the
  * same object shape (monomorphic property loads in the assembler); the
@@ -60,10 +55,3 @@ export const ir = {
   variable: (op: number, variable: IrVariable, reg: number, index?: number): IrInstr => new Instr('var', op, 0, 0, 0, 0, undefined, variable, reg, index, 0) as IrInstr,
   call: (subr: number, rd: number): IrInstr => new Instr('call', 0, 0, 0, rd, 0, undefined, undefined, 0, undefined, subr) as IrInstr,
 };
-
-export interface IrDifo {
-  readonly difo?: Difo;
-  readonly overflow?: 'integer' | 'string';
-  /** What the DIFO computes, for listings ("predicate", "trace()", ...). */
-  readonly what: string;
-}

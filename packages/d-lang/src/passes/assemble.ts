@@ -4,7 +4,6 @@
 // overflow met there is reported here. The ECBs get their record layout
 // (each record at its alignment after the record header) and the program
 // its aggregation and option descriptions.
-import type { Difo } from '@wdtrace/dtrace-core/dif';
 import {
   type ActionDescription,
   type AggregationDescription,
@@ -18,16 +17,9 @@ import {
 } from '@wdtrace/dtrace-core/program';
 import { BUILTIN_FUNCTIONS } from '../builtins.js';
 import { fail } from '../diagnostics.js';
-import type { IrDifo } from '../ir.js';
 import { dtypeName } from '../semantics.js';
 import { difTypeOf } from './codegen.js';
 import type { Pass } from './pass.js';
-
-/** The DIFO the code generator assembled, or the table overflow it met. */
-function assembled(ir: IrDifo): Difo {
-  if (ir.difo === undefined) return fail('D_UNKNOWN', undefined, `${ir.overflow ?? 'integer'} table overflow`);
-  return ir.difo;
-}
 
 function aggregationDataSize(func: string, arg: bigint): number {
   switch (func) {
@@ -49,17 +41,16 @@ function aggregationDataSize(func: string, arg: bigint): number {
 export const assemblePass: Pass = {
   name: 'assemble',
   reads: 'ir, aggregations, options',
-  writes: 'program (the compiled program), listings',
+  writes: 'program (the compiled program)',
   run(ctx) {
+    if (ctx.difOverflow !== undefined) fail('D_UNKNOWN', undefined, `${ctx.difOverflow} table overflow`);
     const ir = ctx.ir!;
     const ecbs: EcbDescription[] = ir.ecbs.map((e) => {
       let offset = DTRACE_RECHDR_SIZE;
       let alignment = 4;
-      const predicate = e.predicate !== undefined ? assembled(e.predicate) : undefined;
-      if (predicate !== undefined) ctx.listings.push({ clause: e.clause, what: 'predicate', difo: predicate });
+      const predicate = e.predicate;
       const actions: ActionDescription[] = e.actions.map((a) => {
-        const difo = a.difo !== undefined ? assembled(a.difo) : undefined;
-        if (difo !== undefined) ctx.listings.push({ clause: e.clause, what: a.difo!.what, difo });
+        const difo = a.difo;
         let record: RecordDescription | undefined;
         if (a.record !== undefined) {
           const al = Math.max(1, a.record.alignment);

@@ -1,5 +1,5 @@
 // Pass: DIF code generation, after libdtrace's dt_cg.c. Every predicate and
-// action expression becomes one DIF program (IrDifo): a tree walk that
+// action expression becomes one DIF program (a DIFO): a tree walk that
 // leaves each value in a register, allocating DIF's seven general registers
 // (%r1-%r7; %r0 reads zero) as a stack. Scalars are passed by value; strings,
 // structs and arrays by reference (their address). Then the clause's
@@ -17,7 +17,7 @@
 //   && || ^^ ?:            tst and branches (short-circuit)
 //   *p  p->m  a[i]          address arithmetic + ld{s,u}{b,h,w}/ldx by type
 //   subroutine call        flushts; push args; call subr, rd
-import { CTF_K, DIF_OP, DIF_SUBR, DIF_VAR_OTHER_UBASE, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_ARRAY, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_TYPE_CTF, DIF_TYPE_STRING, type DifType, difTypeByRef, difTypeInteger, difTypeString } from '@wdtrace/dtrace-core/dif';
+import { CTF_K, type Difo, DIF_OP, DIF_SUBR, DIF_VAR_OTHER_UBASE, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_ARRAY, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_TYPE_CTF, DIF_TYPE_STRING, type DifType, difTypeByRef, difTypeInteger, difTypeString } from '@wdtrace/dtrace-core/dif';
 import { DTRACEACT, DTRACEAGG, DT_ACT, DTRACE_RECHDR_SIZE, type FormatDescription, llquantizeArg, lquantizeArg, ustackArg } from '@wdtrace/dtrace-core/program';
 import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
 import type { Expr, VariableInfo } from '../ast.js';
@@ -25,7 +25,7 @@ import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion, isVoid } from '../dtypes.js';
-import { type IrDifo, type IrInstr, type IrVariable, ir } from '../ir.js';
+import { type IrInstr, type IrVariable, ir } from '../ir.js';
 import { assembleDifo } from '../assembler.js';
 import type { Pass } from './pass.js';
 import { parseSizeOption } from './pragmas.js';
@@ -146,9 +146,12 @@ class DifoBuilder {
     return v;
   }
 
-  finish(rtype: DifType, what: string): IrDifo {
+  /** Assemble the DIFO; a table overflow is kept on the context for the assemble pass to report. */
+  finish(rtype: DifType): Difo {
     const a = assembleDifo(this.code, rtype, this.ctx.difArrays);
-    return a.difo !== undefined ? { difo: a.difo, what } : { overflow: a.overflow, what };
+    if (a.difo !== undefined) return a.difo;
+    this.ctx.difOverflow ??= a.overflow;
+    return EMPTY_DIFO;
   }
 }
 
@@ -815,7 +818,7 @@ class ExprGen {
 
 export interface IrAction {
   readonly kind: number;
-  readonly difo?: IrDifo;
+  readonly difo?: Difo;
   readonly ntuple: number;
   readonly arg: bigint;
   readonly uarg: bigint;
@@ -826,22 +829,22 @@ export interface IrAction {
 export interface IrEcb {
   readonly clause: number;
   readonly probes: ResolvedClause['probes'];
-  readonly predicate?: IrDifo;
+  readonly predicate?: Difo;
   readonly actions: IrAction[];
   readonly destructive: boolean;
   readonly speculative: boolean;
 }
 
-function compileDifo(ctx: CompileContext, e: Expr, what: string, rtypeOverride?: DifType): IrDifo {
+function compileDifo(ctx: CompileContext, e: Expr, rtypeOverride?: DifType): Difo {
   const b = new DifoBuilder(ctx, e.loc);
   const g = new ExprGen(ctx, b);
   const r = g.gen(e);
   b.emit(DIF_OP.RET, 0, 0, r);
-  return b.finish(rtypeOverride ?? difTypeOf(ctx, e.type), what);
+  return b.finish(rtypeOverride ?? difTypeOf(ctx, e.type));
 }
 
-function constDifo(ctx: CompileContext, value: bigint, what: string, loc: SourceLocation): IrDifo {
-  return compileDifo(ctx, { k: 'int', value, suffix: '', decimal: true, loc, type: ctx.env.int, constValue: value }, what);
+function constDifo(ctx: CompileContext, value: bigint, loc: SourceLocation): Difo {
+  return compileDifo(ctx, { k: 'int', value, suffix: '', decimal: true, loc, type: ctx.env.int, constValue: value });
 }
 
 function recordOf(ctx: CompileContext, t: CType | undefined, format: number): { size: number; alignment: number; format: number } {
@@ -850,6 +853,9 @@ function recordOf(ctx: CompileContext, t: CType | undefined, format: number): { 
   if (dt.flags !== 0) return { size: dt.size, alignment: 8, format };
   return { size: dt.size, alignment: Math.max(1, Math.min(8, dt.size)), format };
 }
+
+/** Stands in for a DIFO whose tables overflowed (the assemble pass reports the overflow). */
+const EMPTY_DIFO: Difo = { buf: new Uint32Array(0), inttab: [], strtab: new Uint8Array(0), vartab: [], rtype: { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 }, xlrefs: [] };
 
 const VOID_RTYPE: DifType = { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
 
@@ -877,13 +883,13 @@ class ClauseGen {
   statement(st: CookedStatement): void {
     const ctx = this.ctx;
     if (st.kind === 'expr') {
-      this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, st.expr, 'expression', VOID_RTYPE), ntuple: 0, arg: 0n, uarg: 0n });
+      this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, st.expr, VOID_RTYPE), ntuple: 0, arg: 0n, uarg: 0n });
       return;
     }
     if (st.kind === 'aggregate') {
       const a = st.aggregation;
       st.keys.forEach((k, i) => {
-        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, k, `@${a.name} key #${i + 1}`, difTypeOf(ctx, a.keys[i])), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
+        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, k, difTypeOf(ctx, a.keys[i])), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
       });
       const fn = BUILTIN_FUNCTIONS.get(a.func)!;
       const kind = fn.kind === 'aggregating' ? fn.agg : DTRACEAGG.COUNT;
@@ -891,12 +897,12 @@ class ClauseGen {
       if (a.func === 'lquantize') arg = lquantizeArg(Number(a.params[0]), Number((a.params[1]! - a.params[0]!) / a.params[2]!), Number(a.params[2]));
       if (a.func === 'llquantize') arg = llquantizeArg(Number(a.params[0]), Number(a.params[1]), Number(a.params[2]), Number(a.params[3]));
       const value = st.args[0];
-      const difo = value !== undefined ? compileDifo(ctx, value, `${a.func}()`) : undefined;
+      const difo = value !== undefined ? compileDifo(ctx, value) : undefined;
       this.actions.push(difo !== undefined ? { kind, difo, ntuple: st.keys.length, arg, uarg: BigInt(a.id) } : { kind, ntuple: st.keys.length, arg, uarg: BigInt(a.id) });
       // An increment argument (quantize's 2nd, lquantize's 5th, llquantize's 6th) rides as its own expression.
       const incIndex = a.func === 'quantize' ? 1 : a.func === 'lquantize' ? 4 : a.func === 'llquantize' ? 5 : -1;
       if (incIndex > 0 && st.args[incIndex] !== undefined) {
-        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, st.args[incIndex]!, `${a.func}() increment`), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
+        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, st.args[incIndex]!), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
       }
       return;
     }
@@ -908,7 +914,7 @@ class ClauseGen {
       case 'trace':
       case 'print': {
         const a = st.args[0]!;
-        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, a, `${name}()`), ntuple: 0, arg: 0n, uarg: name === 'print' ? BigInt(DT_ACT.PRINT) : 0n, record: rec(a.type) });
+        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, a), ntuple: 0, arg: 0n, uarg: name === 'print' ? BigInt(DT_ACT.PRINT) : 0n, record: rec(a.type) });
         return;
       }
       case 'printf':
@@ -930,7 +936,7 @@ class ClauseGen {
         rest.forEach((a, i) => {
           this.actions.push({
             kind,
-            difo: compileDifo(ctx, a, `${name}() argument #${i + 2}`),
+            difo: compileDifo(ctx, a),
             ntuple: i === 0 ? rest.length : 0,
             arg: BigInt(f),
             uarg: 0n,
@@ -959,25 +965,25 @@ class ClauseGen {
       case 'ufunc':
       case 'umod':
       case 'uaddr':
-        this.actions.push({ kind: fn.kind === 'action' ? fn.act : DTRACEACT.SYM, difo: compileDifo(ctx, st.args[0]!, `${name}()`, difTypeInteger(8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+        this.actions.push({ kind: fn.kind === 'action' ? fn.act : DTRACEACT.SYM, difo: compileDifo(ctx, st.args[0]!, difTypeInteger(8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
         return;
       case 'exit':
-        this.actions.push({ kind: DTRACEACT.EXIT, difo: compileDifo(ctx, st.args[0]!, 'exit()', difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 4, alignment: 4, format: -1 } });
+        this.actions.push({ kind: DTRACEACT.EXIT, difo: compileDifo(ctx, st.args[0]!, difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 4, alignment: 4, format: -1 } });
         return;
       case 'speculate':
         this.speculative = true;
-        this.actions.push({ kind: DTRACEACT.SPECULATE, difo: compileDifo(ctx, st.args[0]!, 'speculate()', difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n });
+        this.actions.push({ kind: DTRACEACT.SPECULATE, difo: compileDifo(ctx, st.args[0]!, difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n });
         return;
       case 'commit':
       case 'discard':
-        this.actions.push({ kind: name === 'commit' ? DTRACEACT.COMMIT : DTRACEACT.DISCARD, difo: compileDifo(ctx, st.args[0]!, `${name}()`, difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 4, alignment: 4, format: -1 } });
+        this.actions.push({ kind: name === 'commit' ? DTRACEACT.COMMIT : DTRACEACT.DISCARD, difo: compileDifo(ctx, st.args[0]!, difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 4, alignment: 4, format: -1 } });
         return;
       case 'tracemem': {
         const size = st.args[1]!.constValue!;
         if (st.args[2] !== undefined) {
-          this.actions.push({ kind: DTRACEACT.TRACEMEM_DYNSIZE, difo: compileDifo(ctx, st.args[2], 'tracemem() size', difTypeInteger(8)), ntuple: 0, arg: size, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+          this.actions.push({ kind: DTRACEACT.TRACEMEM_DYNSIZE, difo: compileDifo(ctx, st.args[2], difTypeInteger(8)), ntuple: 0, arg: size, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
         }
-        this.actions.push({ kind: DTRACEACT.TRACEMEM, difo: compileDifo(ctx, st.args[0]!, 'tracemem()', difTypeByRef(Number(size), CTF_K.ARRAY)), ntuple: 0, arg: size, uarg: 0n, record: { size: Number(size), alignment: 1, format: -1 } });
+        this.actions.push({ kind: DTRACEACT.TRACEMEM, difo: compileDifo(ctx, st.args[0]!, difTypeByRef(Number(size), CTF_K.ARRAY)), ntuple: 0, arg: size, uarg: 0n, record: { size: Number(size), alignment: 1, format: -1 } });
         return;
       }
       case 'clear':
@@ -985,11 +991,11 @@ class ClauseGen {
       case 'normalize':
       case 'trunc': {
         const code = { clear: DT_ACT.CLEAR, denormalize: DT_ACT.DENORMALIZE, normalize: DT_ACT.NORMALIZE, trunc: DT_ACT.TRUNC }[name];
-        st.args.forEach((a, i) => {
-          this.actions.push({ kind: DTRACEACT.LIBACT, difo: compileDifo(ctx, a, `${name}() argument #${i + 1}`, difTypeInteger(8)), ntuple: 0, arg: BigInt(code), uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
-        });
+        for (const a of st.args) {
+          this.actions.push({ kind: DTRACEACT.LIBACT, difo: compileDifo(ctx, a, difTypeInteger(8)), ntuple: 0, arg: BigInt(code), uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+        }
         if (name === 'trunc' && st.args.length === 1) {
-          this.actions.push({ kind: DTRACEACT.LIBACT, difo: constDifo(ctx, 0n, 'trunc() default', st.loc), ntuple: 0, arg: BigInt(code), uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+          this.actions.push({ kind: DTRACEACT.LIBACT, difo: constDifo(ctx, 0n, st.loc), ntuple: 0, arg: BigInt(code), uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
         }
         return;
       }
@@ -1010,7 +1016,7 @@ class ClauseGen {
         return;
       case 'raise':
       case 'chill':
-        this.actions.push({ kind: fn.kind === 'action' ? fn.act : 0, difo: compileDifo(ctx, st.args[0]!, `${name}()`, difTypeInteger(name === 'raise' ? 4 : 8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: name === 'raise' ? 4 : 8, alignment: name === 'raise' ? 4 : 8, format: -1 } });
+        this.actions.push({ kind: fn.kind === 'action' ? fn.act : 0, difo: compileDifo(ctx, st.args[0]!, difTypeInteger(name === 'raise' ? 4 : 8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: name === 'raise' ? 4 : 8, alignment: name === 'raise' ? 4 : 8, format: -1 } });
         return;
       default:
         return fail('D_UNKNOWN', st.loc, `no code generator for ${name}( )`);
@@ -1021,14 +1027,14 @@ class ClauseGen {
 export const codegenPass: Pass = {
   name: 'codegen',
   reads: 'clauses[].cooked, aggregations, options',
-  writes: 'ir (ECBs with IrDifos), formats',
+  writes: 'ir (ECBs with their DIFOs), formats',
   run(ctx) {
     const formats: FormatDescription[] = [];
     const ecbs: IrEcb[] = [];
     ctx.clauses.forEach((clause, index) => {
       const cooked = clause.cooked!;
       const g = new ClauseGen(ctx, formats);
-      const predicate = cooked.predicate !== undefined ? compileDifo(ctx, cooked.predicate, 'predicate', difTypeInteger(4)) : undefined;
+      const predicate = cooked.predicate !== undefined ? compileDifo(ctx, cooked.predicate, difTypeInteger(4)) : undefined;
       for (const st of cooked.statements) g.statement(st);
       if (clause.item.body === undefined || (cooked.statements.length === 0 && clause.item.body === undefined)) {
         // A description without a body takes the default action: trace the probe (an empty record, printed as the probe).
