@@ -62,15 +62,15 @@ class StoppedInRead implements MachineInterface {
   }
 }
 
-function trace(source: string, opts: Record<string, string | null> = {}) {
-  const result = compile(source, { dataModel: 'LP64', options: opts });
+function trace(source: string, opts: Record<string, string | null> = {}, dataModel: 'LP64' | 'ILP32' = 'LP64', machine: MachineInterface = new StoppedInRead()) {
+  const result = compile(source, { dataModel, options: opts });
   if (!result.program) throw new Error(result.diagnostics.map((d) => d.message).join('\n'));
   const registry = new ProbeRegistry();
   registry.registerProvider(createDtraceProvider());
   const options = defaultOptions();
   for (const [k, v] of Object.entries(opts)) setOption(options, k, v);
   for (const o of result.program.options) setOption(options, o.name, o.value);
-  const state = new DTraceState(result.program, registry, new StoppedInRead(), options);
+  const state = new DTraceState(result.program, registry, machine, options);
   let out = '';
   const consumer = new Consumer(state, { out: (s) => (out += s), err: (s) => (out += `[err] ${s}`) });
   state.go(0, (cpu) => fireBegin(state, cpu));
@@ -97,6 +97,15 @@ describe('tst.stack: stack() and ustack() frames like dt_print_stack/dt_print_us
     expect(trace('#pragma D option quiet\nBEGIN { stack(2); }')).toBe('\n              ext2`ext2_read+0x10\n              kernel`vfs_read+0x24\n\n');
     expect(trace('#pragma D option quiet\nBEGIN { stack(); }', { stackframes: '1' })).toBe('\n              ext2`ext2_read+0x10\n\n');
     expect(trace('#pragma D option quiet\n#pragma D option stackindent=2\nBEGIN { stack(1); printf("|"); }')).toBe('\n  ext2`ext2_read+0x10\n|\n');
+  });
+  it('records 32-bit program counters for an ILP32 (ARM) program', () => {
+    const arm = new (class extends StoppedInRead {
+      override kernelStack(): bigint[] {
+        return [0xc0101010n, 0xc0102000n];
+      }
+      override readonly symbols = { lookup: (a: bigint) => (a >= 0xc0101000n && a < 0xc0101100n ? { module: 'kernel', symbol: { name: 'vfs_read', value: 0xc0101000n } } : undefined) };
+    })();
+    expect(trace('#pragma D option quiet\nBEGIN { stack(3); }', {}, 'ILP32', arm)).toBe('\n              kernel`vfs_read+0x10\n              0xc0102000\n\n');
   });
   it('names user frames in the traced process, ustack(n) limiting them', () => {
     expect(trace('#pragma D option quiet\nBEGIN { ustack(); }')).toBe(
