@@ -162,9 +162,11 @@ export class X86Port implements CpuPort {
   }
 
   setInterruptLine(cpu: number, line: number): void {
-    if (this.lines[cpu] === line) return;
+    const changed = this.lines[cpu] !== line;
     this.lines[cpu] = line;
-    if (this.core.selectedCpu() === cpu) this.applyLine(cpu);
+    // A line still asserted is raised again: the core consumed it when it was
+    // taken, and a level the guest has not acknowledged is taken again.
+    if (this.core.selectedCpu() === cpu && (changed || line >= 0)) this.applyLine(cpu);
   }
 
   deliverStop(cpu: number): void {
