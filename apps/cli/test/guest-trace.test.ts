@@ -19,6 +19,22 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
     expect(r.status).toBe(0);
   }, 120_000);
 
+  it('traces system calls: entry arguments, return values, errno', async () => {
+    const r = await wdtrace(
+      '--arch', arch, '-q',
+      '-n', 'syscall::openat:entry /pid == $target/ { printf("openat(%s)\\n", copyinstr(arg1)); }',
+      '-n', 'syscall::openat:return /pid == $target/ { printf("= %d errno %d\\n", arg0, errno); }',
+      '-n', 'syscall::read:entry /pid == $target/ { @reads[arg0] = count(); }',
+      '-c', '/bin/cat /etc/hostname /nonexistent',
+    );
+    expect(r.stdout).toBe(
+      'wdtrace\ncat: /nonexistent: No such file or directory\n' +
+        'openat(/etc/hostname)\n= 3 errno 0\nopenat(/nonexistent)\n= -1 errno 2\n\n' +
+        '                3                2\n',
+    );
+    expect(r.status).toBe(0);
+  }, 120_000);
+
   it('prints kernel stacks symbolised against the guest kernel', async () => {
     const r = await wdtrace('--arch', arch, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { stack(); exit(0); }', '-c', '/bin/echo hi');
     const frames = r.stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('kernel`'));

@@ -22,6 +22,13 @@ import type { ConsumerSymbols, MachineInterface, ThreadIdentity } from '@wdtrace
 /** Where the fields the framework needs sit in the guest kernel's structures. */
 interface KernelLayout {
   cpuInfos: bigint;
+  /** task_struct.regs: the user frame at the top of the kernel stack. */
+  regs: number;
+  /** Offsets in struct pt_regs of the user pc, frame pointer, stack pointer and the six system-call arguments. */
+  userPc: number;
+  userFp: number;
+  userSp: number;
+  syscallArgs: readonly number[];
   cpuInfoSize: number;
   currTask: number;
   pid: number;
@@ -43,6 +50,8 @@ export class GuestMachineView implements MachineInterface {
   private readonly word: number;
   private readonly epochNs: bigint;
   private layoutCache: KernelLayout | undefined;
+  /** errno of each thread's last system call (the syscall provider sets it at syscall return). */
+  readonly errnos = new Map<number, number>();
   private dwarfCache: DwarfInfo | undefined;
 
   constructor(
@@ -95,7 +104,7 @@ export class GuestMachineView implements MachineInterface {
     const end = comm ? comm.indexOf(0) : -1;
     const execname = comm ? new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end)) : '';
     // The guest kernel has one user, root.
-    return { pid, ppid, tid, uid: 0, gid: 0, execname };
+    return { pid, ppid, tid, uid: 0, gid: 0, execname, address: task, errno: this.errnos.get(tid) ?? 0 };
   }
 
   /**
@@ -131,13 +140,43 @@ export class GuestMachineView implements MachineInterface {
     return pcs.slice(0, depth);
   }
 
-  /** User frames of the thread on `cpu`, when the CPU stopped in user mode (pc, then the frame-pointer chain). */
-  userStack(cpu: number, depth: number): bigint[] {
+  /** dtrace_caller: the return address into the caller of the function the probe is in. */
+  caller(cpu: number): bigint {
     const regs = this.machine.registers(cpu);
-    if (!regs.userMode() || depth <= 0) return [];
-    const root = regs.pageTableRoot();
-    const pcs: bigint[] = [regs.pc()];
-    let fp = regs.fp();
+    if (regs.userMode()) return 0n;
+    if (this.frameEstablished(regs.pc())) return this.readWord(regs.fp() + BigInt(this.word)) ?? 0n;
+    return (this.machine.isa === 'x86_64' ? this.readWord(regs.sp()) : regs.get(14)) ?? 0n;
+  }
+
+  /**
+   * The user registers of the thread on `cpu`: the CPU's own when it stopped
+   * in user mode, else the frame the kernel saved on entry (task->regs).
+   */
+  userRegisters(cpu: number): { pc: bigint; fp: bigint; sp: bigint; args: bigint[] } | undefined {
+    const regs = this.machine.registers(cpu);
+    if (regs.userMode()) {
+      const args = this.machine.isa === 'x86_64' ? [7, 6, 2, 10, 8, 9].map((n) => regs.get(n)) : [0, 1, 2, 3, 4, 5].map((n) => regs.get(n));
+      return { pc: regs.pc(), fp: regs.fp(), sp: regs.sp(), args };
+    }
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    const frame = task ? this.readWord(task + BigInt(layout.regs)) : undefined;
+    if (!frame) return undefined;
+    const at = (off: number) => this.readWord(frame + BigInt(off));
+    const pc = at(layout.userPc);
+    const fp = at(layout.userFp);
+    const sp = at(layout.userSp);
+    const args = layout.syscallArgs.map((off) => at(off) ?? 0n);
+    return pc === undefined || fp === undefined || sp === undefined ? undefined : { pc, fp, sp, args };
+  }
+
+  /** User frames of the thread on `cpu`: its user pc, then the frame-pointer chain in its address space. */
+  userStack(cpu: number, depth: number): bigint[] {
+    const user = depth > 0 ? this.userRegisters(cpu) : undefined;
+    if (!user) return [];
+    const root = this.machine.registers(cpu).pageTableRoot();
+    const pcs: bigint[] = [user.pc];
+    let fp = user.fp;
     const seen = new Set<bigint>();
     while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
       seen.add(fp);
@@ -175,8 +214,19 @@ export class GuestMachineView implements MachineInterface {
     const cpuInfo = structType(d, 'struct cpu_info');
     const task = structType(d, 'struct task_struct');
     const comm = member(task, 'comm');
+    const ptRegs = structType(d, 'struct pt_regs');
+    const x86 = this.machine.isa === 'x86_64';
+    const reg = (name: string): number => member(ptRegs, name).offset;
+    // ARM keeps r0-r12 in an array: register n is at n words.
+    const armReg = (n: number): number => member(ptRegs, 'r').offset + 4 * n;
     this.layoutCache = {
       cpuInfos: sym.address,
+      regs: member(task, 'regs').offset,
+      userPc: reg(x86 ? 'rip' : 'pc'),
+      userFp: x86 ? reg('rbp') : armReg(11),
+      userSp: reg(x86 ? 'rsp' : 'sp_usr'),
+      // The system-call argument registers of each ISA's Linux ABI.
+      syscallArgs: x86 ? ['rdi', 'rsi', 'rdx', 'r10', 'r8', 'r9'].map(reg) : [0, 1, 2, 3, 4, 5].map(armReg),
       cpuInfoSize: cpuInfo.size,
       currTask: member(cpuInfo, 'curr_task').offset,
       pid: member(task, 'pid').offset,

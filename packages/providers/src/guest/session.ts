@@ -29,6 +29,7 @@ import { createIsaSupport } from '../isa/index.js';
 import type { KernelTarget, ProbeSink } from '../kernel-target.js';
 import { ProfileProvider } from '../profile/provider.js';
 import { SdtProvider } from '../sdt/provider.js';
+import { SyscallProvider } from '../syscall/provider.js';
 import { GuestMachineView } from './guest-machine.js';
 import { machineKernelTarget } from '../machine-target.js';
 
@@ -77,10 +78,13 @@ export interface GuestSessionResult {
 /** A late-bound probe sink: providers are built before the state that receives their firings. */
 class ForwardingSink implements ProbeSink {
   state: DTraceState | undefined;
+  /** Probes another provider builds on (the syscall provider on the dispatcher's SDT sites). */
+  readonly taps = new Map<number, (cpu: number, args: readonly bigint[]) => void>();
   constructor(private readonly view: GuestMachineView) {}
   probe(probeId: number, cpu: number, args: readonly bigint[]): void {
     if (!this.state) return;
     this.view.firingCpu = cpu;
+    this.taps.get(probeId)?.(cpu, args);
     this.state.probe(probeId, cpu, args);
   }
 }
@@ -98,6 +102,7 @@ export class GuestTracer {
     readonly fbt: FbtProvider,
     readonly sdt: SdtProvider,
     readonly kinst: KinstProvider,
+    readonly syscall: SyscallProvider,
     sink: ForwardingSink,
   ) {
     this.sink = sink;
@@ -107,6 +112,7 @@ export class GuestTracer {
     this.registry.registerProvider(fbt.definition);
     for (const d of sdt.definitions) this.registry.registerProvider(d);
     this.registry.registerProvider(kinst.definition);
+    this.registry.registerProvider(syscall.definition);
   }
 
   /** Builds the machine (kernel loaded, CPU 0 at its entry, nothing run yet) and its providers. */
@@ -134,7 +140,8 @@ export class GuestTracer {
     const fbt = await FbtProvider.create(target, sink, support);
     const sdt = await SdtProvider.create(target, sink, support);
     const kinst = await KinstProvider.create(target, sink, { support, fbt });
-    return new GuestTracer(machine, view, target, fbt, sdt, kinst, sink);
+    const syscall = new SyscallProvider(machine, view, sink, (id, handler) => (handler ? sink.taps.set(id, handler) : sink.taps.delete(id)));
+    return new GuestTracer(machine, view, target, fbt, sdt, kinst, syscall, sink);
   }
 
   /** Runs `program` on the guest once; the tracer cannot be reused afterwards (the guest has moved on). */
