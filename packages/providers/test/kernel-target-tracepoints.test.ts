@@ -80,6 +80,16 @@ describe.each(['x86_64', 'arm'] as const)('shared tracepoints on the %s kernel',
     expect(tracepointsOf(t.target).size).toBe(1);
   });
 
+  it('types a module function’s arguments from the module’s DWARF', async () => {
+    const t = await setUp(isa);
+    t.target.loadModule('hello', image(isa, 'modules/hello.ko'));
+    const entry = t.one('fbt:hello:hello_write:entry');
+    const ret = t.one('fbt:hello:hello_write:return');
+    const desc = (p: Probe, i: number) => t.registry.provider('fbt')!.ops.getArgDesc!(p.id, p.providerArg, i)?.native;
+    expect([0, 1, 2, 3, 4].map((i) => desc(entry, i))).toEqual(['struct file *', 'const char *', 'size_t', 'off_t *', undefined]);
+    expect([desc(ret, 0), desc(ret, 1)]).toEqual(['int', 'ssize_t']);
+  });
+
   it('drops a module’s tracepoints when it is unloaded and refuses to enable its probes again', async () => {
     const t = await setUp(isa);
     t.target.loadModule('hello', image(isa, 'modules/hello.ko'));

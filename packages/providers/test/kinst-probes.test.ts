@@ -156,3 +156,20 @@ describe.each(['x86_64', 'arm'] as const)('kinst on the %s kernel', (isa) => {
     expect(() => t.kinst.expandInline('no_such_function', 'entry')).toThrow(/no_such_function has no inlined copy/);
   });
 });
+
+describe('kinst on ARM literal pools', () => {
+  it('makes no probe on a literal-pool word and names it as no instruction boundary', async () => {
+    const t = await setUp('arm');
+    const kernel = t.target.modules()[0]!;
+    // A function with a literal pool inside its extent.
+    const fn = kernel.functions.find((f) => kernel.dataRanges.some((r) => r.start >= f.address && r.start < f.address + BigInt(f.size)))!;
+    expect(fn).toBeDefined();
+    const pool = kernel.dataRanges.find((r) => r.start >= fn.address && r.start < fn.address + BigInt(fn.size))!;
+    const offset = Number(pool.start - fn.address);
+    const all = t.registry.match(parseProbeDescription(`kinst::${fn.name}:`));
+    expect(all.length).toBe(t.kinst.instructions(kernel, fn).length);
+    expect(all.map((p) => Number(p.name))).not.toContain(offset);
+    expect(all.length).toBeLessThan(fn.size / 4);
+    expect(() => t.registry.match(parseProbeDescription(`kinst::${fn.name}:${offset}`))).toThrow(new RegExp(`offset ${offset} of ${fn.name} is not an instruction boundary`));
+  });
+});
