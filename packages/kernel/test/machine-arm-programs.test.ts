@@ -64,6 +64,28 @@ describe('ARM machine: boot', () => {
   });
 });
 
+describe('ARM machine: several CPUs under load', () => {
+  for (const slice of [997, 10_000]) {
+    it(`runs background jobs, pipes and forks on 4 CPUs taking turns of ${slice} instructions`, async () => {
+      const r = await sh('forkheavy 40 & forkheavy 40 & syscallheavy 2000 & cpubound 2 & syscallheavy 1000 | wc; forkheavy 30; sleep 2; echo all done', { cpus: 4, sliceInstructions: slice });
+      expect(r.status).toBe(0);
+      // Each program's line is one write, so it stays whole; the shell's job numbers interleave between writes.
+      for (const want of [
+        'forkheavy children=40 status_sum=780',
+        'cpubound rounds=2 hash=f964fc55 checksum=5a8e0eca primes=5035',
+        '      1       3      43',
+        'forkheavy children=30 status_sum=435',
+        'syscallheavy iterations=2000 calls_ok=8000',
+      ]) {
+        expect(r.output).toContain(want);
+      }
+      expect(r.output.endsWith('all done\n')).toBe(true);
+      expect(r.output.split('forkheavy children=40 status_sum=780\n').length).toBe(3);
+      for (const cpu of [0, 1, 2, 3]) expect(r.machine.retired(cpu)).toBeGreaterThan(1_000_000);
+    });
+  }
+});
+
 describe('ARM machine: programs', () => {
   it('echo prints its arguments, -n without newline', async () => {
     expect((await runArm(['/bin/echo', '-n', 'x'])).output).toBe('x');
