@@ -42,6 +42,15 @@ describe.each(['x86_64', 'arm'] as const)('fbt discovery on the %s kernel', (isa
     expect(share).toBeGreaterThanOrEqual(isa === 'arm' ? 0.95 : 0.94);
   });
 
+  it('gives every function of the hello module both probes', async () => {
+    const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
+    target.loadModule('hello', new Uint8Array(image(isa, 'modules/hello.ko')));
+    const fbt = await FbtProvider.create(target, noSink);
+    const cov = fbt.coverage('hello');
+    expect(cov.functions).toBeGreaterThanOrEqual(5);
+    expect(cov.withBoth).toBe(cov.functions);
+  });
+
   it('finds every return form of the ISA in the kernel', async () => {
     const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
     const fbt = await FbtProvider.create(target, noSink);
