@@ -70,6 +70,8 @@ export async function runRun(args: string[], io: RunIo): Promise<number> {
     .option('--verbose', 'keep the kernel\'s boot messages')
     .argument('[program...]', 'a guest path (/bin/sh) or a static ELF on the host, and its arguments')
     .helpOption('-h, --help', 'print this help and exit')
+    // Options after PROGRAM are its own: `wdtrace run /bin/ls -l` needs no `--`.
+    .passThroughOptions()
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s.replace(/^error: /, 'wdtrace run: ')) })
     .exitOverride();
   try {

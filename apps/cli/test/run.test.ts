@@ -45,6 +45,10 @@ describe('wdtrace run', () => {
     expect(wdtrace(['--', '/bin/false']).status).toBe(1);
   });
 
+  it('takes the options after PROGRAM as the program\'s own, without --', () => {
+    expect(wdtrace(['--cpus', '2', '/bin/ls', '-a', '/etc'])).toMatchObject({ stdout: '.\n..\nhostname\nmotd\npasswd\nrc\n', status: 0 });
+  });
+
   it('passes standard input through; with no program the guest shell reads it', () => {
     expect(wdtrace(['--', '/bin/wc', '-l'], 'a\nb\nc\n')).toMatchObject({ stdout: '      3\n', status: 0 });
     const sh = wdtrace([], 'echo from the shell\nexit 4\n');
