@@ -585,11 +585,24 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
     case DIF_SUBR.STRLEN: return BigInt(encoder.encode(sarg(f, t, 0)).length);
     case DIF_SUBR.STRJOIN: return scratchString(f, sarg(f, t, 0) + sarg(f, t, 1));
     case DIF_SUBR.SUBSTR: {
+      // DIF_SUBR_SUBSTR's arithmetic: a negative index counts from the end and may eat into
+      // the length; a negative length stops that many characters before the end.
       const s = sarg(f, t, 0);
-      let index = Number(S64(arg(t, 1)));
-      const len = t.length > 2 ? Number(S64(arg(t, 2))) : s.length;
-      if (index < 0) index = Math.max(0, s.length + index);
-      return scratchString(f, len < 0 ? s.slice(index, Math.max(index, s.length + len)) : s.slice(index, index + len));
+      const len = BigInt(s.length);
+      const size = BigInt(f.strsize);
+      let index = S64(arg(t, 1));
+      let remaining = t.length > 2 ? S64(arg(t, 2)) : size;
+      if (index < 0n) {
+        index += len;
+        if (index < 0n && index + remaining > 0n) {
+          remaining += index;
+          index = 0n;
+        }
+      }
+      if (index >= len || index < 0n) remaining = 0n;
+      else if (remaining < 0n) remaining += len - index;
+      else if (index + remaining > size) remaining = size - index;
+      return scratchString(f, remaining > 0n ? s.slice(Number(index), Number(index + remaining)) : '');
     }
     case DIF_SUBR.INDEX:
     case DIF_SUBR.RINDEX: {
@@ -599,8 +612,10 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
         const start = t.length > 2 ? Number(S64(arg(t, 2))) : 0;
         return U64(BigInt(s.indexOf(sub, Math.max(0, start))));
       }
+      // rindex(): a negative position finds nothing, except the empty string at 0.
       const start = t.length > 2 ? Number(S64(arg(t, 2))) : s.length;
-      return U64(BigInt(start < 0 ? -1 : s.lastIndexOf(sub, start)));
+      if (start < 0) return U64(sub.length === 0 ? 0n : -1n);
+      return U64(BigInt(s.lastIndexOf(sub, start)));
     }
     case DIF_SUBR.STRCHR:
     case DIF_SUBR.STRRCHR: {
