@@ -23,6 +23,7 @@ export default defineConfig({
           { text: 'Running programs', link: '/guide/running-programs' },
           { text: 'Tracing with D', link: '/guide/d-tracing' },
           { text: 'Disassembling guest code', link: '/guide/disassembler' },
+          { text: 'Tracing the guest kernel', link: '/guide/tracing-the-guest' },
         ],
       },
     ],
