@@ -106,5 +106,17 @@ describe.each(['x86_64', 'arm'] as const)('shared tracepoints on the %s kernel',
     expect(() => t.enable(entry)).toThrow(/module hello of hello_open:entry was unloaded/);
     expect(() => t.enable(site)).toThrow(/module hello was unloaded/);
     expect(() => t.enable(k)).toThrow(/module hello of hello_write:0 was unloaded/);
+    // Loaded again (elsewhere): the same probes work on the new code.
+    t.target.loadModule('hello', image(isa, 'modules/hello.ko'));
+    expect(t.one('fbt:hello:hello_open:entry')).toBe(entry);
+    expect(t.one('sdt:hello:hello_open:hello-open')).toBe(site);
+    expect(t.one('kinst:hello:hello_write:0')).toBe(k);
+    t.enable(entry);
+    t.enable(site);
+    t.enable(k);
+    const open = t.target.symbols.byName('hello_open', 'hello')!;
+    expect((entry.providerArg as { function: { address: bigint } }).function.address).toBe(open.address);
+    expect(t.target.call(open.address, [0n, 0x10n]).value).toBe(0n);
+    expect(t.fired).toEqual(['fbt:hello_open:entry', 'sdt:hello_open:hello-open']);
   });
 });

@@ -33,8 +33,9 @@ export const FBT_ENTRY_ARGS = 10;
 export interface FbtProbe {
   readonly kind: 'entry' | 'return';
   readonly module: string;
-  readonly function: KernelFunction;
-  readonly points: readonly FbtPoint[];
+  /** The function and its points (renewed when a module of the same name is loaded again). */
+  function: KernelFunction;
+  points: readonly FbtPoint[];
   /** Tracepoints of this probe (one per point), created on first enable. */
   tracepoints?: Tracepoint[];
   id: number;
@@ -166,12 +167,21 @@ export class FbtProvider {
       if (desc && !globMatch(desc.module, m.name)) continue;
       for (const fn of uniqueFunctions(m)) {
         if (desc && !globMatch(desc.function, fn.name)) continue;
-        const known = registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'entry') ?? registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'return');
-        if (known && (known.providerArg as FbtProbe).unloaded) continue; // a module of the same name loaded again: its old probes keep their ids
-        if (registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'entry') || registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'return')) continue;
+        const entry = registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'entry')?.providerArg as FbtProbe | undefined;
+        const ret = registry.lookup(FBT_PROVIDER_NAME, m.name, fn.name, 'return')?.providerArg as FbtProbe | undefined;
+        if ((entry && !entry.unloaded) || (ret && !ret.unloaded)) continue;
         const p = this.pointsOf(m, fn);
-        if (p.entry) this.createProbe(registry, { kind: 'entry', module: m.name, function: fn, points: [p.entry], id: 0 });
-        if (p.returns.length) this.createProbe(registry, { kind: 'return', module: m.name, function: fn, points: p.returns, id: 0 });
+        // A module loaded again under the same name: its probes keep their ids and get the new code.
+        const renew = (probe: FbtProbe | undefined, points: readonly FbtPoint[], kind: 'entry' | 'return') => {
+          if (!points.length) return;
+          if (probe) {
+            probe.function = fn;
+            probe.points = points;
+            probe.unloaded = false;
+          } else this.createProbe(registry, { kind, module: m.name, function: fn, points, id: 0 });
+        };
+        renew(entry, p.entry ? [p.entry] : [], 'entry');
+        renew(ret, p.returns, 'return');
       }
     }
   }

@@ -28,8 +28,9 @@ const isCall = (insn: KernelInsn): boolean => insn.classes.has('call');
 
 export interface KinstProbe {
   readonly module: string;
-  readonly function: KernelFunction;
-  readonly insn: KernelInsn;
+  /** Renewed when a module of the same name is loaded again. */
+  function: KernelFunction;
+  insn: KernelInsn;
   readonly offset: number;
   tracepoint?: Tracepoint;
   id: number;
@@ -117,7 +118,14 @@ export class KinstProvider {
             continue;
           }
           found = true;
-          if (registry.lookup(KINST_PROVIDER_NAME, m.name, fn.name, name)) continue;
+          const known = registry.lookup(KINST_PROVIDER_NAME, m.name, fn.name, name)?.providerArg as KinstProbe | undefined;
+          if (known?.unloaded) {
+            // The module was loaded again under the same name: same probe, new code.
+            known.function = fn;
+            known.insn = insn;
+            known.unloaded = false;
+          }
+          if (known) continue;
           const probe: KinstProbe = { module: m.name, function: fn, insn, offset, id: 0 };
           probe.id = registry.createProbe(KINST_PROVIDER_NAME, m.name, fn.name, name, probe);
           this.probes.add(probe);

@@ -95,6 +95,11 @@ export class SdtProvider {
         if (desc && (!globMatch(desc.function, site.function) || !globMatch(desc.name, site.probe))) continue;
         const key = `${provider}:${m.name}:${site.function}:${site.probe}`;
         let p = this.probes.get(key);
+        if (p?.unloaded) {
+          // The module was loaded again under the same name: same probe, new sites.
+          p.sites.length = 0;
+          p.unloaded = false;
+        }
         if (!p) {
           p = { provider, module: m.name, function: site.function, name: site.probe, sites: [], id: 0 };
           this.probes.set(key, p);
