@@ -146,3 +146,10 @@ describe('tst.subr-strings: substr(), index(), rindex() and path subroutines at 
     expect(r.stdout).toBe('[ell][lo][][hell][][he][]\n[2][3][-1][5][3][2][0][-1]\n[libc.so.1][/][.][foo][a]\n[/bar/baz/x][a/c][llo]\n\n');
   });
 });
+
+describe('tst.subr-net: inet_ntop(), inet_ntoa6(), getmajor() and getminor()', () => {
+  it('formats addresses as DIF_SUBR_INET_NTOP does and splits dev_t by the data model', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { this->a = (uint8_t *)alloca(16); this->a[10] = 0xff; this->a[11] = 0xff; this->a[12] = 10; this->a[15] = 1; printf("[%s][%s]\\n", inet_ntop(10, this->a), inet_ntoa6(this->a)); this->a[0] = 0xfe; this->a[1] = 0x80; this->a[10] = 0; printf("[%s][%s]\\n", inet_ntop(26, this->a), inet_ntop(2, this->a + 12)); printf("%d %d\\n", getmajor(0x500000003), getminor(0x500000003)); exit(0); }');
+    expect(r.stdout).toBe('[::ffff:10.0.0.1][10.0.0.1]\n[fe80::ff:a00:1][10.0.0.1]\n5 3\n\n');
+  });
+});

@@ -235,6 +235,56 @@ function scratchBytes(f: VmFiring, b: Uint8Array): bigint {
 }
 
 /** Copies a JS string into scratch as a strsize-bounded NUL-terminated string. */
+/**
+ * DIF_SUBR_INET_NTOP's IPv6 text: 16-bit groups in lower-case hexadecimal,
+ * the first longest run of two or more zero groups as "::", and an IPv4
+ * mapped (::ffff:a.b.c.d) or compatible (::a.b.c.d, not :: or ::1) address
+ * with its last four bytes dotted — alone for inet_ntoa6().
+ */
+export function inet6String(a: Uint8Array, v4Only: boolean): string {
+  let firstzero = -1;
+  let tryzero = -1;
+  let numzero = 1;
+  for (let i = 0; i < 16; i++) {
+    if (a[i] === 0 && tryzero === -1 && i % 2 === 0) {
+      tryzero = i;
+      continue;
+    }
+    if (tryzero !== -1 && (a[i] !== 0 || i === 15)) {
+      if (i - tryzero <= numzero) {
+        tryzero = -1;
+        continue;
+      }
+      firstzero = tryzero;
+      numzero = i - (i % 2) - tryzero;
+      tryzero = -1;
+      if (a[i] === 0 && i === 15) numzero += 2;
+    }
+  }
+  const zero12 = a.subarray(0, 10).every((b) => b === 0);
+  const mapped = zero12 && a[10] === 0xff && a[11] === 0xff;
+  const last = ((a[12]! << 24) | (a[13]! << 16) | (a[14]! << 8) | a[15]!) >>> 0;
+  const compat = zero12 && a[10] === 0 && a[11] === 0 && last !== 0 && last !== 1;
+  let out = '';
+  let v6end = 14;
+  if (mapped || compat) {
+    out = `${a[12]}.${a[13]}.${a[14]}.${a[15]}`;
+    if (v4Only) return out;
+    v6end = 10;
+  }
+  // Built backwards from the last group, as the kernel does.
+  for (let i = v6end; i >= 0; i -= 2) {
+    if (i === firstzero + numzero - 2) {
+      out = '::' + out;
+      i -= numzero - 2;
+      continue;
+    }
+    if (i < 14 && i !== firstzero - 2) out = ':' + out;
+    out = ((a[i]! << 8) + a[i + 1]!).toString(16) + out;
+  }
+  return out;
+}
+
 export function scratchString(f: VmFiring, s: string): bigint {
   let b = encoder.encode(s);
   if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
@@ -755,6 +805,24 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
     case DIF_SUBR.INET_NTOA: {
       const b = readBytes(f, arg(t, 0), 4);
       return scratchString(f, Array.from(b).join('.'));
+    }
+    case DIF_SUBR.INET_NTOA6:
+      return scratchString(f, inet6String(readBytes(f, arg(t, 0), 16), true));
+    case DIF_SUBR.INET_NTOP: {
+      // AF_INET is 2; AF_INET6 is 10 in the guest's (Linux) ABI and 26 in illumos' net.d.
+      const af = Number(S64(arg(t, 0)));
+      if (af === 2) return scratchString(f, Array.from(readBytes(f, arg(t, 1), 4)).join('.'));
+      if (af === 10 || af === 26) return scratchString(f, inet6String(readBytes(f, arg(t, 1), 16), false));
+      throw new DifFault(DTRACEFLT.ILLOP, BigInt(af));
+    }
+    case DIF_SUBR.GETMAJOR:
+    case DIF_SUBR.GETMINOR: {
+      // dev_t layout of the data model: LP64 32-bit major and minor, ILP32 14-bit major and 18-bit minor.
+      const dev = U64(arg(t, 0));
+      const lp64 = (f.dataModel ?? 'LP64') === 'LP64';
+      const minorBits = lp64 ? 32n : 18n;
+      if (subr === DIF_SUBR.GETMINOR) return dev & ((1n << minorBits) - 1n);
+      return (dev >> minorBits) & (lp64 ? 0xffffffffn : 0x3fffn);
     }
     default:
       // Kernel-object subroutines (mutex_*, rw_*, msgsize, getmajor, ddi_pathname, getf,
