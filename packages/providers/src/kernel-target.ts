@@ -121,8 +121,6 @@ export interface ProbeSink {
   probe(probeId: number, cpu: number, args: readonly bigint[]): void;
 }
 
-const hex = (v: bigint): string => `0x${v.toString(16)}`;
-
 /** Function symbols (sized, defined) of an ELF, for `KernelModuleImage.functions`. */
 function elfFunctions(elf: ElfFile, moduleName: string, sectionAddresses?: ReadonlyMap<number, bigint>): KernelFunction[] {
   const out: KernelFunction[] = [];
@@ -240,5 +238,3 @@ export class ProviderError extends Error {
     this.name = 'ProviderError';
   }
 }
-
-export { hex as hexAddress };
