@@ -80,7 +80,9 @@ export class TypeEnvironment {
   }
 
   /** Type of an integer constant (C99 rules as dt_node_int applies them). */
-  constantType(value: bigint, suffix: string, decimal: boolean, loc: SourceLocation, text: string): IntegerType {
+  constantType(value: bigint, suffix: string, decimal: boolean, loc: SourceLocation): IntegerType {
+    // The common case first: an unsuffixed constant that fits in int is an int.
+    if (suffix === '' && value <= 0x7fffffffn) return this.int;
     const u = suffix.includes('u');
     const l = suffix.includes('l');
     const ll = suffix.includes('ll');
@@ -100,7 +102,7 @@ export class TypeEnvironment {
       const max = t.signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
       if (value <= max) return t;
     }
-    return fail('D_INT_OFLOW', loc, text);
+    return fail('D_INT_OFLOW', loc, String(value));
   }
 
   // ---- written types -> C types ------------------------------------------

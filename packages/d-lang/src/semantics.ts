@@ -18,7 +18,7 @@ import {
   resolveType,
   typeName,
 } from '@wdtrace/dtrace-core/types';
-import type { AggregationInfo, Expr, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
+import type { AggregationInfo, Expr, Ref, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, type ParamKind } from './builtins.js';
 import type { CompileContext, ResolvedClause, TranslatorInfo } from './context.js';
 import { CompileError, type SourceLocation, fail } from './diagnostics.js';
@@ -96,6 +96,26 @@ export function argumentCompatible(arg: CType, node: Expr | undefined, param: CT
   const ta = ra.kind === 'pointer' ? ra.target : (ra as { element: CType }).element;
   const tp = rp.kind === 'pointer' ? rp.target : (rp as { element: CType }).element;
   return isVoid(ta) || isVoid(tp) || typesCompatible(ta, tp);
+}
+
+/** One reference object per variable and per built-in (they are immutable; many nodes share them). */
+const variableRefs = new WeakMap<VariableInfo, Ref>();
+function variableRef(variable: VariableInfo): Ref {
+  let r = variableRefs.get(variable);
+  if (r === undefined) {
+    r = { kind: 'variable', variable };
+    variableRefs.set(variable, r);
+  }
+  return r;
+}
+const builtinRefs = new Map<number, Ref>();
+function builtinRef(id: number): Ref {
+  let r = builtinRefs.get(id);
+  if (r === undefined) {
+    r = { kind: 'builtin', id, array: false };
+    builtinRefs.set(id, r);
+  }
+  return r;
 }
 
 /** A translation (dtrace's dynamic type) where an operator does not take one, in dt_parser.c's words. */
@@ -210,19 +230,23 @@ export class Cooker {
 
   cook(e: Expr, cs: CookScope): Expr {
     switch (e.k) {
-      case 'int': {
-        const type = e.isChar === true ? this.env.char : this.env.constantType(e.value, e.suffix, e.decimal, e.loc, String(e.value));
-        return into(e, { type, constValue: e.isChar === true ? e.value : e.value });
-      }
+      case 'int':
+        e.type = e.isChar === true ? this.env.char : this.env.constantType(e.value, e.suffix, e.decimal, e.loc);
+        e.constValue = e.value;
+        return e;
       case 'string':
-        return into(e, { type: STRING });
+        e.type = STRING;
+        return e;
       case 'ident':
         return this.cookIdent(e, cs);
       case 'var': {
         const v = this.lookupVariable(e, cs);
         if (v === undefined) fail('D_IDENT_UNDEF', e.loc, `${e.scope}->${e.name}`, 'Unknown variable name');
         if (v.kind === 'array') fail('D_ARR_BADREF', e.loc, `${e.scope}->${e.name}`);
-        return into(e, { type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true });
+        e.type = v.type;
+        e.ref = variableRef(v);
+        e.lvalue = true;
+        return e;
       }
       case 'agg': {
         const a = this.ctx.aggregations.get(e.name);
@@ -313,7 +337,9 @@ export class Cooker {
     const b = BUILTIN_VARIABLES.get(e.name);
     if (b !== undefined) {
       if (b.array === true) fail('D_ARR_BADREF', e.loc, e.name);
-      return into(e, { type: this.typeOfName(b.type, e.loc), ref: { kind: 'builtin', id: b.id, array: false } });
+      e.type = this.typeOfName(b.type, e.loc);
+      e.ref = builtinRef(b.id);
+      return e;
     }
     const g = this.ctx.globals.get(e.name);
     if (g !== undefined) {
@@ -324,7 +350,10 @@ export class Cooker {
         }
         return fail('D_ARR_BADREF', e.loc, e.name);
       }
-      return into(e, { type: g.type, ref: { kind: 'variable', variable: g }, lvalue: true });
+      e.type = g.type;
+      e.ref = variableRef(g);
+      e.lvalue = true;
+      return e;
     }
     const inl = this.ctx.inlines.get(e.name);
     if (inl !== undefined) {
