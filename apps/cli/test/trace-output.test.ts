@@ -147,6 +147,13 @@ describe('tst.subr-strings: substr(), index(), rindex() and path subroutines at 
   });
 });
 
+describe('tst.subr-lltostr: lltostr() prefixes as DIF_SUBR_LLTOSTR', () => {
+  it('writes 0 once for zero, 0 before octal digits and 0x before hexadecimal ones', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { printf("[%s][%s][%s][%s][%s][%s][%s][%s]\\n", lltostr(0, 8), lltostr(8, 8), lltostr(0, 16), lltostr(255, 16), lltostr(0, 2), lltostr(5, 2), lltostr(-1, 16), lltostr(-42)); exit(0); }');
+    expect(r.stdout).toBe('[0][010][0x0][0xff][0][101][0xffffffffffffffff][-42]\n\n');
+  });
+});
+
 describe('tst.subr-net: inet_ntop(), inet_ntoa6(), getmajor() and getminor()', () => {
   it('formats addresses as DIF_SUBR_INET_NTOP does and splits dev_t by the data model', async () => {
     const r = await wdtrace('-qn', 'BEGIN { this->a = (uint8_t *)alloca(16); this->a[10] = 0xff; this->a[11] = 0xff; this->a[12] = 10; this->a[15] = 1; printf("[%s][%s]\\n", inet_ntop(10, this->a), inet_ntoa6(this->a)); this->a[0] = 0xfe; this->a[1] = 0x80; this->a[10] = 0; printf("[%s][%s]\\n", inet_ntop(26, this->a), inet_ntop(2, this->a + 12)); printf("%d %d\\n", getmajor(0x500000003), getminor(0x500000003)); exit(0); }');

@@ -724,7 +724,9 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
       const base = t.length > 1 ? Number(arg(t, 1)) : 10;
       if (base < 2 || base > 36) throw new DifFault(DTRACEFLT.ILLOP, BigInt(base));
       const v = S64(arg(t, 0));
-      const s = base === 10 ? v.toString(10) : (base === 16 ? '0x' : base === 8 ? '0' : '') + U64(v).toString(base);
+      // DIF_SUBR_LLTOSTR: the digits of the unsigned value, then "0x" (base 16) or "0" (base 8, or zero in any base).
+      const digits = v === 0n ? '' : U64(v).toString(base);
+      const s = base === 10 ? v.toString(10) : base === 16 ? `0x${digits || '0'}` : `${base === 8 || v === 0n ? '0' : ''}${digits}`;
       return scratchString(f, s);
     }
     case DIF_SUBR.STRTOLL: {
