@@ -15,21 +15,30 @@ const DTRACE_NAMELEN = 64;
 
 /** Split a probe description string into its four fields, dtrace-style. Returns an error text when invalid. */
 export function splitProbeDescription(text: string): ProbeDescription | string {
-  const parts = text.split(':');
-  if (parts.length > 4) return 'Overspecified probe description';
-  while (parts.length < 4) parts.unshift('');
-  const [provider, module, func, name] = parts as [string, string, string, string];
+  // Fields fill from the right: name, function:name, module:function:name, provider:module:function:name.
+  const fields = ['', '', '', ''];
+  let end = text.length;
+  let n = 3;
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text.charCodeAt(i) !== 58) continue; // ':'
+    if (n === 0) return 'Overspecified probe description';
+    fields[n--] = text.slice(i + 1, end);
+    end = i;
+  }
+  fields[n] = text.slice(0, end);
+  const [provider, module, func, name] = fields as [string, string, string, string];
   if (provider.length >= DTRACE_PROVNAMELEN || module.length >= DTRACE_MODNAMELEN || func.length >= DTRACE_FUNCNAMELEN || name.length >= DTRACE_NAMELEN) {
     return 'Name too long';
   }
-  for (const f of parts) {
-    if (!f.includes('[') && !f.includes(']')) continue;
-    let depth = 0;
-    for (const ch of f) {
-      if (ch === '[') depth++;
-      else if (ch === ']') depth--;
+  if (text.includes('[') || text.includes(']')) {
+    for (const f of fields) {
+      let depth = 0;
+      for (const ch of f) {
+        if (ch === '[') depth++;
+        else if (ch === ']') depth--;
+      }
+      if (depth !== 0) return 'Invalid probe description glob';
     }
-    if (depth !== 0) return 'Invalid probe description glob';
   }
   return { provider, module, function: func, name, id: 0 };
 }
