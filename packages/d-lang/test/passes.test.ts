@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DTRACEACT } from '@wdtrace/dtrace-core/program';
 import { compile, dumpSugared, listDif, preprocess, runPasses } from '../src/index.js';
 import { printProgram } from '../src/printer.js';
+import { splitProbeDescription } from '../src/passes/probes.js';
 import { testCatalogue } from './corpus-support.js';
 
 const errorOf = (r: { diagnostics: { severity: string; tag: string; message: string; location?: { line: number } }[] }) =>
@@ -90,6 +91,21 @@ describe('sugar pass', () => {
 });
 
 describe('probes pass', () => {
+  it('splits descriptions from the right and checks field counts and globs', () => {
+    const f = (t: string) => {
+      const d = splitProbeDescription(t);
+      return typeof d === 'string' ? d : [d.provider, d.module, d.function, d.name];
+    };
+    expect(f('a:b:c:d')).toEqual(['a', 'b', 'c', 'd']);
+    expect(f('b:c:d')).toEqual(['', 'b', 'c', 'd']);
+    expect(f('d')).toEqual(['', '', '', 'd']);
+    expect(f('a::')).toEqual(['', 'a', '', '']);
+    expect(f('x[ab]:y')).toEqual(['', '', 'x[ab]', 'y']);
+    expect(f('a:b:c:d:e')).toBe('Overspecified probe description');
+    expect(f('x[a:b')).toBe('Invalid probe description glob');
+    expect(f(`${'p'.repeat(64)}:::`)).toBe('Name too long');
+  });
+
   it('fills short descriptions from the right', () => {
     const r = runPasses('read:entry {} entry {} fbt::f:return {} a:b:c:d {}', {}, 'probes');
     expect(r.context.clauses.flatMap((c) => c.probes.map((p) => [p.provider, p.module, p.function, p.name]))).toEqual([
