@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// npm run bench: the kernel providers on a booted guest, per ISA.
+// - guest MIPS on the cpubound workload with the providers registered and no
+//   probe enabled, against a plain machine on the unpatched image (the guest
+//   text is the image's, so the instruction counts must be equal);
+// - one fbt probe firing with `@[probefunc] = count()`: the extra wall time
+//   of syscallheavy with `fbt:::entry` enabled over the firings, in ns and in
+//   guest instructions of the untraced run's speed;
+// - the slowdown of syscallheavy with `fbt:::entry { @[probefunc] = count(); }`;
+// - the time to enable and to disable every fbt probe.
+// Wall times on a shared machine are noise; instruction counts are exact.
+import { compile } from '@wdtrace/d-lang';
+import { buildProgram } from '@wdtrace/dtrace-core';
+import { Machine, defaultImages } from '@wdtrace/kernel';
+import { GuestTracer } from '../dist/index.js';
+
+const decoder = new TextDecoder();
+
+async function plain(isa, args) {
+  let out = '';
+  // The same boot modules as a tracer's machine.
+  const modules = Object.entries(defaultImages(isa).modules).map(([name, bytes]) => ({ name, bytes }));
+  const m = await Machine.create({ isa, cmdline: 'quiet', args, modules, consoleOutput: (b) => (out += decoder.decode(b)) });
+  const t0 = performance.now();
+  const r = await m.runUntilPowerOff({ instructions: 5_000_000_000 });
+  const ms = performance.now() - t0;
+  if (r.kind !== 'poweroff' || r.status !== 0) throw new Error(`${isa} ${args.join(' ')}: ${JSON.stringify(r)}\n${out}`);
+  return { insns: m.instructions, ms, out };
+}
+
+async function traced(isa, args, script) {
+  let out = '';
+  const tracer = await GuestTracer.create({ isa, args, machine: { cmdline: 'quiet' }, consoleOutput: (b) => (out += decoder.decode(b)) });
+  const catalogue = { match: (d) => tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })) };
+  const program = script ? compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue }).program : buildProgram([]);
+  let trace = '';
+  const t0 = performance.now();
+  const r = await tracer.session(program ?? (() => { throw new Error(`cannot compile ${script}`); })(), { out: (s) => (trace += s), err: (s) => (trace += s) }, {});
+  const ms = performance.now() - t0;
+  if (r.guest?.kind !== 'poweroff' || r.guest.status !== 0) throw new Error(`${isa} traced ${args.join(' ')}: ${JSON.stringify(r.guest)}\n${out}`);
+  const aggs = r.consumer.printAggregations();
+  const firings = [...aggs.matchAll(/\s(\d+)\n/g)].reduce((n, m) => n + Number(m[1]), 0);
+  return { insns: tracer.machine.instructions, ms, out, firings, tracer };
+}
+
+async function enableDisableAll(isa) {
+  const tracer = await GuestTracer.create({ isa, args: ['/bin/true'], machine: { cmdline: 'quiet' } });
+  const probes = tracer.registry.match({ provider: 'fbt', module: '', function: '', name: '' });
+  const ops = tracer.registry.provider('fbt').ops;
+  const t0 = performance.now();
+  for (const p of probes) ops.enable(p.id, p.providerArg);
+  const t1 = performance.now();
+  for (const p of probes) ops.disable(p.id, p.providerArg);
+  const t2 = performance.now();
+  return { probes: probes.length, enableMs: t1 - t0, disableMs: t2 - t1 };
+}
+
+const rows = [];
+for (const isa of ['x86_64', 'arm']) {
+  const cpuArgs = ['/bin/cpubound', '20'];
+  const unpatched = await plain(isa, cpuArgs);
+  const idle = await traced(isa, cpuArgs, undefined);
+  if (idle.insns !== unpatched.insns || idle.out !== unpatched.out) {
+    throw new Error(`${isa}: the guest ran differently with the providers registered and no probe enabled (${idle.insns} vs ${unpatched.insns} instructions)`);
+  }
+  const sysArgs = ['/bin/syscallheavy', '2000'];
+  const base = await traced(isa, sysArgs, undefined);
+  const fbt = await traced(isa, sysArgs, 'fbt:::entry { @[probefunc] = count(); }');
+  if (fbt.out !== base.out) throw new Error(`${isa}: syscallheavy printed differently under fbt:::entry`);
+  const nsPerInsn = (base.ms * 1e6) / base.insns;
+  const perFiring = ((fbt.ms - base.ms) * 1e6) / fbt.firings;
+  const all = await enableDisableAll(isa);
+  rows.push({
+    isa,
+    unpatchedMips: unpatched.insns / unpatched.ms / 1000,
+    idleMips: idle.insns / idle.ms / 1000,
+    insns: idle.insns,
+    firings: fbt.firings,
+    perFiring,
+    perFiringInsns: perFiring / nsPerInsn,
+    slowdown: fbt.ms / base.ms,
+    all,
+  });
+}
+
+const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const table = [
+  ['', ...rows.map((r) => r.isa)],
+  ['cpubound, unpatched image: guest MIPS', ...rows.map((r) => fmt(r.unpatchedMips, 1))],
+  ['cpubound, providers registered, no probe enabled: guest MIPS', ...rows.map((r) => fmt(r.idleMips, 1))],
+  ['cpubound: guest instructions (equal in both runs)', ...rows.map((r) => fmt(r.insns))],
+  ['syscallheavy 2000 under fbt:::entry: firings', ...rows.map((r) => fmt(r.firings))],
+  ['one fbt firing with @[probefunc] = count(): ns', ...rows.map((r) => fmt(r.perFiring))],
+  ['one fbt firing: guest-instruction equivalents', ...rows.map((r) => fmt(r.perFiringInsns))],
+  ['syscallheavy slowdown under fbt:::entry count()', ...rows.map((r) => `${fmt(r.slowdown, 1)}x`)],
+  ['fbt probes', ...rows.map((r) => fmt(r.all.probes))],
+  ['enable every fbt probe: ms', ...rows.map((r) => fmt(r.all.enableMs, 1))],
+  ['disable every fbt probe: ms', ...rows.map((r) => fmt(r.all.disableMs, 1))],
+];
+const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+console.log('kernel providers bench (committed guest images, 1 CPU, release cores)');
+for (const row of table) console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   '));
