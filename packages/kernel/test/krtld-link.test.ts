@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
@@ -176,6 +176,16 @@ describe.skipIf(!hasClang)('krtld against ld.lld', () => {
 describe.each(ISAS)('guest images (%s)', (isa) => {
   const kernelPath = imagePath(isa, 'kernel.elf');
   const modPath = imagePath(isa, 'modules/hello.ko');
+
+  it.skipIf(!kernelPath)('leaves the caller\'s bytes alone, a Node Buffer included, so the sites can be processed again', () => {
+    const bytes = readFileSync(kernelPath!);
+    const before = Buffer.from(bytes);
+    const first = processKernelSdtSites(bytes);
+    expect(bytes.equals(before)).toBe(true);
+    const second = processKernelSdtSites(bytes);
+    expect(second.sites.length).toBe(first.sites.length);
+    expect(second.sites.length).toBeGreaterThan(0);
+  });
 
   it.skipIf(!kernelPath)('finds, names and patches the core kernel SDT sites', () => {
     const kernel = read(kernelPath!);

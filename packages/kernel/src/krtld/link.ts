@@ -337,7 +337,8 @@ export function processKernelSdtSites(input: Uint8Array | ElfFile, moduleName = 
   const elf = input instanceof ElfFile ? input : parseElf(input);
   const isa = isaOf(elf);
   if (elf.type !== ET_EXEC) throw new KrtldError(`${moduleName}: not an executable (ELF type ${elf.type})`);
-  const image = elf.bytes.slice();
+  // A copy whatever the input is (a Node Buffer's slice() would share its memory).
+  const image = new Uint8Array(elf.bytes);
   const symtabSection = elf.symbolTables()[0];
   if (!symtabSection) throw new KrtldError(`${moduleName}: no symbol table`);
   const symbols = elf.symbols(symtabSection);
