@@ -89,6 +89,93 @@ int main(int argc, char **argv)
 }
 `;
 
+/** The ARM-specific kernel paths: signal frames (arch/arm/signal.c), TLS (set_tls, TPIDRURO), mmap2. */
+const ARM_PROGRAM = String.raw`
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask[2];
+};
+
+static volatile int caught, caught_sig;
+static volatile unsigned long handler_sp;
+
+__attribute__((naked)) static void restorer(void)
+{
+	__asm__ volatile("mov r7, #173");
+	__asm__ volatile("svc #0"); /* rt_sigreturn */
+}
+
+static void on_usr1(int sig)
+{
+	unsigned long sp;
+
+	__asm__ volatile("mov %0, sp" : "=r"(sp));
+	handler_sp = sp;
+	caught_sig = sig;
+	caught++;
+}
+
+static unsigned long tls(void)
+{
+	unsigned long v;
+
+	__asm__ volatile("mrc p15, 0, %0, c13, c0, 3" : "=r"(v));
+	return v;
+}
+
+int main(void)
+{
+	struct ksigaction sa = { on_usr1, 0x04000004ul /* SA_RESTORER | SA_SIGINFO: an rt frame, ended by rt_sigreturn */, restorer, { 0, 0 } };
+	volatile unsigned long keep = 0x600dcafe;
+	unsigned long sp;
+	int status;
+	char *p;
+
+	printf("sigaction=%ld\n", syscall(174, SIGUSR1, (long)&sa, 0, 8));
+	__asm__ volatile("mov %0, sp" : "=r"(sp));
+	kill(getpid(), SIGUSR1);
+	kill(getpid(), SIGUSR1);
+	printf("caught=%d sig=%d keep=%lx frame below sp=%d aligned=%d\n", caught, caught_sig, keep,
+	       handler_sp < sp, (int)(handler_sp % 8 == 0));
+
+	printf("tls before=%lx set=%ld after=%lx\n", tls(), syscall(0xf0005, 0x12345678), tls());
+	fflush(stdout);
+	if (fork() == 0) {
+		printf("child tls=%lx\n", tls());
+		fflush(stdout);
+		_exit(0);
+	}
+	wait(&status);
+
+	p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(p, 'm', 3 * 4096);
+	printf("mmap zero-filled and writable: %c%c %d\n", p[0], p[3 * 4096 - 1], p != MAP_FAILED);
+	munmap(p, 3 * 4096);
+	fflush(stdout);
+	if (fork() == 0) {
+		p[4096] = 1;
+		_exit(0);
+	}
+	wait(&status);
+	printf("after munmap: signal %d\n", WTERMSIG(status));
+	return 0;
+}
+`;
+
+const ARM_EXPECTED =
+  'sigaction=0\ncaught=2 sig=10 keep=600dcafe frame below sp=1 aligned=1\n' +
+  'tls before=0 set=0 after=12345678\nchild tls=12345678\n' +
+  'mmap zero-filled and writable: mm 1\nafter munmap: signal 11\n';
+
 const EXPECTED =
   'a|  -42|ff  |Z|xy|1234567890|-9000000000\n' +
   'fib(90)=2880067194370816120 div=1896859323488 mod=533378\n' +
@@ -97,6 +184,7 @@ const EXPECTED =
 describe.skipIf(missing.length > 0)(`ARM machine: a C program built with clang${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`, () => {
   let scratch = '';
   let prog: Uint8Array;
+  let armProg: Uint8Array;
 
   beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'arm-cc-'));
@@ -106,12 +194,16 @@ describe.skipIf(missing.length > 0)(`ARM machine: a C program built with clang${
     });
     if (r.status !== 0) throw new Error(`build.sh failed: ${r.stderr}`);
     const lib = join(scratch, 'build', 'arm', 'libc');
-    const src = join(scratch, 'prog.c');
-    writeFileSync(src, PROGRAM);
-    const target = ['--target=armv7a-none-eabi', '-marm', '-mfloat-abi=soft'];
-    tool('clang', [...target, '-O2', '-ffreestanding', '-fno-builtin', '-nostdlibinc', '-fno-pic', '-I', join(GUEST_DIR, 'libc', 'include'), '-I', join(GUEST_DIR, 'include'), '-c', src, '-o', join(scratch, 'prog.o')]);
-    tool('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-o', join(scratch, 'prog'), join(lib, 'crt0.o'), join(scratch, 'prog.o'), join(lib, 'libc.a')]);
-    prog = new Uint8Array(readFileSync(join(scratch, 'prog')));
+    const build = (name: string, text: string): Uint8Array => {
+      const src = join(scratch, `${name}.c`);
+      writeFileSync(src, text);
+      const target = ['--target=armv7a-none-eabi', '-marm', '-mfloat-abi=soft'];
+      tool('clang', [...target, '-O2', '-ffreestanding', '-fno-builtin', '-nostdlibinc', '-fno-pic', '-I', join(GUEST_DIR, 'libc', 'include'), '-I', join(GUEST_DIR, 'include'), '-c', src, '-o', join(scratch, `${name}.o`)]);
+      tool('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-o', join(scratch, name), join(lib, 'crt0.o'), join(scratch, `${name}.o`), join(lib, 'libc.a')]);
+      return new Uint8Array(readFileSync(join(scratch, name)));
+    };
+    prog = build('prog', PROGRAM);
+    armProg = build('armprog', ARM_PROGRAM);
   }, 300_000);
   afterAll(() => {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -125,6 +217,16 @@ describe.skipIf(missing.length > 0)(`ARM machine: a C program built with clang${
       const q = runGuest('arm', join(scratch, 'prog'), [join(scratch, 'data.txt')], { env: { HOME: '/' } });
       expect(q.stdout).toBe(EXPECTED);
       expect(q.status).toBe(3);
+    }
+  });
+
+  it('delivers signals to a handler and back (ARM signal frame), keeps TLS across fork, maps and unmaps memory', async () => {
+    const r = await runArm(['/bin/armprog'], { files: [{ path: '/bin/armprog', data: armProg }] });
+    expect(r.output).toBe(ARM_EXPECTED);
+    expect(poweroffStatus(r)).toBe(0);
+    if (hasTool('qemu-arm')) {
+      const q = runGuest('arm', join(scratch, 'armprog'), []);
+      expect(q.stdout).toBe(ARM_EXPECTED);
     }
   });
 });
