@@ -13,7 +13,7 @@ import {
   sdtProbeName,
   type LinkedModule,
 } from '../src/krtld/index.js';
-import { ISAS, compileC, fixture, hasClang, imagePath, read, tool, type Isa } from './fixtures/toolchain.js';
+import { ISAS, compileC, fixture, fixturesDir, hasClang, imagePath, read, tool, type Isa } from './fixtures/toolchain.js';
 
 const BASE: Record<Isa, bigint> = { x86_64: 0xffffffff80240000n, arm: 0xc0240000n };
 const PRINTK: Record<Isa, bigint> = { x86_64: 0xffffffff80101230n, arm: 0xc0101230n };
@@ -41,6 +41,16 @@ describe('SDT probe names', () => {
 describe.each(ISAS)('krtld on the committed %s fixture', (isa) => {
   const file = `sample-${isa}.o`;
   const link = (): LinkedModule => linkModule(fixture(file), { name: 'sample', base: BASE[isa], resolve: fakeKernel(isa) });
+
+  it('relocates a copy: the object given as a Node Buffer is unchanged and links the same again', () => {
+    const bytes = readFileSync(join(fixturesDir, file));
+    const before = Buffer.from(bytes);
+    const options = { name: 'sample', base: BASE[isa], resolve: fakeKernel(isa) };
+    const first = linkModule(bytes, options);
+    expect(bytes.equals(before)).toBe(true);
+    const second = linkModule(bytes, options);
+    expect(second.segments.map((x) => [...x.bytes])).toEqual(first.segments.map((x) => [...x.bytes]));
+  });
 
   it('links, lays out sections in order and finds every SDT site', () => {
     const m = link();

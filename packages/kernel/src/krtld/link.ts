@@ -158,7 +158,7 @@ export function linkModule(input: Uint8Array | ElfFile, options: LinkOptions): L
       throw new KrtldError(`${mod}: section ${s.name || s.index} (${s.size} bytes) does not fit in the ${maxBytes} bytes a module may take at 0x${options.base.toString(16)}`);
     }
     sectionAddresses.set(s.index, cursor);
-    images.set(s.index, s.type === SHT_NOBITS ? new Uint8Array(s.size) : elf.sectionData(s).slice());
+    images.set(s.index, s.type === SHT_NOBITS ? new Uint8Array(s.size) : new Uint8Array(elf.sectionData(s)));
     cursor += BigInt(s.size);
   }
   // COMMON symbols go after bss (st_value is their alignment).
