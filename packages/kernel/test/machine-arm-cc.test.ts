@@ -167,6 +167,13 @@ int main(void)
 	}
 	wait(&status);
 	printf("after munmap: signal %d\n", WTERMSIG(status));
+	fflush(stdout);
+	if (fork() == 0) {
+		__asm__ volatile("bkpt #7");
+		_exit(0);
+	}
+	wait(&status);
+	printf("bkpt: signal %d\n", WTERMSIG(status));
 	return 0;
 }
 `;
@@ -174,7 +181,7 @@ int main(void)
 const ARM_EXPECTED =
   'sigaction=0\ncaught=2 sig=10 keep=600dcafe frame below sp=1 aligned=1\n' +
   'tls before=0 set=0 after=12345678\nchild tls=12345678\n' +
-  'mmap zero-filled and writable: mm 1\nafter munmap: signal 11\n';
+  'mmap zero-filled and writable: mm 1\nafter munmap: signal 11\nbkpt: signal 5\n';
 
 const EXPECTED =
   'a|  -42|ff  |Z|xy|1234567890|-9000000000\n' +
@@ -220,7 +227,7 @@ describe.skipIf(missing.length > 0)(`ARM machine: a C program built with clang${
     }
   });
 
-  it('delivers signals to a handler and back (ARM signal frame), keeps TLS across fork, maps and unmaps memory', async () => {
+  it('delivers signals to a handler and back (ARM signal frame), keeps TLS across fork, maps and unmaps memory, SIGTRAP for bkpt', async () => {
     const r = await runArm(['/bin/armprog'], { files: [{ path: '/bin/armprog', data: armProg }] });
     expect(r.output).toBe(ARM_EXPECTED);
     expect(poweroffStatus(r)).toBe(0);

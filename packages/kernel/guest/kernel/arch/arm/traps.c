@@ -21,6 +21,9 @@ static const char *const exception_names[] = {
 static uint32_t read_dfsr(void) { uint32_t v; __asm__ __volatile__("mrc p15, 0, %0, c5, c0, 0" : "=r"(v)); return v; }
 static uint32_t read_dfar(void) { uint32_t v; __asm__ __volatile__("mrc p15, 0, %0, c6, c0, 0" : "=r"(v)); return v; }
 static uint32_t read_ifar(void) { uint32_t v; __asm__ __volatile__("mrc p15, 0, %0, c6, c0, 2" : "=r"(v)); return v; }
+static uint32_t read_ifsr(void) { uint32_t v; __asm__ __volatile__("mrc p15, 0, %0, c5, c0, 1" : "=r"(v)); return v; }
+
+#define FS_DEBUG_EVENT 0x2   /* IFSR after a bkpt (B3.13.3): no IFAR, nothing to page in */
 
 /* DFSR/IFSR fault status (short-descriptor format): FS[4] is bit 10. */
 static unsigned fault_status(uint32_t fsr)
@@ -68,7 +71,10 @@ void arm_exception(struct pt_regs *regs, unsigned kind)
 		break;
 	}
 	case EXC_PABT:
-		do_user_fault(regs, read_ifar(), false, true);
+		if (fault_status(read_ifsr()) == FS_DEBUG_EVENT)
+			force_sig_fault(SIGTRAP, regs->pc);   /* bkpt, as Linux reports it */
+		else
+			do_user_fault(regs, read_ifar(), false, true);
 		break;
 	case EXC_UNDEF:
 		force_sig_fault(SIGILL, fault_pc(regs, kind));
