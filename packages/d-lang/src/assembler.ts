@@ -34,6 +34,7 @@ import type { IrInstr } from './ir.js';
 const LINEAR_LIMIT = 16;
 
 const NO_XLREFS: readonly DifTranslatorRef[] = Object.freeze([]);
+const NO_INTEGERS: readonly bigint[] = Object.freeze([]);
 
 /** A string table with DifStringTable's layout: NUL-terminated UTF-8 strings, identical strings shared. */
 class StringTable {
@@ -83,13 +84,34 @@ class StringTable {
 }
 
 /**
- * Hands out the DIFOs' instruction buffers and string tables as views into
- * shared 64 KiB buffers: a typed array over its own small buffer costs
- * several times the memory and allocation time of a view, and a program has
- * tens of thousands of DIFOs. One pool per compilation; structuredClone of
- * the whole program clones each shared buffer once.
+ * Per-compilation state shared by the DIFOs. Instruction buffers and string
+ * tables are views into shared 64 KiB buffers: a typed array over its own
+ * small buffer costs several times the memory and allocation time of a
+ * view, and a program has tens of thousands of DIFOs (structuredClone of
+ * the whole program clones each shared buffer once). Identical
+ * variable-table entries (same name offset, id, kind, scope, flags and
+ * DifType object) are one immutable object.
  */
 export class DifArrayPool {
+  private readonly variables = new Map<DifType, Map<number, DifVariable>>();
+
+  /** The variable-table entry with these fields, shared when one exists. */
+  variable(name: number, id: number, kind: number, scope: number, flags: number, type: DifType): DifVariable {
+    let byType = this.variables.get(type);
+    if (byType === undefined) {
+      byType = new Map();
+      this.variables.set(type, byType);
+    }
+    // name < 2^16, id < 2^16, kind < 2, scope < 4, flags < 4: one exact number key.
+    const key = ((name * 65536 + id) * 2 + kind) * 16 + scope * 4 + flags;
+    let v = byType.get(key);
+    if (v === undefined) {
+      v = { name, id, kind, scope, flags, type };
+      byType.set(key, v);
+    }
+    return v;
+  }
+
   private static readonly CHUNK = 64 * 1024;
   private chunk = new ArrayBuffer(DifArrayPool.CHUNK);
   private used = 0;
@@ -183,7 +205,8 @@ export function assembleDifo(code: readonly IrInstr[], rtype: DifType, pool: Dif
           }
         }
         if (known < 0) {
-          vars.push({ name: strs.insert(v.name), id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type });
+          const name = strs.insert(v.name);
+          vars.push(name <= 0xffff && v.id <= 0xffff && v.kind < 2 && v.scope < 4 && v.flags < 4 ? pool.variable(name, v.id, v.kind, v.scope, v.flags, v.type) : { name, id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type });
         } else if ((vars[known]!.flags | v.flags) !== vars[known]!.flags) {
           vars[known] = { ...vars[known]!, flags: vars[known]!.flags | v.flags };
         }
@@ -198,5 +221,5 @@ export function assembleDifo(code: readonly IrInstr[], rtype: DifType, pool: Dif
         break;
     }
   }
-  return { difo: { buf, inttab, strtab: strs.toBytes(pool), vartab: vars, rtype, xlrefs: NO_XLREFS } };
+  return { difo: { buf, inttab: inttab.length === 0 ? NO_INTEGERS : inttab, strtab: strs.toBytes(pool), vartab: vars, rtype, xlrefs: NO_XLREFS } };
 }

@@ -130,6 +130,8 @@ export class CompileContext {
   program?: CompiledProgram;
   /** Buffers of the DIFOs' typed arrays (see DifArrayPool). */
   readonly difArrays = new DifArrayPool();
+  /** The DIF type of D strings at the current strsize (codegen's difTypeOf). */
+  stringDifType: DifType | undefined;
   /** DIF types of D types (codegen's difTypeOf), computed once each. */
   readonly difTypes = new Map<CType, DifType>();
   /** The first DIF table overflow met while assembling (reported by the assemble pass). */

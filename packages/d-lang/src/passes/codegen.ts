@@ -35,7 +35,12 @@ const NREGS = 8;
 /** DIF type of a D type, as dt_node_diftype computes it. */
 export function difTypeOf(ctx: CompileContext, t: CType | undefined): DifType {
   if (t === undefined) return { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
-  if (isString(t)) return difTypeString(ctx.env.stringSize);
+  if (isString(t)) {
+    // strsize is settled by the pragmas pass, before any DIF type is asked for.
+    const size = ctx.env.stringSize;
+    if (ctx.stringDifType?.size !== size) ctx.stringDifType = difTypeString(size);
+    return ctx.stringDifType;
+  }
   // One DifType per other D type and compilation (immutable, shared between DIFOs).
   let d = ctx.difTypes.get(t);
   if (d === undefined) {
