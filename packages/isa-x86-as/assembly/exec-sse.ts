@@ -7,7 +7,7 @@
 // indefinite value; rounding is round-to-nearest-even (MXCSR.RC = 0 assumed)
 // and MXCSR exception flags are not recorded.
 import { dReg, dRm, dMod, dRex, dImm } from './decode';
-import { XMM, readV, writeV, readReg, writeReg, raise, faultVector, VEC_GP, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF } from './cpu';
+import { XMM, readV, writeV, readReg, writeReg, raise, faultVector, VEC_GP, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
 import { effectiveAddress } from './exec';
 
 // @ts-ignore: decorator
@@ -201,6 +201,76 @@ export function exec_pslld_i(): void { const c = <u32>dImm; v128.store(xmm(dRm),
 export function exec_psrad_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), i32x4.shr_s(v128.load(xmm(dRm)), c > 31 ? 31 : c)); }
 export function exec_psrlq_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 63 ? i64x2.splat(0) : i64x2.shr_u(v128.load(xmm(dRm)), c)); }
 export function exec_psllq_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 63 ? i64x2.splat(0) : i64x2.shl(v128.load(xmm(dRm)), c)); }
+
+// ---- more SSE2 packed integer (66-prefixed forms; SDM vol. 2 PACKSSWB ... PSADBW) ----------
+// Saturating packs: the destination's elements fill the low half, the source's the high half.
+export function exec_packsswb(): void { const b = binop(); put(i8x16.narrow_i16x8_s(dst(), b)); }
+export function exec_packuswb(): void { const b = binop(); put(i8x16.narrow_i16x8_u(dst(), b)); }
+export function exec_packssdw(): void { const b = binop(); put(i16x8.narrow_i32x4_s(dst(), b)); }
+// Saturating add/subtract, averages, signed word min/max, low multiply.
+export function exec_paddsb(): void { const b = binop(); put(i8x16.add_sat_s(dst(), b)); }
+export function exec_paddsw(): void { const b = binop(); put(i16x8.add_sat_s(dst(), b)); }
+export function exec_paddusb(): void { const b = binop(); put(i8x16.add_sat_u(dst(), b)); }
+export function exec_paddusw(): void { const b = binop(); put(i16x8.add_sat_u(dst(), b)); }
+export function exec_psubsb(): void { const b = binop(); put(i8x16.sub_sat_s(dst(), b)); }
+export function exec_psubsw(): void { const b = binop(); put(i16x8.sub_sat_s(dst(), b)); }
+export function exec_psubusb(): void { const b = binop(); put(i8x16.sub_sat_u(dst(), b)); }
+export function exec_psubusw(): void { const b = binop(); put(i16x8.sub_sat_u(dst(), b)); }
+export function exec_pavgb(): void { const b = binop(); put(i8x16.avgr_u(dst(), b)); }
+export function exec_pavgw(): void { const b = binop(); put(i16x8.avgr_u(dst(), b)); }
+export function exec_pminsw(): void { const b = binop(); put(i16x8.min_s(dst(), b)); }
+export function exec_pmaxsw(): void { const b = binop(); put(i16x8.max_s(dst(), b)); }
+export function exec_pmullw(): void { const b = binop(); put(i16x8.mul(dst(), b)); }
+// High halves of the 32-bit word products.
+export function exec_pmulhw(): void {
+  const b = binop();
+  const a = dst();
+  put(v128.shuffle<u16>(i32x4.extmul_low_i16x8_s(a, b), i32x4.extmul_high_i16x8_s(a, b), 1, 3, 5, 7, 9, 11, 13, 15));
+}
+export function exec_pmulhuw(): void {
+  const b = binop();
+  const a = dst();
+  put(v128.shuffle<u16>(i32x4.extmul_low_i16x8_u(a, b), i32x4.extmul_high_i16x8_u(a, b), 1, 3, 5, 7, 9, 11, 13, 15));
+}
+// Unsigned products of doublewords 0 and 2 into quadwords.
+export function exec_pmuludq(): void {
+  const b = binop();
+  const a = dst();
+  put(i64x2.extmul_low_i32x4_u(v128.shuffle<u32>(a, a, 0, 2, 0, 2), v128.shuffle<u32>(b, b, 0, 2, 0, 2)));
+}
+export function exec_pmaddwd(): void { const b = binop(); put(i32x4.dot_i16x8_s(dst(), b)); }
+// Sum of absolute byte differences of each quadword, into its low word.
+export function exec_psadbw(): void {
+  const b = binop();
+  const a = dst();
+  const d = i8x16.sub(i8x16.max_u(a, b), i8x16.min_u(a, b));
+  const s = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(d));
+  const lo = <i64>(i32x4.extract_lane(s, 0) + i32x4.extract_lane(s, 1));
+  const hi = <i64>(i32x4.extract_lane(s, 2) + i32x4.extract_lane(s, 3));
+  put(i64x2.replace_lane(i64x2.splat(lo), 1, hi));
+}
+// Shifts by the count in the source's low quadword: logical shifts past the
+// element width give 0, arithmetic ones fill with the sign.
+// @ts-ignore: decorator
+@inline function shiftCount(): u64 {
+  // the operand is 128 bits (aligned like the other forms); only its low quadword counts
+  return <u64>i64x2.extract_lane(readW128(true), 0);
+}
+export function exec_psrlw(): void { const c = shiftCount(); if (faultVector >= 0) return; put(c > 15 ? i64x2.splat(0) : i16x8.shr_u(dst(), <i32>c)); }
+export function exec_psrld(): void { const c = shiftCount(); if (faultVector >= 0) return; put(c > 31 ? i64x2.splat(0) : i32x4.shr_u(dst(), <i32>c)); }
+export function exec_psrlq(): void { const c = shiftCount(); if (faultVector >= 0) return; put(c > 63 ? i64x2.splat(0) : i64x2.shr_u(dst(), <i32>c)); }
+export function exec_psllw(): void { const c = shiftCount(); if (faultVector >= 0) return; put(c > 15 ? i64x2.splat(0) : i16x8.shl(dst(), <i32>c)); }
+export function exec_pslld(): void { const c = shiftCount(); if (faultVector >= 0) return; put(c > 31 ? i64x2.splat(0) : i32x4.shl(dst(), <i32>c)); }
+export function exec_psllq(): void { const c = shiftCount(); if (faultVector >= 0) return; put(c > 63 ? i64x2.splat(0) : i64x2.shl(dst(), <i32>c)); }
+export function exec_psraw(): void { const c = shiftCount(); if (faultVector >= 0) return; put(i16x8.shr_s(dst(), c > 15 ? 15 : <i32>c)); }
+export function exec_psrad(): void { const c = shiftCount(); if (faultVector >= 0) return; put(i32x4.shr_s(dst(), c > 31 ? 31 : <i32>c)); }
+// 66 0F C4 pinsrw xmm, r32/m16, imm8; 66 0F C5 pextrw r32, xmm, imm8
+export function exec_pinsrw(): void {
+  const v = dMod == 3 ? reg64(dRm) : readV(effectiveAddress(), 2);
+  if (faultVector >= 0) return;
+  store<u16>(xmm(dReg) + ((<usize>dImm & 7) << 1), <u16>v);
+}
+export function exec_pextrw(): void { writeReg(dReg, 4, true, <u64>load<u16>(xmm(dRm) + ((<usize>dImm & 7) << 1))); }
 
 // ---- scalar floating point -------------------------------------------------------------------
 const DEFAULT_NAN64: u64 = 0xfff8000000000000;

@@ -143,7 +143,9 @@ function templates() {
   const x = (rnd) => `%xmm${rnd(16)}`;
   const packed = ['pxor', 'por', 'pand', 'pandn', 'paddb', 'paddw', 'paddd', 'paddq', 'psubb', 'psubw', 'psubd', 'psubq',
     'pcmpeqb', 'pcmpeqw', 'pcmpeqd', 'pcmpgtb', 'pcmpgtw', 'pcmpgtd', 'pminub', 'pmaxub', 'punpcklbw', 'punpckhbw',
-    'punpcklwd', 'punpckhwd', 'punpckldq', 'punpckhdq', 'punpcklqdq', 'punpckhqdq', 'xorps', 'andps', 'orps', 'andnps', 'xorpd', 'andpd', 'unpcklpd', 'unpckhpd'];
+    'punpcklwd', 'punpckhwd', 'punpckldq', 'punpckhdq', 'punpcklqdq', 'punpckhqdq', 'xorps', 'andps', 'orps', 'andnps', 'xorpd', 'andpd', 'unpcklpd', 'unpckhpd',
+    'packsswb', 'packuswb', 'packssdw', 'paddsb', 'paddsw', 'paddusb', 'paddusw', 'psubsb', 'psubsw', 'psubusb', 'psubusw',
+    'pavgb', 'pavgw', 'pminsw', 'pmaxsw', 'pmullw', 'pmulhw', 'pmulhuw', 'pmuludq', 'pmaddwd', 'psadbw'];
   for (const op of packed) add(1, (rnd) => {
     const a = x(rnd), b = x(rnd);
     const same = rnd(4) === 0;
@@ -158,6 +160,19 @@ function templates() {
     return { asm: [`movdqu ${mem(rnd)}, ${a}`, `${op} $${rnd(4) === 0 ? rnd(256) : rnd(20)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
   });
   add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `pmovmskb ${a}, ${reg(rnd, 'l')}`], mask: ALL }; });
+  // shifts by the count in an xmm register: counts around and past the element width
+  const notBx = (rnd, s) => { let r; do r = reg(rnd, s); while (/^%(ebx|rbx)$/.test(r)); return r; };
+  for (const op of ['psrlw', 'psllw', 'psraw', 'psrld', 'pslld', 'psrad', 'psrlq', 'psllq']) add(1, (rnd) => {
+    const a = x(rnd), b = x(rnd), r = notBx(rnd, 'q');
+    const count = rnd(4) === 0 ? rnd(0x10000) : rnd(70);
+    return { asm: [`movdqu ${mem(rnd)}, ${a}`, `movq $${count}, ${r}`, `movq ${r}, ${b}`, `${op} ${b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  });
+  add(1, (rnd) => {
+    const a = x(rnd);
+    const src = rnd(2) ? notBx(rnd, 'l') : `${rnd(32) * 8 + rnd(8)}(%rbx)`;
+    return { asm: [`movdqu ${mem(rnd)}, ${a}`, `pinsrw $${rnd(256)}, ${src}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  });
+  add(1, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `pextrw $${rnd(256)}, ${a}, ${reg(rnd, 'l')}`], mask: ALL }; });
   add(2, (rnd) => { const a = x(rnd); const s = 'lq'[rnd(2)]; return { asm: [`mov${s === 'q' ? 'q' : 'd'} ${rnd(2) ? reg(rnd, s) : mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
   add(2, (rnd) => { const a = x(rnd); const s = 'lq'[rnd(2)]; return { asm: [`movdqu ${mem(rnd)}, ${a}`, `mov${s === 'q' ? 'q' : 'd'} ${a}, ${rnd(2) ? reg(rnd, s) : mem(rnd)}`], mask: ALL }; });
   for (const t of ['ss', 'sd']) {

@@ -80,6 +80,8 @@ describe('x86-64 machine: the programs of the initrd', () => {
     expect((await runX86(['/bin/echo', '-n', 'x'])).output).toBe('x');
     expect((await runX86(['/bin/cat', '/etc/hostname'])).output).toBe('wdtrace\n');
     expect((await runX86(['/bin/ls', '/etc'])).output).toBe('hostname\nmotd\npasswd\nrc\n');
+    // ls -l formats with SSE2 code (packssdw, pmovmskb ...)
+    expect((await runX86(['/bin/ls', '-l', '/etc'])).output).toMatch(/^-rw-r--r-- +8 hostname\n-rw-r--r-- +\d+ motd\n/);
     expect((await sh('echo one two three | wc')).output).toBe('      1       3      14\n');
     expect((await sh('echo c > /tmp/s; echo a >> /tmp/s; echo b >> /tmp/s; sort /tmp/s; sort -r < /tmp/s')).output).toBe('a\nb\nc\nc\nb\na\n');
     expect((await sh('ls /bin | head -3')).output).toBe('cat\ncpubound\necho\n');
