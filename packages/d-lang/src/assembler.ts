@@ -1,11 +1,10 @@
-// The DIF assembler, after libdtrace's dt_as.c: one DIFO's instructions,
-// whose operands still name things (integer values, strings, variables,
-// labels), become a DIFO. Labels resolve to instruction offsets (every
-// label sits on a nop, as in dtrace's listings); constants enter the
-// integer table once each; strings and variable names the string table,
-// in order of first use; variables the variable table, in order of first
-// use. The code generator calls it as soon as a DIFO is complete, so the
-// instruction objects never outlive their DIFO.
+// The DIF assembler, after libdtrace's dt_as.c: the code generator's
+// instructions, whose operands still name things (integer values, strings,
+// variables, labels), become a DIFO as they are emitted. Labels resolve to
+// instruction offsets (every label sits on a nop, as in dtrace's listings);
+// constants enter the integer table once each; strings and variable names
+// the string table, in order of first use; variables the variable table, in
+// order of first use.
 //
 // Tables are searched linearly while small (a DIFO rarely has more than a
 // handful of entries) and through a Map beyond that.
@@ -28,7 +27,7 @@ import {
   difInstrStv,
   utf8Encode,
 } from '@wdtrace/dtrace-core/dif';
-import type { IrInstr } from './ir.js';
+import type { IrVariable } from './ir.js';
 
 /** Beyond this many entries a table is indexed by a Map. */
 const LINEAR_LIMIT = 16;
@@ -141,85 +140,120 @@ export class DifArrayPool {
 
 export type AssembledDifo = { readonly difo: Difo; readonly overflow?: undefined } | { readonly difo?: undefined; readonly overflow: 'integer' | 'string' };
 
-export function assembleDifo(code: readonly IrInstr[], rtype: DifType, pool: DifArrayPool): AssembledDifo {
-  const n = code.length;
-  // First pass: instruction offsets of labels (a label emits a nop).
-  const labelAt: number[] = [];
-  for (let pc = 0; pc < n; pc++) {
-    const i = code[pc]!;
-    if (i.k === 'label') labelAt[i.label] = pc;
+/**
+ * Assembles one DIFO while the code generator emits it: each instruction is
+ * encoded at once, with its constant, string or variable entered in the
+ * tables in order of first use; branches are patched when the DIFO is
+ * finished, once every label has its offset. Variable-table entries are
+ * built at the end too, with the DIFV_F_REF/MOD flags accumulated over the
+ * whole DIFO.
+ */
+export class DifAssembler {
+  private readonly words: number[] = [];
+  private readonly labelAt: number[] = [];
+  /** Pairs (instruction offset, label) of the branches to patch. */
+  private readonly fixups: number[] = [];
+  private readonly inttab: bigint[] = [];
+  private intIndex: Map<bigint, number> | undefined;
+  private readonly strs = new StringTable();
+  /** The variables in order of first use, with their name offsets. */
+  private readonly vars: IrVariable[] = [];
+  private readonly varNames: number[] = [];
+  private overflow: 'integer' | 'string' | undefined;
+
+  fmt(op: number, r1: number, r2: number, rd: number): void {
+    this.words.push(difInstrFmt(op, r1, r2, rd));
   }
-  const inttab: bigint[] = [];
-  let intIndex: Map<bigint, number> | undefined;
-  const strs = new StringTable();
-  const vars: DifVariable[] = [];
-  const buf = pool.u32(n);
-  for (let pc = 0; pc < n; pc++) {
-    const i = code[pc]!;
-    switch (i.k) {
-      case 'fmt':
-        buf[pc] = difInstrFmt(i.op, i.r1, i.r2, i.rd);
-        break;
-      case 'branch': {
-        const target = labelAt[i.label];
-        if (target === undefined) throw new Error(`DIF assembler: label ${i.label} is not placed`);
-        buf[pc] = difInstrBranch(i.op, target);
-        break;
-      }
-      case 'label':
-        buf[pc] = DIF_INSTR_NOP;
-        break;
-      case 'setx': {
-        let idx = -1;
-        if (intIndex !== undefined) idx = intIndex.get(i.value) ?? -1;
-        else for (let j = 0; j < inttab.length; j++) {
-          if (inttab[j] === i.value) {
-            idx = j;
-            break;
-          }
+
+  branch(op: number, label: number): void {
+    this.fixups.push(this.words.length, label);
+    this.words.push(op);
+  }
+
+  /** A label: a nop at this offset that branches to it will target. */
+  label(label: number): void {
+    this.labelAt[label] = this.words.length;
+    this.words.push(DIF_INSTR_NOP);
+  }
+
+  setx(value: bigint, rd: number): void {
+    const inttab = this.inttab;
+    let idx = -1;
+    if (this.intIndex !== undefined) idx = this.intIndex.get(value) ?? -1;
+    else {
+      for (let j = 0; j < inttab.length; j++) {
+        if (inttab[j] === value) {
+          idx = j;
+          break;
         }
-        if (idx < 0) {
-          idx = inttab.length;
-          if (idx > DIF_INTOFF_MAX) return { overflow: 'integer' };
-          inttab.push(i.value);
-          if (intIndex !== undefined) intIndex.set(i.value, idx);
-          else if (inttab.length > LINEAR_LIMIT) intIndex = new Map(inttab.map((v, j) => [v, j]));
-        }
-        buf[pc] = difInstrSetx(idx, i.rd);
-        break;
       }
-      case 'sets': {
-        const off = strs.insert(i.value);
-        if (off > DIF_STROFF_MAX) return { overflow: 'string' };
-        buf[pc] = difInstrSets(off, i.rd);
-        break;
-      }
-      case 'var': {
-        const v = i.variable;
-        let known = -1;
-        for (let j = 0; j < vars.length; j++) {
-          const x = vars[j]!;
-          if (x.id === v.id && x.kind === v.kind && x.scope === v.scope) {
-            known = j;
-            break;
-          }
-        }
-        if (known < 0) {
-          const name = strs.insert(v.name);
-          vars.push(name <= 0xffff && v.id <= 0xffff && v.kind < 2 && v.scope < 4 && v.flags < 4 ? pool.variable(name, v.id, v.kind, v.scope, v.flags, v.type) : { name, id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type });
-        } else if ((vars[known]!.flags | v.flags) !== vars[known]!.flags) {
-          vars[known] = { ...vars[known]!, flags: vars[known]!.flags | v.flags };
-        }
-        const op = i.op;
-        if (op === DIF_OP.LDGA || op === DIF_OP.LDTA) buf[pc] = difInstrLda(op, v.id, i.index!, i.reg);
-        else if (op === DIF_OP.STGS || op === DIF_OP.STTS || op === DIF_OP.STLS || op === DIF_OP.STGAA || op === DIF_OP.STTAA) buf[pc] = difInstrStv(op, v.id, i.reg);
-        else buf[pc] = difInstrLdv(op, v.id, i.reg);
-        break;
-      }
-      case 'call':
-        buf[pc] = difInstrCall(i.subr, i.rd);
-        break;
     }
+    if (idx < 0) {
+      idx = inttab.length;
+      if (idx > DIF_INTOFF_MAX) {
+        this.overflow ??= 'integer';
+        idx = 0;
+      } else {
+        inttab.push(value);
+        if (this.intIndex !== undefined) this.intIndex.set(value, idx);
+        else if (inttab.length > LINEAR_LIMIT) this.intIndex = new Map(inttab.map((v, j) => [v, j]));
+      }
+    }
+    this.words.push(difInstrSetx(idx, rd));
   }
-  return { difo: { buf, inttab: inttab.length === 0 ? NO_INTEGERS : inttab, strtab: strs.toBytes(pool), vartab: vars, rtype, xlrefs: NO_XLREFS } };
+
+  sets(value: string, rd: number): void {
+    let off = this.strs.insert(value);
+    if (off > DIF_STROFF_MAX) {
+      this.overflow ??= 'string';
+      off = 0;
+    }
+    this.words.push(difInstrSets(off, rd));
+  }
+
+  /** Variable load or store: ldgs/stgs/ldts/... (16-bit id) or ldga/ldta (8-bit id and index register). */
+  variable(op: number, v: IrVariable, reg: number, index = 0): void {
+    let known = false;
+    for (let j = 0; j < this.vars.length; j++) {
+      const x = this.vars[j]!;
+      if (x.id === v.id && x.kind === v.kind && x.scope === v.scope) {
+        known = true;
+        break;
+      }
+    }
+    if (!known) {
+      this.vars.push(v);
+      this.varNames.push(this.strs.insert(v.name));
+    }
+    if (op === DIF_OP.LDGA || op === DIF_OP.LDTA) this.words.push(difInstrLda(op, v.id, index, reg));
+    else if (op === DIF_OP.STGS || op === DIF_OP.STTS || op === DIF_OP.STLS || op === DIF_OP.STGAA || op === DIF_OP.STTAA) this.words.push(difInstrStv(op, v.id, reg));
+    else this.words.push(difInstrLdv(op, v.id, reg));
+  }
+
+  call(subr: number, rd: number): void {
+    this.words.push(difInstrCall(subr, rd));
+  }
+
+  finish(rtype: DifType, pool: DifArrayPool): AssembledDifo {
+    if (this.overflow !== undefined) return { overflow: this.overflow };
+    const words = this.words;
+    const n = words.length;
+    const buf = pool.u32(n);
+    for (let pc = 0; pc < n; pc++) buf[pc] = words[pc]!;
+    const fixups = this.fixups;
+    for (let j = 0; j < fixups.length; j += 2) {
+      const pc = fixups[j]!;
+      const target = this.labelAt[fixups[j + 1]!];
+      if (target === undefined) throw new Error(`DIF assembler: label ${fixups[j + 1]} is not placed`);
+      buf[pc] = difInstrBranch(words[pc]!, target);
+    }
+    const vartab: DifVariable[] = [];
+    for (let j = 0; j < this.vars.length; j++) {
+      const v = this.vars[j]!;
+      const name = this.varNames[j]!;
+      vartab.push(name <= 0xffff && v.id <= 0xffff && v.kind < 2 && v.scope < 4 && v.flags < 4 ? pool.variable(name, v.id, v.kind, v.scope, v.flags, v.type) : { name, id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type });
+    }
+    const inttab = this.inttab.length === 0 ? NO_INTEGERS : this.inttab;
+    return { difo: { buf, inttab, strtab: this.strs.toBytes(pool), vartab, rtype, xlrefs: NO_XLREFS } };
+  }
 }

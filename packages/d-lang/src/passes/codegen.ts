@@ -25,8 +25,8 @@ import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion, isVoid } from '../dtypes.js';
-import { type IrInstr, type IrVariable, ir } from '../ir.js';
-import { assembleDifo } from '../assembler.js';
+import type { IrVariable } from '../ir.js';
+import { DifAssembler } from '../assembler.js';
 import type { Pass } from './pass.js';
 import { parseSizeOption } from './pragmas.js';
 
@@ -76,7 +76,8 @@ function difTypeOfUncached(ctx: CompileContext, t: CType): DifType {
 
 /** One DIFO under construction. */
 class DifoBuilder {
-  readonly code: IrInstr[] = [];
+  /** The DIFO being assembled as instructions are emitted. */
+  readonly asm = new DifAssembler();
   private used = 1; // bit 0: %r0 is never allocated
   private nextLabel = 1;
   /** The DIFO's variables, one per (scope, kind, id). */
@@ -120,19 +121,32 @@ class DifoBuilder {
   }
 
   emit(op: number, r1: number, r2: number, rd: number): void {
-    this.code.push(ir.fmt(op, r1, r2, rd));
+    this.asm.fmt(op, r1, r2, rd);
   }
 
   branch(op: number, label: number): void {
-    this.code.push(ir.branch(op, label));
+    this.asm.branch(op, label);
   }
 
   place(label: number): void {
-    this.code.push(ir.label(label));
+    this.asm.label(label);
   }
 
   setx(value: bigint, rd: number): void {
-    this.code.push(ir.setx(BigInt.asUintN(64, value), rd));
+    this.asm.setx(BigInt.asUintN(64, value), rd);
+  }
+
+  sets(value: string, rd: number): void {
+    this.asm.sets(value, rd);
+  }
+
+  /** A variable load or store (index: ldga/ldta's index register). */
+  access(op: number, v: IrVariable, reg: number, index?: number): void {
+    this.asm.variable(op, v, reg, index);
+  }
+
+  call(subr: number, rd: number): void {
+    this.asm.call(subr, rd);
   }
 
   variable(name: string, id: number, kind: number, scope: number, type: DifType, flag: number): IrVariable {
@@ -153,7 +167,7 @@ class DifoBuilder {
 
   /** Assemble the DIFO; a table overflow is kept on the context for the assemble pass to report. */
   finish(rtype: DifType): Difo {
-    const a = assembleDifo(this.code, rtype, this.ctx.difArrays);
+    const a = this.asm.finish(rtype, this.ctx.difArrays);
     if (a.difo !== undefined) return a.difo;
     this.ctx.difOverflow ??= a.overflow;
     return EMPTY_DIFO;
@@ -223,11 +237,11 @@ class ExprGen {
       this.ctx.localIds.set(name, id);
     }
     const v = b.variable(name, id, DIFV_KIND_SCALAR, DIFV_SCOPE_LOCAL, difTypeInteger(8), DIFV_F_REF | DIFV_F_MOD);
-    b.code.push(ir.variable(DIF_OP.STLS, v, held));
+    b.access(DIF_OP.STLS, v, held);
     b.free(held);
     const r = this.gen(next);
     const back = b.alloc();
-    b.code.push(ir.variable(DIF_OP.LDLS, v, back));
+    b.access(DIF_OP.LDLS, v, back);
     return [back, r];
   }
 
@@ -259,7 +273,7 @@ class ExprGen {
       }
       case 'string': {
         const r = b.alloc();
-        b.code.push(ir.sets(e.value, r));
+        b.sets(e.value, r);
         return r;
       }
       case 'ident':
@@ -328,7 +342,7 @@ class ExprGen {
     if (x === undefined) return fail('D_UNKNOWN', e.loc, 'untyped xlate expression');
     if (x.argument !== undefined) {
       const r = this.gen(e.operand);
-      b.code.push(ir.variable(DIF_OP.STLS, this.irVar(x.argument, DIFV_F_MOD), r));
+      b.access(DIF_OP.STLS, this.irVar(x.argument, DIFV_F_MOD), r);
       b.free(r);
     }
     let base = b.alloc();
@@ -364,14 +378,14 @@ class ExprGen {
       const bv = BUILTIN_VARIABLES.get(name);
       const v = b.variable(name, ref.id, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, difTypeOf(this.ctx, e.type), DIFV_F_REF);
       void bv;
-      b.code.push(ir.variable(DIF_OP.LDGS, v, r));
+      b.access(DIF_OP.LDGS, v, r);
       return r;
     }
     if (ref?.kind === 'variable') {
       const v = ref.variable;
       const r = b.alloc();
       const op = v.scope === 'global' ? DIF_OP.LDGS : v.scope === 'thread' ? DIF_OP.LDTS : DIF_OP.LDLS;
-      b.code.push(ir.variable(op, this.irVar(v, DIFV_F_REF), r));
+      b.access(op, this.irVar(v, DIFV_F_REF), r);
       return r;
     }
     if (ref?.kind === 'symbol') {
@@ -452,14 +466,14 @@ class ExprGen {
       const idx = this.gen(e.args[0]!);
       const name = (e.base as Expr & { k: 'ident' }).name;
       const v = b.variable(name, e.ref.id, DIFV_KIND_ARRAY, DIFV_SCOPE_GLOBAL, difTypeInteger(8), DIFV_F_REF);
-      b.code.push(ir.variable(DIF_OP.LDGA, v, idx, idx));
+      b.access(DIF_OP.LDGA, v, idx, idx);
       this.narrow(e.type!, idx);
       return idx;
     }
     if (e.k === 'index' && e.ref?.kind === 'variable') {
       const v = e.ref.variable;
       const rd = this.tuple(e.args, v.keys!);
-      b.code.push(ir.variable(v.scope === 'thread' ? DIF_OP.LDTAA : DIF_OP.LDGAA, this.irVar(v, DIFV_F_REF), rd));
+      b.access(v.scope === 'thread' ? DIF_OP.LDTAA : DIF_OP.LDGAA, this.irVar(v, DIFV_F_REF), rd);
       return rd;
     }
     const addr = this.genAddress(e);
@@ -485,7 +499,7 @@ class ExprGen {
   private tuple(args: Expr[], keyTypes: CType[]): number {
     const b = this.b;
     const regs = args.map((a) => this.gen(a));
-    b.code.push(ir.fmt(DIF_OP.FLUSHTS, 0, 0, 0));
+    b.emit(DIF_OP.FLUSHTS, 0, 0, 0);
     regs.forEach((r, i) => this.push(args[i]!.type!, keyTypes[i] ?? args[i]!.type!, r));
     for (let i = 1; i < regs.length; i++) b.free(regs[i]!);
     return regs[0] ?? b.alloc();
@@ -736,16 +750,16 @@ class ExprGen {
     if ((target.k === 'ident' || target.k === 'var') && ref?.kind === 'variable') {
       const v = ref.variable;
       const op = v.scope === 'global' ? DIF_OP.STGS : v.scope === 'thread' ? DIF_OP.STTS : DIF_OP.STLS;
-      b.code.push(ir.variable(op, this.irVar(v, DIFV_F_MOD), value));
+      b.access(op, this.irVar(v, DIFV_F_MOD), value);
       return;
     }
     if (target.k === 'index' && ref?.kind === 'variable') {
       const v = ref.variable;
       const regs = target.args.map((a) => this.gen(a));
-      b.code.push(ir.fmt(DIF_OP.FLUSHTS, 0, 0, 0));
+      b.emit(DIF_OP.FLUSHTS, 0, 0, 0);
       regs.forEach((r, i) => this.push(target.args[i]!.type!, v.keys![i] ?? target.args[i]!.type!, r));
       regs.forEach((r) => b.free(r));
-      b.code.push(ir.variable(v.scope === 'thread' ? DIF_OP.STTAA : DIF_OP.STGAA, this.irVar(v, DIFV_F_MOD), value));
+      b.access(v.scope === 'thread' ? DIF_OP.STTAA : DIF_OP.STGAA, this.irVar(v, DIFV_F_MOD), value);
       return;
     }
     const addr = this.genAddress(target);
@@ -809,11 +823,11 @@ class ExprGen {
     const fn = BUILTIN_FUNCTIONS.get(name);
     if (fn === undefined || fn.kind !== 'subr') return fail('D_CG_EXPR', e.loc, name);
     const regs = e.args.map((a) => this.gen(a));
-    b.code.push(ir.fmt(DIF_OP.FLUSHTS, 0, 0, 0));
+    b.emit(DIF_OP.FLUSHTS, 0, 0, 0);
     regs.forEach((r, i) => this.push(e.args[i]!.type!, e.args[i]!.type!, r));
     for (let i = 1; i < regs.length; i++) b.free(regs[i]!);
     const rd = regs[0] ?? b.alloc();
-    b.code.push(ir.call(fn.subr, rd));
+    b.call(fn.subr, rd);
     return rd;
   }
 }
