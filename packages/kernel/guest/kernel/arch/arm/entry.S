@@ -106,7 +106,7 @@ kthread_trampoline:
 	mov r0, r4
 	mov r1, r5
 	bl kthread_start
-	udf #0
+	udf #0xdead                  @ never reached (udf #0-#15 would be the DTrace breakpoint, conditional)
 	.size kthread_trampoline, . - kthread_trampoline
 
 /* void arch_return_to_user(struct pt_regs *regs) */

@@ -12,5 +12,5 @@ _start:
 	mov r0, sp
 	bic sp, sp, #7
 	bl __libc_start
-	udf #0
+	udf #0xdead                  @ never reached (udf #0-#15 would be the DTrace breakpoint, conditional)
 	.size _start, . - _start
