@@ -17,42 +17,20 @@ import {
   processKernelSdtSites,
   readDwarf,
   type DwarfInfo,
+  type InvopHandler,
   type LinkedModule,
+  type RegisterFile as MachineRegisterFile,
+  type SafeRead,
   type SdtSite,
 } from '@wdtrace/kernel';
 
 export type KernelIsaName = 'x86_64' | 'arm';
 
-/** A trap offered to the invop handlers (x86-64 #BP/#UD, ARM undefined incl. the DTrace breakpoint). */
-export interface Trap {
-  readonly cpu: number;
-  readonly kind: 'breakpoint' | 'undefined';
-  /** Address of the trapping instruction (x86-64 #BP: the int3 itself). */
-  readonly pc: bigint;
-  /** ARM: the trapping instruction word. */
-  readonly word?: number;
-  readonly user: boolean;
-}
+// The trap-interposition seam is the machine's own (machine/types.ts).
+export type { Trap, InvopResult, InvopHandler, SafeRead } from '@wdtrace/kernel';
 
-/** What a handler that claims a trap asks the machine to do. */
-export type InvopResult =
-  | { readonly kind: 'emulate'; readonly code: number; readonly word?: number }
-  | { readonly kind: 'displaced'; readonly bytes: Uint8Array }
-  | { readonly kind: 'resume'; readonly pc?: bigint };
-
-export type InvopHandler = (trap: Trap) => InvopResult | undefined;
-
-export type SafeRead = { readonly bytes: Uint8Array } | { readonly fault: bigint };
-
-/** One CPU's registers (x86-64: 0-15 = rax rcx rdx rbx rsp rbp rsi rdi r8-r15; ARM: r0-r15). */
-export interface RegisterFile {
-  pc(): bigint;
-  get(n: number): bigint;
-  sp(): bigint;
-  fp(): bigint;
-  flags(): number;
-  userMode(): boolean;
-}
+/** The registers the providers read of a CPU that trapped (a part of the machine's RegisterFile). */
+export type RegisterFile = Pick<MachineRegisterFile, 'pc' | 'get' | 'sp' | 'fp' | 'flags' | 'userMode'>;
 
 /** A function of a kernel module: the ELF symbol's extent. */
 export interface KernelFunction {
