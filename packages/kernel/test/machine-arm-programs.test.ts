@@ -30,6 +30,15 @@ describe('ARM machine: boot', () => {
     expect((await sh('exit 7')).status).toBe(7);
   });
 
+  it('boots with the smallest RAM the board allows and a slower virtual clock', async () => {
+    const r = await runArm(['/bin/sh', '-c', 'forkheavy 5; sleep 1; echo ok'], { cmdline: '', ramBytes: 16 << 20, nsPerInsn: 7 });
+    expect(poweroffStatus(r)).toBe(0);
+    expect(r.output).toMatch(/^wdtrace guest kernel \(armv7l\), 1 CPU\(s\), 16 MiB RAM, \d+ pages free\n/);
+    expect(r.output.endsWith('forkheavy children=5 status_sum=10\nok\n')).toBe(true);
+    expect(r.machine.now()).toBeGreaterThanOrEqual(1e9);
+    expect(r.machine.now()).toBeGreaterThanOrEqual(r.machine.instructions * 7);
+  });
+
   it('hands init a long command line whole (BOARD.md allows 3839 bytes)', async () => {
     const words = Array.from({ length: 60 }, (_, i) => `word${i}-${'x'.repeat(40)}`);
     const r = await runArm(['/bin/echo', ...words]);
