@@ -32,6 +32,23 @@ describe('compile', () => {
     expect(programFromJSON(JSON.parse(JSON.stringify(programToJSON(p))))).toEqual(p);
   });
 
+  it('gives DIFO arrays that survive structuredClone and hold exactly their DIFO (views into pooled buffers)', () => {
+    const p = ok('BEGIN /arg0 > 1/ { x = 5; trace(x + 7); printf("%d", 3); }').program!;
+    const c = structuredClone(p);
+    expect(c).toEqual(p);
+    for (const e of p.ecbs) {
+      for (const d of [e.predicate, ...e.actions.map((a) => a.difo)]) {
+        if (d === undefined) continue;
+        expect(d.buf.slice()).toEqual(new Uint32Array(Array.from(d.buf)));
+        expect(d.buf.length).toBe(d.buf.slice().length);
+        expect(d.strtab.at(-1) ?? 0).toBe(0);
+      }
+    }
+    // No two DIFO arrays overlap.
+    const spans = p.ecbs.flatMap((e) => [e.predicate, ...e.actions.map((a) => a.difo)]).filter((d) => d !== undefined).flatMap((d) => [d!.buf, d!.strtab]).filter((a) => a.byteLength > 0).map((a) => [a.byteOffset, a.byteOffset + a.byteLength, a.buffer] as const);
+    for (const [i, a] of spans.entries()) for (const b of spans.slice(i + 1)) if (a[2] === b[2]) expect(a[1] <= b[0] || b[1] <= a[0]).toBe(true);
+  });
+
   it('lists DIF like dtrace -S', () => {
     const r = ok('BEGIN { x = 1 + 2; trace(x * 3); }');
     const s = listDif(r);
