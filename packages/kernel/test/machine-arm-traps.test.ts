@@ -69,6 +69,30 @@ describe('ARM machine: trap interposition', () => {
     expect(m.readText(at, 4)).toEqual(original);
   });
 
+  it('traps and emulations on every CPU of a 4-CPU machine leave every program\'s results as untraced', async () => {
+    const script = 'syscallheavy 300 & forkheavy 20 & cpubound 1 & syscallheavy 200; sleep 1; echo end';
+    const plain = await runArm(['/bin/sh', '-c', script], { cpus: 4 });
+    const { machine: m, output } = await armMachine({ cmdline: 'quiet', cpus: 4, args: ['/bin/sh', '-c', script] });
+    const at = fn(m, 'schedule'); // every CPU schedules
+    const original = m.readText(at, 4);
+    expect(describeA32(word(original)).text).toMatch(/^push\t/);
+    m.writeText(at, bytesOf(breakpointFor(word(original))));
+    const perCpu = [0, 0, 0, 0];
+    m.addInvopHandler((trap) => {
+      if (trap.pc !== at) return undefined;
+      perCpu[trap.cpu]!++;
+      return { kind: 'emulate', code: ArmEmulation.PUSHM, word: word(original) };
+    });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    // Same programs, same results. The order of lines may differ: a trap ends its CPU's turn early, so the
+    // CPUs interleave differently than untraced (with one CPU the run is identical, see the first test).
+    const lines = (text: string) => text.split('\n').sort();
+    expect(lines(output())).toEqual(lines(plain.output));
+    expect(output()).toContain('syscallheavy iterations=300 calls_ok=1200\n');
+    expect(perCpu.reduce((a, b) => a + b, 0)).toBeGreaterThan(40);
+    expect(perCpu.every((n) => n > 0)).toBe(true);
+  });
+
   it('a breakpoint carrying a condition fires only when the condition passes', async () => {
     const { m, out } = await machineWith(['/bin/sh', '-c', 'echo one; echo two; echo three']);
     // sys_write: ... cmp r5, #0 ; bmi <bad count> — the count is never negative here.
