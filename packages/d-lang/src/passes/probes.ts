@@ -6,6 +6,7 @@
 import type { ProbeDescription } from '@wdtrace/dtrace-core/program';
 import { fail } from '../diagnostics.js';
 import type { ProbeInfo } from '../context.js';
+import type { ClauseItem } from '../ast.js';
 import type { Pass } from './pass.js';
 
 const DTRACE_PROVNAMELEN = 64;
@@ -49,8 +50,15 @@ export const probesPass: Pass = {
   writes: 'clauses (resolved probe descriptions and matched probes)',
   run(ctx) {
     const zdefs = ctx.options.zdefs === true || (ctx.option('zdefs') !== undefined && ctx.option('zdefs') !== '0');
+    // The clauses the sugar pass split from one clause share its description list: resolve it once.
+    const resolved = new Map<ClauseItem['probes'], { probes: ProbeDescription[]; matched: ProbeInfo[] }>();
     for (const item of ctx.ast!.items) {
       if (item.k !== 'clause') continue;
+      const known = resolved.get(item.probes);
+      if (known !== undefined) {
+        ctx.clauses.push({ item, probes: known.probes, matched: known.matched });
+        continue;
+      }
       const probes: ProbeDescription[] = [];
       const matched: ProbeInfo[] = [];
       for (const p of item.probes) {
@@ -65,6 +73,7 @@ export const probesPass: Pass = {
         }
         probes.push(desc);
       }
+      resolved.set(item.probes, { probes, matched });
       ctx.clauses.push({ item, probes, matched });
     }
     if (ctx.ast!.items.length === 0) fail('D_EMPTY', ctx.ast!.loc);
