@@ -8,7 +8,7 @@
 // addresses; reading and writing a process's memory from a probe.
 import { ArmEmulation, DTRACE_BREAKPOINT, describeA32 } from '@wdtrace/isa-arm-as';
 import { describe, expect, it } from 'vitest';
-import { Machine, type Trap } from '../src/index.js';
+import { Machine, STT_FUNC, type Trap } from '../src/index.js';
 import { armMachine, runArm } from './machine-arm-support.js';
 
 const LIMIT = { instructions: 200_000_000 };
@@ -91,6 +91,51 @@ describe('ARM machine: trap interposition', () => {
     expect(output()).toContain('syscallheavy iterations=300 calls_ok=1200\n');
     expect(perCpu.reduce((a, b) => a + b, 0)).toBeGreaterThan(40);
     expect(perCpu.every((n) => n > 0)).toBe(true);
+  });
+
+  it('every entry push and every return (pop {..., pc}, bx lr, conditional ones included) of the kernel, emulated: the run is identical', async () => {
+    const args = ['/bin/sh', '-c', 'echo one | cat; forkheavy 3; syscallheavy 20; ls /etc | wc -l'];
+    const plain = await runArm(args);
+    const { machine: m, output } = await armMachine({ cmdline: 'quiet', args });
+    const syms = m.kernel.symbols();
+    const data = syms.filter((s) => s.name.startsWith('$d')).map((s) => s.value);
+    const code = syms.filter((s) => s.name.startsWith('$a')).map((s) => s.value);
+    /** Whether `va` is in a literal pool: the nearest mapping symbol at or below it is $d. */
+    const isData = (va: bigint) => {
+      const below = (list: bigint[]) => list.reduce((best, v) => (v <= va && v > best ? v : best), -1n);
+      return below(data) > below(code);
+    };
+    // Code that runs with the MMU off (physical pcs) is left alone.
+    const physical = new Set(['_start', 'enable_mmu', 'secondary_entry']);
+    const sites = new Map<bigint, { code: number; word: number }>();
+    for (const f of syms) {
+      if (f.type !== STT_FUNC || f.size === 0 || physical.has(f.name)) continue;
+      const text = m.readText(f.value, f.size);
+      for (let off = 0; off + 4 <= f.size; off += 4) {
+        const va = f.value + BigInt(off);
+        const w = word(text.subarray(off));
+        let emul: number | undefined;
+        if (off === 0 && (w & 0xffff4000) >>> 0 === 0xe92d4000) emul = ArmEmulation.PUSHM;
+        else if ((w & 0x0fff8000) === 0x08bd8000 && w >>> 28 !== 0xf) emul = ArmEmulation.POPM;
+        else if ((w & 0x0fffffff) === 0x012fff1e && w >>> 28 !== 0xf) emul = ArmEmulation.BX_LR;
+        if (emul !== undefined && !isData(va)) sites.set(va, { code: emul, word: w });
+      }
+    }
+    expect(sites.size).toBeGreaterThan(600);
+    const conditional = [...sites.values()].filter((x) => x.word >>> 28 !== 0xe).length;
+    expect(conditional).toBeGreaterThan(10);
+    for (const [va, x] of sites) m.writeText(va, bytesOf(breakpointFor(x.word)));
+    const hits = new Map<number, number>();
+    m.addInvopHandler((trap) => {
+      const x = sites.get(trap.pc);
+      if (!x) return undefined;
+      hits.set(x.code, (hits.get(x.code) ?? 0) + 1);
+      return { kind: 'emulate', code: x.code, word: x.word };
+    });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(output()).toBe(plain.output);
+    expect(m.instructions).toBe(plain.machine.instructions);
+    for (const c of [ArmEmulation.PUSHM, ArmEmulation.POPM, ArmEmulation.BX_LR]) expect(hits.get(c) ?? 0).toBeGreaterThan(1000);
   });
 
   it('a breakpoint carrying a condition fires only when the condition passes', async () => {
