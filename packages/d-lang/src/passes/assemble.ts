@@ -49,22 +49,18 @@ export const assemblePass: Pass = {
       let offset = DTRACE_RECHDR_SIZE;
       let alignment = 4;
       const predicate = e.predicate;
-      const actions: ActionDescription[] = e.actions.map((a) => {
-        const difo = a.difo;
-        let record: RecordDescription | undefined;
-        if (a.record !== undefined) {
-          const al = Math.max(1, a.record.alignment);
-          offset = Math.ceil(offset / al) * al;
-          record = { action: a.kind, size: a.record.size, offset, alignment: al, format: a.record.format, arg: a.arg, uarg: a.uarg };
-          offset += a.record.size;
-          alignment = Math.max(alignment, al);
-        }
-        // Built field by field (no conditional spreads: they are slow), in the same key order.
-        const action: { -readonly [K in keyof ActionDescription]: ActionDescription[K] } = difo !== undefined ? { kind: a.kind, difo, ntuple: a.ntuple, arg: a.arg, uarg: a.uarg } : { kind: a.kind, ntuple: a.ntuple, arg: a.arg, uarg: a.uarg };
-        if (record !== undefined) action.record = record;
-        if (a.source !== undefined) action.source = a.source;
-        return action;
-      });
+      // The code generator's actions become the program's: each record gets its offset (in place:
+      // the IR action has the action description's fields, in the same order).
+      const actions = e.actions as unknown as ActionDescription[];
+      for (const a of e.actions) {
+        if (a.record === undefined) continue;
+        const al = Math.max(1, a.record.alignment);
+        offset = Math.ceil(offset / al) * al;
+        const record: RecordDescription = { action: a.kind, size: a.record.size, offset, alignment: al, format: a.record.format, arg: a.arg, uarg: a.uarg };
+        (a as { record?: unknown }).record = record;
+        offset += record.size;
+        alignment = Math.max(alignment, al);
+      }
       const size = Math.ceil(offset / alignment) * alignment;
       return predicate !== undefined
         ? { clause: e.clause, probes: e.probes, predicate, actions, size, alignment, headerSize: DTRACE_RECHDR_SIZE, destructive: e.destructive, speculative: e.speculative }
