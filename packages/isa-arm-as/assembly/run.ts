@@ -30,10 +30,14 @@ export const STOP_SVC: u32 = 8; // only when SVC is in the stop mask
 /** Stop-mask bits: 1 << EXC_* for exceptions that stop to the host instead of entering the guest vector. */
 export const DEFAULT_STOP_MASK: u32 = (1 << EXC_UNDEF) | (1 << EXC_PABT) | (1 << EXC_DABT) | (1 << EXC_BKPT) | (1 << EXC_DTRACE);
 
+/** The CPU of the latest run() call (-1: none yet). */
+let lastRunCpu: i32 = -1;
+
 /** Lays out memory for `cpus` CPUs and `ramBytes` of RAM and resets every CPU. 0 on success, -1 on failure. */
 export function init(cpus: u32, ramBytes: u32): i32 {
   if (cpus == 0 || cpus > 64) return -1;
   if (configureMemory(cpus, ramBytes) != 0) return -1;
+  lastRunCpu = -1;
   for (let c: u32 = 0; c < cpus; c++) reset(c);
   return 0;
 }
@@ -225,11 +229,14 @@ export function run(cpu: u32, budget: u32): u32 {
   }
   setRunning(true);
   setStopRequested(false);
-  // CPUs take turns between run() calls, so another CPU may have stored to
-  // this CPU's exclusive address since its ldrex: clear the local monitor
-  // (an architecturally permitted spurious clear; the strex fails, the
-  // guest's loop retries) so a strex never succeeds across a turn.
-  setSt(EXCL_OPEN, 0);
+  // CPUs take turns between run() calls, so when another CPU ran since this
+  // one's last turn it may have stored to this CPU's exclusive address:
+  // clear the local monitor (an architecturally permitted spurious clear;
+  // the strex fails, the guest's loop retries) so a strex never succeeds
+  // after another CPU's turn. Turns of the same CPU keep it (a probe
+  // between ldrex and strex on one CPU does not make the loop spin).
+  if (lastRunCpu != i32(cpu)) setSt(EXCL_OPEN, 0);
+  lastRunCpu = i32(cpu);
   // Invariant: `pc` is the next instruction; memory r15 is brought up to
   // date before anything that reads it (the slow path, exceptions, exit).
   // Interrupts, the fetch page and CPSR.T can change only through the slow

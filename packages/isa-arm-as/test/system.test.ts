@@ -498,4 +498,17 @@ describe('exclusive monitor across CPUs', () => {
     expect(u(core.getReg(0, 2))).toBe(1);
     expect(word32(0x9000)).toBe(2);
   });
+
+  it('keeps the monitor across turns of the same CPU when no other CPU ran in between', async () => {
+    core = await createArmCore('debug');
+    core.init(2, RAM);
+    words(0x8000, [0xe1901f9f, 0xe1802f93, 0xe7f001f0]); // ldrex r1, [r0] ; strex r2, r3, [r0] ; udf
+    core.setReg(0, 0, 0x9000);
+    core.setReg(0, 3, 7);
+    core.setReg(0, 15, 0x8000);
+    expect(core.run(0, 1)).toBe(StopReason.BUDGET); // ldrex; a host stop (a probe) between ldrex and strex
+    expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
+    expect(u(core.getReg(0, 2))).toBe(0); // strex succeeded
+    expect(word32(0x9000)).toBe(7);
+  });
 });
