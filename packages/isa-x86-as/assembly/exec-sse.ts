@@ -284,11 +284,8 @@ const DEFAULT_NAN32: u32 = 0xffc00000;
 function srcSd(): u64 { return dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8); }
 function srcSs(): u32 { return dMod == 3 ? load<u32>(xmm(dRm)) : <u32>readV(effectiveAddress(), 4); }
 
-/** op: 0 add 1 sub 2 mul 3 div 4 min 5 max 6 sqrt */
-function arithSd(op: i32): void {
-  const b = srcSd();
-  if (faultVector >= 0) return;
-  const a = load<u64>(xmm(dReg));
+/** One double lane; op: 0 add 1 sub 2 mul 3 div 4 min 5 max 6 sqrt (of b). */
+function laneF64(op: i32, a: u64, b: u64): u64 {
   let r: u64;
   if (op == 4 || op == 5) {
     const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
@@ -304,12 +301,10 @@ function arithSd(op: i32): void {
     r = reinterpret<u64>(v);
     if (isNaN64(r)) r = DEFAULT_NAN64;
   }
-  store<u64>(xmm(dReg), r);
+  return r;
 }
-function arithSs(op: i32): void {
-  const b = srcSs();
-  if (faultVector >= 0) return;
-  const a = load<u32>(xmm(dReg));
+/** One float lane, as laneF64. */
+function laneF32(op: i32, a: u32, b: u32): u32 {
   let r: u32;
   if (op == 4 || op == 5) {
     const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
@@ -325,8 +320,82 @@ function arithSs(op: i32): void {
     r = reinterpret<u32>(v);
     if (isNaN32(r)) r = DEFAULT_NAN32;
   }
-  store<u32>(xmm(dReg), r);
+  return r;
 }
+function arithSd(op: i32): void {
+  const b = srcSd();
+  if (faultVector >= 0) return;
+  store<u64>(xmm(dReg), laneF64(op, load<u64>(xmm(dReg)), b));
+}
+function arithSs(op: i32): void {
+  const b = srcSs();
+  if (faultVector >= 0) return;
+  store<u32>(xmm(dReg), laneF32(op, load<u32>(xmm(dReg)), b));
+}
+// packed forms (NP 0F 51/58-5F ps, 66 pd): every lane as the scalar form
+function arithPd(op: i32): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  store<u64>(d, laneF64(op, load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
+  store<u64>(d, laneF64(op, load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
+}
+function arithPs(op: i32): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  store<u32>(d, laneF32(op, load<u32>(d), <u32>i32x4.extract_lane(b, 0)));
+  store<u32>(d, laneF32(op, load<u32>(d, 4), <u32>i32x4.extract_lane(b, 1)), 4);
+  store<u32>(d, laneF32(op, load<u32>(d, 8), <u32>i32x4.extract_lane(b, 2)), 8);
+  store<u32>(d, laneF32(op, load<u32>(d, 12), <u32>i32x4.extract_lane(b, 3)), 12);
+}
+export function exec_addpd(): void { arithPd(0); }
+export function exec_subpd(): void { arithPd(1); }
+export function exec_mulpd(): void { arithPd(2); }
+export function exec_divpd(): void { arithPd(3); }
+export function exec_minpd(): void { arithPd(4); }
+export function exec_maxpd(): void { arithPd(5); }
+export function exec_sqrtpd(): void { arithPd(6); }
+export function exec_addps(): void { arithPs(0); }
+export function exec_subps(): void { arithPs(1); }
+export function exec_mulps(): void { arithPs(2); }
+export function exec_divps(): void { arithPs(3); }
+export function exec_minps(): void { arithPs(4); }
+export function exec_maxps(): void { arithPs(5); }
+export function exec_sqrtps(): void { arithPs(6); }
+
+// cmpps/cmppd/cmpss/cmpsd (0F C2 /r ib): predicate imm8[2:0] = eq lt le unord neq nlt nle ord; all ones or zero
+// @ts-ignore: decorator
+@inline function predicate(p: u32, unordered: bool, less: bool, equal: bool): bool {
+  const q = p & 3;
+  const r = q == 0 ? (!unordered && equal) : q == 1 ? (!unordered && less) : q == 2 ? (!unordered && (less || equal)) : unordered;
+  return (p & 4) != 0 ? !r : r;
+}
+function cmpF64(a: u64, b: u64): u64 {
+  const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
+  return predicate(<u32>dImm & 7, x != x || y != y, x < y, x == y) ? <u64>-1 : 0;
+}
+function cmpF32(a: u32, b: u32): u32 {
+  const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
+  return predicate(<u32>dImm & 7, x != x || y != y, x < y, x == y) ? <u32>-1 : 0;
+}
+export function exec_cmppd(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  store<u64>(d, cmpF64(load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
+  store<u64>(d, cmpF64(load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
+}
+export function exec_cmpps(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  const t = XMM + 16 * 16; // scratch slot past xmm15
+  v128.store(t, b);
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, cmpF32(load<u32>(d + i), load<u32>(t + i)));
+}
+export function exec_cmpsd(): void { const b = srcSd(); if (faultVector < 0) store<u64>(xmm(dReg), cmpF64(load<u64>(xmm(dReg)), b)); }
+export function exec_cmpss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg), cmpF32(load<u32>(xmm(dReg)), b)); }
 export function exec_addsd(): void { arithSd(0); }
 export function exec_subsd(): void { arithSd(1); }
 export function exec_mulsd(): void { arithSd(2); }
@@ -395,6 +464,77 @@ export function exec_cvtss2sd(): void {
   if (isNaN32(b)) r = (<u64>(b >> 31) << 63) | 0x7ff8000000000000 | (<u64>(b & 0x3fffff) << 29);
   else r = reinterpret<u64>(<f64>reinterpret<f32>(b));
   store<u64>(xmm(dReg), r);
+}
+// unpcklps/unpckhps (NP 0F 14/15): interleave the low / high doublewords
+export function exec_unpcklps(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 0, 4, 1, 5)); }
+export function exec_unpckhps(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 2, 6, 3, 7)); }
+// movhlps (NP 0F 12, reg): low quadword <- source's high; movlhps (NP 0F 16, reg): high <- source's low
+export function exec_movhlps(): void { store<u64>(xmm(dReg), load<u64>(xmm(dRm), 8)); }
+export function exec_movlhps(): void { store<u64>(xmm(dReg), load<u64>(xmm(dRm)), 8); }
+// movmskps / movmskpd (0F 50): sign bits into a general register
+export function exec_movmskps(): void { writeReg(dReg, 4, true, <u64>i32x4.bitmask(v128.load(xmm(dRm)))); }
+export function exec_movmskpd(): void { writeReg(dReg, 4, true, <u64>i64x2.bitmask(v128.load(xmm(dRm)))); }
+
+// packed conversions (0F 5A, 5B, E6)
+// @ts-ignore: decorator
+@inline function f32ToF64(b: u32): u64 {
+  if (isNaN32(b)) return (<u64>(b >> 31) << 63) | 0x7ff8000000000000 | (<u64>(b & 0x3fffff) << 29);
+  return reinterpret<u64>(<f64>reinterpret<f32>(b));
+}
+// @ts-ignore: decorator
+@inline function f64ToF32(b: u64): u32 {
+  if (isNaN64(b)) return (<u32>(b >> 63) << 31) | 0x7fc00000 | <u32>((b >> 29) & 0x3fffff);
+  return reinterpret<u32>(<f32>reinterpret<f64>(b));
+}
+// @ts-ignore: decorator
+@inline function toI32(x: f64, truncate: bool): u32 {
+  const y = truncate ? Math.trunc(x) : nearest<f64>(x);
+  return (y != y || y >= 2147483648.0 || y < -2147483648.0) ? 0x80000000 : <u32><i32>y;
+}
+export function exec_cvtps2pd(): void {
+  // source: two floats (xmm low quadword or m64)
+  const v = dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  store<u64>(d, f32ToF64(<u32>v));
+  store<u64>(d, f32ToF64(<u32>(v >> 32)), 8);
+}
+export function exec_cvtpd2ps(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  store<u32>(d, f64ToF32(<u64>i64x2.extract_lane(b, 0)));
+  store<u32>(d, f64ToF32(<u64>i64x2.extract_lane(b, 1)), 4);
+  store<u64>(d, 0, 8);
+}
+export function exec_cvtdq2ps(): void { const b = readW128(true); if (faultVector < 0) v128.store(xmm(dReg), f32x4.convert_i32x4_s(b)); }
+function psToDq(truncate: bool): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  const t = XMM + 16 * 16;
+  v128.store(t, b);
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, toI32(<f64>load<f32>(t + i), truncate));
+}
+export function exec_cvtps2dq(): void { psToDq(false); }
+export function exec_cvttps2dq(): void { psToDq(true); }
+function pdToDq(truncate: bool): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  store<u32>(d, toI32(reinterpret<f64>(<u64>i64x2.extract_lane(b, 0)), truncate));
+  store<u32>(d, toI32(reinterpret<f64>(<u64>i64x2.extract_lane(b, 1)), truncate), 4);
+  store<u64>(d, 0, 8);
+}
+export function exec_cvtpd2dq(): void { pdToDq(false); }
+export function exec_cvttpd2dq(): void { pdToDq(true); }
+export function exec_cvtdq2pd(): void {
+  // source: two doublewords (xmm low quadword or m64)
+  const v = dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg);
+  store<f64>(d, <f64><i32><u32>v);
+  store<f64>(d, <f64><i32><u32>(v >> 32), 8);
 }
 export function exec_cvtsd2ss(): void {
   const b = srcSd();

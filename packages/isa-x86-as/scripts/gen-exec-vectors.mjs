@@ -173,6 +173,23 @@ function templates() {
     return { asm: [`movdqu ${mem(rnd)}, ${a}`, `pinsrw $${rnd(256)}, ${src}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
   });
   add(1, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `pextrw $${rnd(256)}, ${a}, ${reg(rnd, 'l')}`], mask: ALL }; });
+  // packed floating point and conversions: random bit patterns (NaNs, denormals, infinities included)
+  for (const op of ['addps', 'addpd', 'subps', 'subpd', 'mulps', 'mulpd', 'divps', 'divpd', 'minps', 'minpd', 'maxps', 'maxpd',
+    'sqrtps', 'sqrtpd', 'unpcklps', 'unpckhps', 'cvtps2pd', 'cvtpd2ps', 'cvtdq2ps', 'cvtps2dq', 'cvttps2dq', 'cvtpd2dq', 'cvttpd2dq', 'cvtdq2pd',
+    'movhlps', 'movlhps']) add(1, (rnd) => {
+    const a = x(rnd), b = x(rnd);
+    return { asm: [`movdqu ${mem(rnd)}, ${a}`, `movdqu ${mem(rnd)}, ${b}`, `${op} ${b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  });
+  for (const op of ['cmpps', 'cmppd', 'cmpss', 'cmpsd']) add(1, (rnd) => {
+    const a = x(rnd), b = x(rnd);
+    const same = rnd(4) === 0;
+    return { asm: [`movdqu ${mem(rnd)}, ${a}`, `movdqu ${mem(rnd)}, ${b}`, `${op} $${rnd(8)}, ${same ? a : b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  });
+  for (const op of ['movlps', 'movhps']) {
+    add(1, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `${op} ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+    add(1, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `${op} ${a}, ${mem(rnd)}`], mask: ALL }; });
+  }
+  for (const op of ['movmskps', 'movmskpd']) add(1, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `${op} ${a}, ${reg(rnd, 'l')}`], mask: ALL }; });
   add(2, (rnd) => { const a = x(rnd); const s = 'lq'[rnd(2)]; return { asm: [`mov${s === 'q' ? 'q' : 'd'} ${rnd(2) ? reg(rnd, s) : mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
   add(2, (rnd) => { const a = x(rnd); const s = 'lq'[rnd(2)]; return { asm: [`movdqu ${mem(rnd)}, ${a}`, `mov${s === 'q' ? 'q' : 'd'} ${a}, ${rnd(2) ? reg(rnd, s) : mem(rnd)}`], mask: ALL }; });
   for (const t of ['ss', 'sd']) {
