@@ -70,6 +70,27 @@ int main(void)
 }
 `;
 
+const TERMIOS = String.raw`
+#include <stdio.h>
+/* ioctl(1, TCGETS, buf) by hand: the kernel fills its 36-byte struct termios and nothing after it */
+int main(void)
+{
+	unsigned char buf[64];
+	long r;
+	int zero = 0, intact = 0;
+
+	for (int i = 0; i < 64; i++)
+		buf[i] = 0xaa;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(16L), "D"(1L), "S"(0x5401L), "d"(buf) : "rcx", "r11", "memory");
+	for (int i = 0; i < 36; i++)
+		zero += buf[i] == 0;
+	for (int i = 36; i < 64; i++)
+		intact += buf[i] == 0xaa;
+	printf("ioctl=%ld zeroed=%d intact=%d\n", r, zero, intact);
+	return 0;
+}
+`;
+
 describe.skipIf(missing.length > 0)(`x86-64 machine: programs built with clang${missing.length ? ` (skipped: ${missing.join(', ')} missing)` : ''}`, () => {
   let scratch = '';
   const exe: Record<string, string> = {};
@@ -83,7 +104,7 @@ describe.skipIf(missing.length > 0)(`x86-64 machine: programs built with clang${
     });
     if (r.status !== 0) throw new Error(`guest build failed: ${r.stderr}`);
     const lib = join(scratch, 'build', 'x86_64', 'libc');
-    for (const [name, source] of Object.entries({ prog: PROGRAM, trap: TRAP })) {
+    for (const [name, source] of Object.entries({ prog: PROGRAM, trap: TRAP, termios: TERMIOS })) {
       const src = join(scratch, `${name}.c`);
       writeFileSync(src, source);
       tool('clang', ['--target=x86_64-unknown-none-elf', '-O2', '-ffreestanding', '-fno-builtin', '-nostdlibinc', '-fno-pic', '-I', join(GUEST_DIR, 'libc', 'include'), '-I', join(GUEST_DIR, 'include'), '-c', src, '-o', join(scratch, `${name}.o`)]);
@@ -104,9 +125,61 @@ describe.skipIf(missing.length > 0)(`x86-64 machine: programs built with clang${
     }
   });
 
+  it('TCGETS on the console fills the kernel\'s 36-byte termios and nothing beyond it', async () => {
+    const r = await runX86(['/bin/termios'], { files: [{ path: '/bin/termios', data: new Uint8Array(readFileSync(exe['termios']!)) }] });
+    expect(r.output).toBe('ioctl=0 zeroed=36 intact=28\n');
+  });
+
   it('an int3 in user mode that no handler claims is the guest kernel\'s SIGTRAP', async () => {
     const r = await runX86(['/bin/trap'], { files: [{ path: '/bin/trap', data: new Uint8Array(readFileSync(exe['trap']!)) }] });
     expect(r.output).toBe('before int3\n');
     expect(r.status).toBe(128 + 5);
+  });
+});
+
+// A static glibc program (the kind `wdtrace run ./prog` is for): stdio on the
+// console (tcgetattr on its start), malloc, string functions with SSE2.
+const GLIBC = String.raw`
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	char *p = malloc(100000);
+	memset(p, 7, 100000);
+	printf("hello %s %d %zu\n", argv[argc - 1], p[99999] * argc, strlen(argv[1]));
+	for (int i = 1; i < argc; i++)
+		puts(argv[i]);
+	return 3;
+}
+`;
+
+/** Builds the program with gcc -static; the reason it cannot be built, or its path. */
+function buildGlibc(): { path?: string; reason?: string; dir?: string } {
+  if (!hasTool('gcc')) return { reason: 'gcc is not installed' };
+  const host = cannotRun('x86_64');
+  if (host) return { reason: host };
+  const dir = mkdtempSync(join(tmpdir(), 'machine-glibc-'));
+  writeFileSync(join(dir, 'g.c'), GLIBC);
+  const cc = spawnSync('gcc', ['-static', '-O2', '-o', join(dir, 'g'), join(dir, 'g.c')], { encoding: 'utf8' });
+  if (cc.status !== 0) {
+    rmSync(dir, { recursive: true, force: true });
+    return { reason: 'gcc cannot link static programs here (no libc.a)' };
+  }
+  return { path: join(dir, 'g'), dir };
+}
+const glibc = buildGlibc();
+afterAll(() => {
+  if (glibc.dir) rmSync(glibc.dir, { recursive: true, force: true });
+});
+
+describe.skipIf(glibc.reason !== undefined)(`x86-64 machine: a static glibc program${glibc.reason ? ` (skipped: ${glibc.reason})` : ''}`, () => {
+  it('runs and prints what it prints natively', async () => {
+    const r = await runX86(['/host/g', 'one', 'two'], { files: [{ path: '/host/g', data: new Uint8Array(readFileSync(glibc.path!)) }] });
+    const native = runGuest('x86_64', glibc.path!, ['one', 'two']);
+    expect(r.output).toBe(native.stdout);
+    expect(r.output).toBe('hello two 21 3\none\ntwo\n');
+    expect(r.status).toBe(3);
+    expect(r.status).toBe(native.status);
   });
 });

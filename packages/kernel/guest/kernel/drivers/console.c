@@ -117,11 +117,14 @@ static ssize_t console_write_file(struct file *file, const char *ubuf, size_t n,
 }
 
 /* TCGETS succeeds (so isatty() is true) with a zeroed termios; TIOCGWINSZ
- * reports 80x24. */
+ * reports 80x24. The kernel's struct termios is 36 bytes (four tcflag_t,
+ * c_line, c_cc[19]): libc's larger userspace termios is not what the system
+ * call fills, and glibc passes a 36-byte buffer on its stack. */
+#define KERNEL_TERMIOS_SIZE 36
 static long console_ioctl(struct file *file, unsigned cmd, unsigned long arg)
 {
 	if (cmd == TCGETS) {
-		return clear_user((void *)arg, 60) < 0 ? -EFAULT : 0;
+		return clear_user((void *)arg, KERNEL_TERMIOS_SIZE) < 0 ? -EFAULT : 0;
 	}
 	if (cmd == TIOCGWINSZ) {
 		uint16_t ws[4] = { 24, 80, 0, 0 };
