@@ -69,8 +69,13 @@ class StringTable {
     return offset;
   }
 
+  /** The table's bytes; DIFOs with the same strings in the same order share one (immutable) array. */
   toBytes(pool: DifArrayPool): Uint8Array {
+    const key = this.strings.length === 1 ? this.strings[0]! : this.strings.join('\0');
+    const known = pool.strtabs.get(key);
+    if (known !== undefined && known.length === this.size) return known;
     const out = pool.u8(this.size);
+    if (known === undefined) pool.strtabs.set(key, out);
     for (let i = 0; i < this.strings.length; i++) {
       const s = this.strings[i]!;
       const at = this.offsets[i]!;
@@ -87,12 +92,14 @@ class StringTable {
  * tables are views into shared 64 KiB buffers: a typed array over its own
  * small buffer costs several times the memory and allocation time of a
  * view, and a program has tens of thousands of DIFOs (structuredClone of
- * the whole program clones each shared buffer once). Identical
- * variable-table entries (same name offset, id, kind, scope, flags and
- * DifType object) are one immutable object.
+ * the whole program clones each shared buffer once). Identical string
+ * tables, and identical variable-table entries (same name offset, id, kind,
+ * scope, flags and DifType object), are one immutable object each.
  */
 export class DifArrayPool {
   private readonly variables = new Map<DifType, Map<number, DifVariable>>();
+  /** String tables by their strings joined with NULs. */
+  readonly strtabs = new Map<string, Uint8Array>();
 
   /** The variable-table entry with these fields, shared when one exists. */
   variable(name: number, id: number, kind: number, scope: number, flags: number, type: DifType): DifVariable {
