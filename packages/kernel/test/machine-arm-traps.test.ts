@@ -138,6 +138,45 @@ describe('ARM machine: trap interposition', () => {
     for (const c of [ArmEmulation.PUSHM, ArmEmulation.POPM, ArmEmulation.BX_LR]) expect(hits.get(c) ?? 0).toBeGreaterThan(1000);
   });
 
+  it('every instruction of the syscall, scheduling, locking and idle paths executed displaced: the run is identical', async () => {
+    const args = ['/bin/sh', '-c', 'echo one | cat; forkheavy 3; syscallheavy 20; sleep 1; ls /etc | wc -l'];
+    const plain = await runArm(args);
+    const { machine: m, output } = await armMachine({ cmdline: 'quiet', args });
+    const names = [
+      'do_syscall', 'sys_write', 'sys_read', 'vfs_write', 'vfs_read', 'copy_to_user', 'copy_from_user', 'memcpy', 'memset',
+      'schedule', '__switch_to', 'arch_switch_to', 'spin_trylock', 'spin_lock', 'lock_kernel', 'unlock_kernel', 'cpu_idle',
+      'arch_wait_for_interrupt', 'irq_entry', 'arm_exception', 'timer_interrupt', 'console_write', 'exception_return', 'ret_from_fork',
+    ];
+    const sites = new Map<bigint, Uint8Array>();
+    const classes = new Set<string>();
+    for (const name of names) {
+      const sym = m.symbols.byName(name, 'kernel');
+      if (!sym) throw new Error(`no ${name}`);
+      const size = sym.size || 4 * 8;
+      const text = m.readText(sym.address, size);
+      for (let off = 0; off + 4 <= size; off += 4) {
+        const w = word(text.subarray(off));
+        const d = describeA32(w);
+        if (d.text.startsWith('.word') || d.text.startsWith('udf')) break; // a literal pool ends the code
+        classes.add(d.text.split('\t')[0]!);
+        sites.set(sym.address + BigInt(off), text.slice(off, off + 4));
+      }
+    }
+    for (const mnemonic of ['ldrex', 'strex', 'wfi', 'bl', 'bne', 'pop', 'push', 'ldr', 'str']) expect(classes).toContain(mnemonic);
+    for (const [va, bytes] of sites) m.writeText(va, bytesOf(breakpointFor(word(bytes))));
+    let hits = 0;
+    m.addInvopHandler((trap) => {
+      const bytes = sites.get(trap.pc);
+      if (!bytes) return undefined;
+      hits++;
+      return { kind: 'displaced', bytes };
+    });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(output()).toBe(plain.output);
+    expect(m.instructions).toBe(plain.machine.instructions);
+    expect(hits).toBeGreaterThan(100_000);
+  });
+
   it('a breakpoint carrying a condition fires only when the condition passes', async () => {
     const { m, out } = await machineWith(['/bin/sh', '-c', 'echo one; echo two; echo three']);
     // sys_write: ... cmp r5, #0 ; bmi <bad count> — the count is never negative here.

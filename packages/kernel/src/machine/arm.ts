@@ -195,9 +195,14 @@ export class ArmPort implements CpuPort {
     return this.afterDisplaced(cpu, this.core.executeDisplaced(cpu, word, Number(trap.pc)));
   }
 
-  /** A displaced instruction that stopped (an undefined one, a bkpt) is reported for delivery; aborts were taken in-guest already. */
+  /**
+   * A displaced instruction that stopped (an undefined one, a bkpt) is
+   * reported for delivery; aborts and svc were taken in-guest already; a
+   * displaced wfi with the interrupt input low waits like one in place.
+   */
   private afterDisplaced(cpu: number, reason: number): CpuStop | undefined {
     if (reason === 0) return undefined;
+    if (reason === StopReason.HALT) return { kind: 'halt' };
     return this.exceptionStop(cpu);
   }
 
