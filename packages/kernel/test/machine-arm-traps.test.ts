@@ -8,7 +8,10 @@
 // addresses; reading and writing a process's memory from a probe.
 import { ArmEmulation, DTRACE_BREAKPOINT, describeA32 } from '@wdtrace/isa-arm-as';
 import { describe, expect, it } from 'vitest';
-import { Machine, STT_FUNC, type Trap } from '../src/index.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Machine, STT_FUNC, parseElf, type Trap } from '../src/index.js';
+import { IMAGES_DIR, readCpio } from './guest-support.js';
 import { armMachine, runArm } from './machine-arm-support.js';
 
 const LIMIT = { instructions: 200_000_000 };
@@ -175,6 +178,46 @@ describe('ARM machine: trap interposition', () => {
     expect(output()).toBe(plain.output);
     expect(m.instructions).toBe(plain.machine.instructions);
     expect(hits).toBeGreaterThan(100_000);
+  });
+
+  it('a breakpoint in a process\'s own text traps in user mode and runs its instruction displaced there', async () => {
+    const input = 'one\ntwo\nthree\n';
+    const plain = await runArm(['/bin/cat'], { consoleInput: input });
+    const cat = readCpio(readFileSync(join(IMAGES_DIR, 'arm', 'initrd.cpio'))).find((e) => e.name === 'bin/cat')!;
+    const writeVa = parseElf(new Uint8Array(cat.data)).symbols().find((s) => s.name === 'write')!.value;
+    const { machine: m, output } = await armMachine({ cmdline: 'quiet', args: ['/bin/cat'], consoleInput: input });
+    const at = fn(m, 'sys_write');
+    const kernelWord = m.readText(at, 4);
+    m.writeText(at, bytesOf(breakpointFor(word(kernelWord))));
+    let userOriginal: Uint8Array | undefined;
+    const userHits: { pc: bigint; fd: bigint; count: bigint; text: string }[] = [];
+    m.addInvopHandler((trap) => {
+      const regs = m.registers(trap.cpu);
+      if (!trap.user && trap.pc === at) {
+        if (!userOriginal) {
+          // The first write: patch libc's write() in this process's text (its own copy of the page).
+          const root = regs.pageTableRoot();
+          const pa = m.port.translate(trap.cpu, writeVa, root)!;
+          const ram = m.port.ram();
+          userOriginal = ram.slice(pa, pa + 4);
+          ram.set(bytesOf(breakpointFor(word(userOriginal))), pa);
+          m.port.codeWritten(pa, 4);
+        }
+        return { kind: 'emulate', code: ArmEmulation.PUSHM, word: word(kernelWord) };
+      }
+      if (trap.user && trap.pc === writeVa) {
+        const buf = m.readUser(regs.pageTableRoot(), regs.get(1), Number(regs.get(2)));
+        userHits.push({ pc: trap.pc, fd: regs.get(0), count: regs.get(2), text: 'bytes' in buf ? new TextDecoder().decode(buf.bytes) : '' });
+        return { kind: 'displaced', bytes: userOriginal! };
+      }
+      return undefined;
+    });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(output()).toBe(plain.output);
+    expect(output()).toBe(input);
+    expect(m.instructions).toBe(plain.machine.instructions);
+    expect(userHits.map((h) => h.text).join('')).toBe('two\nthree\n');
+    expect(userHits.every((h) => h.fd === 1n)).toBe(true);
   });
 
   it('a breakpoint carrying a condition fires only when the condition passes', async () => {
