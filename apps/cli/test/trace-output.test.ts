@@ -154,6 +154,17 @@ describe('tst.subr-lltostr: lltostr() prefixes as DIF_SUBR_LLTOSTR', () => {
   });
 });
 
+describe('tst.subr-strtoll: strtoll(), toupper() and tolower() as dtrace_strtoll and the kernel loops', () => {
+  it('takes 0x only in base 16, skips blanks, wraps and touches ASCII letters only', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { printf("[%d][%d][%d][%d][%d][%d][%d][%s][%s]\\n", strtoll("0x10"), strtoll("0x10", 16), strtoll(" \\t-42abc"), strtoll("ff", 16), strtoll("0xg", 16), strtoll("z", 36), strtoll("+7"), toupper("aßz"), tolower("AZ")); exit(0); }');
+    expect(r.stdout).toBe('[0][16][-42][255][0][35][7][A\u00dfZ][az]\n\n');
+  });
+  it('faults on a base outside 2 to 36', async () => {
+    const r = await wdtrace('--run-for', '1s', '-qn', 'BEGIN { x = strtoll("1", 37); } BEGIN { exit(0); }');
+    expect(r.stderr).toBe('dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): illegal operation in action #1 at DIF offset 20\n');
+  });
+});
+
 describe('tst.subr-net: inet_ntop(), inet_ntoa6(), getmajor() and getminor()', () => {
   it('formats addresses as DIF_SUBR_INET_NTOP does and splits dev_t by the data model', async () => {
     const r = await wdtrace('-qn', 'BEGIN { this->a = (uint8_t *)alloca(16); this->a[10] = 0xff; this->a[11] = 0xff; this->a[12] = 10; this->a[15] = 1; printf("[%s][%s]\\n", inet_ntop(10, this->a), inet_ntoa6(this->a)); this->a[0] = 0xfe; this->a[1] = 0x80; this->a[10] = 0; printf("[%s][%s]\\n", inet_ntop(26, this->a), inet_ntop(2, this->a + 12)); printf("%d %d\\n", getmajor(0x500000003), getminor(0x500000003)); exit(0); }');

@@ -730,23 +730,32 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
       return scratchString(f, s);
     }
     case DIF_SUBR.STRTOLL: {
-      const s = sarg(f, t, 0).trim();
-      const base = t.length > 1 ? Number(arg(t, 1)) : 10;
-      const m = /^([+-]?)(?:0x)?([0-9a-z]+)/i.exec(s);
-      if (!m) return 0n;
+      // dtrace_strtoll: skip blanks and tabs, an optional sign, "0x" only in base 16 and only before a
+      // hexadecimal digit, then digits below the base; the value wraps as an int64_t.
+      const base = t.length > 1 ? Number(S64(arg(t, 1))) : 10;
+      if (base <= 1 || base > 36) throw new DifFault(DTRACEFLT.ILLOP, BigInt(base));
+      const s = sarg(f, t, 0);
+      let pos = 0;
+      while (s[pos] === ' ' || s[pos] === '\t') pos++;
+      let neg = false;
+      if (s[pos] === '-' || s[pos] === '+') neg = s[pos++] === '-';
+      if (base === 16 && s[pos] === '0' && (s[pos + 1] === 'x' || s[pos + 1] === 'X') && /[0-9a-fA-F]/.test(s[pos + 2] ?? '')) pos += 2;
       let v = 0n;
-      for (const ch of m[2]!.toLowerCase()) {
+      for (; pos < s.length; pos++) {
+        const ch = s[pos]!;
+        if (!/[0-9a-zA-Z]/.test(ch)) break;
         const d = parseInt(ch, 36);
-        if (Number.isNaN(d) || d >= base) break;
-        v = v * BigInt(base) + BigInt(d);
+        if (d >= base) break;
+        v = BigInt.asIntN(64, v * BigInt(base) + BigInt(d));
       }
-      return U64(m[1] === '-' ? -v : v);
+      return U64(neg ? -v : v);
     }
     case DIF_SUBR.BASENAME: return scratchString(f, basename(sarg(f, t, 0)));
     case DIF_SUBR.DIRNAME: return scratchString(f, dirname(sarg(f, t, 0)));
     case DIF_SUBR.CLEANPATH: return scratchString(f, cleanpath(sarg(f, t, 0)));
-    case DIF_SUBR.TOUPPER: return scratchString(f, sarg(f, t, 0).toUpperCase());
-    case DIF_SUBR.TOLOWER: return scratchString(f, sarg(f, t, 0).toLowerCase());
+    // ASCII letters only, as the kernel's loop over 'a'..'z' / 'A'..'Z'.
+    case DIF_SUBR.TOUPPER: return scratchString(f, sarg(f, t, 0).replace(/[a-z]/g, (c) => c.toUpperCase()));
+    case DIF_SUBR.TOLOWER: return scratchString(f, sarg(f, t, 0).replace(/[A-Z]/g, (c) => c.toLowerCase()));
     case DIF_SUBR.HTONS: case DIF_SUBR.NTOHS: return swap(arg(t, 0), 2);
     case DIF_SUBR.HTONL: case DIF_SUBR.NTOHL: return swap(arg(t, 0), 4);
     case DIF_SUBR.HTONLL: case DIF_SUBR.NTOHLL: return swap(arg(t, 0), 8);
