@@ -51,7 +51,11 @@ export type CpuStop =
   | { readonly kind: 'halt' }
   /** A trap for the invop handlers (see `Trap`). */
   | { readonly kind: 'trap'; readonly trap: Trap }
-  /** Any other exception the core stopped for; the machine delivers it with `deliverStop`. */
+  /**
+   * Any other exception the core stopped for; the machine delivers it with
+   * `deliverStop`. `vector`: x86-64 the IDT vector, ARM the vector-table
+   * offset (0x04 undefined, 0x0C prefetch abort/bkpt, 0x10 data abort).
+   */
   | { readonly kind: 'exception'; readonly vector: number; readonly pc: bigint }
   /** The CPU cannot go on (x86-64 triple fault, an exception with no vector yet). */
   | { readonly kind: 'fatal'; readonly reason: string; readonly pc: bigint };
