@@ -143,7 +143,7 @@ describe('tst.subr-strings: substr(), index(), rindex() and path subroutines at 
   it('computes what dtrace_dif_subr computes', async () => {
     const r = await wdtrace('-s', script('tst.subr-strings.d'));
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe('[ell][lo][][hell][][he][]\n[2][3][-1][5][3][2][0][-1]\n[libc.so.1][/][.][foo][a]\n[/bar/baz/x][a/c][llo]\n\n');
+    expect(r.stdout).toBe('[ell][lo][][hell][][he][]\n[2][3][-1][5][3][2][0][-1]\n[libc.so.1][/][.][foo][a]\n[/bar/baz/x][a/c][llo]\n[/][./a][a/.][/a/][../a][a][/]\n[/][.][/][/a]\n\n');
   });
 });
 

@@ -9,5 +9,8 @@ BEGIN
 	    index("hello", "", 9), rindex("hello", "l"), rindex("hello", "l", 2), rindex("hello", "", -3), rindex("hello", "l", -1));
 	printf("[%s][%s][%s][%s][%s]\n", basename("/usr/lib/libc.so.1"), basename("/"), basename(""), basename("foo/"), dirname("a/b//"));
 	printf("[%s][%s][%s]\n", cleanpath("/foo/../bar/./baz//x"), cleanpath("a/./b/../c"), strstr("hello", "ll"));
+	printf("[%s][%s][%s][%s][%s][%s][%s]\n", cleanpath("/foo/.."), cleanpath("./a"), cleanpath("a/."), cleanpath("/a/./"),
+	    cleanpath("..//a"), cleanpath("a/.."), cleanpath("/a/b/../../.."));
+	printf("[%s][%s][%s][%s]\n", dirname("/usr/"), dirname("usr/"), dirname("//"), dirname("/a/b/"));
 	exit(0);
 }

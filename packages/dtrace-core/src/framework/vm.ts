@@ -610,14 +610,69 @@ function dirname(s: string): string {
   const d = t.slice(0, i).replace(/\/+$/, '');
   return d === '' ? '/' : d;
 }
-function cleanpath(s: string): string {
-  const parts: string[] = [];
-  for (const p of s.split('/')) {
-    if (p === '' || p === '.') continue;
-    if (p === '..') parts.pop();
-    else parts.push(p);
+/**
+ * DIF_SUBR_CLEANPATH, step for step: "//" and "/./" collapse, "/../" backs up
+ * to the previous '/', anything else is copied — so "./a", "a/." and "../a"
+ * stay as they are, and a relative "a/.." leaves "a" (the kernel's quirks).
+ */
+export function cleanpath(s: string, size = 256): string {
+  const load = (k: number): string => (k < s.length ? s[k]! : '\0');
+  const d: string[] = [];
+  let i = 0;
+  let j = 0;
+  let c = '';
+  let reload = true;
+  for (;;) {
+    if (reload) c = load(i++);
+    reload = true;
+    if (j + 5 >= size) break; // 5 = strlen("/..c\0")
+    if (c !== '/') {
+      d[j++] = c;
+      if (c === '\0') break;
+      continue;
+    }
+    c = load(i++);
+    if (c === '/') {
+      reload = false; // two slashes: look at this one again
+      continue;
+    }
+    if (c !== '.') {
+      d[j++] = '/';
+      d[j++] = c;
+      if (c === '\0') break;
+      continue;
+    }
+    c = load(i++);
+    if (c === '/') {
+      reload = false; // "/./"
+      continue;
+    }
+    if (c !== '.') {
+      d[j++] = '/';
+      d[j++] = '.';
+      d[j++] = c;
+      if (c === '\0') break;
+      continue;
+    }
+    c = load(i++);
+    if (c !== '/' && c !== '\0') {
+      d[j++] = '/';
+      d[j++] = '.';
+      d[j++] = '.';
+      d[j++] = c;
+      continue;
+    }
+    // "/../" or "/..\0": back the destination up to the previous '/'.
+    i--;
+    while (j !== 0 && d[--j] !== '/');
+    if (c === '\0') {
+      d[++j] = '/';
+      break;
+    }
   }
-  return (s.startsWith('/') ? '/' : '') + parts.join('/');
+  const out = d.slice(0, j).join('');
+  const nul = out.indexOf('\0');
+  return nul < 0 ? out : out.slice(0, nul);
 }
 function swap(v: bigint, bytes: number): bigint {
   let r = 0n;
@@ -752,7 +807,7 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
     }
     case DIF_SUBR.BASENAME: return scratchString(f, basename(sarg(f, t, 0)));
     case DIF_SUBR.DIRNAME: return scratchString(f, dirname(sarg(f, t, 0)));
-    case DIF_SUBR.CLEANPATH: return scratchString(f, cleanpath(sarg(f, t, 0)));
+    case DIF_SUBR.CLEANPATH: return scratchString(f, cleanpath(sarg(f, t, 0), f.strsize));
     // ASCII letters only, as the kernel's loop over 'a'..'z' / 'A'..'Z'.
     case DIF_SUBR.TOUPPER: return scratchString(f, sarg(f, t, 0).replace(/[a-z]/g, (c) => c.toUpperCase()));
     case DIF_SUBR.TOLOWER: return scratchString(f, sarg(f, t, 0).replace(/[A-Z]/g, (c) => c.toLowerCase()));
