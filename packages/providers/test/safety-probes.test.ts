@@ -1,0 +1,200 @@
+// Safety of the kernel providers on a booted guest, with real D programs,
+// on each ISA:
+// - probes on the interrupt, trap and scheduler paths (the timer interrupt,
+//   the page-fault path, schedule, the context switch, the idle loop — with
+//   kinst on every instruction of the context switch and of the idle wait)
+//   fire, and the guest runs as untraced, within an instruction limit;
+// - clauses dereferencing bad pointers get dtrace(1)'s error message, at the
+//   DIF offset of the faulting load, fire dtrace:::ERROR, and the guest runs
+//   on as untraced;
+// - `caller` at an fbt entry is the return address into the caller: the
+//   first frame of stack(), just after a call instruction to the function.
+import { compile, formatDiagnostics } from '@wdtrace/d-lang';
+import { difInstructionText } from '@wdtrace/dtrace-core/dif';
+import type { CompiledProgram } from '@wdtrace/dtrace-core';
+import { describe, expect, it } from 'vitest';
+import { GuestTracer } from '../src/index.js';
+import { createIsaSupport } from '../src/isa/index.js';
+
+type Isa = 'x86_64' | 'arm';
+
+/** A hang would stop here: virtual ns for a session (idle time included), instructions for an untraced run. */
+const INSTRUCTION_LIMIT = 5_000_000_000;
+
+async function guest(isa: Isa, cpus: number, script: string) {
+  let out = '';
+  const tracer = await GuestTracer.create({
+    isa,
+    cpus,
+    args: ['/bin/sh', '-c', script],
+    machine: { cmdline: 'quiet' },
+    consoleOutput: (b) => (out += new TextDecoder().decode(b)),
+  });
+  return { tracer, output: () => out };
+}
+
+async function untraced(isa: Isa, cpus: number, script: string) {
+  const { tracer, output } = await guest(isa, cpus, script);
+  const result = await tracer.machine.runUntilPowerOff({ instructions: INSTRUCTION_LIMIT });
+  return { result, output: output() };
+}
+
+async function traced(isa: Isa, cpus: number, script: string, d: string) {
+  const { tracer, output } = await guest(isa, cpus, script);
+  const catalogue = {
+    match: (desc: { provider: string; module: string; function: string; name: string }) =>
+      tracer.registry.match(desc).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })),
+  };
+  const compiled = compile(d, { origin: { kind: 'text' }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue });
+  if (!compiled.program) throw new Error(formatDiagnostics(compiled, {}));
+  let out = '';
+  let err = '';
+  const run = await tracer.session(compiled.program, { out: (s) => (out += s), err: (s) => (err += s) }, { timeLimit: BigInt(INSTRUCTION_LIMIT) });
+  out += run.consumer.printAggregations();
+  return { run, program: compiled.program, tracer, guestOut: output(), out, err };
+}
+
+/** `@[probefunc, probename] = count()` output as a map "func:name" -> count. */
+function counts(out: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const line of out.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f.length === 3 && /^\d+$/.test(f[2]!)) m.set(`${f[0]}:${f[1]}`, Number(f[2]));
+  }
+  return m;
+}
+
+const PATHS: Record<Isa, { fbt: string[]; kinst: string[] }> = {
+  x86_64: {
+    // trap_handler takes every exception and interrupt (vector >= 32 goes to irq_entry).
+    fbt: ['timer_interrupt', 'irq_entry', 'trap_handler', 'do_user_fault', 'handle_mm_fault', 'scheduler_tick', 'schedule', 'arch_switch_to', 'cpu_idle', 'arch_wait_for_interrupt'],
+    kinst: ['__switch_to', 'arch_wait_for_interrupt', 'trap_common'],
+  },
+  arm: {
+    fbt: ['timer_interrupt', 'irq_entry', 'arm_exception', 'do_user_fault', 'handle_mm_fault', 'scheduler_tick', 'schedule', 'arch_switch_to', 'cpu_idle', 'arch_wait_for_interrupt'],
+    // Every instruction but the wfi at +4: a displaced wfi with no interrupt pending stops the
+    // core with its HALT reason, which the ARM machine takes for an exception and ends the
+    // machine (fatal "stopped with stop reason 2 and no pending exception"); see the report.
+    kinst: ['__switch_to', 'arch_wait_for_interrupt:0', 'arch_wait_for_interrupt:8', 'arch_wait_for_interrupt:12', 'arch_wait_for_interrupt:16', 'arch_wait_for_interrupt:20'],
+  },
+};
+
+// Page faults (demand paging, exec, a SIGSEGV), context switches between processes, a second
+// of sleep (the idle loop on both CPUs, a hundred timer ticks).
+const PATH_WORKLOAD = '/bin/forkheavy 3 exec; /bin/fault; echo fault $?; /bin/sleep 1; echo a | wc -c';
+
+describe.each(['x86_64', 'arm'] as const)('kernel probes on interrupt, trap and scheduler paths of a two-CPU %s guest', (isa) => {
+  it('fire, and the guest runs as untraced without hanging', async () => {
+    const plain = await untraced(isa, 2, PATH_WORKLOAD);
+    expect(plain.result).toEqual({ kind: 'poweroff', status: 0 });
+    const { fbt, kinst } = PATHS[isa];
+    const d = [
+      `${fbt.map((f) => `fbt::${f}:entry`).join(', ')} { @[probefunc, probename] = count(); }`,
+      `${fbt.filter((f) => f !== 'cpu_idle').map((f) => `fbt::${f}:return`).join(', ')} { @[probefunc, probename] = count(); }`,
+      `${kinst.map((f) => (f.includes(':') ? `kinst::${f}` : `kinst::${f}:`)).join(', ')} { @[probefunc, "kinst"] = count(); }`,
+    ].join('\n');
+    const t = await traced(isa, 2, PATH_WORKLOAD, d);
+    expect(t.err).toBe('');
+    expect(t.run.guest).toEqual({ kind: 'poweroff', status: 0 });
+    expect(t.guestOut).toBe(plain.output);
+    const c = counts(t.out);
+    for (const f of fbt) expect(c.get(`${f}:entry`) ?? 0, `${f}:entry`).toBeGreaterThan(0);
+    for (const f of fbt) if (f !== 'cpu_idle') expect(c.get(`${f}:return`) ?? 0, `${f}:return`).toBeGreaterThan(0);
+    for (const f of kinst) expect(c.get(`${f.split(':')[0]}:kinst`) ?? 0, `${f} (kinst)`).toBeGreaterThan(0);
+    // The idle loop runs on both CPUs; the timer ticks many times.
+    expect(c.get('cpu_idle:entry')).toBe(2);
+    expect(c.get('timer_interrupt:entry')!).toBeGreaterThan(5);
+    console.log(`paths ${isa}: ${[...c].map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  }, 300_000);
+});
+
+/** The DIF instruction an error message points at. */
+function faultingInstruction(program: CompiledProgram, epid: number, action: number, offset: number): string {
+  // Enabled probe IDs number the program's clauses in order from 1 (one probe per clause here).
+  const ecb = program.ecbs[epid - 1]!;
+  const difo = action === 0 ? ecb.predicate! : ecb.actions[action - 1]!.difo!;
+  return difInstructionText(difo, difo.buf[offset / 4]!);
+}
+
+const BAD_POINTERS = [
+  { clause: 'trace(*(int *)0);', address: 0n, instruction: /^ld/ },
+  // arg0 of sys_write is the file descriptor, 1 or 2: a 4-byte load there is misaligned, which dtrace checks first.
+  { clause: 'trace(*(int *)arg0);', address: undefined, instruction: /^ld/ },
+  { clause: 'trace(copyinstr(0));', address: 0n, instruction: /^call\s+DIF_SUBR\(\d+\), %r\d+\s+! copyinstr$/ },
+  { clause: 'trace(stringof(*(char **)8));', address: 8n, instruction: /^ld/ },
+];
+
+describe.each(['x86_64', 'arm'] as const)('bad pointers in D on a %s guest', (isa) => {
+  it("get dtrace's error message and ERROR; the guest runs on as untraced", async () => {
+    const workload = 'echo a | wc -c; ls /etc; cat /etc/motd';
+    const plain = await untraced(isa, 1, workload);
+    const d = [...BAD_POINTERS.map((b) => `fbt::sys_write:entry { ${b.clause} }`), 'ERROR { @errors[arg4, arg5] = count(); }'].join('\n');
+    const t = await traced(isa, 1, workload, d);
+    expect(t.run.guest).toEqual({ kind: 'poweroff', status: 0 });
+    expect(t.guestOut).toBe(plain.output);
+    const probe = t.tracer.registry.match({ provider: 'fbt', module: 'kernel', function: 'sys_write', name: 'entry' })[0]!;
+    const lines = t.err.split('\n').filter((l) => l !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    const writes = lines.length / BAD_POINTERS.length;
+    expect(Number.isInteger(writes)).toBe(true);
+    const seen = new Set<string>();
+    for (const line of lines) {
+      const m = /^dtrace: error on enabled probe ID (\d+) \(ID (\d+): fbt:kernel:sys_write:entry\): (invalid address|invalid alignment) \((0x[0-9a-f]+)\) in action #(\d+) at DIF offset (\d+)$/.exec(line);
+      expect(m, line).not.toBeNull();
+      const [, epid, id, fault, address, action, offset] = m!;
+      expect(Number(id)).toBe(probe.id);
+      const bad = BAD_POINTERS[Number(epid) - 1]!;
+      expect(action).toBe('1');
+      if (bad.address !== undefined) {
+        expect(fault).toBe('invalid address');
+        expect(BigInt(address!)).toBe(bad.address);
+      } else {
+        expect(fault).toBe('invalid alignment');
+        expect(['0x1', '0x2']).toContain(address);
+      }
+      expect(Number(offset) % 4).toBe(0);
+      expect(faultingInstruction(t.program, Number(epid), 1, Number(offset)), line).toMatch(bad.instruction);
+      seen.add(epid!);
+    }
+    expect([...seen].sort()).toEqual(['1', '2', '3', '4']);
+    // ERROR's arg4 is the fault (DTRACEFLT_BADADDR = 1, DTRACEFLT_BADALIGN = 2), arg5 the address; one per error message.
+    const errors = counts(t.out);
+    const total = [...errors.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBe(lines.length);
+    expect(errors.get('1:0')).toBe(writes * 2);
+    expect(errors.get('1:8')).toBe(writes);
+    expect((errors.get('2:1') ?? 0) + (errors.get('2:2') ?? 0)).toBe(writes);
+  }, 300_000);
+});
+
+describe.each(['x86_64', 'arm'] as const)('caller at fbt entry on a %s guest', (isa) => {
+  it('is the return address into the caller, the first frame of stack(), just after a call', async () => {
+    // do_syscall: a direct call; sys_getpid: an indirect call through the system-call table; strlen: a leaf.
+    const fns = ['do_syscall', 'sys_getpid', 'strlen'];
+    const d = `fbt::${fns.join(':entry, fbt::')}:entry /execname != "sched"/ { printf("%s %x\\n", probefunc, caller); stack(1); }`;
+    const t = await traced(isa, 1, '/bin/syscallheavy 3; echo hi', d);
+    expect(t.run.guest).toEqual({ kind: 'poweroff', status: 0 });
+    const support = await createIsaSupport(isa);
+    const machine = t.tracer.machine;
+    const lines = t.out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const firings = new Map<string, number>();
+    for (let i = 0; i < lines.length; i++) {
+      const m = /^\d+\s+\d+\s+(\w+):entry (\w+) ([0-9a-f]+)$/.exec(lines[i]!);
+      if (!m) continue;
+      const [, , fn, hex] = m;
+      const caller = BigInt(`0x${hex}`);
+      // stack()'s first frame names the same address.
+      const sym = machine.symbols.functionAt(caller)!;
+      expect(sym, `caller 0x${hex} of ${fn}`).toBeDefined();
+      expect(lines[i + 1]).toBe(`${sym.module}\`${sym.name}+0x${(caller - sym.address).toString(16)}`);
+      // The instruction ending at caller is a call, to fn itself when direct.
+      const decoded = support.decode(machine.readText(sym.address, Number(caller - sym.address)), sym.address);
+      const call = decoded.insns.find((x) => x.address + BigInt(x.length) === caller);
+      expect(call?.classes.has('call'), `${call?.text} before 0x${hex}`).toBe(true);
+      if (call!.target !== undefined) expect(call!.target).toBe(machine.symbols.byName(fn!)!.address);
+      firings.set(fn!, (firings.get(fn!) ?? 0) + 1);
+    }
+    for (const f of fns) expect(firings.get(f) ?? 0, f).toBeGreaterThanOrEqual(3);
+    console.log(`caller ${isa}: ${[...firings].map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  }, 300_000);
+});

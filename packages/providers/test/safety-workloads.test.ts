@@ -1,0 +1,139 @@
+// Safety of the kernel providers on a booted guest, with real D programs:
+// with every fbt probe, every sdt/proc/sched/io probe, or every syscall
+// probe enabled, the guest workloads print exactly what they print untraced
+// and exit with the same statuses, on one and two CPUs of each ISA; and once
+// the session has ended the kernel's text (every executable section of the
+// image and of the hello module) is byte for byte what it was before.
+import { defaultOptions } from '@wdtrace/dtrace-core';
+import { compile, formatDiagnostics } from '@wdtrace/d-lang';
+import { SHF_EXECINSTR, SHT_PROGBITS, defaultImages, parseElf, type Machine } from '@wdtrace/kernel';
+import { describe, expect, it } from 'vitest';
+import { GuestTracer } from '../src/index.js';
+
+type Isa = 'x86_64' | 'arm';
+
+// The workloads, each followed by its exit status, in one shell so one boot runs them all.
+const WORKLOADS = [
+  "echo a | wc -c; ls /etc; cat /etc/motd",
+  '/bin/syscallheavy 200',
+  '/bin/forkheavy 5 exec',
+  '/bin/cpubound 1',
+];
+const SCRIPT = WORKLOADS.map((w, i) => `${w}; echo w${i} exit $?`).join('; ');
+/** Enough for every workload on either ISA with every probe enabled; a hang would stop here. */
+const INSTRUCTION_LIMIT = 3_000_000_000;
+
+const PROGRAMS: Record<string, string> = {
+  fbt: 'fbt::: { @[probename] = count(); }',
+  sdt: 'sdt:::, proc:::, sched:::, io::: { @[probeprov, probename] = count(); }',
+  syscall: 'syscall::: { @[probefunc, probename] = count(); }',
+};
+
+/** Every executable section of the kernel image and of each loaded module: address and live bytes. */
+function kernelText(machine: Machine): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const s of machine.kernel.sections) {
+    if (s.type !== SHT_PROGBITS || (s.flags & SHF_EXECINSTR) === 0 || s.size === 0) continue;
+    out.set(`kernel ${s.name} 0x${s.addr.toString(16)}`, machine.readText(s.addr, s.size));
+  }
+  const modules = defaultImages(machine.isa).modules;
+  for (const name of machine.modules.loaded) {
+    const linked = machine.modules.module(name)!;
+    const object = parseElf(new Uint8Array(modules[name]!));
+    for (const s of object.sections) {
+      if (s.type !== SHT_PROGBITS || (s.flags & SHF_EXECINSTR) === 0 || s.size === 0) continue;
+      const addr = linked.sectionAddresses.get(s.index)!;
+      out.set(`${name} ${s.name} 0x${addr.toString(16)}`, machine.readText(addr, s.size));
+    }
+  }
+  return out;
+}
+
+async function boot(isa: Isa, cpus: number) {
+  let guestOut = '';
+  const tracer = await GuestTracer.create({
+    isa,
+    cpus,
+    args: ['/bin/sh', '-c', SCRIPT],
+    machine: { cmdline: 'quiet' },
+    consoleOutput: (b) => (guestOut += new TextDecoder().decode(b)),
+  });
+  return { tracer, output: () => guestOut };
+}
+
+async function untraced(isa: Isa, cpus: number) {
+  const { tracer, output } = await boot(isa, cpus);
+  const result = await tracer.machine.runUntilPowerOff({ instructions: INSTRUCTION_LIMIT });
+  return { result, output: output(), instructions: tracer.machine.instructions };
+}
+
+async function traced(isa: Isa, cpus: number, script: string) {
+  const { tracer, output } = await boot(isa, cpus);
+  const catalogue = {
+    match: (d: { provider: string; module: string; function: string; name: string }) =>
+      tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })),
+  };
+  const compiled = compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue });
+  if (!compiled.program) throw new Error(formatDiagnostics(compiled, {}));
+  const before = kernelText(tracer.machine);
+  let trace = '';
+  let patchedDuring = 0;
+  const sink = { out: (s: string) => (trace += s), err: (s: string) => (trace += s) };
+  const run = await tracer.session(compiled.program, sink, {
+    timeLimit: BigInt(INSTRUCTION_LIMIT),
+    // Consume every 1 ms of virtual time, so the session pauses while the guest runs.
+    options: { ...defaultOptions(), switchrate: 1_000_000n },
+    // Between steps the probes are in the text: count the bytes that differ once.
+    pause: async () => {
+      if (patchedDuring === 0) {
+        const now = kernelText(tracer.machine);
+        for (const [k, b] of before) patchedDuring += b.reduce((n, x, i) => n + (x !== now.get(k)![i] ? 1 : 0), 0);
+      }
+    },
+  });
+  trace += run.consumer.printAggregations();
+  const after = kernelText(tracer.machine);
+  return { run, output: output(), trace, before, after, patchedDuring, instructions: tracer.machine.instructions };
+}
+
+/** Counts in an aggregation printout (the last column), summed. */
+function totalCount(trace: string): number {
+  return trace
+    .split('\n')
+    .map((l) => /\s(\d+)\s*$/.exec(l)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .reduce((a, n) => a + Number(n), 0);
+}
+
+describe.each([
+  ['x86_64', 1],
+  ['x86_64', 2],
+  ['arm', 1],
+  ['arm', 2],
+] as const)('guest workloads on %s with %d CPU(s) under every kernel probe', (isa, cpus) => {
+  let plain: Awaited<ReturnType<typeof untraced>> | undefined;
+  const baseline = async () => (plain ??= await untraced(isa, cpus));
+
+  it('run untraced to completion', async () => {
+    const p = await baseline();
+    expect(p.result).toEqual({ kind: 'poweroff', status: 0 });
+    expect(p.output).toContain('2\n'); // echo a | wc -c
+    expect(p.output).toContain('motd');
+    for (let i = 0; i < WORKLOADS.length; i++) expect(p.output).toContain(`w${i} exit 0\n`);
+  }, 300_000);
+
+  it.each(Object.keys(PROGRAMS))('print the same and exit the same with every %s probe enabled; the text is restored', async (which) => {
+    const p = await baseline();
+    const t = await traced(isa, cpus, PROGRAMS[which]!);
+    expect(t.run.guest).toEqual(p.result);
+    expect(t.output).toBe(p.output);
+    // The probes were in the text while the guest ran, and fired.
+    expect(t.patchedDuring).toBeGreaterThan(0);
+    expect(totalCount(t.trace)).toBeGreaterThan(1000);
+    // Byte-identical afterwards.
+    expect([...t.after.keys()]).toEqual([...t.before.keys()]);
+    expect(t.before.size).toBeGreaterThanOrEqual(2); // the kernel's text and the module's
+    for (const [k, b] of t.before) expect(Buffer.from(t.after.get(k)!).equals(Buffer.from(b)), k).toBe(true);
+    console.log(`safety ${isa} ${cpus} CPU(s) ${which}: ${totalCount(t.trace)} firings, ${t.patchedDuring} text bytes patched, ${t.instructions} guest instructions (untraced ${p.instructions})`);
+  }, 600_000);
+});
