@@ -165,6 +165,14 @@ describe('tst.subr-strtoll: strtoll(), toupper() and tolower() as dtrace_strtoll
   });
 });
 
+describe('err.strjoin: a strjoin() longer than strsize', () => {
+  it('faults with out of scratch space (no address in the message)', async () => {
+    const r = await wdtrace('-x', 'strsize=8', '--run-for', '1s', '-qn', 'BEGIN { printf("[%s]", strjoin("abc", "defg")); } BEGIN { printf("[%s]\\n", strjoin("abcd", "efgh")); } BEGIN { exit(0); }');
+    expect(r.stdout).toBe('[abcdefg]\n');
+    expect(r.stderr).toBe('dtrace: error on enabled probe ID 2 (ID 1: dtrace:::BEGIN): out of scratch space in action #1 at DIF offset 20\n');
+  });
+});
+
 describe('tst.subr-net: inet_ntop(), inet_ntoa6(), getmajor() and getminor()', () => {
   it('formats addresses as DIF_SUBR_INET_NTOP does and splits dev_t by the data model', async () => {
     const r = await wdtrace('-qn', 'BEGIN { this->a = (uint8_t *)alloca(16); this->a[10] = 0xff; this->a[11] = 0xff; this->a[12] = 10; this->a[15] = 1; printf("[%s][%s]\\n", inet_ntop(10, this->a), inet_ntoa6(this->a)); this->a[0] = 0xfe; this->a[1] = 0x80; this->a[10] = 0; printf("[%s][%s]\\n", inet_ntop(26, this->a), inet_ntop(2, this->a + 12)); printf("%d %d\\n", getmajor(0x500000003), getminor(0x500000003)); exit(0); }');

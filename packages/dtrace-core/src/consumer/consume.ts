@@ -182,7 +182,8 @@ export class Consumer {
     if (!ep) throw new Error(`buffer holds unknown EPID ${e.epid}`);
     if (e.kind === 'error') {
       const p = ep.probe;
-      const details = e.fault === DTRACEFLT.BADADDR || e.fault === DTRACEFLT.BADALIGN || e.fault === DTRACEFLT.KPRIV || e.fault === DTRACEFLT.UPRIV ? ` (0x${BigInt.asUintN(64, e.address).toString(16)})` : '';
+      // dt_handle_err: the faulting address for bad address, alignment and stack faults only.
+      const details = e.fault === DTRACEFLT.BADADDR || e.fault === DTRACEFLT.BADALIGN || e.fault === DTRACEFLT.BADSTACK ? ` (0x${BigInt.asUintN(64, e.address).toString(16)})` : '';
       const where = e.action === 0 ? 'predicate' : `action #${e.action}`;
       const off = e.offset !== -1 ? ` at DIF offset ${e.offset}` : '';
       this.output.err(`dtrace: error on enabled probe ID ${e.epid} (ID ${p.id}: ${p.provider}:${p.module}:${p.function}:${p.name}): ${faultString(e.fault)}${details} in ${where}${off}\n`);

@@ -688,7 +688,12 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
       randState = U64(randState * 6364136223846793005n + 1442695040888963407n);
       return randState >> 33n;
     case DIF_SUBR.STRLEN: return BigInt(encoder.encode(sarg(f, t, 0)).length);
-    case DIF_SUBR.STRJOIN: return scratchString(f, sarg(f, t, 0) + sarg(f, t, 1));
+    case DIF_SUBR.STRJOIN: {
+      // DIF_SUBR_STRJOIN: a result that does not fit strsize (with its NUL) is out of scratch space.
+      const joined = sarg(f, t, 0) + sarg(f, t, 1);
+      if (encoder.encode(joined).length >= f.strsize) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
+      return scratchString(f, joined);
+    }
     case DIF_SUBR.SUBSTR: {
       // DIF_SUBR_SUBSTR's arithmetic: a negative index counts from the end and may eat into
       // the length; a negative length stops that many characters before the end.
