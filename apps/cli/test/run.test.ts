@@ -119,6 +119,7 @@ describe('wdtrace run --arch arm', () => {
 
   it('passes standard input through and keeps the boot messages with --verbose on several CPUs', () => {
     expect(wdtrace(['--arch', 'arm', '--', '/bin/sort', '-r'], 'a\nc\nb\n')).toMatchObject({ stdout: 'c\nb\na\n', status: 0 });
+    expect(wdtrace(['--arch', 'arm'], 'echo from the arm shell\nexit 4\n')).toMatchObject({ stdout: '$ from the arm shell\n$ ', status: 4 });
     // Work enough for CPU 1 to take the big kernel lock and say it is online before the end.
     const r = wdtrace(['--arch', 'arm', '--cpus', '2', '--verbose', '--', '/bin/sh', '-c', 'forkheavy 10 >/dev/null; echo smp']);
     expect(r.stdout).toMatch(/^wdtrace guest kernel \(armv7l\), 2 CPU\(s\), 64 MiB RAM/);
