@@ -91,6 +91,42 @@ int main(void)
 }
 `;
 
+const MPROTECT = String.raw`
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+/* mprotect of the middle page of a mapping leaves the pages around it
+ * writable, in this process and in its fork */
+int main(void)
+{
+	char *p = mmap(0, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int status = -1;
+	pid_t pid;
+
+	p[0] = 1; /* the first page only is present */
+	if (mprotect(p + 4096, 4096, PROT_READ) != 0) {
+		puts("mprotect failed");
+		return 1;
+	}
+	p[2 * 4096] = 3; /* the third page, untouched so far */
+	pid = fork();
+	if (pid == 0) {
+		p[1] = 5;
+		p[2 * 4096 + 1] = 4;
+		printf("child wrote %d %d %d\n", p[0] + p[1], p[2 * 4096], p[2 * 4096 + 1]);
+		exit(0);
+	}
+	waitpid(pid, &status, 0);
+	printf("child status %d\n", status);
+	fflush(stdout);
+	p[4096] = 9; /* read-only: SIGSEGV */
+	puts("not reached");
+	return 0;
+}
+`;
+
 describe.skipIf(missing.length > 0)(`x86-64 machine: programs built with clang${missing.length ? ` (skipped: ${missing.join(', ')} missing)` : ''}`, () => {
   let scratch = '';
   const exe: Record<string, string> = {};
@@ -104,7 +140,7 @@ describe.skipIf(missing.length > 0)(`x86-64 machine: programs built with clang${
     });
     if (r.status !== 0) throw new Error(`guest build failed: ${r.stderr}`);
     const lib = join(scratch, 'build', 'x86_64', 'libc');
-    for (const [name, source] of Object.entries({ prog: PROGRAM, trap: TRAP, termios: TERMIOS })) {
+    for (const [name, source] of Object.entries({ prog: PROGRAM, trap: TRAP, termios: TERMIOS, mprotect: MPROTECT })) {
       const src = join(scratch, `${name}.c`);
       writeFileSync(src, source);
       tool('clang', ['--target=x86_64-unknown-none-elf', '-O2', '-ffreestanding', '-fno-builtin', '-nostdlibinc', '-fno-pic', '-I', join(GUEST_DIR, 'libc', 'include'), '-I', join(GUEST_DIR, 'include'), '-c', src, '-o', join(scratch, `${name}.o`)]);
@@ -130,6 +166,12 @@ describe.skipIf(missing.length > 0)(`x86-64 machine: programs built with clang${
     expect(r.output).toBe('ioctl=0 zeroed=36 intact=28\n');
   });
 
+  it('mprotect changes only its range: the pages around it stay writable, in a fork too', async () => {
+    const r = await runX86(['/bin/mprotect'], { files: [{ path: '/bin/mprotect', data: new Uint8Array(readFileSync(exe['mprotect']!)) }] });
+    expect(r.output).toBe('child wrote 6 3 4\nchild status 0\n');
+    expect(r.status).toBe(128 + 11);
+  });
+
   it('an int3 in user mode that no handler claims is the guest kernel\'s SIGTRAP', async () => {
     const r = await runX86(['/bin/trap'], { files: [{ path: '/bin/trap', data: new Uint8Array(readFileSync(exe['trap']!)) }] });
     expect(r.output).toBe('before int3\n');
@@ -140,16 +182,42 @@ describe.skipIf(missing.length > 0)(`x86-64 machine: programs built with clang${
 // A static glibc program (the kind `wdtrace run ./prog` is for): stdio on the
 // console (tcgetattr on its start), malloc, string functions with SSE2.
 const GLIBC = String.raw`
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static sigjmp_buf back;
+static void on_segv(int sig) { siglongjmp(back, sig); }
 int main(int argc, char **argv)
 {
 	char *p = malloc(100000);
+	int status = -1, sig;
+	pid_t pid;
+
 	memset(p, 7, 100000);
 	printf("hello %s %d %zu\n", argv[argc - 1], p[99999] * argc, strlen(argv[1]));
 	for (int i = 1; i < argc; i++)
 		puts(argv[i]);
+	fflush(stdout);
+	/* fork after glibc's RELRO mprotect: the child writes .data and .bss */
+	pid = fork();
+	if (pid == 0) {
+		static char bss[5000];
+		bss[4999] = 1;
+		execl("/bin/echo", "echo", "exec'd", "child", (char *)0);
+		_exit(99);
+	}
+	waitpid(pid, &status, 0);
+	printf("child status %d\n", status);
+	/* a fault's signal reaches the handler the program installed */
+	signal(SIGSEGV, on_segv);
+	sig = sigsetjmp(back, 1);
+	if (sig == 0)
+		*(volatile int *)0 = 1;
+	printf("caught signal %d\n", sig);
 	return 3;
 }
 `;
@@ -176,9 +244,10 @@ afterAll(() => {
 describe.skipIf(glibc.reason !== undefined)(`x86-64 machine: a static glibc program${glibc.reason ? ` (skipped: ${glibc.reason})` : ''}`, () => {
   it('runs and prints what it prints natively', async () => {
     const r = await runX86(['/host/g', 'one', 'two'], { files: [{ path: '/host/g', data: new Uint8Array(readFileSync(glibc.path!)) }] });
+    // natively /bin/echo is the host's: the same words
     const native = runGuest('x86_64', glibc.path!, ['one', 'two']);
     expect(r.output).toBe(native.stdout);
-    expect(r.output).toBe('hello two 21 3\none\ntwo\n');
+    expect(r.output).toBe("hello two 21 3\none\ntwo\nexec'd child\nchild status 0\ncaught signal 11\n");
     expect(r.status).toBe(3);
     expect(r.status).toBe(native.status);
   });

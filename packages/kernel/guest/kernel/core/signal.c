@@ -86,12 +86,16 @@ int send_signal(struct task_struct *t, int sig)
 }
 
 /* A fault signal cannot be ignored or blocked: it terminates. */
+/* A fault's signal (as Linux's force_sig_fault): a handler the program
+ * installed runs; when the signal is blocked or ignored, the default action
+ * (termination) applies instead. */
 void force_sig_fault(int sig, unsigned long addr)
 {
 	struct task_struct *t = current;
+	bool blocked = (t->blocked_signals & SIG_BIT(sig)) != 0;
 
 	t->blocked_signals &= ~SIG_BIT(sig);
-	if (t->sighand)
+	if (t->sighand && (blocked || t->sighand->action[sig - 1].handler == 1))
 		t->sighand->action[sig - 1].handler = 0;
 	send_signal(t, sig);
 }

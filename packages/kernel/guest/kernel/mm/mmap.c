@@ -352,6 +352,26 @@ long sys_munmap(long addr, long len, long a2, long a3, long a4, long a5)
 	return remove_vma_range(current->mm, (vaddr_t)addr, (vaddr_t)addr + PAGE_ALIGN((size_t)len));
 }
 
+/* Split v in two at addr when addr falls strictly inside it; the tail
+ * follows v in the list with the same flags. */
+static int split_vma(struct vm_area_struct *v, vaddr_t addr)
+{
+	struct vm_area_struct *tail;
+
+	if (addr <= v->vm_start || addr >= v->vm_end)
+		return 0;
+	tail = kzalloc(sizeof(*tail));
+	if (!tail)
+		return -ENOMEM;
+	tail->vm_start = addr;
+	tail->vm_end = v->vm_end;
+	tail->vm_flags = v->vm_flags;
+	tail->vm_next = v->vm_next;
+	v->vm_next = tail;
+	v->vm_end = addr;
+	return 0;
+}
+
 long sys_mprotect(long addr, long len, long prot, long a3, long a4, long a5)
 {
 	struct mm_struct *mm = current->mm;
@@ -362,8 +382,13 @@ long sys_mprotect(long addr, long len, long prot, long a3, long a4, long a5)
 	for (vaddr_t va = start; va < end; va += PAGE_SIZE)
 		if (!find_vma(mm, va))
 			return -ENOMEM;
-	/* Applies to whole VMAs covering the range (simplification: VMAs are
-	 * not split, the protection of each touched VMA changes). */
+	/* VMAs that straddle start or end are split there first, so only the
+	 * range changes protection (a RELRO mprotect must leave the rest of the
+	 * data segment writable, for this process and for its forks). */
+	for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next) {
+		if (split_vma(v, start) < 0 || split_vma(v, end) < 0)
+			return -ENOMEM;
+	}
 	for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next) {
 		if (v->vm_end <= start || v->vm_start >= end)
 			continue;
