@@ -61,6 +61,16 @@ describe('ARM machine: boot', () => {
     expect(a.machine.now()).toBe(b.machine.now());
   });
 
+  it('on one CPU the length of a turn changes nothing: device reads see the exact virtual time', async () => {
+    const script = 'syscallheavy 300; forkheavy 5; sleep 1; cpubound 1';
+    const runs = await Promise.all([1000, 10_000, 77_777].map((slice) => sh(script, { sliceInstructions: slice })));
+    for (const r of runs.slice(1)) {
+      expect(r.output).toBe(runs[0]!.output);
+      expect(r.machine.instructions).toBe(runs[0]!.machine.instructions);
+      expect(r.machine.now()).toBe(runs[0]!.machine.now());
+    }
+  });
+
   it('brings up secondary CPUs and runs work on them', async () => {
     const r = await sh('forkheavy 20; cpubound 1', { cpus: 4, cmdline: '' });
     expect(r.status).toBe(0);
