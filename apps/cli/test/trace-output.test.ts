@@ -165,6 +165,15 @@ describe('tst.subr-strtoll: strtoll(), toupper() and tolower() as dtrace_strtoll
   });
 });
 
+describe('tst.trace-bytes: trace() of byte records as dt_print_bytes', () => {
+  it('pads an unterminated printable array to 33 columns even under -q, and dumps an empty string as bytes', async () => {
+    const r = await wdtrace('-qn', 'char a[5]; BEGIN { a[0] = 0x61; a[1] = 0x62; a[2] = 0x63; a[3] = 0x64; a[4] = 0x65; trace(a); printf("|\\n"); exit(0); }');
+    expect(r.stdout).toBe('  abcde' + ' '.repeat(28) + '|\n\n');
+    const e = await wdtrace('-x', 'strsize=16', '-qn', 'BEGIN { trace(""); exit(0); }');
+    expect(e.stdout).toBe('\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n         0: 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................\n\n');
+  });
+});
+
 describe('err.strjoin: a strjoin() longer than strsize', () => {
   it('faults with out of scratch space (no address in the message)', async () => {
     const r = await wdtrace('-x', 'strsize=8', '--run-for', '1s', '-qn', 'BEGIN { printf("[%s]", strjoin("abc", "defg")); } BEGIN { printf("[%s]\\n", strjoin("abcd", "efgh")); } BEGIN { exit(0); }');

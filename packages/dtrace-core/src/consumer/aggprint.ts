@@ -219,7 +219,8 @@ export function printBytes(bytes: Uint8Array, width: number, quiet: boolean, for
       }
       break;
     }
-    if (i === n) return '  ' + ljust(latin1(bytes), width);
+    // "  %-*s" with a negative width: left-justified in its magnitude, quiet or not.
+    if (i === n) return '  ' + ljust(latin1(bytes), Math.abs(width));
   }
   const margin = 5;
   let out = '\n' + ' '.repeat(margin) + '      ';
