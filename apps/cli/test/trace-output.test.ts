@@ -174,6 +174,13 @@ describe('tst.trace-bytes: trace() of byte records as dt_print_bytes', () => {
   });
 });
 
+describe('tst.normalize-sign: normalized 64-bit values divide as unsigned (dt_print_datum)', () => {
+  it('prints a negative sum normalized as dtrace(1) does', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { @a = sum(-10); @b = sum(10); normalize(@a, 2); normalize(@b, 2); exit(0); }');
+    expect(r.stdout).toBe('\n 9223372036854775803\n                5\n');
+  });
+});
+
 describe('err.strjoin: a strjoin() longer than strsize', () => {
   it('faults with out of scratch space (no address in the message)', async () => {
     const r = await wdtrace('-x', 'strsize=8', '--run-for', '1s', '-qn', 'BEGIN { printf("[%s]", strjoin("abc", "defg")); } BEGIN { printf("[%s]\\n", strjoin("abcd", "efgh")); } BEGIN { exit(0); }');

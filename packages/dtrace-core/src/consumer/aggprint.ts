@@ -265,9 +265,11 @@ export function traceInteger(raw: bigint, size: number, quiet: boolean): string 
 export function printDatumInteger(raw: bigint, size: number, normal = 1n): string {
   switch (size) {
     case 8:
-      return ' ' + rjust(String(div(BigInt.asIntN(64, raw), normal)), 16);
+      // (long long)value / normal divides as unsigned long long (normal is a uint64_t), then prints signed.
+      return ' ' + rjust(String(normal === 1n ? BigInt.asIntN(64, raw) : BigInt.asIntN(64, BigInt.asUintN(64, raw) / BigInt.asUintN(64, normal))), 16);
     case 4:
-      return ' ' + rjust(String(BigInt.asIntN(32, BigInt.asUintN(32, raw) / normal)), 8);
+      // *(uint32_t *)addr / (uint32_t)normal, printed with %d.
+      return ' ' + rjust(String(BigInt.asIntN(32, BigInt.asUintN(32, raw) / (BigInt.asUintN(32, normal) || 1n))), 8);
     case 2:
       return ' ' + rjust(String(BigInt.asUintN(16, raw) / normal), 5);
     default:
