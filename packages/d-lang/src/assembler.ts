@@ -254,13 +254,14 @@ export class DifAssembler {
       if (target === undefined) throw new Error(`DIF assembler: label ${fixups[j + 1]} is not placed`);
       buf[pc] = difInstrBranch(words[pc]!, target);
     }
-    const vartab: DifVariable[] = [];
+    // Tables built at their exact size (arrays grown by push keep spare capacity).
+    const vartab = new Array<DifVariable>(this.vars.length);
     for (let j = 0; j < this.vars.length; j++) {
       const v = this.vars[j]!;
       const name = this.varNames[j]!;
-      vartab.push(name <= 0xffff && v.id <= 0xffff && v.kind < 2 && v.scope < 4 && v.flags < 4 ? pool.variable(name, v.id, v.kind, v.scope, v.flags, v.type) : { name, id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type });
+      vartab[j] = name <= 0xffff && v.id <= 0xffff && v.kind < 2 && v.scope < 4 && v.flags < 4 ? pool.variable(name, v.id, v.kind, v.scope, v.flags, v.type) : { name, id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type };
     }
-    const inttab = this.inttab.length === 0 ? NO_INTEGERS : this.inttab;
+    const inttab = this.inttab.length === 0 ? NO_INTEGERS : this.inttab.slice();
     return { difo: { buf, inttab, strtab: this.strs.toBytes(pool), vartab, rtype, xlrefs: NO_XLREFS } };
   }
 }

@@ -215,7 +215,7 @@ export class Parser {
       if (this.accept(',', 'clause')) continue;
       break;
     }
-    const clause: ClauseItem = { k: 'clause', probes, loc };
+    const clause: ClauseItem = { k: 'clause', probes: probes.slice(), loc };
     if (this.is('/', 'clause')) {
       this.advance('expr');
       this.inPredicate = true;
@@ -239,7 +239,7 @@ export class Parser {
     const out: Statement[] = [];
     for (;;) {
       const t = this.peek('expr');
-      if (t.kind === 'eof' || (t.kind === 'punct' && t.text === '}')) return out;
+      if (t.kind === 'eof' || (t.kind === 'punct' && t.text === '}')) return out.slice(); // exact-size copy: pushing leaves spare capacity
       if (t.kind === 'punct' && t.text === ';') {
         this.advance();
         continue;
@@ -765,7 +765,7 @@ export class Parser {
     this.inArgs = savedArgs;
     this.inPredicate = savedPred;
     this.expect(close);
-    return args;
+    return args.slice(); // exact-size copy: pushing leaves spare capacity
   }
 
   private parsePostfix(): Expr {

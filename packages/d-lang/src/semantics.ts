@@ -20,7 +20,7 @@ import {
 } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr, Ref, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, type ParamKind } from './builtins.js';
-import type { CompileContext, ResolvedClause, TranslatorInfo } from './context.js';
+import type { CompileContext, InlineInfo, ResolvedClause, TranslatorInfo } from './context.js';
 import { CompileError, type SourceLocation, fail } from './diagnostics.js';
 import {
   arithmeticResult,
@@ -97,6 +97,8 @@ export function argumentCompatible(arg: CType, node: Expr | undefined, param: CT
   const tp = rp.kind === 'pointer' ? rp.target : (rp as { element: CType }).element;
   return isVoid(ta) || isVoid(tp) || typesCompatible(ta, tp);
 }
+
+const inlineTypeNames = new WeakMap<InlineInfo, TypeName>();
 
 /** One reference object per variable and per built-in (they are immutable; many nodes share them). */
 const variableRefs = new WeakMap<VariableInfo, Ref>();
@@ -358,10 +360,15 @@ export class Cooker {
     const inl = this.ctx.inlines.get(e.name);
     if (inl !== undefined) {
       const value = this.cook(inl.value, {});
-      const out: Expr = { k: 'cast', typeName: { specifier: { words: [], qualifiers: [], loc: e.loc }, declarator: { name: '', derivations: [], loc: e.loc }, loc: e.loc }, operand: value, loc: e.loc, type: inl.type };
-      if (value.constValue !== undefined && isInteger(inl.type)) out.constValue = fitToType(value.constValue, inl.type);
       if (isString(inl.type)) return { ...value, type: STRING };
-      return out;
+      // The inline's value converted to the inline's type (its type is known: the type name is a placeholder, one per inline).
+      let typeName = inlineTypeNames.get(inl);
+      if (typeName === undefined) {
+        typeName = { specifier: { words: [], qualifiers: [], loc: e.loc }, declarator: { name: '', derivations: [], loc: e.loc }, loc: e.loc };
+        inlineTypeNames.set(inl, typeName);
+      }
+      const constValue = value.constValue !== undefined && isInteger(inl.type) ? fitToType(value.constValue, inl.type) : undefined;
+      return { k: 'cast', typeName, operand: value, loc: e.loc, type: inl.type, constValue, ref: undefined, lvalue: undefined };
     }
     const en = this.env.chain.lookupEnumConstant(e.name);
     if (en !== undefined) return { k: 'int', value: BigInt(en.value), suffix: '', decimal: true, loc: e.loc, type: en.type, constValue: BigInt(en.value) };

@@ -1060,8 +1060,8 @@ export const codegenPass: Pass = {
       }
       ecbs.push(
         predicate !== undefined
-          ? { clause: index, probes: clause.probes, predicate, actions: g.actions, destructive: g.destructive, speculative: g.speculative }
-          : { clause: index, probes: clause.probes, actions: g.actions, destructive: g.destructive, speculative: g.speculative },
+          ? { clause: index, probes: clause.probes, predicate, actions: g.actions.slice(), destructive: g.destructive, speculative: g.speculative }
+          : { clause: index, probes: clause.probes, actions: g.actions.slice(), destructive: g.destructive, speculative: g.speculative },
       );
     });
     ctx.ir = { ecbs, formats };

@@ -44,6 +44,8 @@ export function splitProbeDescription(text: string): ProbeDescription | string {
   return { provider, module, function: func, name, id: 0 };
 }
 
+const NO_PROBES: ProbeInfo[] = [];
+
 export const probesPass: Pass = {
   name: 'probes',
   reads: 'ast clauses, probe catalogue, zdefs',
@@ -73,8 +75,10 @@ export const probesPass: Pass = {
         }
         probes.push(desc);
       }
-      resolved.set(item.probes, { probes, matched });
-      ctx.clauses.push({ item, probes, matched });
+      // Exact-size copies (pushing leaves spare capacity); the descriptions go into the program.
+      const entry = { probes: probes.slice(), matched: matched.length === 0 ? NO_PROBES : matched };
+      resolved.set(item.probes, entry);
+      ctx.clauses.push({ item, probes: entry.probes, matched: entry.matched });
     }
     if (ctx.ast!.items.length === 0) fail('D_EMPTY', ctx.ast!.loc);
   },

@@ -37,7 +37,8 @@ function lower(clause: ClauseItem, body: Statement[], guard: Expr | undefined, o
   let pending: Statement[] = [];
   const flush = (): void => {
     if (pending.length === 0) return;
-    out.push(guard !== undefined ? { k: 'clause', probes: clause.probes, predicate: guard, body: pending, loc: clause.loc } : { k: 'clause', probes: clause.probes, body: pending, loc: clause.loc });
+    const body = pending.slice(); // exact-size copy: pushing leaves spare capacity
+    out.push(guard !== undefined ? { k: 'clause', probes: clause.probes, predicate: guard, body, loc: clause.loc } : { k: 'clause', probes: clause.probes, body, loc: clause.loc });
     pending = [];
   };
   for (const s of body) {

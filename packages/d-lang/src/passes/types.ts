@@ -80,7 +80,8 @@ class ClauseTyper {
       if (s.k !== 'expr') throw new Error('if statements must be removed by the sugar pass');
       statements.push(this.statement(s.expr, s.loc));
     }
-    this.clause.cooked = predicate !== undefined ? { predicate, statements } : { statements };
+    const exact = statements.slice(); // exact-size copy: pushing leaves spare capacity
+    this.clause.cooked = predicate !== undefined ? { predicate, statements: exact } : { statements: exact };
   }
 
   private statement(e: Expr, loc: SourceLocation): CookedStatement {
