@@ -188,6 +188,7 @@ const GLIBC = String.raw`
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 static sigjmp_buf back;
 static void on_segv(int sig) { siglongjmp(back, sig); }
@@ -218,6 +219,7 @@ int main(int argc, char **argv)
 	if (sig == 0)
 		*(volatile int *)0 = 1;
 	printf("caught signal %d\n", sig);
+	printf("time after 2020: %d\n", time(0) > 1600000000);
 	return 3;
 }
 `;
@@ -247,7 +249,7 @@ describe.skipIf(glibc.reason !== undefined)(`x86-64 machine: a static glibc prog
     // natively /bin/echo is the host's: the same words
     const native = runGuest('x86_64', glibc.path!, ['one', 'two']);
     expect(r.output).toBe(native.stdout);
-    expect(r.output).toBe("hello two 21 3\none\ntwo\nexec'd child\nchild status 0\ncaught signal 11\n");
+    expect(r.output).toBe("hello two 21 3\none\ntwo\nexec'd child\nchild status 0\ncaught signal 11\ntime after 2020: 1\n");
     expect(r.status).toBe(3);
     expect(r.status).toBe(native.status);
   });

@@ -62,6 +62,30 @@ long sys_clock_gettime(long clock, long uts, long a2, long a3, long a4, long a5)
 	return copy_to_user((void *)uts, &ts, sizeof(ts)) < 0 ? -EFAULT : 0;
 }
 
+/* time(2) (x86-64 only): seconds of CLOCK_REALTIME, also stored at ut when given. */
+long sys_time(long ut, long a1, long a2, long a3, long a4, long a5)
+{
+	long s = (long)(ktime_get_real_ns() / NSEC_PER_SEC);
+
+	if (ut && copy_to_user((void *)ut, &s, sizeof(s)) < 0)
+		return -EFAULT;
+	return s;
+}
+
+/* gettimeofday(2): CLOCK_REALTIME in microseconds; the timezone is UTC. */
+long sys_gettimeofday(long utv, long utz, long a2, long a3, long a4, long a5)
+{
+	uint64_t ns = ktime_get_real_ns();
+	struct { long tv_sec, tv_usec; } tv = { (long)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC / 1000) };
+	int tz[2] = { 0, 0 };
+
+	if (utv && copy_to_user((void *)utv, &tv, sizeof(tv)) < 0)
+		return -EFAULT;
+	if (utz && copy_to_user((void *)utz, tz, sizeof(tz)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
 long sys_clock_getres(long clock, long uts, long a2, long a3, long a4, long a5)
 {
 	struct kernel_timespec ts = { 0, 1 };
