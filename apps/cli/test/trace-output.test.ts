@@ -179,6 +179,10 @@ describe('tst.normalize-sign: normalized 64-bit values divide as unsigned (dt_pr
     const r = await wdtrace('-qn', 'BEGIN { @a = sum(-10); @b = sum(10); normalize(@a, 2); normalize(@b, 2); exit(0); }');
     expect(r.stdout).toBe('\n 9223372036854775803\n                5\n');
   });
+  it('divides %@ values as the conversion reads them: %d unsigned (pfprint_dint), %i signed; avg() unsigned', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { @a = sum(-10); @c = count(); @c = count(); @c = count(); @c = count(); normalize(@a, 2); normalize(@c, 2); @v = avg(-5); @v = avg(-5); printa("%@d %@i|", @a); printa("%@d|", @c); printa("%@d\\n", @v); exit(0); }');
+    expect(r.stdout).toBe('9223372036854775803 -5|2|9223372036854775803\n\n');
+  });
 });
 
 describe('err.strjoin: a strjoin() longer than strsize', () => {

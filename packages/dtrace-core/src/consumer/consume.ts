@@ -514,15 +514,21 @@ export class Consumer {
     const rendered = this.valueText(desc, entry);
     switch (desc.function) {
       // pfprint_average / pfprint_stddev format the computed value with the conversion.
-      case DTRACEAGG.AVG: return { type: 'aggregation', rendered, value: averageValue(entry.data, normal) };
+      // pfprint_average: data[1] / normal / data[0] in unsigned 64-bit arithmetic.
+      case DTRACEAGG.AVG: {
+        const d = entry.data;
+        const v = d[0] === 0n ? 0n : BigInt.asUintN(64, d[1]!) / (BigInt.asUintN(64, normal) || 1n) / BigInt.asUintN(64, d[0]!);
+        return { type: 'aggregation', rendered, value: v };
+      }
       case DTRACEAGG.STDDEV: return { type: 'aggregation', rendered, value: stddevValue(entry.data, normal) };
       // The quantizations print their histogram whatever the conversion.
       case DTRACEAGG.QUANTIZE:
       case DTRACEAGG.LQUANTIZE:
       case DTRACEAGG.LLQUANTIZE: return { type: 'aggregation', rendered };
       // count() is uint64_t to %@, the others int64_t (dt_printf_validate).
-      case DTRACEAGG.COUNT: return { type: 'aggregation', rendered, value: BigInt.asUintN(64, entry.data[0]!) / normal, signed: false };
-      default: return { type: 'aggregation', rendered, value: BigInt.asIntN(64, entry.data[0]!) / normal };
+      // The value goes to the conversion with the normalization, which divides it as the conversion reads it.
+      case DTRACEAGG.COUNT: return { type: 'aggregation', rendered, value: BigInt.asUintN(64, entry.data[0]!), signed: false, normal };
+      default: return { type: 'aggregation', rendered, value: BigInt.asIntN(64, entry.data[0]!), normal };
     }
   }
 

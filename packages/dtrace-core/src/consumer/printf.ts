@@ -24,7 +24,7 @@ export type Datum =
   /** stack()/ustack() frames, already named; `silent` for a ustack() of depth 0, which prints nothing. */
   | { readonly type: 'stack'; readonly frames: readonly string[]; readonly silent?: boolean }
   /** An aggregation result already rendered by the aggregation printer (avg, quantize ...). */
-  | { readonly type: 'aggregation'; readonly rendered: string; readonly value?: bigint; readonly signed?: boolean };
+  | { readonly type: 'aggregation'; readonly rendered: string; readonly value?: bigint; readonly signed?: boolean; readonly normal?: bigint };
 
 type PrintKind = 'addr' | 'uaddr' | 'sint' | 'uint' | 'dint' | 'echr' | 'fp' | 'cstr' | 'estr' | 'stack' | 'time' | 'time822' | 'pct' | 'port' | 'inet' | 'wstr';
 
@@ -327,7 +327,8 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
     } else {
       datum = take();
     }
-    const normal = piece.aggregation ? ctx.normal ?? 1n : 1n;
+    // normalize(): the conversion divides the aggregation's value as it reads it (pfprint_sint signed, pfprint_uint unsigned).
+    const normal = piece.aggregation ? (datum?.type === 'aggregation' ? datum.normal : undefined) ?? ctx.normal ?? 1n : 1n;
     const c: CConversion = {
       alt: piece.alt,
       zeroPad: piece.zeroPad,
