@@ -101,6 +101,12 @@ export class DifArrayPool {
   /** String tables by their strings joined with NULs. */
   readonly strtabs = new Map<string, Uint8Array>();
 
+  /** Forget the sharing tables once the program is built (the arrays handed out stay valid). */
+  release(): void {
+    this.variables.clear();
+    this.strtabs.clear();
+  }
+
   /** The variable-table entry with these fields, shared when one exists. */
   variable(name: number, id: number, kind: number, scope: number, flags: number, type: DifType): DifVariable {
     let byType = this.variables.get(type);

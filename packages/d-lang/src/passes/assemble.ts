@@ -98,5 +98,6 @@ export const assemblePass: Pass = {
       destructive: ecbs.some((e) => e.destructive),
     };
     ctx.program = program;
+    ctx.difArrays.release();
   },
 };
