@@ -53,6 +53,12 @@ describe('the guest from the command line', () => {
     expect(l.stdout).toContain('\t\targs[0]: long\n');
   }, 120_000);
 
+  it('gives profile probes the kernel pc in arg0 and the user pc in arg1', async () => {
+    const r = await wdtrace('-q', '-n', 'profile-997 /arg1 != 0/ { @u[execname] = count(); } profile-997 /arg0 != 0 && arg1 != 0/ { @both = count(); }', '-c', '/bin/cpubound 3');
+    expect(r.stdout).toMatch(/^cpubound rounds=3 .*\n\n {2}cpubound {3,}\d+\n$/);
+    expect(r.status).toBe(0);
+  }, 120_000);
+
   it('lists the guest kernel probes with -l --arch', async () => {
     const r = await wdtrace('-l', '--arch', 'x86_64', '-n', 'fbt::sys_write:');
     expect(r.stdout).toMatch(/^ {3}ID {3}PROVIDER {12}MODULE {26}FUNCTION NAME\n/);

@@ -107,7 +107,15 @@ export class GuestTracer {
   ) {
     this.sink = sink;
     this.registry.registerProvider(createDtraceProvider());
-    this.profile = new ProfileProvider(() => view.now());
+    // profile-N / tick-N: arg0 the kernel pc, arg1 the user pc of the CPU where the timer caught it.
+    this.profile = new ProfileProvider(
+      () => view.now(),
+      (cpu) => {
+        view.firingCpu = cpu;
+        const regs = machine.registers(cpu);
+        return regs.userMode() ? [0n, regs.pc()] : [regs.pc(), 0n];
+      },
+    );
     this.registry.registerProvider(this.profile.definition);
     this.registry.registerProvider(fbt.definition);
     for (const d of sdt.definitions) this.registry.registerProvider(d);

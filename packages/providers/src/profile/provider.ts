@@ -52,7 +52,15 @@ export class ProfileProvider {
   private readonly armed = new Map<number, ArmedTimer>();
   private registry: ProbeRegistry | undefined;
 
-  constructor(private readonly now: () => bigint) {}
+  /**
+   * `pcs(cpu)` gives arg0 and arg1 of a firing on `cpu`: the kernel pc (0 in
+   * user mode) and the user pc (0 in the kernel); without it both are 0, as on
+   * a machine with no guest.
+   */
+  constructor(
+    private readonly now: () => bigint,
+    private readonly pcs: (cpu: number) => [bigint, bigint] = () => [0n, 0n],
+  ) {}
 
   readonly definition: ProviderDefinition = {
     name: PROFILE_PROVIDER_NAME,
@@ -102,9 +110,9 @@ export class ProfileProvider {
       if (!due) return;
       due.next += due.timer.interval;
       if (due.timer.kind === 'profile') {
-        for (let cpu = 0; cpu < state.machine.ncpus; cpu++) state.probe(due.probeId, cpu, [0n, 0n]);
+        for (let cpu = 0; cpu < state.machine.ncpus; cpu++) state.probe(due.probeId, cpu, this.pcs(cpu));
       } else {
-        state.probe(due.probeId, 0, [0n, 0n]);
+        state.probe(due.probeId, 0, this.pcs(0));
       }
       if (!this.registry) return;
     }
