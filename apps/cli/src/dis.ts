@@ -1,11 +1,18 @@
 // `wdtrace dis`: disassembles the executable sections of an ELF file with the
 // CPU cores' own decoders, in llvm-objdump -d's layout, so what DTrace's
 // providers see when they walk guest code can be read and compared.
+//
+// `wdtrace dis --live PROBE-DESCRIPTION`: builds the guest machine (nothing
+// runs), enables the matching probes as the framework does, and lists each
+// function's text as the image has it next to the live text the guest would
+// fetch now, patched instructions marked, then disables the probes again.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { EM_ARM, EM_X86_64, ElfError, SHF_EXECINSTR, SHT_PROGBITS, parseElf, type ElfFile, type ElfSymbol } from '@wdtrace/kernel';
-import { createX86Decoder, disassemble, formatLine, SymbolTable, type Symbolizer } from '@wdtrace/isa-x86-as';
+import { parseProbeDescription, type Probe, type ProbeRegistry } from '@wdtrace/dtrace-core';
+import { EM_ARM, EM_X86_64, ElfError, SHF_EXECINSTR, SHT_PROGBITS, parseElf, type ElfFile, type ElfSymbol, type Isa, type KernelSymbol } from '@wdtrace/kernel';
+import { createX86Decoder, disassemble, formatLine, SymbolTable, type DisassemblyLine, type Symbolizer, type X86Decoder } from '@wdtrace/isa-x86-as';
 import { describeA32 } from '@wdtrace/isa-arm-as';
+import { GuestTracer, ProviderError, type Tracepoint } from '@wdtrace/providers';
 
 export interface DisIo {
   out(s: string): void;
@@ -190,13 +197,200 @@ export async function disassembleElfFile(bytes: Uint8Array, displayName: string,
   return out;
 }
 
+/** Where probes are written now: address -> names of the probes placed there (from the providers' tracepoints). */
+function placedProbes(registry: ProbeRegistry): Map<bigint, string[]> {
+  const at = new Map<bigint, string[]>();
+  for (const p of registry.all()) {
+    if (p.enabledCount === 0) continue;
+    const arg = p.providerArg as { tracepoints?: readonly Tracepoint[]; tracepoint?: Tracepoint } | undefined;
+    const tps = arg?.tracepoints ?? (arg?.tracepoint ? [arg.tracepoint] : []);
+    for (const tp of tps) {
+      const names = at.get(tp.address) ?? [];
+      if (!names.includes(tp.name)) names.push(tp.name);
+      at.set(tp.address, names);
+    }
+  }
+  return at;
+}
+
+/** Enables (or disables) probes as the framework does: the provider acts on the first enabling and the last disabling. */
+function setEnabled(registry: ProbeRegistry, probes: readonly Probe[], on: boolean): void {
+  for (const p of probes) {
+    const ops = registry.provider(p.provider)!.ops;
+    if (on) {
+      if (p.enabledCount++ === 0) ops.enable(p.id, p.providerArg);
+    } else if (--p.enabledCount === 0) ops.disable(p.id, p.providerArg);
+  }
+}
+
+const hexBytes = (b: Uint8Array): string => [...b].map((x) => x.toString(16).padStart(2, '0')).join(' ');
+
+/** One instruction of a function: its image text and, when a probe patched it, the live text. */
+interface LiveRow {
+  image: string;
+  live?: string[];
+  probes?: string[];
+}
+
+/** x86-64: the image decoded from the start; each patched instruction's live bytes decoded at the same address. */
+function x86Rows(decoder: X86Decoder, image: Uint8Array, live: Uint8Array, start: bigint, symbols: Symbolizer, probes: Map<bigint, string[]>): LiveRow[] {
+  const rows: LiveRow[] = [];
+  for (const line of disassemble(decoder, image, start, symbols)) {
+    const off = Number(line.address - start);
+    const now = live.subarray(off, off + line.bytes.length);
+    const row: LiveRow = { image: formatLine(line) };
+    if (!now.every((b, i) => b === line.bytes[i])) {
+      const first = disassemble(decoder, now, line.address, symbols)[0]!;
+      const patched: DisassemblyLine = { ...first, symbol: undefined };
+      row.live = [formatLine(patched)];
+      // A trap shorter than the instruction (int3 on a longer one): the rest is never fetched.
+      if (first.bytes.length < now.length) {
+        const restAt = line.address + BigInt(first.bytes.length);
+        row.live.push(`${restAt.toString(16).padStart(8, ' ')}: ${hexBytes(now.subarray(first.bytes.length))}`.padEnd(39, ' ') + '\t(rest of the displaced instruction: not fetched)');
+      }
+    }
+    const names = probes.get(line.address);
+    if (names) row.probes = names;
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** ARM: word for word (literal pools as .word). */
+function armRows(image: Uint8Array, live: Uint8Array, start: bigint, mapping: { address: bigint; kind: string }[], symbolize: (a: bigint) => string | undefined, probes: Map<bigint, string[]>): LiveRow[] {
+  const before = armLines(image, start, mapping, symbolize);
+  const after = armLines(live, start, mapping, symbolize);
+  return before.map((image, i) => {
+    const address = start + BigInt(i * 4);
+    const row: LiveRow = { image };
+    if (after[i] !== image) row.live = [after[i]!];
+    const names = probes.get(address);
+    if (names) row.probes = names;
+    return row;
+  });
+}
+
+/**
+ * The live-text listing: per function, llvm-objdump's lines of the image's
+ * text; an instruction a probe patched shows as `-` (the image) followed by
+ * `+` (the live text), with the probes placed there after `<-`.
+ */
+export async function liveListing(options: { arch: Isa; descriptions: readonly string[]; symbols: readonly string[] }): Promise<string> {
+  const tracer = await GuestTracer.create({ isa: options.arch, machine: { cmdline: 'quiet' } });
+  const machine = tracer.machine;
+  const registry = tracer.registry;
+  const matched = new Map<number, Probe>();
+  for (const text of options.descriptions) {
+    let desc;
+    try {
+      desc = parseProbeDescription(text);
+    } catch (e) {
+      throw new DisError((e as Error).message);
+    }
+    let found: Probe[];
+    try {
+      found = registry.match(desc);
+    } catch (e) {
+      if (e instanceof ProviderError) throw new DisError(`description '${text}': ${e.message}`);
+      throw e;
+    }
+    // BEGIN, END, ERROR and profile probes patch no text.
+    found = found.filter((p) => !['dtrace', 'profile'].includes(p.provider));
+    if (found.length === 0) throw new DisError(`description '${text}' matched no kernel probe`);
+    for (const p of found) matched.set(p.id, p);
+  }
+  // The functions asked for, or those whose text the probes patch.
+  const wanted: KernelSymbol[] = [];
+  for (const name of options.symbols) {
+    const [module, fn] = name.includes('`') ? (name.split('`', 2) as [string, string]) : [undefined, name];
+    const sym = machine.symbols.byName(fn, module);
+    if (!sym || !sym.isFunction || sym.size === 0) throw new DisError(`no function '${name}' in the guest kernel or its modules`);
+    wanted.push(sym);
+  }
+  const probes = [...matched.values()];
+  const image = new Map<KernelSymbol, Uint8Array>();
+  const all = wanted.length ? wanted : machine.symbols.functions().filter((f) => f.size > 0);
+  for (const f of all) image.set(f, machine.readText(f.address, f.size));
+  setEnabled(registry, probes, true);
+  let out = '';
+  try {
+    const placed = placedProbes(registry);
+    const live = new Map<KernelSymbol, Uint8Array>();
+    for (const f of all) live.set(f, machine.readText(f.address, f.size));
+    const shown = wanted.length
+      ? wanted
+      : all.filter((f) => {
+          const a = image.get(f)!, b = live.get(f)!;
+          return a.some((x, i) => x !== b[i]);
+        });
+    const decoder = options.arch === 'x86_64' ? await createX86Decoder() : undefined;
+    const symbolizer: Symbolizer = {
+      startingAt: (a) => {
+        const f = machine.symbols.functionAt(a);
+        return f && f.address === a ? f.name : undefined;
+      },
+      symbolize: (a) => {
+        const info = machine.symbols.lookup(a);
+        if (!info) return undefined;
+        return info.offset === 0n ? info.symbol.name : `${info.symbol.name}+0x${info.offset.toString(16)}`;
+      },
+    };
+    const width = options.arch === 'x86_64' ? 16 : 8;
+    let patched = 0;
+    out += `Live kernel text (${options.arch}) with ${probes.length} probe${probes.length === 1 ? '' : 's'} enabled: ${options.descriptions.join(', ')}\n`;
+    out += "'-' the image's instruction, '+' the live text a probe put there, '<-' the probes placed at it.\n";
+    for (const f of shown) {
+      const start = f.address;
+      const mapping: { address: bigint; kind: string }[] = [];
+      if (options.arch === 'arm') {
+        for (const r of tracer.target.modules().find((m) => m.name === f.module)?.dataRanges ?? []) {
+          if (r.end <= start || r.start >= start + BigInt(f.size)) continue;
+          mapping.push({ address: r.start, kind: 'd' }, { address: r.end, kind: 'a' });
+        }
+      }
+      const rows =
+        options.arch === 'x86_64'
+          ? x86Rows(decoder!, image.get(f)!, live.get(f)!, start, symbolizer, placed)
+          : armRows(image.get(f)!, live.get(f)!, start, mapping, (a) => symbolizer.symbolize(a), placed);
+      const label = f.module === 'kernel' ? f.name : `${f.module}\`${f.name}`;
+      out += `\n${hex(start, width)} <${label}>:\n`;
+      // The probes placed at an instruction, after its live line at column 64 or further out.
+      const mark = (line: string, names: string[] | undefined): string =>
+        names ? `${line}${' '.repeat(Math.max(2, 64 - columnOf(line)))}<- ${names.join(', ')}` : line;
+      for (const row of rows) {
+        if (!row.live) {
+          out += `${mark(`  ${row.image}`, row.probes)}\n`;
+          continue;
+        }
+        patched++;
+        out += `- ${row.image}\n`;
+        row.live.forEach((l, i) => (out += `${mark(`+ ${l}`, i === 0 ? row.probes : undefined)}\n`));
+      }
+    }
+    out += `\n${patched} instruction${patched === 1 ? '' : 's'} patched in ${shown.length} function${shown.length === 1 ? '' : 's'} shown.\n`;
+  } finally {
+    setEnabled(registry, probes, false);
+  }
+  // Disabled again, the text is the image's.
+  for (const f of all) {
+    const now = machine.readText(f.address, f.size);
+    if (!now.every((b, i) => b === image.get(f)![i])) throw new Error(`${f.name}: the text differs from the image after the probes were disabled`);
+  }
+  return out;
+}
+
 /** Runs `wdtrace dis ARGS...`; returns the exit status. */
 export async function runDis(args: string[], io: DisIo): Promise<number> {
   const command = new Command('wdtrace dis')
-    .description('disassemble the executable sections of an ELF file (x86-64 or ARM) in llvm-objdump -d layout')
-    .argument('<file>', 'ELF file (executable, shared object or relocatable object)')
-    .option('--arch <arch>', 'expected architecture: x86_64 or arm (default: from the file)')
+    .description(
+      'disassemble the executable sections of an ELF file (x86-64 or ARM) in llvm-objdump -d layout;\n' +
+        'with --live, the guest kernel\'s text with the probes of PROBE-DESCRIPTION enabled, next to the image\'s',
+    )
+    .usage('[--arch x86_64|arm] [--symbol NAME]... FILE\n       wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...')
+    .argument('[file]', 'ELF file (executable, shared object or relocatable object)')
+    .option('--arch <arch>', 'expected architecture: x86_64 or arm (default: from the file; with --live, x86_64)')
     .option('--symbol <name>', 'only this symbol (may be repeated)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--live <probe>', 'enable the probes matching this description in the guest kernel and list the live text (may be repeated)', (v: string, prev: string[] = []) => [...prev, v])
     .helpOption('-h, --help', 'print this help and exit')
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s.replace(/^error: /, 'wdtrace dis: ')) })
     .exitOverride();
@@ -206,11 +400,31 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     throw e;
   }
-  const o = command.opts<{ arch?: string; symbol?: string[] }>();
+  const o = command.opts<{ arch?: string; symbol?: string[]; live?: string[] }>();
   const symbols = o.symbol ?? [];
-  const file = command.args[0]!;
+  const file = command.args[0];
   if (o.arch !== undefined && !(o.arch in ARCHES)) {
     io.err(`wdtrace dis: unknown architecture '${o.arch}' (x86_64 or arm)\n`);
+    return 2;
+  }
+  if (o.live) {
+    if (file !== undefined) {
+      io.err(`wdtrace dis: --live lists the guest kernel's text and takes no FILE ('${file}')\n`);
+      return 2;
+    }
+    try {
+      io.out(await liveListing({ arch: (o.arch as Arch | undefined) ?? 'x86_64', descriptions: o.live, symbols }));
+      return 0;
+    } catch (e) {
+      if (e instanceof DisError) {
+        io.err(`wdtrace dis: ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+  }
+  if (file === undefined) {
+    io.err("wdtrace dis: missing required argument 'file'\n");
     return 2;
   }
   let bytes: Uint8Array;
