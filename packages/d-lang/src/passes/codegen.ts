@@ -667,19 +667,23 @@ class ExprGen {
     const [l, r] = this.keepWhile(this.gen(e.left), e.right);
     const lt = e.left.type!;
     const rt = e.right.type!;
-    if (['==', '!=', '<', '>', '<=', '>='].includes(op)) {
+    if (op === '==' || op === '!=' || op === '<' || op === '>' || op === '<=' || op === '>=') {
       const strings = isString(lt) || isString(rt);
       b.emit(strings ? DIF_OP.SCMP : DIF_OP.CMP, l, r, 0);
       b.free(r);
       const unsigned = !strings && (!isSigned(lt) || !isSigned(rt) || isPointer(lt) || isPointer(rt));
-      const bop = {
-        '==': DIF_OP.BE,
-        '!=': DIF_OP.BNE,
-        '<': unsigned ? DIF_OP.BLU : DIF_OP.BL,
-        '>': unsigned ? DIF_OP.BGU : DIF_OP.BG,
-        '<=': unsigned ? DIF_OP.BLEU : DIF_OP.BLE,
-        '>=': unsigned ? DIF_OP.BGEU : DIF_OP.BGE,
-      }[op as '=='];
+      const bop =
+        op === '=='
+          ? DIF_OP.BE
+          : op === '!='
+            ? DIF_OP.BNE
+            : op === '<'
+              ? unsigned ? DIF_OP.BLU : DIF_OP.BL
+              : op === '>'
+                ? unsigned ? DIF_OP.BGU : DIF_OP.BG
+                : op === '<='
+                  ? unsigned ? DIF_OP.BLEU : DIF_OP.BLE
+                  : unsigned ? DIF_OP.BGEU : DIF_OP.BGE;
       const ltrue = b.label();
       const lend = b.label();
       b.branch(bop, ltrue);
