@@ -128,26 +128,35 @@ export class DifArrayPool {
   private chunk = new ArrayBuffer(DifArrayPool.CHUNK);
   private used = 0;
 
-  private take(bytes: number): [ArrayBuffer, number] {
-    if (bytes > DifArrayPool.CHUNK / 4) return [new ArrayBuffer(bytes), 0];
+  /** Where the last take() placed its bytes. */
+  private at = 0;
+
+  /** A buffer with `bytes` free bytes (4-aligned) at this.at. */
+  private take(bytes: number): ArrayBuffer {
+    if (bytes > DifArrayPool.CHUNK / 4) {
+      this.at = 0;
+      return new ArrayBuffer(bytes);
+    }
     const at = (this.used + 3) & ~3;
     if (at + bytes > DifArrayPool.CHUNK) {
       this.chunk = new ArrayBuffer(DifArrayPool.CHUNK);
       this.used = bytes;
-      return [this.chunk, 0];
+      this.at = 0;
+      return this.chunk;
     }
     this.used = at + bytes;
-    return [this.chunk, at];
+    this.at = at;
+    return this.chunk;
   }
 
   u32(n: number): Uint32Array {
-    const [b, at] = this.take(n * 4);
-    return new Uint32Array(b, at, n);
+    const b = this.take(n * 4);
+    return new Uint32Array(b, this.at, n);
   }
 
   u8(n: number): Uint8Array {
-    const [b, at] = this.take(n);
-    return new Uint8Array(b, at, n);
+    const b = this.take(n);
+    return new Uint8Array(b, this.at, n);
   }
 }
 
