@@ -4,7 +4,7 @@
 // has neither). The D programs are compiled by the real compiler and run by
 // the real framework and consumer.
 import { describe, expect, it } from 'vitest';
-import { Consumer, DTraceState, ProbeRegistry, defaultOptions, setOption, type MachineInterface, type SymbolMatch, type ThreadIdentity } from '@wdtrace/dtrace-core';
+import { Consumer, DTraceState, ProbeRegistry, defaultOptions, setOption, type ConsumerSymbols, type MachineInterface, type SymbolMatch, type ThreadIdentity } from '@wdtrace/dtrace-core';
 import { createDtraceProvider, fireBegin, fireEnd } from '@wdtrace/providers';
 import { compile } from '@wdtrace/d-lang';
 
@@ -37,7 +37,7 @@ function find(modules: Module[], addr: bigint): SymbolMatch | undefined {
 /** A one-CPU machine stopped in a read(2): fixed kernel and user stacks, process 42. */
 class StoppedInRead implements MachineInterface {
   readonly ncpus = 1;
-  readonly symbols = {
+  readonly symbols: ConsumerSymbols = {
     lookup: (a: bigint) => find(KERNEL, a),
     lookupUser: (pid: bigint, a: bigint) => (pid === 42n ? find(USER, a) : undefined),
   };
@@ -103,7 +103,7 @@ describe('tst.stack: stack() and ustack() frames like dt_print_stack/dt_print_us
       override kernelStack(): bigint[] {
         return [0xc0101010n, 0xc0102000n];
       }
-      override readonly symbols = { lookup: (a: bigint) => (a >= 0xc0101000n && a < 0xc0101100n ? { module: 'kernel', symbol: { name: 'vfs_read', value: 0xc0101000n } } : undefined) };
+      override readonly symbols: ConsumerSymbols = { lookup: (a: bigint) => (a >= 0xc0101000n && a < 0xc0101100n ? { module: 'kernel', symbol: { name: 'vfs_read', value: 0xc0101000n } } : undefined) };
     })();
     expect(trace('#pragma D option quiet\nBEGIN { stack(3); }', {}, 'ILP32', arm)).toBe('\n              kernel`vfs_read+0x10\n              0xc0102000\n\n');
   });
