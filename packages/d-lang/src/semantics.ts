@@ -622,10 +622,17 @@ export class Cooker {
     // Implicit definition on first assignment.
     if (e.op === '=' && e.left.k === 'ident' && e.left.module === undefined && this.isUndefinedName(e.left.name, cs)) {
       const v = this.defineVariable('global', e.left.name, 'scalar', this.implicitType(right, e.loc), false, cs);
-      left = { ...e.left, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+      // Annotated in place, as cooking the name later gives it the same annotations.
+      left = e.left;
+      left.type = v.type;
+      left.ref = variableRef(v);
+      left.lvalue = true;
     } else if (e.op === '=' && e.left.k === 'var' && this.lookupVariable(e.left, cs) === undefined) {
       const v = this.defineVariable(e.left.scope === 'self' ? 'thread' : 'local', e.left.name, 'scalar', this.implicitType(right, e.loc), false, cs);
-      left = { ...e.left, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
+      left = e.left;
+      left.type = v.type;
+      left.ref = variableRef(v);
+      left.lvalue = true;
     } else if (e.op === '=' && e.left.k === 'index' && e.left.base.k === 'ident' && e.left.base.module === undefined && this.isUndefinedName(e.left.base.name, cs)) {
       const keys = e.left.args.map((k) => this.cook(k, cs));
       const keyTypes = keys.map((k) => this.keyType(k));
