@@ -72,6 +72,7 @@ describe('x86-64 machine: boot', () => {
     const arm = readFileSync(join(IMAGES_DIR, 'arm', 'kernel.elf'));
     await expect(Machine.create({ isa: 'x86_64', kernel: arm, initrd: new Uint8Array(0) })).rejects.toThrow('kernel image is for arm, not x86_64');
     await expect(Machine.create({ isa: 'x86_64', args: ['say "hi"'] })).rejects.toThrow('cannot carry a double quote');
+    await expect(Machine.create({ isa: 'x86_64', args: ['/bin/echo', 'x'.repeat(4000)] })).rejects.toThrow(/^boot information: command line is 4013 bytes; at most 3839 fit$/);
   });
 });
 

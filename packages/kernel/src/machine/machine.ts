@@ -262,16 +262,20 @@ export class Machine {
       throw new MachineError((e as Error).message);
     }
     ram.set(initrd, initrdBase);
-    writeBootInfo(ram, {
-      cpuCount: cpus,
-      ramSize: ramBytes,
-      initrdBase: initrd.length ? initrdBase : 0,
-      initrdSize: initrd.length,
-      nsPerInsn,
-      kernelEnd,
-      cmdline: wordList,
-      epochSeconds: options.epochSeconds ?? DEFAULT_EPOCH_SECONDS,
-    });
+    try {
+      writeBootInfo(ram, {
+        cpuCount: cpus,
+        ramSize: ramBytes,
+        initrdBase: initrd.length ? initrdBase : 0,
+        initrdSize: initrd.length,
+        nsPerInsn,
+        kernelEnd,
+        cmdline: wordList,
+        epochSeconds: options.epochSeconds ?? DEFAULT_EPOCH_SECONDS,
+      });
+    } catch (e) {
+      throw new MachineError(`boot information: ${(e as Error).message}`);
+    }
 
     const symbols = SymbolTable.fromKernel(kernel);
     const layout = KmodArena.layoutFrom(isa, (name) => {
