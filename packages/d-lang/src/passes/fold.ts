@@ -9,7 +9,10 @@ import { mapChildren } from '../walk.js';
 import type { Pass } from './pass.js';
 
 export function foldExpr(e: Expr): Expr {
-  if (e.constValue !== undefined && e.type !== undefined && (isInteger(e.type) || isPointer(e.type)) && e.k !== 'int') {
+  // Leaves: constants are already int nodes; names and strings have no constant value.
+  const k = e.k;
+  if (k === 'int' || k === 'string' || k === 'ident' || k === 'var' || k === 'agg') return e;
+  if (e.constValue !== undefined && e.type !== undefined && (isInteger(e.type) || isPointer(e.type))) {
     // Keep assignments and calls (side effects); everything else with a value is a constant.
     if (e.k !== 'assign' && e.k !== 'call' && !(e.k === 'unary' && e.op.length > 2)) {
       return { k: 'int', value: e.constValue, suffix: '', decimal: true, loc: e.loc, type: e.type, constValue: e.constValue };
