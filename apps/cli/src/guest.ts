@@ -2,7 +2,7 @@
 // guest, the machine they get (-c's command placed as `wdtrace run` places a
 // program, --arch, --cpus), and the run of a compiled program on it with
 // dtrace(1)'s ending — "dtrace: pid N has exited" when the -c command ends.
-import type { CompiledProgram, ConsumerOutput, DTraceOptions, JsonRecord, Probe, ProbeRegistry, RecordTypes } from '@wdtrace/dtrace-core';
+import { LoadError, type CompiledProgram, type ConsumerOutput, type DTraceOptions, type JsonRecord, type Probe, type ProbeRegistry, type RecordTypes } from '@wdtrace/dtrace-core';
 import type { TypeDictionary } from '@wdtrace/dtrace-core/types';
 import { dwarfTypeDictionary, type Isa } from '@wdtrace/kernel';
 import { GuestTracer, type GuestSessionResult } from '@wdtrace/providers';
@@ -14,6 +14,8 @@ const KERNEL_PROVIDERS = /(?:^|[\s,{};/])(?:fbt|sdt|kinst|proc|sched|io|syscall)
 export interface GuestRequest {
   arch?: string;
   command?: string;
+  /** -p: a process of the guest to grab (the guest boots with its shell on the terminal). */
+  grab?: number;
   cpus: number;
   /** Probe texts (-n, -P/-m/-f as descriptions, -s script texts). */
   texts: readonly string[];
@@ -23,7 +25,7 @@ export interface GuestRequest {
 
 /** Whether the invocation traces a guest: --arch or -c given, or a probe of a kernel provider asked for. */
 export function wantsGuest(r: GuestRequest): boolean {
-  if (r.arch !== undefined || r.command !== undefined) return true;
+  if (r.arch !== undefined || r.command !== undefined || r.grab !== undefined) return true;
   if (r.providers.some((p) => /^(?:fbt|sdt|kinst|proc|sched|io|syscall)$/.test(p))) return true;
   return r.texts.some((t) => KERNEL_PROVIDERS.test(t));
 }
@@ -74,14 +76,17 @@ export async function createGuest(r: GuestRequest, consoleOutput: (bytes: Uint8A
     args: placed.args.length > 0 ? placed.args : undefined,
     files: placed.files,
     consoleOutput,
+    // -p: the guest's shell reads the terminal.
+    interactive: r.grab !== undefined,
     machine: { cmdline: 'quiet' },
   });
+  if (r.grab !== undefined && !tracer.bootUntilProcess(r.grab)) throw new LoadError(`failed to grab pid ${r.grab}: No such process`);
   let types: TypeDictionary | undefined;
   return {
     tracer,
     isa: placed.isa,
     // init (pid 1) forks the program first: it is pid 2 on this deterministic machine.
-    target: words.length > 0 ? 2 : undefined,
+    target: r.grab ?? (words.length > 0 ? 2 : undefined),
     types: () => (types ??= dwarfTypeDictionary(tracer.view.dwarf)),
   };
 }
@@ -97,10 +102,15 @@ export interface GuestRunOptions {
   interrupted: () => boolean;
   /** The -c command's pid, for "dtrace: pid N has exited". */
   target?: number;
+  /** -p: the grabbed pid; tracing ends when it exits. */
+  grabbed?: number;
+  /** -p: console input from the terminal, fed to the guest while it runs. */
+  input?: NodeJS.ReadableStream;
 }
 
 /** Runs `program` on the guest; returns the session result (the caller prints the aggregations). */
 export async function runGuest(tracer: GuestTracer, program: CompiledProgram, output: ConsumerOutput, o: GuestRunOptions): Promise<GuestSessionResult> {
+  const feed = o.input ? attachInput(tracer, o.input) : undefined;
   const result = await tracer.session(program, output, {
     options: o.options,
     timeLimit: o.timeLimit,
@@ -108,13 +118,53 @@ export async function runGuest(tracer: GuestTracer, program: CompiledProgram, ou
     recordType: o.recordType,
     pause: o.pause,
     interrupted: o.interrupted,
-  });
+    grabbed: o.grabbed,
+    waitForInput: feed?.wait,
+  }).finally(() => feed?.detach());
   const g = result.guest;
   // A notice, which -q silences (dtrace.c's notice()).
-  if (o.target !== undefined && g?.kind === 'poweroff') {
+  if (o.target !== undefined && (g?.kind === 'poweroff' || result.grabbedExited)) {
     if (!o.options.quiet) output.err(`dtrace: pid ${o.target} has exited\n`);
   }
   else if (g?.kind === 'panic') output.err(`dtrace: the guest kernel panicked (status ${g.status})\n`);
   else if (g?.kind === 'fatal') output.err(`dtrace: guest CPU ${g.cpu} stopped: ${g.reason} at ${tracer.view.symbols.lookup(g.pc)?.symbol?.name ?? `0x${g.pc.toString(16)}`}\n`);
   return result;
+}
+
+/**
+ * Feeds the terminal to the guest console. `wait` resolves when input
+ * arrives, the input ends, or (at most) `deadlineMs` of real time passes —
+ * the guest then runs on; `detach` lets the terminal go.
+ */
+function attachInput(tracer: GuestTracer, input: NodeJS.ReadableStream): { wait: (deadlineMs: number | undefined) => Promise<void>; detach: () => void } {
+  let wake: (() => void) | undefined;
+  const onData = (chunk: Buffer): void => {
+    tracer.machine.input(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    wake?.();
+  };
+  const onEnd = (): void => {
+    tracer.machine.closeInput();
+    wake?.();
+  };
+  input.on('data', onData);
+  input.on('end', onEnd);
+  input.on('error', onEnd);
+  return {
+    wait: (deadlineMs) =>
+      new Promise<void>((resolve) => {
+        const timer = deadlineMs !== undefined ? setTimeout(() => resolve(), Math.max(0, deadlineMs)) : undefined;
+        wake = () => {
+          if (timer) clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+      }),
+    detach: () => {
+      input.off('data', onData);
+      input.off('end', onEnd);
+      input.off('error', onEnd);
+      input.pause();
+      (input as { unref?: () => void }).unref?.();
+    },
+  };
 }

@@ -24,6 +24,12 @@ import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions, 
 import { recordTypesOf } from './record-types.js';
 import { GuestCliError, createGuest, guestArgTypes, runGuest, wantsGuest, type GuestRequest } from './guest.js';
 
+/** -p's argument: a process ID (dtrace(1): "invalid process ID"). */
+function grabPid(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 0x7fffffff) throw new UsageError(`invalid process ID -- ${text}`);
+  return Number(text);
+}
+
 /** A -s script's text for deciding whether it needs a guest (an unreadable one is reported later, when compiled). */
 function readScriptText(path: string): string {
   try {
@@ -102,6 +108,7 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
     .option('--json', 'print one JSON object per probe firing instead of formatted text')
     .option('--run-for <duration>', 'stop tracing after this much virtual time (e.g. 5s, 250ms)')
     .option('-c <command>', 'boot the guest, run the command in it and trace until it exits ($target is its pid)')
+    .option('-p <pid>', 'boot the guest with its shell on the terminal, grab guest process PID and trace until it exits ($target is PID)')
     .option('--arch <isa>', 'trace a guest machine of this ISA: x86_64 or arm (the default when kernel probes are named: x86_64)')
     .option('--cpus <n>', 'number of CPUs of the machine', '1')
     .argument('[macro-argument...]', 'values for $1, $2, ... in the program')
@@ -246,6 +253,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const guestRequest: GuestRequest = {
     arch: o.arch as string | undefined,
     command: o.c as string | undefined,
+    grab: o.p !== undefined ? grabPid(String(o.p)) : undefined,
     cpus: ncpus,
     texts: specs.map((s) => (s.flag === 's' ? readScriptText(s.text) : s.text)),
     providers: specs.filter((s) => s.flag === 'P').map((s) => s.text),
@@ -432,6 +440,8 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
         timeLimit,
         recordType,
         target: guest.target,
+        grabbed: o.p !== undefined ? guest.target : undefined,
+        input: o.p !== undefined ? process.stdin : undefined,
         json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
         pause: () => new Promise((r) => setImmediate(r)),
         interrupted: () => interrupted,

@@ -1,8 +1,12 @@
 // Tracing the guest from the command line: kernel probes on a booted guest of
 // each ISA with -c (the command's output and the trace side by side, $target,
 // "pid N has exited"), -l listing the guest's probes, and the errors.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
+
+const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
 
 async function wdtrace(...args: string[]) {
   let stdout = '';
@@ -71,6 +75,23 @@ describe('the guest from the command line', () => {
     const r = await wdtrace('-q', '-n', 'proc:::exec-success { printf("%s\\n", execname); }', '-c', '/bin/true');
     expect(r.stdout).toContain('true\n');
     expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('grabs the guest shell with -p, feeds it the terminal and ends when it exits', () => {
+    const r = spawnSync(process.execPath, [bin, '-p', '2', '-n', 'syscall::write:entry /pid == $target/ { @writes = count(); }'], {
+      input: 'echo one\nexit 3\n',
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe("dtrace: description 'syscall::write:entry ' matched 1 probe\ndtrace: pid 2 has exited\n");
+    // The first prompt comes before the grab (the boot runs until the shell waits); traced: echo's line and the next prompt.
+    expect(r.stdout).toBe('$ one\n$ \n                2\n');
+    expect(r.status).toBe(0);
+    const missing = spawnSync(process.execPath, [bin, '-p', '77', '-n', 'syscall::write:entry'], { input: '', encoding: 'utf8' });
+    expect(missing.stderr).toBe('dtrace: failed to grab pid 77: No such process\n');
+    expect(missing.status).toBe(1);
+    const bad = spawnSync(process.execPath, [bin, '-p', 'x', '-n', 'syscall::write:entry'], { input: '', encoding: 'utf8' });
+    expect(bad.stderr).toBe('dtrace: invalid process ID -- x\n');
+    expect(bad.status).toBe(2);
   }, 120_000);
 
   it('reports a bad --arch and a missing -c program', async () => {

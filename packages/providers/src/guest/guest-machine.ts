@@ -22,6 +22,10 @@ import type { ConsumerSymbols, MachineInterface, ThreadIdentity } from '@wdtrace
 /** Where the fields the framework needs sit in the guest kernel's structures. */
 interface KernelLayout {
   cpuInfos: bigint;
+  /** task_struct.tasks (the link in task_list) and .state, and TASK_ZOMBIE's value. */
+  tasks: number;
+  state: number;
+  zombieState: number;
   /** task_struct.regs: the user frame at the top of the kernel stack. */
   regs: number;
   /** Offsets in struct pt_regs of the user pc, frame pointer, stack pointer and the six system-call arguments. */
@@ -105,6 +109,25 @@ export class GuestMachineView implements MachineInterface {
     const execname = comm ? new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end)) : '';
     // The guest kernel has one user, root.
     return { pid, ppid, tid, uid: 0, gid: 0, execname, address: task, errno: this.errnos.get(tid) ?? 0 };
+  }
+
+  /**
+   * Whether a process (thread group) `pid` is alive in the guest: a task of
+   * the kernel's task_list with that tgid that has not exited.
+   */
+  processAlive(pid: number): boolean {
+    const layout = this.layout();
+    const head = this.machine.symbols.byName('task_list');
+    if (!head) throw new Error('the guest kernel has no task_list');
+    let node = this.readWord(head.address);
+    for (let n = 0; node !== undefined && node !== head.address && n < 65536; n++) {
+      const task = node - BigInt(layout.tasks);
+      const tgid = this.readInt(task + BigInt(layout.tgid));
+      const state = this.readInt(task + BigInt(layout.state));
+      if (tgid === pid && state !== undefined && state < layout.zombieState) return true;
+      node = this.readWord(node);
+    }
+    return false;
   }
 
   /**
@@ -219,8 +242,15 @@ export class GuestMachineView implements MachineInterface {
     const reg = (name: string): number => member(ptRegs, name).offset;
     // ARM keeps r0-r12 in an array: register n is at n words.
     const armReg = (n: number): number => member(ptRegs, 'r').offset + 4 * n;
+    const stateEnum = d.namedTypes.get('enum task_state');
+    const stateType = stateEnum === undefined ? undefined : d.types.get(stateEnum);
+    const zombie = stateType?.kind === 'enum' ? stateType.enumerators.find((e) => e.name === 'TASK_ZOMBIE')?.value : undefined;
+    if (zombie === undefined) throw new Error("the guest kernel's DWARF has no TASK_ZOMBIE in enum task_state");
     this.layoutCache = {
       cpuInfos: sym.address,
+      tasks: member(task, 'tasks').offset,
+      state: member(task, 'state').offset,
+      zombieState: Number(zombie),
       regs: member(task, 'regs').offset,
       userPc: reg(x86 ? 'rip' : 'pc'),
       userFp: x86 ? reg('rbp') : armReg(11),

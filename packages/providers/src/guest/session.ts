@@ -60,6 +60,14 @@ export interface GuestSessionOptions {
   readonly pause?: () => Promise<unknown>;
   /** Whether tracing should end now (^C): END fires and the buffers drain as after exit(). */
   readonly interrupted?: () => boolean;
+  /** -p: tracing ends when this process has exited (checked at every step). */
+  readonly grabbed?: number;
+  /**
+   * An interactive guest waits for console input: resolves when input came
+   * (or the real-time wait for the next timer, `deadlineMs`, is over). Without
+   * it a guest waiting for input ends the session.
+   */
+  readonly waitForInput?: (deadlineMs: number | undefined) => Promise<void>;
 }
 
 export interface GuestSessionResult {
@@ -73,6 +81,8 @@ export interface GuestSessionResult {
   readonly guest: RunResult | undefined;
   /** The consumer, for what dtrace(1) prints after tracing (the aggregations not yet printed). */
   readonly consumer: Consumer;
+  /** -p: the grabbed process exited. */
+  readonly grabbedExited: boolean;
 }
 
 /** A late-bound probe sink: providers are built before the state that receives their firings. */
@@ -123,6 +133,20 @@ export class GuestTracer {
     this.registry.registerProvider(syscall.definition);
   }
 
+  /**
+   * Boots the guest until process `pid` exists or the guest waits for console
+   * input with every CPU idle (its shell at the prompt), at most `limit`
+   * instructions; returns whether the process is alive (-p's grab).
+   */
+  bootUntilProcess(pid: number, limit = 200_000_000): boolean {
+    const start = this.machine.instructions;
+    while (!this.view.processAlive(pid)) {
+      const r = this.machine.run({ instructions: 1_000_000 });
+      if (r.kind !== 'limit' || this.machine.instructions - start >= limit) return this.view.processAlive(pid);
+    }
+    return true;
+  }
+
   /** Builds the machine (kernel loaded, CPU 0 at its entry, nothing run yet) and its providers. */
   static async create(options: GuestTracerOptions): Promise<GuestTracer> {
     // The sample module is loaded at boot unless the caller says which modules to load.
@@ -162,6 +186,7 @@ export class GuestTracer {
     consumer.recordType = opts.recordType;
     this.sink.state = state;
     let guest: RunResult | undefined;
+    let grabbedExited = false;
     try {
       const rate = state.options.switchrate;
       state.go(0, (cpu) => fireBegin(state, cpu));
@@ -182,8 +207,14 @@ export class GuestTracer {
           consumer.consume(false);
           while (nextSwitch <= now) nextSwitch += rate;
         }
-        if (guest.kind !== 'limit') break; // powered off, panicked, idle for good, or a CPU cannot go on
+        if (guest.kind === 'input' && opts.waitForInput) {
+          await opts.waitForInput(guest.deadlineNs !== undefined ? (guest.deadlineNs - Number(now)) / 1e6 : undefined);
+        } else if (guest.kind !== 'limit') break; // powered off, panicked, idle for good, or a CPU cannot go on
         if (limited && now >= opts.timeLimit!) break;
+        if (opts.grabbed !== undefined && !this.view.processAlive(opts.grabbed)) {
+          grabbedExited = true;
+          break;
+        }
         if (opts.pause) await opts.pause();
       }
       consumer.consume(false);
@@ -194,6 +225,6 @@ export class GuestTracer {
       state.stop(0);
       this.sink.state = undefined;
     }
-    return { status: state.exitStatus ?? 0, stoppedAt: this.view.now(), instructions: state.instructions, guest, consumer };
+    return { status: state.exitStatus ?? 0, stoppedAt: this.view.now(), instructions: state.instructions, guest, consumer, grabbedExited };
   }
 }
