@@ -812,11 +812,12 @@ export class Cooker {
   /**
    * `xlate <T>(e)` or `xlate <T *>(e)` as a value: the translated struct
    * (by reference) or a pointer to it, built member by member in scratch
-   * space. dtrace gives it a dynamic type: it may be assigned, dereferenced
-   * or used with . and ->, not traced or printed directly.
+   * space. dtrace gives it a dynamic type: it may be assigned, kept in an
+   * inline, dereferenced, used with . and ->, and (a struct, not a pointer)
+   * traced or printed.
    */
   private cookXlate(x: Expr & { k: 'xlate' }, cs: CookScope): Expr {
-    const { target, output, pointer } = this.xlateTarget(x);
+    const { target, output } = this.xlateTarget(x);
     const operand = this.cook(x.operand, cs);
     const tr = this.findTranslator(x, operand, target, output);
     const byRef = isStructOrUnion(operand.type!) || isString(operand.type!) || isArray(operand.type!);
@@ -840,7 +841,6 @@ export class Cooker {
       members.push({ name, offset: m.offset, type: m.type, value });
     }
     const expansion = { size: this.env.sizeOf(output), members, ...(argument !== undefined ? { argument } : {}) };
-    void pointer;
     return into(x, { operand, type: target, lvalue: false, expansion });
   }
 
