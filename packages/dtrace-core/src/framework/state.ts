@@ -536,7 +536,7 @@ export class DTraceState {
     const desc = this.aggregationDescs.get(id);
     if (!desc) throw new LoadError(`aggregation ${id} is not described by the program`);
     const table = this.aggregations.get(id)!;
-    const key = keys.map((k) => (k instanceof Uint8Array ? 's' + Array.from(k).join(',') : 'i' + k.toString(16))).join('|');
+    const key = keys.map((k) => (k instanceof Uint8Array ? bytesKey(k) : 'i' + k.toString(16))).join('|');
     let entry = table.get(key);
     if (!entry) {
       const size = desc.dataSize + keys.reduce((n, k) => n + (k instanceof Uint8Array ? k.length : 8), 0);
@@ -731,3 +731,16 @@ export function llquantizeBucket(arg: bigint, v: bigint): number {
 }
 
 export { globMatch };
+
+/**
+ * A byte key (a string, a stack) as a map key: its length and the bytes up
+ * to the last non-zero one, one character each — exact, and cheap for the
+ * mostly empty strsize buffers strings arrive in.
+ */
+function bytesKey(k: Uint8Array): string {
+  let end = k.length;
+  while (end > 0 && k[end - 1] === 0) end--;
+  let text = 's' + k.length + ':';
+  for (let i = 0; i < end; i += 4096) text += String.fromCharCode.apply(null, k.subarray(i, Math.min(end, i + 4096)) as unknown as number[]);
+  return text;
+}
