@@ -72,6 +72,9 @@ export class ArmSupport implements IsaSupport {
 
   unprobeable(insn: KernelInsn): string | undefined {
     for (const [c, why] of UNPROBEABLE) if (insn.classes.has(c)) return why;
+    // As x86-64 refuses hlt: run out of line, a wait that halts the core is
+    // not a halt the machine's run loop sees (it ended the machine).
+    if (insn.encoding === 'WFI' || insn.encoding === 'WFE') return 'wfi/wfe wait for an interrupt and are not run out of line';
     return undefined;
   }
 
