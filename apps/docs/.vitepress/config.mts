@@ -26,6 +26,15 @@ export default defineConfig({
           { text: 'Tracing the guest kernel', link: '/guide/tracing-the-guest' },
         ],
       },
+      {
+        text: 'Providers',
+        items: [
+          { text: 'fbt', link: '/providers/fbt' },
+          { text: 'sdt, proc, sched, io', link: '/providers/sdt' },
+          { text: 'syscall', link: '/providers/syscall' },
+          { text: 'kinst', link: '/providers/kinst' },
+        ],
+      },
     ],
   },
 });
