@@ -110,6 +110,15 @@ function variableRef(variable: VariableInfo): Ref {
   }
   return r;
 }
+const builtinArrayRefs = new Map<number, Ref>();
+function builtinArrayRef(id: number): Ref {
+  let r = builtinArrayRefs.get(id);
+  if (r === undefined) {
+    r = { kind: 'builtin', id, array: true };
+    builtinArrayRefs.set(id, r);
+  }
+  return r;
+}
 const builtinRefs = new Map<number, Ref>();
 function builtinRef(id: number): Ref {
   let r = builtinRefs.get(id);
@@ -697,7 +706,10 @@ export class Cooker {
         if (base.name === 'regs' || base.name === 'uregs') {
           if (idx.constValue !== undefined && (idx.constValue < 0n || idx.constValue > 64n)) fail('D_REGS_IDX', e.loc, String(idx.constValue), base.name);
         }
-        return into(e, { base: { ...base, type, ref: { kind: 'builtin', id: b.id, array: true } }, args: [idx], type, ref: { kind: 'builtin', id: b.id, array: true } });
+        const ref = builtinArrayRef(b.id);
+        base.type = type;
+        base.ref = ref;
+        return into(e, { args: [idx], type, ref });
       }
     }
     // Associative arrays.
@@ -714,7 +726,10 @@ export class Cooker {
         const ok = (isInteger(want) && isInteger(have)) || (isString(want) && isString(have)) || (isPointer(want) && (isPointer(have) || isInteger(have))) || dtypeName(want) === dtypeName(have);
         if (!ok) fail('D_KEY_TYPE', k.loc, v!.name, i + 1);
       });
-      return into(e, { base: { ...base, type: v.type, ref: { kind: 'variable', variable: v } }, args: keys, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true });
+      const ref = variableRef(v);
+      base.type = v.type;
+      base.ref = ref;
+      return into(e, { args: keys, type: v.type, ref, lvalue: true });
     }
     if (base.k === 'ident' && base.module === undefined && v === undefined && this.isUndefinedName(base.name, cs)) {
       fail('D_IDENT_UNDEF', base.loc, base.name, 'Unknown variable name');
