@@ -110,6 +110,16 @@ function variableRef(variable: VariableInfo): Ref {
   }
   return r;
 }
+const aggregationRefs = new WeakMap<AggregationInfo, Ref>();
+const functionRefs = new Map<string, Ref>();
+function sharedRef<K>(cache: { get(k: K): Ref | undefined; set(k: K, r: Ref): unknown }, key: K, make: () => Ref): Ref {
+  let r = cache.get(key);
+  if (r === undefined) {
+    r = make();
+    cache.set(key, r);
+  }
+  return r;
+}
 const builtinArrayRefs = new Map<number, Ref>();
 function builtinArrayRef(id: number): Ref {
   let r = builtinArrayRefs.get(id);
@@ -262,7 +272,7 @@ export class Cooker {
       case 'agg': {
         const a = this.ctx.aggregations.get(e.name);
         if (a === undefined) fail('D_IDENT_UNDEF', e.loc, `@${e.name}`, 'Unknown aggregation name');
-        return into(e, { type: this.env.int64, ref: { kind: 'aggregation', aggregation: a } });
+        return into(e, { type: this.env.int64, ref: sharedRef(aggregationRefs, a, () => ({ kind: 'aggregation', aggregation: a })) });
       }
       case 'macro':
         return fail('D_MACRO_UNDEF', e.loc, `$${e.name}`);
@@ -904,9 +914,9 @@ export class Cooker {
       }
       args.forEach((a, i) => this.checkParam(name, fn.params[i]!, a, i));
       const returns = fn.returns === 'void' ? VOID : fn.returns === 'string' ? STRING : this.typeOfName(fn.returns, e.loc);
-      return into(e, { args, type: returns, ref: { kind: 'function', name } });
+      return into(e, { args, type: returns, ref: sharedRef(functionRefs, name, () => ({ kind: 'function', name })) });
     }
-    return into(e, { args, type: VOID, ref: { kind: 'function', name } });
+    return into(e, { args, type: VOID, ref: sharedRef(functionRefs, name, () => ({ kind: 'function', name })) });
   }
 
   checkParam(fname: string, kind: ParamKind, a: Expr, i: number): void {
