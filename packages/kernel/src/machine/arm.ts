@@ -98,6 +98,7 @@ export class ArmPort implements CpuPort {
   }
 
   codeWritten(paddr: number, length: number): void {
+    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     if (length > 0) this.core.invalidateCodeRange(paddr >>> 0, length >>> 0);
   }
 
@@ -125,6 +126,7 @@ export class ArmPort implements CpuPort {
   }
 
   run(cpu: number, budget: number): CpuStop {
+    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     const core = this.core;
     const before = core.retiredLow(cpu);
     const reason = core.run(cpu, budget);
@@ -175,10 +177,12 @@ export class ArmPort implements CpuPort {
   }
 
   deliverStop(cpu: number): void {
+    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     this.core.deliverStop(cpu);
   }
 
   emulate(cpu: number, trap: Trap, code: number, word?: number): CpuStop | undefined {
+    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     const displaced = word ?? trap.word;
     if (displaced === undefined) throw new Error(`ARM emulate: code ${code} at 0x${trap.pc.toString(16)} needs the displaced instruction word`);
     if (!this.core.emulationMatches(code, displaced >>> 0)) {
@@ -189,6 +193,7 @@ export class ArmPort implements CpuPort {
   }
 
   executeDisplaced(cpu: number, trap: Trap, bytes: Uint8Array): CpuStop | undefined {
+    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     if (bytes.length !== 4) throw new Error(`ARM displaced execution at 0x${trap.pc.toString(16)}: an A32 instruction is 4 bytes, not ${bytes.length}`);
     const word = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
     this.core.clearPending(cpu);
@@ -206,6 +211,27 @@ export class ArmPort implements CpuPort {
     return this.exceptionStop(cpu);
   }
 
+  /**
+   * Host-side translations of 4 KiB pages for NOFAULT reads, by CPU and root
+   * and page. The guest changes its translation tables and registers only
+   * while it runs, so the cache is emptied whenever guest code runs.
+   */
+  private readonly pageCache = new Map<string, Map<number, number>>();
+
+  /** `walk` for reads, through the page cache; the physical address or undefined. */
+  private cachedRead(cpu: number, va: number, root?: bigint): number | undefined {
+    const key = root === undefined ? `${cpu}` : `${cpu}:${root}`;
+    const page = va >>> 12;
+    let pages = this.pageCache.get(key);
+    const hit = pages?.get(page);
+    if (hit !== undefined) return hit + (va & 0xfff);
+    const walk = this.walk(cpu, va, root);
+    if ('fault' in walk) return undefined;
+    if (!pages) this.pageCache.set(key, (pages = new Map()));
+    pages.set(page, walk.pa - (va & 0xfff));
+    return walk.pa;
+  }
+
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     this.checkCpu(cpu);
     const out = new Uint8Array(length);
@@ -214,10 +240,9 @@ export class ArmPort implements CpuPort {
     let addr = Number(BigInt.asUintN(32, va));
     while (done < length) {
       if (va + BigInt(done) > 0xffff_ffffn) return { fault: va + BigInt(done) };
-      const walk = this.walk(cpu, addr, root);
-      if ('fault' in walk) return { fault: BigInt(addr) };
+      const pa = this.cachedRead(cpu, addr, root);
+      if (pa === undefined) return { fault: BigInt(addr) };
       const chunk = Math.min(length - done, 0x1000 - (addr & 0xfff));
-      const pa = walk.pa;
       if (pa >= DEVICE_BASE && pa < DEVICE_BASE + DEVICE_SIZE) return { fault: BigInt(addr) };
       if (pa + chunk > this.ramSize) {
         const firstOutside = Math.max(pa, this.ramSize);

@@ -50,6 +50,12 @@ export class X86Port implements CpuPort {
   private readonly lastError: number[];
   private readonly fatal: (string | undefined)[];
   private readonly regFiles: RegisterFile[];
+  /**
+   * Host-side translations of 4 KiB pages for NOFAULT reads, by page table
+   * root and page. The guest changes its page tables only while it runs, so
+   * the cache is emptied whenever a CPU runs.
+   */
+  private readonly pageCache = new Map<bigint, Map<bigint, number>>();
 
   constructor(core: X86CoreExports, config: PortConfig) {
     this.core = core;
@@ -80,6 +86,7 @@ export class X86Port implements CpuPort {
   }
 
   codeWritten(paddr: number, length: number): void {
+    this.pageCache.clear(); // a host write may have touched a page table
     this.core.codeWritten(paddr, length);
   }
 
@@ -130,6 +137,7 @@ export class X86Port implements CpuPort {
   }
 
   run(cpu: number, budget: number): CpuStop {
+    if (this.pageCache.size > 0) this.pageCache.clear();
     const c = this.select(cpu);
     const pending = this.fatal[cpu];
     if (pending !== undefined) return { kind: 'fatal', reason: pending, pc: this.pcOf(c) };
@@ -170,6 +178,7 @@ export class X86Port implements CpuPort {
   }
 
   deliverStop(cpu: number): void {
+    this.pageCache.clear(); // guest code runs: page tables may change
     const c = this.select(cpu);
     const vector = this.lastVector[cpu]!;
     if (vector < 0) throw new Error(`CPU ${cpu} has no stop to deliver`);
@@ -187,11 +196,13 @@ export class X86Port implements CpuPort {
   }
 
   emulate(cpu: number, _trap: Trap, code: number): CpuStop | undefined {
+    this.pageCache.clear(); // guest code runs: page tables may change
     const c = this.select(cpu);
     return this.afterDtraceOp(cpu, c.emulate(code));
   }
 
   executeDisplaced(cpu: number, _trap: Trap, bytes: Uint8Array): CpuStop | undefined {
+    this.pageCache.clear(); // guest code runs: page tables may change
     if (bytes.length < 1 || bytes.length > 15) throw new RangeError(`a displaced x86-64 instruction is 1 to 15 bytes, not ${bytes.length}`);
     const c = this.select(cpu);
     const input = (c as unknown as { DECODE_INPUT: WebAssembly.Global }).DECODE_INPUT.value as number;
@@ -236,6 +247,19 @@ export class X86Port implements CpuPort {
     return undefined;
   }
 
+  /** `walk` for reads, through the page cache. */
+  private cachedWalk(cr3: bigint, va: bigint): number | undefined {
+    const page = va >> 12n;
+    let pages = this.pageCache.get(cr3);
+    const hit = pages?.get(page);
+    if (hit !== undefined) return hit + Number(va & 0xfffn);
+    const pa = this.walk(cr3, va, false);
+    if (pa === undefined) return undefined;
+    if (!pages) this.pageCache.set(cr3, (pages = new Map()));
+    pages.set(page, pa - Number(va & 0xfffn));
+    return pa;
+  }
+
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     const cr3 = this.rootOf(cpu, root);
     const ram = this.ram();
@@ -243,7 +267,7 @@ export class X86Port implements CpuPort {
     let done = 0;
     while (done < length) {
       const at = BigInt.asUintN(64, va + BigInt(done));
-      const pa = this.walk(cr3, at, false);
+      const pa = this.cachedWalk(cr3, at);
       if (pa === undefined) return { fault: at };
       if (pa >= DEVICE_BASE && pa < DEVICE_BASE + DEVICE_SIZE) return { fault: at };
       const n = Math.min(length - done, 4096 - Number(at & 0xfffn));
