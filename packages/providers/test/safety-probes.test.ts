@@ -2,7 +2,8 @@
 // on each ISA:
 // - probes on the interrupt, trap and scheduler paths (the timer interrupt,
 //   the page-fault path, schedule, the context switch, the idle loop — with
-//   kinst on every instruction of the context switch and of the idle wait)
+//   kinst on every instruction of the context switch, the idle wait and the
+//   hand-written trap entry and return code)
 //   fire, and the guest runs as untraced, within an instruction limit;
 // - clauses dereferencing bad pointers get dtrace(1)'s error message, at the
 //   DIF offset of the faulting load, fire dtrace:::ERROR, and the guest runs
@@ -68,12 +69,12 @@ const PATHS: Record<Isa, { fbt: string[]; kinst: string[] }> = {
   x86_64: {
     // trap_handler takes every exception and interrupt (vector >= 32 goes to irq_entry).
     fbt: ['timer_interrupt', 'irq_entry', 'trap_handler', 'do_user_fault', 'handle_mm_fault', 'scheduler_tick', 'schedule', 'arch_switch_to', 'cpu_idle', 'arch_wait_for_interrupt'],
-    kinst: ['__switch_to', 'arch_wait_for_interrupt', 'trap_common'],
+    kinst: ['__switch_to', 'arch_wait_for_interrupt', 'trap_common', 'trap_return', 'syscall_entry'],
   },
   arm: {
     fbt: ['timer_interrupt', 'irq_entry', 'arm_exception', 'do_user_fault', 'handle_mm_fault', 'scheduler_tick', 'schedule', 'arch_switch_to', 'cpu_idle', 'arch_wait_for_interrupt'],
     // Every instruction (the wfi at +4 is refused, as x86-64 refuses hlt: see below).
-    kinst: ['__switch_to', 'arch_wait_for_interrupt'],
+    kinst: ['__switch_to', 'arch_wait_for_interrupt', 'exception_return'],
   },
 };
 
