@@ -1,6 +1,11 @@
 // fbt on x86-64, after illumos' fbt_provide_module (intel/dtrace/fbt.c):
-// - entry: the function's first instruction must be `push %rbp`; it becomes
-//   int3 and the core's PUSH_RBP emulation performs it;
+// - entry: the function's first instruction, `push %rbp` in every C
+//   function; it becomes int3 and the core's PUSH_RBP emulation performs
+//   it. Hand-written code without a frame (trap and system-call entry
+//   stubs) gets its entry probe too, the first instruction then run out of
+//   line — as on ARM, where every entry is whatever instruction is first —
+//   unless that instruction transfers control or waits (those stay
+//   unprobed: their displaced form would have nowhere to resume);
 // - return: each near `ret`. When the ret directly follows `leave` or
 //   `pop %rbp` (and no jump lands on the ret itself), the probe goes on that
 //   instruction instead, as illumos does on i386, so the probe fires while
@@ -18,6 +23,15 @@ const INT3 = Uint8Array.of(X86_INT3);
 
 const point = (insn: KernelInsn, code: number): FbtPoint => ({ insn, patch: INT3, result: { kind: 'emulate', code } });
 
+/** Control transfers and waits cannot be the displaced first instruction of an entry probe. */
+const NOT_DISPLACEABLE = ['ret', 'call', 'jmp', 'jcc', 'loop', 'int3', 'syscall', 'invalid'];
+const NOT_DISPLACEABLE_MNEMONICS = /^(?:iret|sysret|sysexit|hlt|int\b|into|ud[012]?)/;
+
+function displaceableEntry(insn: KernelInsn): boolean {
+  if (NOT_DISPLACEABLE.some((c) => insn.classes.has(c))) return false;
+  return !NOT_DISPLACEABLE_MNEMONICS.test(insn.text);
+}
+
 export function x86FbtPoints(start: bigint, size: number, decoded: DecodedFunction): FbtFunctionPoints {
   const insns = decoded.insns;
   const end = start + BigInt(size);
@@ -26,7 +40,8 @@ export function x86FbtPoints(start: bigint, size: number, decoded: DecodedFuncti
   let entry: FbtPoint | undefined;
   let noEntry: string | undefined;
   if (first.classes.has('push_rbp')) entry = point(first, X86Emulation.pushRbp);
-  else noEntry = `first instruction is "${first.text}", not push %rbp (no frame: hand-written code)`;
+  else if (displaceableEntry(first)) entry = { insn: first, patch: INT3, result: { kind: 'displaced', bytes: first.bytes } };
+  else noEntry = `first instruction is "${first.text}", which transfers control or waits (no frame: hand-written code)`;
   const targets = internalTargets(insns, start, end);
   const returns: FbtPoint[] = [];
   for (let i = 0; i < insns.length; i++) {
