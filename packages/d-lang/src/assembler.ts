@@ -43,6 +43,15 @@ class StringTable {
   private index: Map<string, number> | undefined;
   size = 0;
 
+  /** Empty the table for the next DIFO (the arrays are reused). */
+  reset(): void {
+    this.strings.length = 0;
+    this.offsets.length = 0;
+    this.encoded.length = 0;
+    this.index = undefined;
+    this.size = 0;
+  }
+
   insert(s: string): number {
     const n = this.strings.length;
     if (this.index !== undefined) {
@@ -182,6 +191,23 @@ export class DifAssembler {
   private readonly vars: IrVariable[] = [];
   private readonly varNames: number[] = [];
   private overflow: 'integer' | 'string' | undefined;
+
+  /**
+   * Start the next DIFO. One assembler serves a whole compilation (DIFOs
+   * are generated one at a time), so its working arrays are reused; what a
+   * finished DIFO keeps is copied out of them.
+   */
+  reset(): void {
+    this.words.length = 0;
+    this.labelAt.length = 0;
+    this.fixups.length = 0;
+    this.inttab.length = 0;
+    this.intIndex = undefined;
+    this.strs.reset();
+    this.vars.length = 0;
+    this.varNames.length = 0;
+    this.overflow = undefined;
+  }
 
   fmt(op: number, r1: number, r2: number, rd: number): void {
     this.words.push(difInstrFmt(op, r1, r2, rd));

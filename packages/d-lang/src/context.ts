@@ -10,7 +10,7 @@ import type { CType, TypeDictionary } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, ClauseItem, Expr, ProgramAst, VariableInfo } from './ast.js';
 import type { Diagnostic, SourceLocation } from './diagnostics.js';
 import { TypeEnvironment } from './dtypes.js';
-import { DifArrayPool } from './assembler.js';
+import { DifArrayPool, DifAssembler } from './assembler.js';
 import type { Difo, DifType } from '@wdtrace/dtrace-core/dif';
 
 /** A probe as the framework knows it, with the argument types it offers for args[]. */
@@ -128,6 +128,8 @@ export class CompileContext {
   /** The code generator's output, consumed by the assembler. */
   ir?: { ecbs: IrEcb[]; formats: FormatDescription[] };
   program?: CompiledProgram;
+  /** The DIF assembler, reset for each DIFO (DIFOs are generated one at a time). */
+  readonly difAssembler = new DifAssembler();
   /** Buffers of the DIFOs' typed arrays (see DifArrayPool). */
   readonly difArrays = new DifArrayPool();
   /** The DIF type of D strings at the current strsize (codegen's difTypeOf). */

@@ -26,7 +26,7 @@ import type { CompileContext, CookedStatement, ResolvedClause } from '../context
 import { type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion, isVoid } from '../dtypes.js';
 import type { IrVariable } from '../ir.js';
-import { DifAssembler } from '../assembler.js';
+import type { DifAssembler } from '../assembler.js';
 import type { Pass } from './pass.js';
 import { parseSizeOption } from './pragmas.js';
 
@@ -76,8 +76,8 @@ function difTypeOfUncached(ctx: CompileContext, t: CType): DifType {
 
 /** One DIFO under construction. */
 class DifoBuilder {
-  /** The DIFO being assembled as instructions are emitted. */
-  readonly asm = new DifAssembler();
+  /** The DIFO being assembled as instructions are emitted (the compilation's one assembler, reset). */
+  readonly asm: DifAssembler;
   private used = 1; // bit 0: %r0 is never allocated
   private nextLabel = 1;
   /** The DIFO's variables, one per (scope, kind, id). */
@@ -86,7 +86,10 @@ class DifoBuilder {
   constructor(
     readonly ctx: CompileContext,
     readonly loc: SourceLocation,
-  ) {}
+  ) {
+    this.asm = ctx.difAssembler;
+    this.asm.reset();
+  }
 
   /** Registers still free. */
   freeCount(): number {
