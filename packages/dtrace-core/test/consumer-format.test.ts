@@ -78,6 +78,9 @@ describe('printf conversions (dt_printf.c semantics)', () => {
   it('formats %Y walltime and %a symbols', () => {
     expect(formatWalltime(1_700_000_000_000_000_000n)).toBe('2023 Nov 14 22:13:20');
     expect(pf('%Y', int(1_700_000_000_000_000_000n))).toBe('2023 Nov 14 22:13:20');
+    // %T is "%a, %d %b %G %T %Z": %G is the ISO week-based year (2024-12-31 is in week 1 of 2025).
+    expect(pf('%T', int(1_700_000_000_000_000_000n))).toBe('Tue, 14 Nov 2023 22:13:20 UTC');
+    expect(pf('%T', int(1_735_603_200_000_000_000n))).toBe('Tue, 31 Dec 2025 00:00:00 UTC');
     const symbols = { lookup: (a: bigint) => (a >= 0x1000n && a < 0x1100n ? { module: 'kernel', symbol: { name: 'main', value: 0x1000n } } : a < 0x2000n ? { module: 'kernel' } : undefined) };
     // dtrace_addr2str: no module fallback, unlike stack frames.
     expect(formatPrintf(parsePrintfFormat('%a %a %a %a'), [int(0x1000), int(0x1010), int(0x1200), int(0x3000)], { symbols })).toBe('kernel`main kernel`main+0x10 0x1200 0x3000');

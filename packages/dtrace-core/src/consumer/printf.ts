@@ -235,7 +235,13 @@ export function formatWalltime(ns: bigint): string {
 /** %T: RFC 822 form, as pfprint_time822 ("%a, %d %b %G %T %Z"). */
 export function formatTime822(ns: bigint): string {
   const d = new Date(Number(ns / 1_000_000_000n) * 1000);
-  return `${DAYS[d.getUTCDay()]}, ${two(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
+  return `${DAYS[d.getUTCDay()]}, ${two(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${isoWeekYear(d)} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
+}
+
+/** strftime's %G: the ISO 8601 week-based year, the year of the Thursday of the date's week. */
+function isoWeekYear(d: Date): number {
+  const weekday = d.getUTCDay() || 7;
+  return new Date(d.getTime() + (4 - weekday) * 86_400_000).getUTCFullYear();
 }
 
 /** strchr2esc: a string with C escapes for non-printing characters (%S, %C). */
