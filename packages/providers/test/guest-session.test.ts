@@ -39,4 +39,21 @@ describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => 
     expect(frames.some((f) => f.startsWith('kernel`sys_write'))).toBe(false);
     expect(frames.length).toBeGreaterThan(1);
   }, 120_000);
+
+  it('keeps virtual time on 2 CPUs: a handled probe trap does not end the CPU\'s turn', async () => {
+    const run = async (script: string) => {
+      let guestOut = '';
+      const tracer = await GuestTracer.create({ isa, cpus: 2, args: ['/bin/syscallheavy', '200'], machine: { cmdline: 'quiet' }, consoleOutput: (b) => (guestOut += new TextDecoder().decode(b)) });
+      const catalogue = { match: (d: { provider: string; module: string; function: string; name: string }) => tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })) };
+      const result = compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue });
+      const r = await tracer.session(result.program!, { out: () => {}, err: () => {} }, {});
+      return { guestOut, at: r.stoppedAt };
+    };
+    const plain = await run('BEGIN { }');
+    const traced = await run('syscall:::entry { @ = count(); }');
+    expect(traced.guestOut).toBe(plain.guestOut);
+    // Each firing costs no guest time; before, every trap handed the turn to the other CPU, whose full slice went by.
+    expect(Number(traced.at)).toBeLessThan(Number(plain.at) * 1.1);
+  }, 120_000);
 });
+

@@ -450,13 +450,21 @@ export class Machine {
         if (stopAt !== Infinity) budget = Math.min(budget, stopAt - this.retiredTotal);
         if (untilNs !== Infinity) budget = Math.min(budget, Math.ceil((untilNs - now) / this.nsPerInsn));
         budget = Math.max(1, budget);
-        const stop = this.runSlice(cpu, budget);
-        // A trap or exception handled with no instruction retired is progress too (the CPU is somewhere new).
-        if (this.sliceRetired > 0 || stop.kind === 'trap' || stop.kind === 'exception') progressed = true;
-        const fatal = this.handleStop(cpu, stop);
-        this.flushOutput();
-        if (fatal) return fatal;
-        if (this.ended) return this.ended;
+        const regs = this.port.registers(cpu);
+        const turnStart = Number(regs.retired());
+        for (;;) {
+          const stop = this.runSlice(cpu, budget - (Number(regs.retired()) - turnStart));
+          // A trap or exception handled with no instruction retired is progress too (the CPU is somewhere new).
+          if (this.sliceRetired > 0 || stop.kind === 'trap' || stop.kind === 'exception') progressed = true;
+          const fatal = this.handleStop(cpu, stop);
+          this.flushOutput();
+          if (fatal) return fatal;
+          if (this.ended) return this.ended;
+          // A handled trap or exception does not end the CPU's turn: it goes on with the rest of its
+          // budget, so CPUs interleave under tracing as they do untraced (and virtual time stays the same).
+          if ((stop.kind !== 'trap' && stop.kind !== 'exception') || this.halted[cpu]) break;
+          if (Number(regs.retired()) - turnStart >= budget) break;
+        }
       }
       if (!progressed) {
         // Every CPU waits: jump to the next timer deadline.
