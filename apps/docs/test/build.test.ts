@@ -18,8 +18,8 @@ describe('documentation site', () => {
     }
     // Every page the sidebar links to is built.
     const config = readFileSync(join(site, '.vitepress/config.mts'), 'utf8');
-    const links = [...config.matchAll(/link: '(\/guide\/[^']+)'/g)].map((m) => m[1]!);
-    expect(links.length).toBeGreaterThan(4);
+    const links = [...config.matchAll(/link: '(\/(?:guide|providers)\/[^']+)'/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(8);
     for (const link of links) expect(existsSync(join(out, `${link.slice(1)}.html`)), link).toBe(true);
     const dis = readFileSync(join(out, 'guide/disassembler.html'), 'utf8');
     expect(dis).toContain('wdtrace dis');
