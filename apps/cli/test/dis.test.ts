@@ -100,6 +100,7 @@ describe('wdtrace dis', () => {
 
   it('is listed in the help', () => {
     expect(wdtrace('--help').stdout).toContain('wdtrace dis [--arch x86_64|arm] [--symbol NAME]... FILE');
+    expect(wdtrace('--help').stdout).toContain('wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...');
   });
 
   it('has a help of its own without empty defaults', () => {
