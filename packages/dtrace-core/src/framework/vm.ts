@@ -285,8 +285,16 @@ export function inet6String(a: Uint8Array, v4Only: boolean): string {
   return out;
 }
 
+/** Encoded names (probefunc, execname ...): the same few strings come back at every firing. */
+const encodedNames = new Map<string, Uint8Array>();
+
 export function scratchString(f: VmFiring, s: string): bigint {
-  let b = encoder.encode(s);
+  let b = encodedNames.get(s);
+  if (b === undefined) {
+    b = encoder.encode(s);
+    if (encodedNames.size >= 4096) encodedNames.clear();
+    encodedNames.set(s, b);
+  }
   if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
   const addr = f.arena.alloc(b.length + 1);
   f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
