@@ -323,7 +323,8 @@ export function writeDecodeRecord(): void {
 //   0 u64 tag  8 u32 generation  12 u16 form  14 u8 length  15 u8 opcode
 //  16 u8 map  17 u8 opSize  18 u8 reg  19 u8 rm  20 u8 mod  21 u8 modrm  22 u8 rex
 //  23 u8 bits (1 ripRel, 2 addr32, 4 hasModrm)  24 i8 base  25 i8 index  26 u8 scale
-//  27 u8 seg  28 u8 opReg  29 u8 prefixes  32 i64 imm  40 i64 imm2  48 i64 disp
+//  27 u8 seg  28 u8 opReg  29 u8 prefixes  30 u8 specialised handler (run.ts)
+//  32 i64 imm  40 i64 imm2  48 i64 disp
 export function saveDecoded(e: usize): void {
   store<u16>(e, <u16>dForm, 12); store<u8>(e, <u8>dLength, 14); store<u8>(e, <u8>dOpcode, 15);
   store<u8>(e, <u8>dMap, 16); store<u8>(e, <u8>dOpSize, 17); store<u8>(e, <u8>dReg, 18); store<u8>(e, <u8>dRm, 19);

@@ -115,8 +115,9 @@ function alu(op: u32, a: u64, b: u64, size: i32): u64 {
   return r;
 }
 
-/** Condition codes tttn (SDM vol. 1, appendix B). */
-export function condition(cc: u32): bool {
+/** Condition codes tttn (SDM vol. 1, appendix B); inlined so a constant `cc` folds. */
+// @ts-ignore: decorator
+@inline export function condition(cc: u32): bool {
   const f = rflags;
   let r: bool;
   const c = cc >> 1;

@@ -4,6 +4,7 @@
 // resumes with another run() call.
 import { decodeInstruction, dLength, dForm, dPrefixes, PFX_LOCK, DECODE_TRUNCATED } from './decode';
 import { HANDLERS } from './generated/dispatch';
+import { FAST, selectFast } from './generated/fast';
 import {
   FETCH, rip, setRip, nextRip, setNextRip, faultVector, faultError, clearFault, raise, translate, ACC_EXEC,
   ramBase, ramSize, halted, countRetired, VEC_PF, VEC_GP, VEC_UD, cr2,
@@ -124,15 +125,21 @@ export function step(): bool {
       const e = cacheLookup(pa);
       if (e != 0) {
         loadDecoded(e);
+        fastHandler = <u32>load<u8>(e, 30);
         return execute(pc, dLength);
       }
       const avail = fetch(pc);
       if (faultVector >= 0) return false;
       const len = decodeInstruction(FETCH, avail);
       if (len <= 0) return decodeFailed(pc, len, avail);
+      fastHandler = selectFast();
       // an instruction crossing a page is not cached: its second page's
       // mapping and permissions are checked again by every fetch
-      if ((pc & 0xfff) + <u64>len <= 0x1000) saveDecoded(cacheClaim(pa, len));
+      if ((pc & 0xfff) + <u64>len <= 0x1000) {
+        const slot = cacheClaim(pa, len);
+        saveDecoded(slot);
+        store<u8>(slot, <u8>fastHandler, 30);
+      }
       return execute(pc, len);
     }
   }
@@ -140,8 +147,12 @@ export function step(): bool {
   if (faultVector >= 0) return false;
   const len = decodeInstruction(FETCH, avail);
   if (len <= 0) return decodeFailed(pc, len, avail);
+  fastHandler = selectFast();
   return execute(pc, len);
 }
+
+/** FAST index of the instruction being executed (0: its form's generic handler); byte 30 of its cache record. */
+let fastHandler: u32 = 0;
 
 function decodeFailed(pc: u64, len: i32, avail: i32): bool {
   if (len == DECODE_TRUNCATED && avail < 15) {
@@ -157,7 +168,8 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
   setInsnRip(pc);
   setNextRip(pc + <u64>len);
   if ((dPrefixes & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
-  unchecked(HANDLERS[dForm])();
+  if (fastHandler != 0) unchecked(FAST[fastHandler])();
+  else unchecked(HANDLERS[dForm])();
   if (faultVector >= 0) return false;
   setRip(nextRip);
   countRetired();

@@ -2,8 +2,9 @@
 // gen step: turns the opcode table (scripts/opcodes.mjs) into
 //   assembly/generated/decode-tables.ts  static data the decoder reads
 //   assembly/generated/dispatch.ts       form id -> interpreter handler
+//   assembly/generated/fast.ts           specialised handlers of the most frequent forms
 //   src/generated/opcodes.ts             form id -> mnemonic, operands, classes
-// All three carry a "generated — do not edit" header.
+// All four carry a "generated — do not edit" header.
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,10 +127,70 @@ ${ordered.map((f) => `  ${f.handler ? `exec_${f.handler}` : 'exec_ud'}, // ${f.l
 ];
 `);
 
+// fast: specialised handlers for the forms compiled code runs most, picked
+// once per decode by selectFast() (the run loop keeps the choice in the
+// decoded-instruction cache record); 0 = the form's generic handler. Only
+// instructions without legacy prefixes qualify, so the operand size is the
+// REX.W one and no segment or address-size override applies. The building
+// blocks are in assembly/exec-fast.ts.
+const fast = []; // [name, condition on the decoded fields, body]
+const ALU = { add: 0, or: 1, and: 4, sub: 5, xor: 6, cmp: 7 };
+for (const size of [4, 8]) {
+  const w = size === 8 ? 'size == 8' : 'size == 4';
+  for (const [name, op] of Object.entries(ALU)) {
+    fast.push([`${name}${size * 8}_EG_r`, `map == 0 && opc == 0x${((op << 3) | 1).toString(16)} && mod == 3 && ${w}`, `aluEG(${op}, ${size});`]);
+    fast.push([`${name}${size * 8}_GE_r`, `map == 0 && opc == 0x${((op << 3) | 3).toString(16)} && mod == 3 && ${w}`, `aluGE(${op}, ${size});`]);
+    fast.push([`${name}${size * 8}_EI_r`, `map == 0 && (opc == 0x81 || opc == 0x83) && mod == 3 && sub == ${op} && ${w}`, `aluEI(${op}, ${size});`]);
+  }
+  fast.push([`test${size * 8}_EG_r`, `map == 0 && opc == 0x85 && mod == 3 && ${w}`, `aluEG(8, ${size});`]);
+  fast.push([`mov${size * 8}_EG_r`, `map == 0 && opc == 0x89 && mod == 3 && ${w}`, `movRR(${size}, false);`]);
+  fast.push([`mov${size * 8}_GE_r`, `map == 0 && opc == 0x8b && mod == 3 && ${w}`, `movRR(${size}, true);`]);
+  fast.push([`mov${size * 8}_store`, `map == 0 && opc == 0x89 && mod != 3 && ${w}`, `movStore(${size});`]);
+  fast.push([`mov${size * 8}_load`, `map == 0 && opc == 0x8b && mod != 3 && ${w}`, `movLoad(${size});`]);
+  fast.push([`lea${size * 8}`, `map == 0 && opc == 0x8d && mod != 3 && ${w}`, `leaSized(${size});`]);
+}
+fast.push(['movslq_r', 'map == 0 && opc == 0x63 && mod == 3 && size == 8', 'movsxdSized(false);']);
+fast.push(['movslq_m', 'map == 0 && opc == 0x63 && mod != 3 && size == 8', 'movsxdSized(true);']);
+fast.push(['movzbl_r', 'map == 1 && opc == 0xb6 && mod == 3 && size == 4', 'movzxByte(false, dRex != 0);']);
+fast.push(['movzbl_m', 'map == 1 && opc == 0xb6 && mod != 3 && size == 4', 'movzxByte(true, false);']);
+fast.push(['push64', 'map == 0 && (opc & 0xf8) == 0x50 && size == 8', 'push64();']);
+fast.push(['pop64', 'map == 0 && (opc & 0xf8) == 0x58 && size == 8', 'pop64();']);
+fast.push(['ret64', 'map == 0 && opc == 0xc3', 'ret64();']);
+fast.push(['call_rel', 'map == 0 && opc == 0xe8', 'callRel();']);
+fast.push(['jmp_rel', 'map == 0 && (opc == 0xe9 || opc == 0xeb)', 'jmpRel();']);
+for (let cc = 0; cc < 16; cc++) fast.push([`jcc${cc}`, `((map == 0 && opc == 0x${(0x70 + cc).toString(16)}) || (map == 1 && opc == 0x${(0x80 + cc).toString(16)}))`, `jccSized(${cc});`]);
+if (fast.length > 255) throw new Error(`gen-decoder: ${fast.length} fast handlers do not fit the record's byte`);
+writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
+// Specialised handlers: FAST[selectFast()] runs a decoded instruction
+// without the generic handler's branches on size and operand form.
+import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm, dRex } from '../decode';
+import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel } from '../exec-fast';
+
+${fast.map(([n, , body]) => `function fast_${n}(): void { ${body} }`).join('\n')}
+
+export const FAST: StaticArray<() => void> = [
+  fast_none,
+${fast.map(([n]) => `  fast_${n},`).join('\n')}
+];
+function fast_none(): void { unreachable(); }
+
+/** The FAST index for the instruction just decoded, or 0 for its generic handler. */
+export function selectFast(): u32 {
+  if (dPrefixes != 0 || dEncoding != 0 || dForm == 0) return 0;
+  const map = dMap;
+  const opc = dOpcode;
+  const size = dOpSize;
+  const mod: u32 = dHasModrm ? dMod : 3;
+  const sub = (dModrm >> 3) & 7;
+${fast.map(([, cond], i) => `  if (${cond}) return ${i + 1};`).join('\n')}
+  return 0;
+}
+`);
+
 mkdirSync(join(pkg, 'src/generated'), { recursive: true });
 const ts = ordered.map((f) => [f.mnemonic, f.operands.join(','), f.classes.join(','), f.map, f.opcode, f.handler ? 1 : 0, f.prefix, f.reg]);
 writeFileSync(join(pkg, 'src/generated/opcodes.ts'), `${HEADER}
 /** FORM_TABLE[id - 1] = [mnemonic, operands (Intel order), classes, map, opcode, executed, mandatory prefix, ModRM.reg or -1]. */
 export const FORM_TABLE: ReadonlyArray<readonly [string, string, string, string, number, number, string, number]> = ${JSON.stringify(ts)};
 `);
-console.log(`gen-decoder: ${ordered.length} forms, ${handlers.length} handlers`);
+console.log(`gen-decoder: ${ordered.length} forms, ${handlers.length} handlers, ${fast.length} specialised handlers`);

@@ -138,6 +138,38 @@ describe('long mode', () => {
     expect(m.regs()[0]).toBe(1002n);
     expect(m.core.retiredLo()).toBe(3);
   });
+
+  it('invlpg drops both the fetch and the data translation of a page the kernel remaps', async () => {
+    for (const build of ['debug', 'release'] as const) {
+      const m = await bareCore(4 << 20, build);
+      const { q } = setupLongMode(m);
+      q(0x4000 + 4 * 8, 0x4000n | P | W); // the page table itself, to edit it
+      // VA 0xc000 maps frame 0xc000 first, then frame 0xd000: movl $1 / $2, %eax; retq
+      m.poke(0xc000, [0xb8, 1, 0, 0, 0, 0xc3]);
+      m.poke(0xd000, [0xb8, 2, 0, 0, 0, 0xc3]);
+      m.poke(0x8000, [
+        0xff, 0xd3, //                      callq *%rbx      (eax = 1)
+        0x89, 0xc6, //                      movl %eax, %esi
+        0x8b, 0x3b, //                      movl (%rbx), %edi (data translation of the old frame)
+        0x48, 0xc7, 0x02, 0x03, 0xd0, 0, 0, // movq $0xd003, (%rdx)  PTE of 0xc000 -> frame 0xd000
+        0x0f, 0x01, 0x3b, //                invlpg (%rbx)
+        0x8b, 0x0b, //                      movl (%rbx), %ecx
+        0xff, 0xd3, //                      callq *%rbx      (eax = 2)
+        0xcc, //                            int3
+      ]);
+      const r = m.regs();
+      r[3] = 0xc000n; // rbx
+      r[2] = 0x4060n; // rdx: PTE of VA 0xc000
+      r[4] = 0x9800n;
+      m.setRip(0x8000n);
+      expect(m.core.run(100)).toBe(STOP_EXCEPTION);
+      expect(m.core.stopVector()).toBe(3);
+      expect(r[6]).toBe(1n); // esi: old code ran
+      expect(r[7]).toBe(0x1b8n); // edi: old frame read
+      expect(r[1]).toBe(0x2b8n); // ecx: new frame read
+      expect(r[0]).toBe(2n); // eax: new code ran
+    }
+  });
 });
 
 describe('DTrace support', () => {

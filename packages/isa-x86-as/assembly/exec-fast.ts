@@ -1,0 +1,154 @@
+// Building blocks of the specialised handlers (assembly/generated/fast.ts).
+//
+// The generic handlers of exec.ts serve a whole family of forms and branch on
+// the operand size, the register/memory form and the operation every time
+// they run. The run loop picks, once per decode (the choice is kept in the
+// decoded-instruction cache record), a specialised handler for the forms
+// compiled code executes most, when the instruction has no legacy prefix:
+// operation, size and operand form are constants there, so the building
+// blocks below fold to a few loads, the operation, and the flags.
+// They compute exactly what the generic handlers compute (same flag rules).
+import { rflags, setFlags, reg64, setReg64, readV, writeV, faultVector, nextRip, setNextRip, CF, AF, ZF, SF, OF, ARITH_FLAGS } from './cpu';
+import { dRm, dReg, dImm, dOpReg, dBase, dIndex, dScale, dDisp, dRipRel } from './decode';
+import { effectiveAddress, condition, push } from './exec';
+import { parityFlag } from './flags';
+
+// @ts-ignore: decorator
+@inline function maskOf(size: i32): u64 { return size == 8 ? <u64>-1 : 0xffffffff; }
+// @ts-ignore: decorator
+@inline function signOf(size: i32): u64 { return size == 8 ? <u64>0x8000000000000000 : 0x80000000; }
+
+// @ts-ignore: decorator
+@inline function szpOf(r: u64, size: i32): u64 {
+  let f: u64 = <u64>parityFlag(<u32>r);
+  if (r == 0) f |= ZF;
+  if ((r & signOf(size)) != 0) f |= SF;
+  return f;
+}
+
+/**
+ * `op` (0 add 1 or 4 and 5 sub 6 xor 7 cmp 8 test) on `a` and `b` (already
+ * `size` bytes, size 4 or 8); sets the arithmetic flags, returns the result.
+ */
+// @ts-ignore: decorator
+@inline export function aluSized(op: u32, size: i32, a: u64, b: u64): u64 {
+  const m = maskOf(size);
+  let r: u64;
+  let f: u64;
+  if (op == 0) {
+    r = (a + b) & m;
+    f = szpOf(r, size);
+    if (r < a) f |= CF;
+    if (((a ^ r) & (b ^ r) & signOf(size)) != 0) f |= OF;
+    f |= (a ^ b ^ r) & AF;
+  } else if (op == 5 || op == 7) {
+    r = (a - b) & m;
+    f = szpOf(r, size);
+    if (a < b) f |= CF;
+    if (((a ^ b) & (a ^ r) & signOf(size)) != 0) f |= OF;
+    f |= (a ^ b ^ r) & AF;
+  } else {
+    r = op == 1 ? a | b : op == 6 ? a ^ b : a & b;
+    f = szpOf(r, size);
+  }
+  setFlags((rflags & ~ARITH_FLAGS) | f);
+  return r;
+}
+
+// @ts-ignore: decorator
+@inline function regAt(n: u32, size: i32): u64 { return size == 8 ? reg64(n) : reg64(n) & 0xffffffff; }
+
+/** op Ev,Gv with a register destination (ModRM.mod = 3). */
+// @ts-ignore: decorator
+@inline export function aluEG(op: u32, size: i32): void {
+  const r = aluSized(op, size, regAt(dRm, size), regAt(dReg, size));
+  if (op != 7 && op != 8) setReg64(dRm, r);
+}
+/** op Gv,Ev with a register source (ModRM.mod = 3). */
+// @ts-ignore: decorator
+@inline export function aluGE(op: u32, size: i32): void {
+  const r = aluSized(op, size, regAt(dReg, size), regAt(dRm, size));
+  if (op != 7) setReg64(dReg, r);
+}
+/** op Ev,Iz / Ev,Ib (81, 83) with a register destination. */
+// @ts-ignore: decorator
+@inline export function aluEI(op: u32, size: i32): void {
+  const r = aluSized(op, size, regAt(dRm, size), <u64>dImm & maskOf(size));
+  if (op != 7) setReg64(dRm, r);
+}
+
+/** jcc with a constant condition code. */
+// @ts-ignore: decorator
+@inline export function jccSized(cc: u32): void {
+  if (condition(cc)) setNextRip(nextRip + <u64>dImm);
+}
+
+// 89 / 8B, register and memory forms
+// @ts-ignore: decorator
+@inline export function movRR(size: i32, load: bool): void {
+  if (load) setReg64(dReg, regAt(dRm, size)); else setReg64(dRm, regAt(dReg, size));
+}
+// @ts-ignore: decorator
+@inline export function movStore(size: i32): void { writeV(effectiveAddress(), size, regAt(dReg, size)); }
+// @ts-ignore: decorator
+@inline export function movLoad(size: i32): void {
+  const v = readV(effectiveAddress(), size);
+  if (faultVector < 0) setReg64(dReg, v);
+}
+/** 63 with REX.W: movslq, register or memory source. */
+// @ts-ignore: decorator
+@inline export function movsxdSized(mem: bool): void {
+  if (!mem) { setReg64(dReg, <u64><i64><i32>reg64(dRm)); return; }
+  const v = readV(effectiveAddress(), 4);
+  if (faultVector < 0) setReg64(dReg, <u64><i64><i32>v);
+}
+/** 0F B6 movzbl to a 32-bit register (a byte register without REX is ah..bh). */
+// @ts-ignore: decorator
+@inline export function movzxByte(mem: bool, rex: bool): void {
+  if (mem) {
+    const v = readV(effectiveAddress(), 1);
+    if (faultVector < 0) setReg64(dReg, v);
+    return;
+  }
+  const n = dRm;
+  if (!rex && n >= 4 && n < 8) setReg64(dReg, (reg64(n - 4) >> 8) & 0xff);
+  else setReg64(dReg, reg64(n) & 0xff);
+}
+/** 8D lea without a 67 prefix or rip-relative operand. */
+// @ts-ignore: decorator
+@inline export function leaSized(size: i32): void {
+  let a: u64 = <u64>dDisp;
+  if (dRipRel) a = nextRip + a;
+  else {
+    if (dBase >= 0) a += reg64(<u32>dBase);
+    if (dIndex >= 0) a += reg64(<u32>dIndex) << <u64>dScale;
+  }
+  setReg64(dReg, size == 8 ? a : a & 0xffffffff);
+}
+// 50+r / 58+r / C3 / E8 / E9 / EB with the 64-bit operand size
+// @ts-ignore: decorator
+@inline export function push64(): void { push(reg64(dOpReg), 8); }
+// @ts-ignore: decorator
+@inline export function pop64(): void {
+  const sp = reg64(4);
+  const v = readV(sp, 8);
+  if (faultVector >= 0) return;
+  setReg64(4, sp + 8);
+  setReg64(dOpReg, v);
+}
+// @ts-ignore: decorator
+@inline export function ret64(): void {
+  const sp = reg64(4);
+  const t = readV(sp, 8);
+  if (faultVector >= 0) return;
+  setReg64(4, sp + 8);
+  setNextRip(t);
+}
+// @ts-ignore: decorator
+@inline export function callRel(): void {
+  push(nextRip, 8);
+  if (faultVector < 0) setNextRip(nextRip + <u64>dImm);
+}
+// @ts-ignore: decorator
+@inline export function jmpRel(): void { setNextRip(nextRip + <u64>dImm); }
+
