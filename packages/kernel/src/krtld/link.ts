@@ -32,7 +32,7 @@ import {
   type ElfSymbol,
 } from '../elf/index.js';
 import { readField, relocName, relocTable, writeField } from './relocate.js';
-import { SDT_PREFIX, patchSdtSite, sdtProbeName, type KernelIsa, type SdtSite } from './sdt.js';
+import { SDT_ARGTYPES_SECTION, SDT_PREFIX, parseSdtArgTypes, patchSdtSite, sdtProbeName, type KernelIsa, type SdtArgTypes, type SdtSite } from './sdt.js';
 
 /** Error raised for anything that prevents linking; names module and place. */
 export class KrtldError extends Error {
@@ -85,6 +85,8 @@ export interface LinkedModule {
   readonly segments: readonly MemorySegment[];
   readonly symbols: readonly LinkedSymbol[];
   readonly sites: readonly SdtSite[];
+  /** Problems with the module's SDT argument-type records (its sites then lack types). */
+  readonly argTypeProblems: readonly string[];
   /** Address of `_init` / `_fini` when defined. */
   readonly init: bigint | undefined;
   readonly fini: bigint | undefined;
@@ -129,6 +131,21 @@ function functionAt(functions: readonly { name: string; start: bigint; end: bigi
     if (f.start <= address && address < f.end) return f.name;
   }
   return '';
+}
+
+/** The SDT argument-type records of an object; a missing section means no types. */
+function sdtArgTypesOf(elf: ElfFile, mod: string): SdtArgTypes {
+  const section = elf.sections.find((s) => s.name === SDT_ARGTYPES_SECTION);
+  if (!section) return { types: new Map(), problems: [] };
+  const where = `${mod}: ${SDT_ARGTYPES_SECTION}`;
+  if (section.type === SHT_NOBITS) return { types: new Map(), problems: [`${where}: section has no contents (NOBITS)`] };
+  let bytes: Uint8Array;
+  try {
+    bytes = elf.sectionData(section);
+  } catch (err) {
+    return { types: new Map(), problems: [`${where}: ${(err as Error).message}`] };
+  }
+  return parseSdtArgTypes(bytes, where);
 }
 
 /** The most a module may occupy when the caller gives no limit of its own. */
@@ -222,6 +239,7 @@ export function linkModule(input: Uint8Array | ElfFile, options: LinkOptions): L
     .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
 
   // -- relocations and SDT sites --
+  const argTypes = sdtArgTypesOf(elf, mod);
   const sites: SdtSite[] = [];
   for (const r of relocSections) {
     const target = elf.sections[r.target]!;
@@ -245,7 +263,7 @@ export function linkModule(input: Uint8Array | ElfFile, options: LinkOptions): L
         } catch (err) {
           throw new KrtldError(`${where}: ${(err as Error).message}`);
         }
-        sites.push({ module: mod, function: functionAt(functions, patched.address), ...names, symbol: sym.name, ...patched });
+        sites.push({ module: mod, function: functionAt(functions, patched.address), ...names, symbol: sym.name, ...patched, argTypes: argTypes.types.get(sym.name) ?? [] });
         continue;
       }
       const kind = table.get(e.type);
@@ -306,6 +324,7 @@ export function linkModule(input: Uint8Array | ElfFile, options: LinkOptions): L
     segments,
     symbols: linkedSymbols,
     sites,
+    argTypeProblems: argTypes.problems,
     init: globalAddress('_init'),
     fini: globalAddress('_fini'),
     sectionAddresses,
@@ -324,6 +343,8 @@ export interface KernelSdtResult {
   readonly isa: KernelIsa;
   readonly sites: readonly SdtSite[];
   readonly patches: readonly KernelPatch[];
+  /** Problems with the kernel's SDT argument-type records (its sites then lack types). */
+  readonly argTypeProblems: readonly string[];
   /** A copy of the kernel ELF with every patch applied (load it as usual). */
   readonly patchedImage: Uint8Array;
 }
@@ -350,6 +371,7 @@ export function processKernelSdtSites(input: Uint8Array | ElfFile, moduleName = 
   const patches: KernelPatch[] = [];
   const probeSymbols = symbols.filter((s) => s.shndx === SHN_UNDEF && s.name.startsWith(SDT_PREFIX));
   let sawRelocations = false;
+  const argTypes = sdtArgTypesOf(elf, moduleName);
   for (const r of elf.relocationSections()) {
     if (r.symtab !== symtabSection.index) continue;
     const target = elf.sections[r.target]!;
@@ -363,7 +385,7 @@ export function processKernelSdtSites(input: Uint8Array | ElfFile, moduleName = 
       try {
         const names = sdtProbeName(sym.name);
         const patched = patchSdtSite(isa, code, target.addr, e.offset, sym.name);
-        sites.push({ module: moduleName, function: functionAt(functions, patched.address), ...names, symbol: sym.name, ...patched });
+        sites.push({ module: moduleName, function: functionAt(functions, patched.address), ...names, symbol: sym.name, ...patched, argTypes: argTypes.types.get(sym.name) ?? [] });
         patches.push({ address: patched.address, fileOffset: target.offset + Number(patched.address - target.addr), bytes: patched.patch });
       } catch (err) {
         throw new KrtldError(`${where}: ${(err as Error).message}`);
@@ -375,7 +397,7 @@ export function processKernelSdtSites(input: Uint8Array | ElfFile, moduleName = 
   }
   sites.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   patches.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  return { isa, sites, patches, patchedImage: image };
+  return { isa, sites, patches, argTypeProblems: argTypes.problems, patchedImage: image };
 }
 
 /** Name of the undefined symbols of a module (what it needs from the kernel). */

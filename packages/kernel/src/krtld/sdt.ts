@@ -31,6 +31,12 @@ export interface SdtSite {
   readonly original: Uint8Array;
   /** True when the site was a tail jump, patched to return instead. */
   readonly tailCall: boolean;
+  /**
+   * C types of the probe's arguments as written at the site, from the
+   * object's argument-type record (see SDT_ARGTYPES_SECTION); empty when the
+   * object has no usable record for the probe.
+   */
+  readonly argTypes: readonly string[];
 }
 
 /** Split an SDT symbol into provider and probe names. */
@@ -95,4 +101,97 @@ export function patchSdtSite(
   const word = link ? ARM_SDT_NOP : ((cond << 28) | ARM_BX_LR) >>> 0;
   dv.setUint32(off, word, true);
   return { address: relocAt, patch: code.slice(off, off + 4), original, tailCall: !link };
+}
+
+/**
+ * Section holding the argument-type records that sdt.h's DTRACE_* macros
+ * emit. A record is a run of NUL-terminated strings: the probe symbol
+ * (`__dtrace_probe_...`), the argument count in decimal, one C type per
+ * argument, then an empty string. Records may be separated by NUL bytes.
+ */
+export const SDT_ARGTYPES_SECTION = '.dtrace_argtypes';
+
+/** Most arguments a record may declare. */
+export const SDT_MAX_ARGTYPES = 32;
+
+export interface SdtArgTypes {
+  /** Argument types by probe symbol (the first record of each symbol). */
+  readonly types: ReadonlyMap<string, readonly string[]>;
+  /** What was wrong with the section, if anything (records from the first bad one on are ignored). */
+  readonly problems: readonly string[];
+}
+
+const textDecoder = new TextDecoder('utf-8');
+
+/**
+ * Read the argument-type records of one object's SDT_ARGTYPES_SECTION.
+ * Never throws: a malformed record is reported in `problems`, and it and
+ * every record after it are ignored. When one symbol has records that
+ * disagree, the first is kept and the disagreement reported.
+ */
+export function parseSdtArgTypes(bytes: Uint8Array, where = SDT_ARGTYPES_SECTION): SdtArgTypes {
+  const types = new Map<string, readonly string[]>();
+  const problems: string[] = [];
+  let pos = 0;
+  // The string starting at pos, or undefined when no NUL ends it.
+  const next = (): string | undefined => {
+    const end = bytes.indexOf(0, pos);
+    if (end < 0) return undefined;
+    const text = textDecoder.decode(bytes.subarray(pos, end));
+    pos = end + 1;
+    return text;
+  };
+  while (pos < bytes.length) {
+    if (bytes[pos] === 0) {
+      pos++;
+      continue;
+    }
+    const start = pos;
+    const at = `${where}+0x${start.toString(16)}`;
+    const fail = (what: string): void => {
+      problems.push(`${at}: ${what}; this record and the ${bytes.length - start} bytes from it are ignored`);
+    };
+    const symbol = next();
+    if (symbol === undefined) {
+      fail('record runs past the end of the section');
+      break;
+    }
+    if (!symbol.startsWith(SDT_PREFIX)) {
+      fail(`record names "${symbol.slice(0, 64)}", not an ${SDT_PREFIX}* symbol`);
+      break;
+    }
+    try {
+      sdtProbeName(symbol);
+    } catch (err) {
+      fail((err as Error).message);
+      break;
+    }
+    const count = next();
+    if (count === undefined || !/^[0-9]{1,3}$/.test(count) || Number(count) > SDT_MAX_ARGTYPES) {
+      fail(count === undefined ? `record of ${symbol} runs past the end of the section` : `record of ${symbol} has argument count "${count.slice(0, 16)}" (want 0 to ${SDT_MAX_ARGTYPES})`);
+      break;
+    }
+    const argTypes: string[] = [];
+    let bad: string | undefined;
+    for (let i = 0; i < Number(count) && bad === undefined; i++) {
+      const t = next();
+      if (t === undefined) bad = `record of ${symbol} runs past the end of the section after ${i} of ${count} types`;
+      else if (t.trim() === '') bad = `record of ${symbol} has an empty type for argument ${i}`;
+      else argTypes.push(t);
+    }
+    if (bad === undefined && bytes[pos] !== 0) {
+      bad = pos >= bytes.length ? `record of ${symbol} has no terminating empty string` : `record of ${symbol} has more strings than its ${count} types`;
+    }
+    if (bad !== undefined) {
+      fail(bad);
+      break;
+    }
+    pos++;
+    const known = types.get(symbol);
+    if (!known) types.set(symbol, argTypes);
+    else if (known.length !== argTypes.length || known.some((t, i) => t !== argTypes[i])) {
+      problems.push(`${at}: ${symbol} has types (${argTypes.join(', ')}) here but (${known.join(', ')}) in an earlier record; the earlier ones are used`);
+    }
+  }
+  return { types, problems };
 }
