@@ -39,6 +39,14 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
     expect(r.status).toBe(0);
   }, 120_000);
 
+  it('keys aggregations by stack(), func() and mod()', async () => {
+    const r = await wdtrace('--arch', arch, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { @s[stack(1)] = count(); @f[func(caller), mod(caller)] = count(); }', '-c', '/bin/echo hi');
+    expect(r.stdout).toMatch(/^hi\n\n\n {14}kernel`do_syscall\+0x[0-9a-f]+\n {16}1\n/);
+    // dt_print_sym's "  %-50s" for each symbol key, then the count.
+    expect(r.stdout).toMatch(/\n {2}kernel`do_syscall {35}kernel {50,}1\n$/);
+    expect(r.status).toBe(0);
+  }, 120_000);
+
   it('prints kernel stacks symbolised against the guest kernel', async () => {
     const r = await wdtrace('--arch', arch, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { stack(); exit(0); }', '-c', '/bin/echo hi');
     const frames = r.stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('kernel`'));

@@ -29,6 +29,7 @@ import type { IrVariable } from '../ir.js';
 import type { DifAssembler } from '../assembler.js';
 import type { Pass } from './pass.js';
 import { parseSizeOption } from './pragmas.js';
+import { KEY_ACTIONS } from './types.js';
 
 const NREGS = 8;
 
@@ -906,6 +907,28 @@ class ClauseGen {
     return v === undefined || v === null ? dflt : Number(v);
   }
 
+  /** The action of stack(), ustack(), jstack() and the sym() family, as a statement or an aggregation key records it. */
+  private recordingAction(name: string, args: readonly Expr[]): IrAction {
+    const ctx = this.ctx;
+    switch (name) {
+      case 'stack': {
+        const n = args[0]?.constValue ?? BigInt(this.intOption('stackframes', 20));
+        return { kind: DTRACEACT.STACK, ntuple: 0, arg: n, uarg: 0n, record: { size: Number(n) * ctx.env.pointerSize, alignment: 8, format: -1 } };
+      }
+      case 'ustack':
+      case 'jstack': {
+        const dflt = name === 'ustack' ? this.intOption('ustackframes', 100) : this.intOption('jstackframes', 50);
+        const n = Number(args[0]?.constValue ?? BigInt(dflt));
+        const strsize = Number(args[1]?.constValue ?? BigInt(name === 'jstack' ? parseSizeOption(String(ctx.option('jstackstrsize') ?? '512')) ?? 512 : 0));
+        return { kind: name === 'ustack' ? DTRACEACT.USTACK : DTRACEACT.JSTACK, ntuple: 0, arg: ustackArg(n, strsize), uarg: 0n, record: { size: (n + 1) * 8 + strsize, alignment: 8, format: -1 } };
+      }
+      default: {
+        const fn = BUILTIN_FUNCTIONS.get(name)!;
+        return { kind: fn.kind === 'action' ? fn.act : DTRACEACT.SYM, difo: compileDifo(ctx, args[0]!, difTypeInteger(8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } };
+      }
+    }
+  }
+
   statement(st: CookedStatement): void {
     const ctx = this.ctx;
     if (st.kind === 'expr') {
@@ -915,7 +938,10 @@ class ClauseGen {
     if (st.kind === 'aggregate') {
       const a = st.aggregation;
       st.keys.forEach((k, i) => {
-        this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, k, difTypeOf(ctx, a.keys[i])), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
+        // stack(), sym() and friends as keys record as the actions do.
+        const keyAction = k.k === 'call' && k.ref?.kind === 'function' && KEY_ACTIONS.has(k.ref.name) ? k.ref.name : undefined;
+        if (keyAction !== undefined) this.actions.push({ ...this.recordingAction(keyAction, (k as Expr & { k: 'call' }).args), uarg: BigInt(a.id) });
+        else this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, k, difTypeOf(ctx, a.keys[i])), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
       });
       const fn = BUILTIN_FUNCTIONS.get(a.func)!;
       const kind = fn.kind === 'aggregating' ? fn.agg : DTRACEAGG.COUNT;
@@ -971,19 +997,9 @@ class ClauseGen {
         });
         return;
       }
-      case 'stack': {
-        const n = st.args[0]?.constValue ?? BigInt(this.intOption('stackframes', 20));
-        this.actions.push({ kind: DTRACEACT.STACK, ntuple: 0, arg: n, uarg: 0n, record: { size: Number(n) * ctx.env.pointerSize, alignment: 8, format: -1 } });
-        return;
-      }
+      case 'stack':
       case 'ustack':
-      case 'jstack': {
-        const dflt = name === 'ustack' ? this.intOption('ustackframes', 100) : this.intOption('jstackframes', 50);
-        const n = Number(st.args[0]?.constValue ?? BigInt(dflt));
-        const strsize = Number(st.args[1]?.constValue ?? BigInt(name === 'jstack' ? parseSizeOption(String(ctx.option('jstackstrsize') ?? '512')) ?? 512 : 0));
-        this.actions.push({ kind: name === 'ustack' ? DTRACEACT.USTACK : DTRACEACT.JSTACK, ntuple: 0, arg: ustackArg(n, strsize), uarg: 0n, record: { size: (n + 1) * 8 + strsize, alignment: 8, format: -1 } });
-        return;
-      }
+      case 'jstack':
       case 'sym':
       case 'func':
       case 'mod':
@@ -991,7 +1007,7 @@ class ClauseGen {
       case 'ufunc':
       case 'umod':
       case 'uaddr':
-        this.actions.push({ kind: fn.kind === 'action' ? fn.act : DTRACEACT.SYM, difo: compileDifo(ctx, st.args[0]!, difTypeInteger(8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } });
+        this.actions.push(this.recordingAction(name, st.args));
         return;
       case 'exit':
         this.actions.push({ kind: DTRACEACT.EXIT, difo: compileDifo(ctx, st.args[0]!, difTypeInteger(4)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 4, alignment: 4, format: -1 } });

@@ -2,7 +2,7 @@
 // statement, classified as a plain expression, an action call (with its
 // prototype and printf-format checks) or an aggregation. Variables come to
 // exist on their first assignment here, so order matters as in dtrace.
-import { resolveType } from '@wdtrace/dtrace-core/types';
+import { type CType, resolveType } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr } from '../ast.js';
 import { BUILTIN_FUNCTIONS } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
@@ -10,6 +10,18 @@ import { CompileError, type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
 import { type CookScope, Cooker, dtypeName } from '../semantics.js';
 import type { Pass } from './pass.js';
+
+/** Actions whose records may be aggregation keys. */
+export const KEY_ACTIONS: ReadonlySet<string> = new Set(['stack', 'ustack', 'jstack', 'sym', 'func', 'mod', 'usym', 'ufunc', 'umod', 'uaddr']);
+
+const actionKeyTypes = new Map<string, CType>();
+
+/** The type of an action key: a typedef of int64_t named after the action (one object per name, so keys compare equal). */
+function actionKeyType(name: string, int64: CType): CType {
+  let t = actionKeyTypes.get(name);
+  if (t === undefined) actionKeyTypes.set(name, (t = { kind: 'typedef', name, target: int64 }));
+  return t;
+}
 
 /** One conversion of a printf-like format string. */
 export interface FormatConversion {
@@ -116,7 +128,7 @@ class ClauseTyper {
     const fname = rhs.callee.name;
     const fn = BUILTIN_FUNCTIONS.get(fname);
     if (fn === undefined || fn.kind !== 'aggregating') fail('D_AGG_FUNC', e.loc, aggNode.name);
-    const keys = lhs.k === 'index' ? lhs.args.map((k) => this.cook(k)) : [];
+    const keys = lhs.k === 'index' ? lhs.args.map((k) => this.cookKey(k)) : [];
     const keyTypes = keys.map((k) => this.cooker.keyType(k));
     const args = rhs.args.map((a) => this.cook(a));
     if (args.length < fn.minArgs || args.length > fn.maxArgs) {
@@ -244,6 +256,22 @@ class ClauseTyper {
     const c = this.cook(e);
     if (c.constValue === undefined || !isInteger(c.type!) || BigInt.asIntN(64, c.constValue) < (allowZero ? 0n : 1n)) fail(tag, e.loc);
     return c;
+  }
+
+  /**
+   * An aggregation key: an expression, or one of the actions whose record
+   * dtrace lets key an aggregation (stack(), ustack(), jstack(), sym(),
+   * func(), mod(), usym(), ufunc(), umod(), uaddr()) — checked as the
+   * action, and marked for the code generator by its function reference.
+   */
+  private cookKey(k: Expr): Expr {
+    if (k.k === 'call' && k.callee.k === 'ident' && k.callee.module === undefined && KEY_ACTIONS.has(k.callee.name)) {
+      const st = this.action(k.callee.name, k, k.loc);
+      if (st.kind !== 'action') throw new Error('not an action');
+      // The key's type is named after the action: the consumer prints the key as that action's record.
+      return { ...k, args: st.args, type: actionKeyType(k.callee.name, this.ctx.env.int64), ref: { kind: 'function', name: k.callee.name } };
+    }
+    return this.cook(k);
   }
 
   private action(name: string, e: Expr & { k: 'call' }, loc: SourceLocation): CookedStatement {

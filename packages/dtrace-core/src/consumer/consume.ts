@@ -477,6 +477,27 @@ export class Consumer {
     }
   }
 
+  /** sym(), func(), mod() and the user forms as keys name their address as those records do (dt_print_sym & co). */
+  private symbolKey(typeName: string | undefined, k: bigint): string | undefined {
+    const symbols = this.state.machine.symbols;
+    switch (typeName) {
+      case 'sym':
+      case 'func':
+        return symString(symbols, k);
+      case 'mod':
+        return modString(symbols, k);
+      case 'usym':
+      case 'ufunc':
+        return usymString(symbols, 0n, k);
+      case 'umod':
+        return umodString(symbols, 0n, k);
+      case 'uaddr':
+        return uaddrToString(symbols, 0n, k);
+      default:
+        return undefined;
+    }
+  }
+
   private keyText(desc: AggregationDescription, e: AggregationEntry): string {
     let s = '';
     e.keys.forEach((k, idx) => {
@@ -488,8 +509,9 @@ export class Consumer {
         }
         else s += printBytes(k, -50, false, false);
       } else {
+        const sym = this.symbolKey(desc.keys[idx]?.typeName, k);
         const size = desc.keys[idx]?.type.size ?? 8;
-        s += printDatumInteger(k, [1, 2, 4, 8].includes(size) ? size : 8);
+        s += sym !== undefined ? '  ' + sym.padEnd(50) : printDatumInteger(k, [1, 2, 4, 8].includes(size) ? size : 8);
       }
     });
     return s;
@@ -554,6 +576,8 @@ export class Consumer {
     return e.keys.map((k, idx): Datum => {
       const typeName = desc.keys[idx]?.typeName;
       if (k instanceof Uint8Array) return typeName === 'stack' || typeName === 'ustack' ? this.stackKey(typeName, k) : { type: 'bytes', value: k };
+      const sym = this.symbolKey(typeName, k);
+      if (sym !== undefined) return { type: 'string', value: sym };
       return { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: this.keySigned(typeName) };
     });
   }

@@ -1,0 +1,5 @@
+/* Outside a key, stack() is still an action, not a value. */
+BEGIN
+{
+	x = stack();
+}
