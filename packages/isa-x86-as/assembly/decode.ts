@@ -318,8 +318,9 @@ export function writeDecodeRecord(): void {
 }
 
 // ---- decoded-instruction cache records ---------------------------------------------
-// A 64-byte record holds everything the handlers read, so a cached
-// instruction is restored without decoding again (see assembly/code-cache.ts).
+// A 64-byte record holds everything the handlers read; they read it in place
+// through assembly/insn.ts, so a cached instruction runs without decoding or
+// copying again (see assembly/code-cache.ts).
 //   0 u64 tag  8 u32 generation  12 u16 form  14 u8 length  15 u8 opcode
 //  16 u8 map  17 u8 opSize  18 u8 reg  19 u8 rm  20 u8 mod  21 u8 modrm  22 u8 rex
 //  23 u8 bits (1 ripRel, 2 addr32, 4 hasModrm)  24 i8 base  25 i8 index  26 u8 scale
@@ -333,14 +334,4 @@ export function saveDecoded(e: usize): void {
   store<i8>(e, <i8>dBase, 24); store<i8>(e, <i8>dIndex, 25); store<u8>(e, <u8>dScale, 26);
   store<u8>(e, <u8>dSeg, 27); store<u8>(e, <u8>dOpReg, 28); store<u8>(e, <u8>dPrefixes, 29);
   store<i64>(e, dImm, 32); store<i64>(e, dImm2, 40); store<i64>(e, dDisp, 48);
-}
-export function loadDecoded(e: usize): void {
-  dForm = <i32>load<u16>(e, 12); dLength = <i32>load<u8>(e, 14); dOpcode = <u32>load<u8>(e, 15);
-  dMap = <u32>load<u8>(e, 16); dOpSize = <i32>load<u8>(e, 17); dReg = <u32>load<u8>(e, 18); dRm = <u32>load<u8>(e, 19);
-  dMod = <u32>load<u8>(e, 20); dModrm = <u32>load<u8>(e, 21); dRex = <u32>load<u8>(e, 22);
-  const bits = <u32>load<u8>(e, 23);
-  dRipRel = (bits & 1) != 0; dAddr32 = (bits & 2) != 0; dHasModrm = (bits & 4) != 0;
-  dBase = <i32>load<i8>(e, 24); dIndex = <i32>load<i8>(e, 25); dScale = <u32>load<u8>(e, 26);
-  dSeg = <u32>load<u8>(e, 27); dOpReg = <u32>load<u8>(e, 28); dPrefixes = <u32>load<u8>(e, 29);
-  dImm = load<i64>(e, 32); dImm2 = load<i64>(e, 40); dDisp = load<i64>(e, 48);
 }

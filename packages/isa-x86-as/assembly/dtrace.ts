@@ -2,7 +2,8 @@
 // displaced first byte (PUSH_RBP, POP_RBP, LEAVE, NOP, RET), execution of one
 // displaced instruction at its original address, and side-effect-free guest
 // virtual reads for NOFAULT loads.
-import { decodeInstruction, dForm, dMap, dOpcode, dPrefixes, PFX_F2, PFX_F3, DECODE_INPUT } from './decode';
+import { decodeInstruction, saveDecoded, dForm, dMap, dOpcode, dPrefixes, PFX_F2, PFX_F3, DECODE_INPUT } from './decode';
+import { setInsn, INSN_SCRATCH } from './insn';
 import { HANDLERS } from './generated/dispatch';
 import {
   rip, setRip, nextRip, setNextRip, reg64, setReg64, readV, writeV, faultVector, raise, VEC_UD, VEC_GP,
@@ -54,6 +55,10 @@ export function emulate(code: i32): i32 {
 export function executeDisplaced(length: i32, address: u64): i32 {
   const len = decodeInstruction(DECODE_INPUT, length);
   if (len != length) { raise(len < 0 ? VEC_GP : VEC_UD, 0); return finishStop(); }
+  // the handlers read the current instruction's record (never cached: the bytes are not guest RAM)
+  saveDecoded(INSN_SCRATCH);
+  store<u8>(INSN_SCRATCH, 0, 30);
+  setInsn(INSN_SCRATCH);
   setRip(address);
   setInsnRip(address);
   // A REP string instruction does one iteration per call and asks to run again

@@ -9,7 +9,7 @@
 // blocks below fold to a few loads, the operation, and the flags.
 // They compute exactly what the generic handlers compute (same flag rules).
 import { rflags, setFlags, reg64, setReg64, readV, writeV, faultVector, nextRip, setNextRip, CF, AF, ZF, SF, OF, ARITH_FLAGS } from './cpu';
-import { dRm, dReg, dImm, dOpReg, dBase, dIndex, dScale, dDisp, dRipRel } from './decode';
+import { dRm, dReg, dImm, dOpReg, dBase, dIndex, dScale, dDisp, dRipRel, dRex } from './insn';
 import { effectiveAddress, condition, push } from './exec';
 import { parityFlag } from './flags';
 
@@ -61,80 +61,80 @@ import { parityFlag } from './flags';
 /** op Ev,Gv with a register destination (ModRM.mod = 3). */
 // @ts-ignore: decorator
 @inline export function aluEG(op: u32, size: i32): void {
-  const r = aluSized(op, size, regAt(dRm, size), regAt(dReg, size));
-  if (op != 7 && op != 8) setReg64(dRm, r);
+  const r = aluSized(op, size, regAt(dRm(), size), regAt(dReg(), size));
+  if (op != 7 && op != 8) setReg64(dRm(), r);
 }
 /** op Gv,Ev with a register source (ModRM.mod = 3). */
 // @ts-ignore: decorator
 @inline export function aluGE(op: u32, size: i32): void {
-  const r = aluSized(op, size, regAt(dReg, size), regAt(dRm, size));
-  if (op != 7) setReg64(dReg, r);
+  const r = aluSized(op, size, regAt(dReg(), size), regAt(dRm(), size));
+  if (op != 7) setReg64(dReg(), r);
 }
 /** op Ev,Iz / Ev,Ib (81, 83) with a register destination. */
 // @ts-ignore: decorator
 @inline export function aluEI(op: u32, size: i32): void {
-  const r = aluSized(op, size, regAt(dRm, size), <u64>dImm & maskOf(size));
-  if (op != 7) setReg64(dRm, r);
+  const r = aluSized(op, size, regAt(dRm(), size), <u64>dImm() & maskOf(size));
+  if (op != 7) setReg64(dRm(), r);
 }
 
 /** jcc with a constant condition code. */
 // @ts-ignore: decorator
 @inline export function jccSized(cc: u32): void {
-  if (condition(cc)) setNextRip(nextRip + <u64>dImm);
+  if (condition(cc)) setNextRip(nextRip + <u64>dImm());
 }
 
 // 89 / 8B, register and memory forms
 // @ts-ignore: decorator
 @inline export function movRR(size: i32, load: bool): void {
-  if (load) setReg64(dReg, regAt(dRm, size)); else setReg64(dRm, regAt(dReg, size));
+  if (load) setReg64(dReg(), regAt(dRm(), size)); else setReg64(dRm(), regAt(dReg(), size));
 }
 // @ts-ignore: decorator
-@inline export function movStore(size: i32): void { writeV(effectiveAddress(), size, regAt(dReg, size)); }
+@inline export function movStore(size: i32): void { writeV(effectiveAddress(), size, regAt(dReg(), size)); }
 // @ts-ignore: decorator
 @inline export function movLoad(size: i32): void {
   const v = readV(effectiveAddress(), size);
-  if (faultVector < 0) setReg64(dReg, v);
+  if (faultVector < 0) setReg64(dReg(), v);
 }
 /** 63 with REX.W: movslq, register or memory source. */
 // @ts-ignore: decorator
 @inline export function movsxdSized(mem: bool): void {
-  if (!mem) { setReg64(dReg, <u64><i64><i32>reg64(dRm)); return; }
+  if (!mem) { setReg64(dReg(), <u64><i64><i32>reg64(dRm())); return; }
   const v = readV(effectiveAddress(), 4);
-  if (faultVector < 0) setReg64(dReg, <u64><i64><i32>v);
+  if (faultVector < 0) setReg64(dReg(), <u64><i64><i32>v);
 }
 /** 0F B6 movzbl to a 32-bit register (a byte register without REX is ah..bh). */
 // @ts-ignore: decorator
-@inline export function movzxByte(mem: bool, rex: bool): void {
+@inline export function movzxByte(mem: bool): void {
   if (mem) {
     const v = readV(effectiveAddress(), 1);
-    if (faultVector < 0) setReg64(dReg, v);
+    if (faultVector < 0) setReg64(dReg(), v);
     return;
   }
-  const n = dRm;
-  if (!rex && n >= 4 && n < 8) setReg64(dReg, (reg64(n - 4) >> 8) & 0xff);
-  else setReg64(dReg, reg64(n) & 0xff);
+  const n = dRm();
+  if (dRex() == 0 && n >= 4 && n < 8) setReg64(dReg(), (reg64(n - 4) >> 8) & 0xff);
+  else setReg64(dReg(), reg64(n) & 0xff);
 }
 /** 8D lea without a 67 prefix or rip-relative operand. */
 // @ts-ignore: decorator
 @inline export function leaSized(size: i32): void {
-  let a: u64 = <u64>dDisp;
-  if (dRipRel) a = nextRip + a;
+  let a: u64 = <u64>dDisp();
+  if (dRipRel()) a = nextRip + a;
   else {
-    if (dBase >= 0) a += reg64(<u32>dBase);
-    if (dIndex >= 0) a += reg64(<u32>dIndex) << <u64>dScale;
+    if (dBase() >= 0) a += reg64(<u32>dBase());
+    if (dIndex() >= 0) a += reg64(<u32>dIndex()) << <u64>dScale();
   }
-  setReg64(dReg, size == 8 ? a : a & 0xffffffff);
+  setReg64(dReg(), size == 8 ? a : a & 0xffffffff);
 }
 // 50+r / 58+r / C3 / E8 / E9 / EB with the 64-bit operand size
 // @ts-ignore: decorator
-@inline export function push64(): void { push(reg64(dOpReg), 8); }
+@inline export function push64(): void { push(reg64(dOpReg()), 8); }
 // @ts-ignore: decorator
 @inline export function pop64(): void {
   const sp = reg64(4);
   const v = readV(sp, 8);
   if (faultVector >= 0) return;
   setReg64(4, sp + 8);
-  setReg64(dOpReg, v);
+  setReg64(dOpReg(), v);
 }
 // @ts-ignore: decorator
 @inline export function ret64(): void {
@@ -147,8 +147,8 @@ import { parityFlag } from './flags';
 // @ts-ignore: decorator
 @inline export function callRel(): void {
   push(nextRip, 8);
-  if (faultVector < 0) setNextRip(nextRip + <u64>dImm);
+  if (faultVector < 0) setNextRip(nextRip + <u64>dImm());
 }
 // @ts-ignore: decorator
-@inline export function jmpRel(): void { setNextRip(nextRip + <u64>dImm); }
+@inline export function jmpRel(): void { setNextRip(nextRip + <u64>dImm()); }
 

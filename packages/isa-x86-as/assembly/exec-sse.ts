@@ -6,7 +6,7 @@
 // NaN (negative quiet NaN), out-of-range conversions give the integer
 // indefinite value; rounding is round-to-nearest-even (MXCSR.RC = 0 assumed)
 // and MXCSR exception flags are not recorded.
-import { dReg, dRm, dMod, dRex, dImm } from './decode';
+import { dReg, dRm, dMod, dRex, dImm } from './insn';
 import { XMM, readV, writeV, readReg, writeReg, raise, faultVector, VEC_GP, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
 import { effectiveAddress } from './exec';
 
@@ -15,7 +15,7 @@ import { effectiveAddress } from './exec';
 
 /** Reads the W operand: register or 16 bytes of memory (aligned if `aligned`). */
 function readW128(aligned: bool): v128 {
-  if (dMod == 3) return v128.load(xmm(dRm));
+  if (dMod() == 3) return v128.load(xmm(dRm()));
   const a = effectiveAddress();
   if (aligned && (a & 15) != 0) { raise(VEC_GP, 0); return i64x2.splat(0); }
   const lo = readV(a, 8);
@@ -23,7 +23,7 @@ function readW128(aligned: bool): v128 {
   return i64x2.replace_lane(i64x2.splat(<i64>lo), 1, <i64>hi);
 }
 function writeW128(v: v128, aligned: bool): void {
-  if (dMod == 3) { v128.store(xmm(dRm), v); return; }
+  if (dMod() == 3) { v128.store(xmm(dRm()), v); return; }
   const a = effectiveAddress();
   if (aligned && (a & 15) != 0) { raise(VEC_GP, 0); return; }
   // check both halves before writing either
@@ -34,57 +34,57 @@ function writeW128(v: v128, aligned: bool): void {
 }
 
 // ---- moves ----------------------------------------------------------------------------
-export function exec_movups(): void { const v = readW128(false); if (faultVector < 0) v128.store(xmm(dReg), v); }
-export function exec_movaps(): void { const v = readW128(true); if (faultVector < 0) v128.store(xmm(dReg), v); }
-export function exec_movups_st(): void { writeW128(v128.load(xmm(dReg)), false); }
-export function exec_movaps_st(): void { writeW128(v128.load(xmm(dReg)), true); }
+export function exec_movups(): void { const v = readW128(false); if (faultVector < 0) v128.store(xmm(dReg()), v); }
+export function exec_movaps(): void { const v = readW128(true); if (faultVector < 0) v128.store(xmm(dReg()), v); }
+export function exec_movups_st(): void { writeW128(v128.load(xmm(dReg())), false); }
+export function exec_movaps_st(): void { writeW128(v128.load(xmm(dReg())), true); }
 
 export function exec_movss_load(): void {
-  if (dMod == 3) { store<u32>(xmm(dReg), load<u32>(xmm(dRm))); return; }
+  if (dMod() == 3) { store<u32>(xmm(dReg()), load<u32>(xmm(dRm()))); return; }
   const v = readV(effectiveAddress(), 4);
   if (faultVector >= 0) return;
-  v128.store(xmm(dReg), i32x4.replace_lane(i32x4.splat(0), 0, <i32>v));
+  v128.store(xmm(dReg()), i32x4.replace_lane(i32x4.splat(0), 0, <i32>v));
 }
 export function exec_movsd_load(): void {
-  if (dMod == 3) { store<u64>(xmm(dReg), load<u64>(xmm(dRm))); return; }
+  if (dMod() == 3) { store<u64>(xmm(dReg()), load<u64>(xmm(dRm()))); return; }
   const v = readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
-  v128.store(xmm(dReg), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
+  v128.store(xmm(dReg()), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
 }
 export function exec_movss_store(): void {
-  if (dMod == 3) store<u32>(xmm(dRm), load<u32>(xmm(dReg)));
-  else writeV(effectiveAddress(), 4, <u64>load<u32>(xmm(dReg)));
+  if (dMod() == 3) store<u32>(xmm(dRm()), load<u32>(xmm(dReg())));
+  else writeV(effectiveAddress(), 4, <u64>load<u32>(xmm(dReg())));
 }
 export function exec_movsd_store(): void {
-  if (dMod == 3) store<u64>(xmm(dRm), load<u64>(xmm(dReg)));
-  else writeV(effectiveAddress(), 8, load<u64>(xmm(dReg)));
+  if (dMod() == 3) store<u64>(xmm(dRm()), load<u64>(xmm(dReg())));
+  else writeV(effectiveAddress(), 8, load<u64>(xmm(dReg())));
 }
-export function exec_movlpd_load(): void { const v = readV(effectiveAddress(), 8); if (faultVector < 0) store<u64>(xmm(dReg), v); }
-export function exec_movhpd_load(): void { const v = readV(effectiveAddress(), 8); if (faultVector < 0) store<u64>(xmm(dReg), v, 8); }
-export function exec_movlpd_store(): void { writeV(effectiveAddress(), 8, load<u64>(xmm(dReg))); }
-export function exec_movhpd_store(): void { writeV(effectiveAddress(), 8, load<u64>(xmm(dReg), 8)); }
+export function exec_movlpd_load(): void { const v = readV(effectiveAddress(), 8); if (faultVector < 0) store<u64>(xmm(dReg()), v); }
+export function exec_movhpd_load(): void { const v = readV(effectiveAddress(), 8); if (faultVector < 0) store<u64>(xmm(dReg()), v, 8); }
+export function exec_movlpd_store(): void { writeV(effectiveAddress(), 8, load<u64>(xmm(dReg()))); }
+export function exec_movhpd_store(): void { writeV(effectiveAddress(), 8, load<u64>(xmm(dReg()), 8)); }
 
 // 66 0F 6E movd/movq xmm, r/m; 66 0F 7E movd/movq r/m, xmm; F3 0F 7E movq xmm, xmm/m64; 66 0F D6 movq xmm/m64, xmm
 export function exec_movd_to_xmm(): void {
-  const size = (dRex & 8) != 0 ? 8 : 4;
-  const v = dMod == 3 ? readReg(dRm, size, true) : readV(effectiveAddress(), size);
+  const size = (dRex() & 8) != 0 ? 8 : 4;
+  const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
   if (faultVector >= 0) return;
-  v128.store(xmm(dReg), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
+  v128.store(xmm(dReg()), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
 }
 export function exec_movd_from_xmm(): void {
-  const size = (dRex & 8) != 0 ? 8 : 4;
-  const v = load<u64>(xmm(dReg));
-  if (dMod == 3) writeReg(dRm, size, true, size == 8 ? v : v & 0xffffffff);
+  const size = (dRex() & 8) != 0 ? 8 : 4;
+  const v = load<u64>(xmm(dReg()));
+  if (dMod() == 3) writeReg(dRm(), size, true, size == 8 ? v : v & 0xffffffff);
   else writeV(effectiveAddress(), size, v);
 }
 export function exec_movq_load(): void {
-  const v = dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8);
+  const v = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
-  v128.store(xmm(dReg), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
+  v128.store(xmm(dReg()), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
 }
 export function exec_movq_store(): void {
-  const v = load<u64>(xmm(dReg));
-  if (dMod == 3) v128.store(xmm(dRm), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
+  const v = load<u64>(xmm(dReg()));
+  if (dMod() == 3) v128.store(xmm(dRm()), i64x2.replace_lane(i64x2.splat(0), 0, <i64>v));
   else writeV(effectiveAddress(), 8, v);
 }
 
@@ -92,9 +92,9 @@ export function exec_movq_store(): void {
 // @ts-ignore: decorator
 @inline function binop(): v128 { return readW128(true); }
 // @ts-ignore: decorator
-@inline function put(v: v128): void { if (faultVector < 0) v128.store(xmm(dReg), v); }
+@inline function put(v: v128): void { if (faultVector < 0) v128.store(xmm(dReg()), v); }
 // @ts-ignore: decorator
-@inline function dst(): v128 { return v128.load(xmm(dReg)); }
+@inline function dst(): v128 { return v128.load(xmm(dReg())); }
 
 export function exec_pand(): void { const b = binop(); put(v128.and(dst(), b)); }
 export function exec_pandn(): void { const b = binop(); put(v128.andnot(b, dst())); }
@@ -124,12 +124,12 @@ export function exec_punpckldq(): void { const b = binop(); put(v128.shuffle<u32
 export function exec_punpckhdq(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 2, 6, 3, 7)); }
 export function exec_punpcklqdq(): void { const b = binop(); put(v128.shuffle<u64>(dst(), b, 0, 2)); }
 export function exec_punpckhqdq(): void { const b = binop(); put(v128.shuffle<u64>(dst(), b, 1, 3)); }
-export function exec_pmovmskb(): void { writeReg(dReg, 4, true, <u64>i8x16.bitmask(v128.load(xmm(dRm)))); }
+export function exec_pmovmskb(): void { writeReg(dReg(), 4, true, <u64>i8x16.bitmask(v128.load(xmm(dRm())))); }
 
 export function exec_pshufd(): void {
   const s = readW128(true);
   if (faultVector >= 0) return;
-  const order = <u32>dImm;
+  const order = <u32>dImm();
   const t = XMM + 16 * 16; // scratch slot past xmm15
   v128.store(t, s);
   let r = i32x4.splat(0);
@@ -137,19 +137,19 @@ export function exec_pshufd(): void {
   r = i32x4.replace_lane(r, 1, load<i32>(t + (((order >> 2) & 3) << 2)));
   r = i32x4.replace_lane(r, 2, load<i32>(t + (((order >> 4) & 3) << 2)));
   r = i32x4.replace_lane(r, 3, load<i32>(t + (((order >> 6) & 3) << 2)));
-  v128.store(xmm(dReg), r);
+  v128.store(xmm(dReg()), r);
 }
 function shuffleWords(high: bool): void {
   const s = readW128(true);
   if (faultVector >= 0) return;
   const t = XMM + 16 * 16;
   v128.store(t, s);
-  const order = <u32>dImm;
+  const order = <u32>dImm();
   const base: usize = high ? 8 : 0;
   const w0 = load<u16>(t + base + ((order & 3) << 1)), w1 = load<u16>(t + base + (((order >> 2) & 3) << 1));
   const w2 = load<u16>(t + base + (((order >> 4) & 3) << 1)), w3 = load<u16>(t + base + (((order >> 6) & 3) << 1));
   store<u16>(t + base, w0); store<u16>(t + base + 2, w1); store<u16>(t + base + 4, w2); store<u16>(t + base + 6, w3);
-  v128.store(xmm(dReg), v128.load(t));
+  v128.store(xmm(dReg()), v128.load(t));
 }
 export function exec_pshufhw(): void { shuffleWords(true); }
 export function exec_pshuflw(): void { shuffleWords(false); }
@@ -159,17 +159,17 @@ export function exec_shufps(): void {
   const t = XMM + 16 * 16;
   v128.store(t, dst());
   v128.store(t + 16, b);
-  const o = <u32>dImm;
+  const o = <u32>dImm();
   const r0 = load<u32>(t + ((o & 3) << 2)), r1 = load<u32>(t + (((o >> 2) & 3) << 2));
   const r2 = load<u32>(t + 16 + (((o >> 4) & 3) << 2)), r3 = load<u32>(t + 16 + (((o >> 6) & 3) << 2));
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   store<u32>(d, r0); store<u32>(d, r1, 4); store<u32>(d, r2, 8); store<u32>(d, r3, 12);
 }
 export function exec_shufpd(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const o = <u32>dImm;
-  const d = xmm(dReg);
+  const o = <u32>dImm();
+  const d = xmm(dReg());
   const lo = load<u64>(d + ((o & 1) << 3));
   const t = XMM + 16 * 16;
   v128.store(t, b);
@@ -178,29 +178,29 @@ export function exec_shufpd(): void {
 }
 // 66 0F 73 /3 psrldq, /7 pslldq (byte shifts of the whole register)
 export function exec_psrldq(): void {
-  const n = <u32>dImm > 16 ? 16 : <u32>dImm;
-  const d = xmm(dRm);
+  const n = <u32>dImm() > 16 ? 16 : <u32>dImm();
+  const d = xmm(dRm());
   const t = XMM + 16 * 16;
   v128.store(t, i64x2.splat(0)); v128.store(t + 16, i64x2.splat(0));
   v128.store(t, v128.load(d));
   v128.store(d, v128.load(t + n));
 }
 export function exec_pslldq(): void {
-  const n = <u32>dImm > 16 ? 16 : <u32>dImm;
-  const d = xmm(dRm);
+  const n = <u32>dImm() > 16 ? 16 : <u32>dImm();
+  const d = xmm(dRm());
   const t = XMM + 16 * 16;
   v128.store(t, i64x2.splat(0)); v128.store(t + 16, v128.load(d));
   v128.store(d, v128.load(t + 16 - n));
 }
 // shifts by immediate (66 0F 71/72/73)
-export function exec_psrlw_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 15 ? i64x2.splat(0) : i16x8.shr_u(v128.load(xmm(dRm)), c)); }
-export function exec_psllw_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 15 ? i64x2.splat(0) : i16x8.shl(v128.load(xmm(dRm)), c)); }
-export function exec_psraw_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), i16x8.shr_s(v128.load(xmm(dRm)), c > 15 ? 15 : c)); }
-export function exec_psrld_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 31 ? i64x2.splat(0) : i32x4.shr_u(v128.load(xmm(dRm)), c)); }
-export function exec_pslld_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 31 ? i64x2.splat(0) : i32x4.shl(v128.load(xmm(dRm)), c)); }
-export function exec_psrad_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), i32x4.shr_s(v128.load(xmm(dRm)), c > 31 ? 31 : c)); }
-export function exec_psrlq_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 63 ? i64x2.splat(0) : i64x2.shr_u(v128.load(xmm(dRm)), c)); }
-export function exec_psllq_i(): void { const c = <u32>dImm; v128.store(xmm(dRm), c > 63 ? i64x2.splat(0) : i64x2.shl(v128.load(xmm(dRm)), c)); }
+export function exec_psrlw_i(): void { const c = <u32>dImm(); v128.store(xmm(dRm()), c > 15 ? i64x2.splat(0) : i16x8.shr_u(v128.load(xmm(dRm())), c)); }
+export function exec_psllw_i(): void { const c = <u32>dImm(); v128.store(xmm(dRm()), c > 15 ? i64x2.splat(0) : i16x8.shl(v128.load(xmm(dRm())), c)); }
+export function exec_psraw_i(): void { const c = <u32>dImm(); v128.store(xmm(dRm()), i16x8.shr_s(v128.load(xmm(dRm())), c > 15 ? 15 : c)); }
+export function exec_psrld_i(): void { const c = <u32>dImm(); v128.store(xmm(dRm()), c > 31 ? i64x2.splat(0) : i32x4.shr_u(v128.load(xmm(dRm())), c)); }
+export function exec_pslld_i(): void { const c = <u32>dImm(); v128.store(xmm(dRm()), c > 31 ? i64x2.splat(0) : i32x4.shl(v128.load(xmm(dRm())), c)); }
+export function exec_psrad_i(): void { const c = <u32>dImm(); v128.store(xmm(dRm()), i32x4.shr_s(v128.load(xmm(dRm())), c > 31 ? 31 : c)); }
+export function exec_psrlq_i(): void { const c = <u32>dImm(); v128.store(xmm(dRm()), c > 63 ? i64x2.splat(0) : i64x2.shr_u(v128.load(xmm(dRm())), c)); }
+export function exec_psllq_i(): void { const c = <u32>dImm(); v128.store(xmm(dRm()), c > 63 ? i64x2.splat(0) : i64x2.shl(v128.load(xmm(dRm())), c)); }
 
 // ---- more SSE2 packed integer (66-prefixed forms; SDM vol. 2 PACKSSWB ... PSADBW) ----------
 // Saturating packs: the destination's elements fill the low half, the source's the high half.
@@ -266,11 +266,11 @@ export function exec_psraw(): void { const c = shiftCount(); if (faultVector >= 
 export function exec_psrad(): void { const c = shiftCount(); if (faultVector >= 0) return; put(i32x4.shr_s(dst(), c > 31 ? 31 : <i32>c)); }
 // 66 0F C4 pinsrw xmm, r32/m16, imm8; 66 0F C5 pextrw r32, xmm, imm8
 export function exec_pinsrw(): void {
-  const v = dMod == 3 ? reg64(dRm) : readV(effectiveAddress(), 2);
+  const v = dMod() == 3 ? reg64(dRm()) : readV(effectiveAddress(), 2);
   if (faultVector >= 0) return;
-  store<u16>(xmm(dReg) + ((<usize>dImm & 7) << 1), <u16>v);
+  store<u16>(xmm(dReg()) + ((<usize>dImm() & 7) << 1), <u16>v);
 }
-export function exec_pextrw(): void { writeReg(dReg, 4, true, <u64>load<u16>(xmm(dRm) + ((<usize>dImm & 7) << 1))); }
+export function exec_pextrw(): void { writeReg(dReg(), 4, true, <u64>load<u16>(xmm(dRm()) + ((<usize>dImm() & 7) << 1))); }
 
 // ---- scalar floating point -------------------------------------------------------------------
 const DEFAULT_NAN64: u64 = 0xfff8000000000000;
@@ -281,8 +281,8 @@ const DEFAULT_NAN32: u32 = 0xffc00000;
 // @ts-ignore: decorator
 @inline function isNaN32(b: u32): bool { return (b & 0x7fffffff) > 0x7f800000; }
 
-function srcSd(): u64 { return dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8); }
-function srcSs(): u32 { return dMod == 3 ? load<u32>(xmm(dRm)) : <u32>readV(effectiveAddress(), 4); }
+function srcSd(): u64 { return dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8); }
+function srcSs(): u32 { return dMod() == 3 ? load<u32>(xmm(dRm())) : <u32>readV(effectiveAddress(), 4); }
 
 /** One double lane; op: 0 add 1 sub 2 mul 3 div 4 min 5 max 6 sqrt (of b). */
 function laneF64(op: i32, a: u64, b: u64): u64 {
@@ -325,25 +325,25 @@ function laneF32(op: i32, a: u32, b: u32): u32 {
 function arithSd(op: i32): void {
   const b = srcSd();
   if (faultVector >= 0) return;
-  store<u64>(xmm(dReg), laneF64(op, load<u64>(xmm(dReg)), b));
+  store<u64>(xmm(dReg()), laneF64(op, load<u64>(xmm(dReg())), b));
 }
 function arithSs(op: i32): void {
   const b = srcSs();
   if (faultVector >= 0) return;
-  store<u32>(xmm(dReg), laneF32(op, load<u32>(xmm(dReg)), b));
+  store<u32>(xmm(dReg()), laneF32(op, load<u32>(xmm(dReg())), b));
 }
 // packed forms (NP 0F 51/58-5F ps, 66 pd): every lane as the scalar form
 function arithPd(op: i32): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   store<u64>(d, laneF64(op, load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
   store<u64>(d, laneF64(op, load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
 }
 function arithPs(op: i32): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   store<u32>(d, laneF32(op, load<u32>(d), <u32>i32x4.extract_lane(b, 0)));
   store<u32>(d, laneF32(op, load<u32>(d, 4), <u32>i32x4.extract_lane(b, 1)), 4);
   store<u32>(d, laneF32(op, load<u32>(d, 8), <u32>i32x4.extract_lane(b, 2)), 8);
@@ -373,29 +373,29 @@ export function exec_sqrtps(): void { arithPs(6); }
 }
 function cmpF64(a: u64, b: u64): u64 {
   const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
-  return predicate(<u32>dImm & 7, x != x || y != y, x < y, x == y) ? <u64>-1 : 0;
+  return predicate(<u32>dImm() & 7, x != x || y != y, x < y, x == y) ? <u64>-1 : 0;
 }
 function cmpF32(a: u32, b: u32): u32 {
   const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
-  return predicate(<u32>dImm & 7, x != x || y != y, x < y, x == y) ? <u32>-1 : 0;
+  return predicate(<u32>dImm() & 7, x != x || y != y, x < y, x == y) ? <u32>-1 : 0;
 }
 export function exec_cmppd(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   store<u64>(d, cmpF64(load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
   store<u64>(d, cmpF64(load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
 }
 export function exec_cmpps(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   const t = XMM + 16 * 16; // scratch slot past xmm15
   v128.store(t, b);
   for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, cmpF32(load<u32>(d + i), load<u32>(t + i)));
 }
-export function exec_cmpsd(): void { const b = srcSd(); if (faultVector < 0) store<u64>(xmm(dReg), cmpF64(load<u64>(xmm(dReg)), b)); }
-export function exec_cmpss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg), cmpF32(load<u32>(xmm(dReg)), b)); }
+export function exec_cmpsd(): void { const b = srcSd(); if (faultVector < 0) store<u64>(xmm(dReg()), cmpF64(load<u64>(xmm(dReg())), b)); }
+export function exec_cmpss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg()), cmpF32(load<u32>(xmm(dReg())), b)); }
 export function exec_addsd(): void { arithSd(0); }
 export function exec_subsd(): void { arithSd(1); }
 export function exec_mulsd(): void { arithSd(2); }
@@ -422,36 +422,36 @@ function compareFlags(unordered: bool, less: bool, equal: bool): void {
 export function exec_ucomisd(): void {
   const b = srcSd();
   if (faultVector >= 0) return;
-  const x = reinterpret<f64>(load<u64>(xmm(dReg))), y = reinterpret<f64>(b);
+  const x = reinterpret<f64>(load<u64>(xmm(dReg()))), y = reinterpret<f64>(b);
   compareFlags(x != x || y != y, x < y, x == y);
 }
 export function exec_ucomiss(): void {
   const b = srcSs();
   if (faultVector >= 0) return;
-  const x = reinterpret<f32>(load<u32>(xmm(dReg))), y = reinterpret<f32>(b);
+  const x = reinterpret<f32>(load<u32>(xmm(dReg()))), y = reinterpret<f32>(b);
   compareFlags(x != x || y != y, x < y, x == y);
 }
 
 // conversions
 export function exec_cvtsi2sd(): void {
-  const size = (dRex & 8) != 0 ? 8 : 4;
-  const v = dMod == 3 ? readReg(dRm, size, true) : readV(effectiveAddress(), size);
+  const size = (dRex() & 8) != 0 ? 8 : 4;
+  const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
   if (faultVector >= 0) return;
-  store<f64>(xmm(dReg), size == 8 ? <f64><i64>v : <f64><i32>v);
+  store<f64>(xmm(dReg()), size == 8 ? <f64><i64>v : <f64><i32>v);
 }
 export function exec_cvtsi2ss(): void {
-  const size = (dRex & 8) != 0 ? 8 : 4;
-  const v = dMod == 3 ? readReg(dRm, size, true) : readV(effectiveAddress(), size);
+  const size = (dRex() & 8) != 0 ? 8 : 4;
+  const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
   if (faultVector >= 0) return;
-  store<f32>(xmm(dReg), size == 8 ? <f32><i64>v : <f32><i32>v);
+  store<f32>(xmm(dReg()), size == 8 ? <f32><i64>v : <f32><i32>v);
 }
 function toInt(x: f64, truncate: bool): void {
-  const size = (dRex & 8) != 0 ? 8 : 4;
+  const size = (dRex() & 8) != 0 ? 8 : 4;
   const y = truncate ? Math.trunc(x) : nearest<f64>(x);
   let r: u64;
   if (size == 8) r = (y != y || y >= 9223372036854775808.0 || y < -9223372036854775808.0) ? 0x8000000000000000 : <u64><i64>y;
   else r = (y != y || y >= 2147483648.0 || y < -2147483648.0) ? 0x80000000 : <u64><u32><i32>y;
-  writeReg(dReg, size, true, r);
+  writeReg(dReg(), size, true, r);
 }
 export function exec_cvttsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), true); }
 export function exec_cvtsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), false); }
@@ -463,17 +463,17 @@ export function exec_cvtss2sd(): void {
   let r: u64;
   if (isNaN32(b)) r = (<u64>(b >> 31) << 63) | 0x7ff8000000000000 | (<u64>(b & 0x3fffff) << 29);
   else r = reinterpret<u64>(<f64>reinterpret<f32>(b));
-  store<u64>(xmm(dReg), r);
+  store<u64>(xmm(dReg()), r);
 }
 // unpcklps/unpckhps (NP 0F 14/15): interleave the low / high doublewords
 export function exec_unpcklps(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 0, 4, 1, 5)); }
 export function exec_unpckhps(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 2, 6, 3, 7)); }
 // movhlps (NP 0F 12, reg): low quadword <- source's high; movlhps (NP 0F 16, reg): high <- source's low
-export function exec_movhlps(): void { store<u64>(xmm(dReg), load<u64>(xmm(dRm), 8)); }
-export function exec_movlhps(): void { store<u64>(xmm(dReg), load<u64>(xmm(dRm)), 8); }
+export function exec_movhlps(): void { store<u64>(xmm(dReg()), load<u64>(xmm(dRm()), 8)); }
+export function exec_movlhps(): void { store<u64>(xmm(dReg()), load<u64>(xmm(dRm())), 8); }
 // movmskps / movmskpd (0F 50): sign bits into a general register
-export function exec_movmskps(): void { writeReg(dReg, 4, true, <u64>i32x4.bitmask(v128.load(xmm(dRm)))); }
-export function exec_movmskpd(): void { writeReg(dReg, 4, true, <u64>i64x2.bitmask(v128.load(xmm(dRm)))); }
+export function exec_movmskps(): void { writeReg(dReg(), 4, true, <u64>i32x4.bitmask(v128.load(xmm(dRm())))); }
+export function exec_movmskpd(): void { writeReg(dReg(), 4, true, <u64>i64x2.bitmask(v128.load(xmm(dRm())))); }
 
 // packed conversions (0F 5A, 5B, E6)
 // @ts-ignore: decorator
@@ -493,25 +493,25 @@ export function exec_movmskpd(): void { writeReg(dReg, 4, true, <u64>i64x2.bitma
 }
 export function exec_cvtps2pd(): void {
   // source: two floats (xmm low quadword or m64)
-  const v = dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8);
+  const v = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   store<u64>(d, f32ToF64(<u32>v));
   store<u64>(d, f32ToF64(<u32>(v >> 32)), 8);
 }
 export function exec_cvtpd2ps(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   store<u32>(d, f64ToF32(<u64>i64x2.extract_lane(b, 0)));
   store<u32>(d, f64ToF32(<u64>i64x2.extract_lane(b, 1)), 4);
   store<u64>(d, 0, 8);
 }
-export function exec_cvtdq2ps(): void { const b = readW128(true); if (faultVector < 0) v128.store(xmm(dReg), f32x4.convert_i32x4_s(b)); }
+export function exec_cvtdq2ps(): void { const b = readW128(true); if (faultVector < 0) v128.store(xmm(dReg()), f32x4.convert_i32x4_s(b)); }
 function psToDq(truncate: bool): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   const t = XMM + 16 * 16;
   v128.store(t, b);
   for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, toI32(<f64>load<f32>(t + i), truncate));
@@ -521,7 +521,7 @@ export function exec_cvttps2dq(): void { psToDq(true); }
 function pdToDq(truncate: bool): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   store<u32>(d, toI32(reinterpret<f64>(<u64>i64x2.extract_lane(b, 0)), truncate));
   store<u32>(d, toI32(reinterpret<f64>(<u64>i64x2.extract_lane(b, 1)), truncate), 4);
   store<u64>(d, 0, 8);
@@ -530,9 +530,9 @@ export function exec_cvtpd2dq(): void { pdToDq(false); }
 export function exec_cvttpd2dq(): void { pdToDq(true); }
 export function exec_cvtdq2pd(): void {
   // source: two doublewords (xmm low quadword or m64)
-  const v = dMod == 3 ? load<u64>(xmm(dRm)) : readV(effectiveAddress(), 8);
+  const v = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
-  const d = xmm(dReg);
+  const d = xmm(dReg());
   store<f64>(d, <f64><i32><u32>v);
   store<f64>(d, <f64><i32><u32>(v >> 32), 8);
 }
@@ -542,6 +542,6 @@ export function exec_cvtsd2ss(): void {
   let r: u32;
   if (isNaN64(b)) r = (<u32>(b >> 63) << 31) | 0x7fc00000 | <u32>((b >> 29) & 0x3fffff);
   else r = reinterpret<u32>(<f32>reinterpret<f64>(b));
-  store<u32>(xmm(dReg), r);
+  store<u32>(xmm(dReg()), r);
 }
 

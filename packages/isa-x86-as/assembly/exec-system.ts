@@ -3,7 +3,7 @@
 // and interrupts with the CPL 3 -> 0 stack switch (TSS RSP0 / IST), iretq,
 // cli/sti, rdtsc/cpuid. Selectors are kept only as far as 64-bit mode uses
 // them: CS.RPL is the CPL, SS is reloaded by the transitions.
-import { dReg, dRm, dMod, dModrm, dOpSize, dImm, dOpcode } from './decode';
+import { dReg, dRm, dMod, dModrm, dOpSize, dImm, dOpcode } from './insn';
 import {
   rflags, setFlags, nextRip, setNextRip, reg64, setReg64, readV, writeV, raise, faultVector, clearFault, VEC_GP, VEC_UD,
   cpl, setCpl, cr0, cr2, cr3, cr4, setCr, efer, star, lstar, fmask, fsBase, gsBase, kernelGsBase, setMsrValue,
@@ -81,17 +81,17 @@ export function exec_wrmsr(): void {
 
 export function exec_mov_from_cr(): void {
   if (!privileged()) return;
-  const n = dReg;
+  const n = dReg();
   let v: u64;
   if (n == 0) v = cr0; else if (n == 2) v = cr2; else if (n == 3) v = cr3; else if (n == 4) v = cr4;
   else { raise(VEC_UD, 0); return; }
-  setReg64(dRm, v);
+  setReg64(dRm(), v);
 }
 export function exec_mov_to_cr(): void {
   if (!privileged()) return;
-  const n = dReg;
+  const n = dReg();
   if (n != 0 && n != 2 && n != 3 && n != 4) { raise(VEC_UD, 0); return; }
-  setCr(n, reg64(dRm));
+  setCr(n, reg64(dRm()));
 }
 export function exec_invlpg(): void {
   if (!privileged()) return;
@@ -104,7 +104,7 @@ export function exec_lgdt(): void {
   const limit = readV(a, 2);
   const base = readV(a + 2, 8);
   if (faultVector >= 0) return;
-  if (((dModrm >> 3) & 7) == 3) { idtLimit = <u32>limit; idtBase = base; } else { gdtLimit = <u32>limit; gdtBase = base; }
+  if (((dModrm() >> 3) & 7) == 3) { idtLimit = <u32>limit; idtBase = base; } else { gdtLimit = <u32>limit; gdtBase = base; }
 }
 
 export function exec_swapgs(): void {
@@ -134,11 +134,11 @@ export function exec_sysret(): void {
   const top = <i64>target >> 47;
   if (top != 0 && top != -1) { raise(VEC_GP, 0); return; }
   const sel = <u32>(star >> 48) & 0xffff;
-  csSel = (dOpSize == 8 ? sel + 16 : sel) | 3;
+  csSel = (dOpSize() == 8 ? sel + 16 : sel) | 3;
   ssSel = (sel + 8) | 3;
   setFlags((reg64(11) & 0x3c7fd7) | 2);
   setCpl(3);
-  setNextRip(dOpSize == 8 ? target : target & 0xffffffff);
+  setNextRip(dOpSize() == 8 ? target : target & 0xffffffff);
 }
 
 export function exec_iret(): void {
@@ -179,24 +179,24 @@ export let esSel: u32 = 0;
 export let fsSel: u32 = 0;
 export let gsSel: u32 = 0;
 export function exec_mov_to_sreg(): void {
-  const v = <u32>(dMod == 3 ? reg64(dRm) : readV(effectiveAddress(), 2)) & 0xffff;
+  const v = <u32>(dMod() == 3 ? reg64(dRm()) : readV(effectiveAddress(), 2)) & 0xffff;
   if (faultVector >= 0) return;
-  const n = dReg & 7;
+  const n = dReg() & 7;
   if (n == 1 || n > 5) { raise(VEC_UD, 0); return; }
   if (n == 2 && (v & 3) != cpl && !(v == 0 && cpl == 0)) { raise(VEC_GP, <i32>(v & 0xfffc)); return; }
   if (n == 0) esSel = v; else if (n == 2) ssSel = v; else if (n == 3) dsSel = v; else if (n == 4) fsSel = v; else gsSel = v;
 }
 export function exec_mov_from_sreg(): void {
-  const n = dReg & 7;
+  const n = dReg() & 7;
   const v: u32 = n == 0 ? esSel : n == 1 ? csSel : n == 2 ? ssSel : n == 3 ? dsSel : n == 4 ? fsSel : n == 5 ? gsSel : 0;
   if (n > 5) { raise(VEC_UD, 0); return; }
-  if (dMod == 3) setReg64(dRm, dOpSize == 4 || dOpSize == 8 ? <u64>v : (reg64(dRm) & ~<u64>0xffff) | v);
+  if (dMod() == 3) setReg64(dRm(), dOpSize() == 4 || dOpSize() == 8 ? <u64>v : (reg64(dRm()) & ~<u64>0xffff) | v);
   else writeV(effectiveAddress(), 2, v);
 }
 /** LTR: TSS base from the 16-byte system descriptor in the GDT (SDM vol. 3, 7.2.3). */
 export function exec_ltr(): void {
   if (!privileged()) return;
-  const sel = <u32>(dMod == 3 ? reg64(dRm) : readV(effectiveAddress(), 2)) & 0xffff;
+  const sel = <u32>(dMod() == 3 ? reg64(dRm()) : readV(effectiveAddress(), 2)) & 0xffff;
   if (faultVector >= 0) return;
   if ((sel & 0xfff8) == 0 || (sel | 15) > gdtLimit) { raise(VEC_GP, <i32>(sel & 0xfffc)); return; }
   const d = gdtBase + <u64>(sel & 0xfff8);
@@ -207,7 +207,7 @@ export function exec_ltr(): void {
   trSel = sel;
 }
 export function exec_str(): void {
-  if (dMod == 3) setReg64(dRm, <u64>trSel); else writeV(effectiveAddress(), 2, trSel);
+  if (dMod() == 3) setReg64(dRm(), <u64>trSel); else writeV(effectiveAddress(), 2, trSel);
 }
 /** LRETQ to the same privilege level (used to reload CS at boot). */
 export function exec_lret(): void {
@@ -217,7 +217,7 @@ export function exec_lret(): void {
   if (faultVector >= 0) return;
   if ((cs & 3) != cpl) { raise(VEC_GP, <i32>(cs & 0xfffc)); return; }
   csSel = cs;
-  setReg64(4, sp + 16 + <u64>(dOpcode == 0xca ? dImm & 0xffff : 0));
+  setReg64(4, sp + 16 + <u64>(dOpcode() == 0xca ? dImm() & 0xffff : 0));
   setNextRip(newRip);
 }
 
@@ -262,7 +262,7 @@ export function exec_stmxcsr(): void { writeV(effectiveAddress(), 4, mxcsr); }
 
 // INT n: a software interrupt, delivered in the guest (gate DPL checked).
 export function exec_int(): void {
-  const v = <i32>(dImm & 0xff);
+  const v = <i32>(dImm() & 0xff);
   deliverInterrupt(v, 0, false, true, nextRip);
   // delivery sets the new rip itself; keep run-loop commit consistent
   if (faultVector < 0) setNextRip(rip);

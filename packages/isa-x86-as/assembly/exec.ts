@@ -7,10 +7,8 @@
 //
 // Every handler reads its operands (which may fault) before it writes
 // anything, so a faulting instruction has no effect.
-import {
-  dOpcode, dMap, dOpSize, dReg, dRm, dMod, dRex, dImm, dImm2, dBase, dIndex, dScale, dDisp, dRipRel,
-  dAddr32, dSeg, dOpReg, dPrefixes, PFX_F2, PFX_F3, dModrm,
-} from './decode';
+import { PFX_F2, PFX_F3 } from './decode';
+import { dOpcode, dMap, dOpSize, dReg, dRm, dMod, dRex, dImm, dImm2, dBase, dIndex, dScale, dDisp, dRipRel, dAddr32, dSeg, dOpReg, dPrefixes, dModrm } from './insn';
 import {
   rflags, setFlags, nextRip, setNextRip, readReg, writeReg, reg64, setReg64, readV, writeV, probeWrite,
   raise, faultVector, VEC_UD, VEC_DE, VEC_BP, VEC_GP, CF, PF, AF, ZF, SF, OF, DF, ARITH_FLAGS, fsBase, gsBase,
@@ -21,7 +19,7 @@ import { parityFlag } from './flags';
 // ---- operand helpers ------------------------------------------------------------
 
 // @ts-ignore: decorator
-@inline function rex(): bool { return dRex != 0; }
+@inline function rex(): bool { return dRex() != 0; }
 // @ts-ignore: decorator
 @inline function mask(size: i32): u64 { return size == 8 ? <u64>-1 : (<u64>1 << (<u64>size << 3)) - 1; }
 // @ts-ignore: decorator
@@ -35,37 +33,37 @@ import { parityFlag } from './flags';
 /** Effective address of the ModRM memory operand (SDM vol. 2, 2.2.1.6 RIP-relative). */
 export function effectiveAddress(): u64 {
   let a: u64;
-  if (dRipRel) a = nextRip + <u64>dDisp;
+  if (dRipRel()) a = nextRip + <u64>dDisp();
   else {
-    a = <u64>dDisp;
-    if (dBase >= 0) a += reg64(<u32>dBase);
-    if (dIndex >= 0) a += reg64(<u32>dIndex) << <u64>dScale;
+    a = <u64>dDisp();
+    if (dBase() >= 0) a += reg64(<u32>dBase());
+    if (dIndex() >= 0) a += reg64(<u32>dIndex()) << <u64>dScale();
   }
-  if (dAddr32) a &= 0xffffffff;
-  if (dSeg == 4) a += fsBase;
-  else if (dSeg == 5) a += gsBase;
+  if (dAddr32()) a &= 0xffffffff;
+  if (dSeg() == 4) a += fsBase;
+  else if (dSeg() == 5) a += gsBase;
   return a;
 }
 
 function readE(size: i32): u64 {
-  if (dMod == 3) return readReg(dRm, size, rex());
+  if (dMod() == 3) return readReg(dRm(), size, rex());
   return readV(effectiveAddress(), size);
 }
 function writeE(size: i32, v: u64): void {
-  if (dMod == 3) writeReg(dRm, size, rex(), v);
+  if (dMod() == 3) writeReg(dRm(), size, rex(), v);
   else writeV(effectiveAddress(), size, v);
 }
 /** Reads a read-modify-write destination, checking first that it is writable. */
 function readEforWrite(size: i32): u64 {
-  if (dMod == 3) return readReg(dRm, size, rex());
+  if (dMod() == 3) return readReg(dRm(), size, rex());
   const a = effectiveAddress();
   if (!probeWrite(a, size)) return 0;
   return readV(a, size);
 }
 // @ts-ignore: decorator
-@inline function readG(size: i32): u64 { return readReg(dReg, size, rex()); }
+@inline function readG(size: i32): u64 { return readReg(dReg(), size, rex()); }
 // @ts-ignore: decorator
-@inline function writeG(size: i32, v: u64): void { writeReg(dReg, size, rex(), v); }
+@inline function writeG(size: i32, v: u64): void { writeReg(dReg(), size, rex(), v); }
 
 // ---- flags ----------------------------------------------------------------------
 
@@ -150,12 +148,12 @@ export function exec_nop(): void {}
 
 // 00-3F, 80-83, 84/85, A8/A9, F6/F7 /0-1: ALU rows
 export function exec_alu(): void {
-  const size = dOpSize;
-  const op = dOpcode;
+  const size = dOpSize();
+  const op = dOpcode();
   let kind: u32; // 0 E,G  1 G,E  2 acc,I  3 E,I
   let aluOp: u32;
-  if (dMap == 0 && op < 0x40) { aluOp = op >> 3; kind = op & 7; if (kind == 5) kind = 4; kind = kind == 0 || kind == 1 ? 0 : kind == 2 || kind == 3 ? 1 : 2; }
-  else if (op >= 0x80 && op <= 0x83) { aluOp = (dModrm >> 3) & 7; kind = 3; }
+  if (dMap() == 0 && op < 0x40) { aluOp = op >> 3; kind = op & 7; if (kind == 5) kind = 4; kind = kind == 0 || kind == 1 ? 0 : kind == 2 || kind == 3 ? 1 : 2; }
+  else if (op >= 0x80 && op <= 0x83) { aluOp = (dModrm() >> 3) & 7; kind = 3; }
   else if (op == 0x84 || op == 0x85) { aluOp = 8; kind = 0; }
   else if (op == 0xa8 || op == 0xa9) { aluOp = 8; kind = 2; }
   else { aluOp = 8; kind = 3; } // F6/F7 /0 /1
@@ -171,109 +169,109 @@ export function exec_alu(): void {
     const r = alu(aluOp, readG(size), b, size);
     if (writes) writeG(size, r);
   } else if (kind == 2) {
-    const r = alu(aluOp, readReg(0, size, false), <u64>dImm, size);
+    const r = alu(aluOp, readReg(0, size, false), <u64>dImm(), size);
     if (writes) writeReg(0, size, false, r);
   } else {
     const a = writes ? readEforWrite(size) : readE(size);
     if (faultVector >= 0) return;
-    const r = alu(aluOp, a, <u64>dImm, size);
+    const r = alu(aluOp, a, <u64>dImm(), size);
     if (writes) writeE(size, r);
   }
 }
 
 // 88-8B, C6/C7 /0, 0F C3 movnti
 export function exec_mov(): void {
-  const size = dOpSize;
-  const op = dOpcode;
-  if (dMap == 0 && (op == 0x8a || op == 0x8b)) {
+  const size = dOpSize();
+  const op = dOpcode();
+  if (dMap() == 0 && (op == 0x8a || op == 0x8b)) {
     const v = readE(size);
     if (faultVector < 0) writeG(size, v);
-  } else if (dMap == 0 && (op == 0xc6 || op == 0xc7)) {
-    writeE(size, <u64>dImm & mask(size));
+  } else if (dMap() == 0 && (op == 0xc6 || op == 0xc7)) {
+    writeE(size, <u64>dImm() & mask(size));
   } else writeE(size, readG(size));
 }
 
 // 89/8B specialised by ModRM.mod: the most frequent instructions of compiled code
-export function exec_mov_rr(): void { writeReg(dRm, dOpSize, true, readReg(dReg, dOpSize, true)); }
-export function exec_mov_rr_load(): void { writeReg(dReg, dOpSize, true, readReg(dRm, dOpSize, true)); }
-export function exec_mov_store(): void { writeV(effectiveAddress(), dOpSize, readReg(dReg, dOpSize, true)); }
+export function exec_mov_rr(): void { writeReg(dRm(), dOpSize(), true, readReg(dReg(), dOpSize(), true)); }
+export function exec_mov_rr_load(): void { writeReg(dReg(), dOpSize(), true, readReg(dRm(), dOpSize(), true)); }
+export function exec_mov_store(): void { writeV(effectiveAddress(), dOpSize(), readReg(dReg(), dOpSize(), true)); }
 export function exec_mov_load(): void {
-  const v = readV(effectiveAddress(), dOpSize);
-  if (faultVector < 0) writeReg(dReg, dOpSize, true, v);
+  const v = readV(effectiveAddress(), dOpSize());
+  if (faultVector < 0) writeReg(dReg(), dOpSize(), true, v);
 }
 
-export function exec_mov_Z_I(): void { writeReg(dOpReg, dOpSize, rex(), <u64>dImm); }
+export function exec_mov_Z_I(): void { writeReg(dOpReg(), dOpSize(), rex(), <u64>dImm()); }
 
 export function exec_mov_moffs(): void {
-  let a = <u64>dImm;
-  if (dSeg == 4) a += fsBase; else if (dSeg == 5) a += gsBase;
-  const size = dOpSize;
-  if (dOpcode <= 0xa1) { const v = readV(a, size); if (faultVector < 0) writeReg(0, size, false, v); }
+  let a = <u64>dImm();
+  if (dSeg() == 4) a += fsBase; else if (dSeg() == 5) a += gsBase;
+  const size = dOpSize();
+  if (dOpcode() <= 0xa1) { const v = readV(a, size); if (faultVector < 0) writeReg(0, size, false, v); }
   else writeV(a, size, readReg(0, size, false));
 }
 
 export function exec_lea(): void {
   // the segment base does not take part in lea
   let a: u64;
-  if (dRipRel) a = nextRip + <u64>dDisp;
+  if (dRipRel()) a = nextRip + <u64>dDisp();
   else {
-    a = <u64>dDisp;
-    if (dBase >= 0) a += reg64(<u32>dBase);
-    if (dIndex >= 0) a += reg64(<u32>dIndex) << <u64>dScale;
+    a = <u64>dDisp();
+    if (dBase() >= 0) a += reg64(<u32>dBase());
+    if (dIndex() >= 0) a += reg64(<u32>dIndex()) << <u64>dScale();
   }
-  if (dAddr32) a &= 0xffffffff;
-  writeG(dOpSize, a);
+  if (dAddr32()) a &= 0xffffffff;
+  writeG(dOpSize(), a);
 }
 
 export function exec_movzx(): void {
-  const src = dOpcode == 0xb6 ? 1 : 2;
+  const src = dOpcode() == 0xb6 ? 1 : 2;
   const v = readE(src);
-  if (faultVector < 0) writeG(dOpSize, v);
+  if (faultVector < 0) writeG(dOpSize(), v);
 }
 export function exec_movsx(): void {
-  const src = dOpcode == 0xbe ? 1 : 2;
+  const src = dOpcode() == 0xbe ? 1 : 2;
   const v = readE(src);
-  if (faultVector < 0) writeG(dOpSize, sext(v, src));
+  if (faultVector < 0) writeG(dOpSize(), sext(v, src));
 }
 export function exec_movsxd(): void {
   const v = readE(4);
-  if (faultVector < 0) writeG(dOpSize, dOpSize == 8 ? sext(v, 4) : v);
+  if (faultVector < 0) writeG(dOpSize(), dOpSize() == 8 ? sext(v, 4) : v);
 }
 
-export function exec_push_Z(): void { push(reg64(dOpReg) & mask(dOpSize), dOpSize); }
+export function exec_push_Z(): void { push(reg64(dOpReg()) & mask(dOpSize()), dOpSize()); }
 export function exec_pop_Z(): void {
-  const v = peek(dOpSize);
+  const v = peek(dOpSize());
   if (faultVector >= 0) return;
-  popCommit(dOpSize);
-  writeReg(dOpReg, dOpSize, true, v);
+  popCommit(dOpSize());
+  writeReg(dOpReg(), dOpSize(), true, v);
 }
-export function exec_push_I(): void { push(<u64>dImm & mask(dOpSize), dOpSize); }
+export function exec_push_I(): void { push(<u64>dImm() & mask(dOpSize()), dOpSize()); }
 export function exec_push_E(): void {
-  const v = readE(dOpSize);
-  if (faultVector < 0) push(v, dOpSize);
+  const v = readE(dOpSize());
+  if (faultVector < 0) push(v, dOpSize());
 }
 export function exec_pop_E(): void {
-  const v = peek(dOpSize);
+  const v = peek(dOpSize());
   if (faultVector >= 0) return;
   // the address of a pop to memory is computed with the incremented rsp
   const old = reg64(4);
-  setReg64(4, old + <u64>dOpSize);
-  writeE(dOpSize, v);
+  setReg64(4, old + <u64>dOpSize());
+  writeE(dOpSize(), v);
   if (faultVector >= 0) setReg64(4, old);
 }
 
 export function exec_jcc(): void {
-  const cc = dOpcode & 15;
-  if (condition(cc)) setNextRip(nextRip + <u64>dImm);
+  const cc = dOpcode() & 15;
+  if (condition(cc)) setNextRip(nextRip + <u64>dImm());
 }
-export function exec_jmp_J(): void { setNextRip(nextRip + <u64>dImm); }
+export function exec_jmp_J(): void { setNextRip(nextRip + <u64>dImm()); }
 export function exec_jmp_E(): void {
   const t = readE(8);
   if (faultVector < 0) setNextRip(t);
 }
 export function exec_call_J(): void {
   push(nextRip, 8);
-  if (faultVector < 0) setNextRip(nextRip + <u64>dImm);
+  if (faultVector < 0) setNextRip(nextRip + <u64>dImm());
 }
 export function exec_call_E(): void {
   const t = readE(8);
@@ -285,19 +283,19 @@ export function exec_ret(): void {
   const t = peek(8);
   if (faultVector >= 0) return;
   popCommit(8);
-  if (dOpcode == 0xc2) setReg64(4, reg64(4) + <u64>(dImm & 0xffff));
+  if (dOpcode() == 0xc2) setReg64(4, reg64(4) + <u64>(dImm() & 0xffff));
   setNextRip(t);
 }
 export function exec_loop(): void {
-  const op = dOpcode;
-  const asz = dAddr32 ? 4 : 8;
-  if (op == 0xe3) { if ((reg64(1) & mask(asz)) == 0) setNextRip(nextRip + <u64>dImm); return; }
+  const op = dOpcode();
+  const asz = dAddr32() ? 4 : 8;
+  if (op == 0xe3) { if ((reg64(1) & mask(asz)) == 0) setNextRip(nextRip + <u64>dImm()); return; }
   const c = (reg64(1) - 1) & mask(asz);
   writeReg(1, asz, true, c);
   let take = c != 0;
   if (op == 0xe0) take = take && (rflags & ZF) == 0;
   else if (op == 0xe1) take = take && (rflags & ZF) != 0;
-  if (take) setNextRip(nextRip + <u64>dImm);
+  if (take) setNextRip(nextRip + <u64>dImm());
 }
 export function exec_leave(): void {
   const v = readV(reg64(5), 8);
@@ -306,8 +304,8 @@ export function exec_leave(): void {
   setReg64(5, v);
 }
 export function exec_enter(): void {
-  const frame = <u64>(dImm & 0xffff);
-  const level = <u32>(dImm2 & 31);
+  const frame = <u64>(dImm() & 0xffff);
+  const level = <u32>(dImm2() & 31);
   const rbp = reg64(5);
   let sp = reg64(4) - 8;
   if (!probeWrite(sp - <u64>level * 8, 8 + level * 8)) return;
@@ -326,16 +324,16 @@ export function exec_hlt(): void {
 }
 
 export function exec_cmov(): void {
-  const v = readE(dOpSize);
+  const v = readE(dOpSize());
   if (faultVector >= 0) return;
   // a 32-bit cmov writes (zero-extends) its destination even when false
-  if (condition(dOpcode & 15)) writeG(dOpSize, v);
-  else if (dOpSize == 4) writeG(4, readG(4));
+  if (condition(dOpcode() & 15)) writeG(dOpSize(), v);
+  else if (dOpSize() == 4) writeG(4, readG(4));
 }
-export function exec_setcc(): void { writeE(1, condition(dOpcode & 15) ? 1 : 0); }
+export function exec_setcc(): void { writeE(1, condition(dOpcode() & 15) ? 1 : 0); }
 
 export function exec_xchg(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const a = readEforWrite(size);
   if (faultVector >= 0) return;
   const b = readG(size);
@@ -343,31 +341,31 @@ export function exec_xchg(): void {
   writeG(size, a);
 }
 export function exec_xchg_Z(): void {
-  const size = dOpSize;
-  const a = readReg(dOpReg, size, rex());
-  writeReg(dOpReg, size, rex(), readReg(0, size, false));
+  const size = dOpSize();
+  const a = readReg(dOpReg(), size, rex());
+  writeReg(dOpReg(), size, rex(), readReg(0, size, false));
   writeReg(0, size, false, a);
 }
 
 export function exec_cbw(): void {
-  const s = dOpSize;
+  const s = dOpSize();
   writeReg(0, s, false, sext(readReg(0, s >> 1, false), s >> 1));
 }
 export function exec_cwd(): void {
-  const s = dOpSize;
+  const s = dOpSize();
   const neg = (readReg(0, s, false) & signBit(s)) != 0;
   writeReg(2, s, false, neg ? <u64>-1 : 0);
 }
 
 // F6/F7 /2 not, /3 neg; FE/FF /0 inc, /1 dec
 export function exec_unary(): void {
-  const size = dOpSize;
-  const sub = (dModrm >> 3) & 7;
+  const size = dOpSize();
+  const sub = (dModrm() >> 3) & 7;
   const a = readEforWrite(size);
   if (faultVector >= 0) return;
   const m = mask(size);
   let r: u64;
-  if (dOpcode == 0xf6 || dOpcode == 0xf7) {
+  if (dOpcode() == 0xf6 || dOpcode() == 0xf7) {
     if (sub == 2) { writeE(size, ~a & m); return; }
     r = (0 - a) & m;
     let f = flagsSub(0, a, 0, r, size) & ~CF;
@@ -383,8 +381,8 @@ export function exec_unary(): void {
 
 // F6/F7 /4 mul /5 imul /6 div /7 idiv
 export function exec_muldiv(): void {
-  const size = dOpSize;
-  const sub = (dModrm >> 3) & 7;
+  const size = dOpSize();
+  const sub = (dModrm() >> 3) & 7;
   const src = readE(size);
   if (faultVector >= 0) return;
   const m = mask(size);
@@ -487,16 +485,16 @@ function divs128(hi: u64, lo: u64, d: u64): bool {
 }
 
 export function exec_imul2(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const b = readE(size);
   if (faultVector >= 0) return;
   imulTo(readG(size), b, size);
 }
 export function exec_imul3(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const b = readE(size);
   if (faultVector >= 0) return;
-  imulTo(b, <u64>dImm, size);
+  imulTo(b, <u64>dImm(), size);
 }
 function imulTo(a: u64, b: u64, size: i32): void {
   const m = mask(size);
@@ -515,16 +513,16 @@ function imulTo(a: u64, b: u64, size: i32): void {
 
 // C0/C1/D0-D3: rol ror rcl rcr shl shr sal sar
 export function exec_shift(): void {
-  const size = dOpSize;
-  const sub = (dModrm >> 3) & 7;
-  const op = dOpcode;
-  let count: u32 = op == 0xd0 || op == 0xd1 ? 1 : op == 0xd2 || op == 0xd3 ? <u32>reg64(1) & 0xff : <u32>dImm & 0xff;
+  const size = dOpSize();
+  const sub = (dModrm() >> 3) & 7;
+  const op = dOpcode();
+  let count: u32 = op == 0xd0 || op == 0xd1 ? 1 : op == 0xd2 || op == 0xd3 ? <u32>reg64(1) & 0xff : <u32>dImm() & 0xff;
   count &= size == 8 ? 63 : 31;
   const a = readEforWrite(size);
   if (faultVector >= 0) return;
   if (count == 0) {
     // no flags change; a 32-bit register destination is still zero-extended
-    if (size == 4 && dMod == 3) writeE(4, a);
+    if (size == 4 && dMod() == 3) writeE(4, a);
     return;
   }
   const bits = <u32>size << 3;
@@ -571,13 +569,13 @@ export function exec_shift(): void {
 
 // 0F A4/A5 shld, AC/AD shrd
 export function exec_shld(): void {
-  const size = dOpSize;
-  const left = dOpcode == 0xa4 || dOpcode == 0xa5;
-  let count: u32 = (dOpcode & 1) != 0 ? <u32>reg64(1) & 0xff : <u32>dImm & 0xff;
+  const size = dOpSize();
+  const left = dOpcode() == 0xa4 || dOpcode() == 0xa5;
+  let count: u32 = (dOpcode() & 1) != 0 ? <u32>reg64(1) & 0xff : <u32>dImm() & 0xff;
   count &= size == 8 ? 63 : 31;
   const a = readEforWrite(size);
   if (faultVector >= 0) return;
-  if (count == 0) { if (size == 4 && dMod == 3) writeE(4, a); return; }
+  if (count == 0) { if (size == 4 && dMod() == 3) writeE(4, a); return; }
   const bits = <u32>size << 3;
   const b = readG(size);
   const m = mask(size);
@@ -602,22 +600,22 @@ export function exec_shld(): void {
 
 // bt/bts/btr/btc: 0F A3 AB B3 BB (register offset), 0F BA /4-7 (immediate)
 export function exec_bt(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   let op: u32;
   let off: i64;
-  if (dOpcode == 0xba) { op = ((dModrm >> 3) & 7) - 4; off = dImm & <i64>((size << 3) - 1); }
+  if (dOpcode() == 0xba) { op = ((dModrm() >> 3) & 7) - 4; off = dImm() & <i64>((size << 3) - 1); }
   else {
-    op = dOpcode == 0xa3 ? 0 : dOpcode == 0xab ? 1 : dOpcode == 0xb3 ? 2 : 3;
+    op = dOpcode() == 0xa3 ? 0 : dOpcode() == 0xab ? 1 : dOpcode() == 0xb3 ? 2 : 3;
     off = <i64>sext(readG(size), size);
   }
   const bits = <i64>(size << 3);
   let v: u64;
   let addr: u64 = 0;
   let bit: u64;
-  if (dMod == 3) { v = readReg(dRm, size, rex()); bit = <u64>(off & (bits - 1)); }
+  if (dMod() == 3) { v = readReg(dRm(), size, rex()); bit = <u64>(off & (bits - 1)); }
   else {
     // a register bit offset addresses memory beyond the operand (SDM: BT)
-    const wordIndex = dOpcode == 0xba ? 0 : off >> (size == 8 ? 6 : size == 4 ? 5 : 4);
+    const wordIndex = dOpcode() == 0xba ? 0 : off >> (size == 8 ? 6 : size == 4 ? 5 : 4);
     addr = effectiveAddress() + <u64>(wordIndex * <i64>size);
     bit = <u64>(off & (bits - 1));
     if (op != 0 && !probeWrite(addr, size)) return;
@@ -630,13 +628,13 @@ export function exec_bt(): void {
   else if (op == 2) r = v & ~(<u64>1 << bit);
   else if (op == 3) r = v ^ (<u64>1 << bit);
   if (op != 0) {
-    if (dMod == 3) writeReg(dRm, size, rex(), r); else writeV(addr, size, r);
+    if (dMod() == 3) writeReg(dRm(), size, rex(), r); else writeV(addr, size, r);
   }
   setFlags((rflags & ~CF) | cf);
 }
 
 export function exec_bsf(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const v = readE(size) & mask(size);
   if (faultVector >= 0) return;
   if (v == 0) { setFlags((rflags & ~ARITH_FLAGS) | ZF); return; }
@@ -644,7 +642,7 @@ export function exec_bsf(): void {
   putArith(0);
 }
 export function exec_bsr(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const v = readE(size) & mask(size);
   if (faultVector >= 0) return;
   if (v == 0) { setFlags((rflags & ~ARITH_FLAGS) | ZF); return; }
@@ -652,7 +650,7 @@ export function exec_bsr(): void {
   putArith(0);
 }
 export function exec_tzcnt(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const v = readE(size) & mask(size);
   if (faultVector >= 0) return;
   const r: u64 = v == 0 ? <u64>(size << 3) : ctz(v);
@@ -660,7 +658,7 @@ export function exec_tzcnt(): void {
   putArith((v == 0 ? CF : 0) | (r == 0 ? ZF : 0));
 }
 export function exec_lzcnt(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const v = readE(size) & mask(size);
   if (faultVector >= 0) return;
   const r: u64 = v == 0 ? <u64>(size << 3) : clz(v) - <u64>(64 - (size << 3));
@@ -668,22 +666,22 @@ export function exec_lzcnt(): void {
   putArith((v == 0 ? CF : 0) | (r == 0 ? ZF : 0));
 }
 export function exec_popcnt(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const v = readE(size) & mask(size);
   if (faultVector >= 0) return;
   writeG(size, popcnt(v));
   putArith(v == 0 ? ZF : 0);
 }
 export function exec_bswap(): void {
-  const size = dOpSize;
-  const v = reg64(dOpReg);
-  if (size == 8) setReg64(dOpReg, bswap<u64>(v));
-  else if (size == 4) setReg64(dOpReg, <u64>bswap<u32>(<u32>v));
-  else writeReg(dOpReg, 2, true, 0); // 16-bit bswap: undefined, zero on Intel
+  const size = dOpSize();
+  const v = reg64(dOpReg());
+  if (size == 8) setReg64(dOpReg(), bswap<u64>(v));
+  else if (size == 4) setReg64(dOpReg(), <u64>bswap<u32>(<u32>v));
+  else writeReg(dOpReg(), 2, true, 0); // 16-bit bswap: undefined, zero on Intel
 }
 export function exec_movbe(): void {
-  const size = dOpSize;
-  if (dOpcode == 0xf0) {
+  const size = dOpSize();
+  if (dOpcode() == 0xf0) {
     const v = readE(size);
     if (faultVector >= 0) return;
     writeG(size, size == 8 ? bswap<u64>(v) : size == 4 ? <u64>bswap<u32>(<u32>v) : <u64>bswap<u16>(<u16>v));
@@ -694,7 +692,7 @@ export function exec_movbe(): void {
 }
 
 export function exec_cmpxchg(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const d = readEforWrite(size);
   if (faultVector >= 0) return;
   const acc = readReg(0, size, false);
@@ -702,19 +700,19 @@ export function exec_cmpxchg(): void {
   if (acc == d) writeE(size, readG(size));
   else {
     // the destination is written back unchanged on failure (SDM: CMPXCHG)
-    if (dMod != 3) writeE(size, d);
+    if (dMod() != 3) writeE(size, d);
     writeReg(0, size, false, d);
   }
 }
 export function exec_xadd(): void {
-  const size = dOpSize;
+  const size = dOpSize();
   const d = readEforWrite(size);
   if (faultVector >= 0) return;
   const s = readG(size);
   const r = alu(0, d, s, size);
   // SDM order is SRC = DEST then DEST = sum (same register: the sum wins);
   // with memory, the store goes first because the register may be its base
-  if (dMod == 3) { writeG(size, d); writeE(size, r); }
+  if (dMod() == 3) { writeG(size, d); writeE(size, r); }
   else { writeE(size, r); writeG(size, d); }
 }
 export function exec_cmpxchg16b(): void {
@@ -741,20 +739,20 @@ export function exec_cld(): void { setFlags(rflags & ~DF); }
 export function exec_std(): void { setFlags(rflags | DF); }
 export function exec_sahf(): void { setFlags((rflags & ~<u64>0xd5) | ((reg64(0) >> 8) & 0xd5)); }
 export function exec_lahf(): void { writeReg(4, 1, false, (rflags & 0xd5) | 2); }
-export function exec_pushf(): void { push(rflags & 0xfcffff & mask(dOpSize), dOpSize); }
+export function exec_pushf(): void { push(rflags & 0xfcffff & mask(dOpSize()), dOpSize()); }
 export function exec_popf(): void {
-  const v = peek(dOpSize);
+  const v = peek(dOpSize());
   if (faultVector >= 0) return;
-  popCommit(dOpSize);
+  popCommit(dOpSize());
   // at CPL 3, IF and IOPL are kept (IOPL 0 assumed)
   let keep: u64 = cpl == 3 ? 0x3200 : 0;
-  if (dOpSize == 2) keep |= <u64>0xffff0000;
+  if (dOpSize() == 2) keep |= <u64>0xffff0000;
   const changeable: u64 = 0x244fd5 & ~keep;
   setFlags((rflags & ~changeable) | (v & changeable));
 }
 export function exec_xlat(): void {
   const a = reg64(3) + (reg64(0) & 0xff);
-  const v = readV(dAddr32 ? a & 0xffffffff : a, 1);
+  const v = readV(dAddr32() ? a & 0xffffffff : a, 1);
   if (faultVector < 0) writeReg(0, 1, false, v);
 }
 
@@ -764,25 +762,25 @@ export function exec_xlat(): void {
 // iterations exactly as on hardware, and the budget counts iterations.
 
 function stringStep(size: i32): u64 { return (rflags & DF) != 0 ? <u64>(0 - size) : <u64>size; }
-function addrReg(n: u32): u64 { return dAddr32 ? reg64(n) & 0xffffffff : reg64(n); }
+function addrReg(n: u32): u64 { return dAddr32() ? reg64(n) & 0xffffffff : reg64(n); }
 function advanceReg(n: u32, step: u64): void {
-  if (dAddr32) setReg64(n, (reg64(n) + step) & 0xffffffff); else setReg64(n, reg64(n) + step);
+  if (dAddr32()) setReg64(n, (reg64(n) + step) & 0xffffffff); else setReg64(n, reg64(n) + step);
 }
-function srcBase(): u64 { return dSeg == 4 ? fsBase : dSeg == 5 ? gsBase : 0; }
+function srcBase(): u64 { return dSeg() == 4 ? fsBase : dSeg() == 5 ? gsBase : 0; }
 /** With a REP prefix: returns false if rcx is 0 (instruction done). */
 function repStart(): bool {
-  if ((dPrefixes & (PFX_F2 | PFX_F3)) == 0) return true;
-  return (dAddr32 ? reg64(1) & 0xffffffff : reg64(1)) != 0;
+  if ((dPrefixes() & (PFX_F2 | PFX_F3)) == 0) return true;
+  return (dAddr32() ? reg64(1) & 0xffffffff : reg64(1)) != 0;
 }
 /** With a REP prefix: counts down and repeats the instruction unless done. */
 function repEnd(cmp: bool): void {
-  if ((dPrefixes & (PFX_F2 | PFX_F3)) == 0) return;
+  if ((dPrefixes() & (PFX_F2 | PFX_F3)) == 0) return;
   advanceReg(1, <u64>-1);
-  const left = (dAddr32 ? reg64(1) & 0xffffffff : reg64(1)) != 0;
+  const left = (dAddr32() ? reg64(1) & 0xffffffff : reg64(1)) != 0;
   let again = left;
   if (cmp) {
     const zf = (rflags & ZF) != 0;
-    if ((dPrefixes & PFX_F3) != 0) again = again && zf; else again = again && !zf;
+    if ((dPrefixes() & PFX_F3) != 0) again = again && zf; else again = again && !zf;
   }
   if (again) setNextRip(rip_of_insn);
 }
@@ -791,7 +789,7 @@ export function setInsnRip(v: u64): void { rip_of_insn = v; }
 
 export function exec_movs(): void {
   if (!repStart()) return;
-  const size = dOpSize;
+  const size = dOpSize();
   const v = readV(srcBase() + addrReg(6), size);
   if (faultVector >= 0) return;
   writeV(addrReg(7), size, v);
@@ -802,7 +800,7 @@ export function exec_movs(): void {
 }
 export function exec_stos(): void {
   if (!repStart()) return;
-  const size = dOpSize;
+  const size = dOpSize();
   writeV(addrReg(7), size, readReg(0, size, false));
   if (faultVector >= 0) return;
   advanceReg(7, stringStep(size));
@@ -810,7 +808,7 @@ export function exec_stos(): void {
 }
 export function exec_lods(): void {
   if (!repStart()) return;
-  const size = dOpSize;
+  const size = dOpSize();
   const v = readV(srcBase() + addrReg(6), size);
   if (faultVector >= 0) return;
   writeReg(0, size, false, v);
@@ -819,7 +817,7 @@ export function exec_lods(): void {
 }
 export function exec_cmps(): void {
   if (!repStart()) return;
-  const size = dOpSize;
+  const size = dOpSize();
   const a = readV(srcBase() + addrReg(6), size);
   const b = readV(addrReg(7), size);
   if (faultVector >= 0) return;
@@ -830,7 +828,7 @@ export function exec_cmps(): void {
 }
 export function exec_scas(): void {
   if (!repStart()) return;
-  const size = dOpSize;
+  const size = dOpSize();
   const b = readV(addrReg(7), size);
   if (faultVector >= 0) return;
   alu(7, readReg(0, size, false), b, size);

@@ -2,7 +2,8 @@
 // retire. It runs until a stop and returns the stop reason; the host reads
 // the details (pc, vector, error code, fault address) through getters and
 // resumes with another run() call.
-import { decodeInstruction, dLength, dForm, dPrefixes, PFX_LOCK, DECODE_TRUNCATED } from './decode';
+import { decodeInstruction, PFX_LOCK, DECODE_TRUNCATED } from './decode';
+import { insn, setInsn, INSN_SCRATCH, dForm, dPrefixes, dFast, dMod, dHasModrm } from './insn';
 import { HANDLERS } from './generated/dispatch';
 import { FAST, selectFast } from './generated/fast';
 import {
@@ -11,7 +12,7 @@ import {
 } from './cpu';
 import { setInsnRip } from './exec';
 import { cacheEnabled, cacheLookup, cacheClaim } from './code-cache';
-import { saveDecoded, loadDecoded } from './decode';
+import { saveDecoded } from './decode';
 import { deliverException, interruptShadow, clearInterruptShadow } from './exec-system';
 let clearInterruptShadowAfterNext: bool = false;
 import { rflags, IF, tlbHit } from './cpu';
@@ -124,22 +125,16 @@ export function step(): bool {
     if (pa < ramSize) {
       const e = cacheLookup(pa);
       if (e != 0) {
-        loadDecoded(e);
-        fastHandler = <u32>load<u8>(e, 30);
-        return execute(pc, dLength);
+        setInsn(e);
+        return execute(pc, <i32>load<u8>(e, 14));
       }
       const avail = fetch(pc);
       if (faultVector >= 0) return false;
       const len = decodeInstruction(FETCH, avail);
       if (len <= 0) return decodeFailed(pc, len, avail);
-      fastHandler = selectFast();
       // an instruction crossing a page is not cached: its second page's
       // mapping and permissions are checked again by every fetch
-      if ((pc & 0xfff) + <u64>len <= 0x1000) {
-        const slot = cacheClaim(pa, len);
-        saveDecoded(slot);
-        store<u8>(slot, <u8>fastHandler, 30);
-      }
+      setDecoded((pc & 0xfff) + <u64>len <= 0x1000 ? cacheClaim(pa, len) : INSN_SCRATCH);
       return execute(pc, len);
     }
   }
@@ -147,12 +142,16 @@ export function step(): bool {
   if (faultVector >= 0) return false;
   const len = decodeInstruction(FETCH, avail);
   if (len <= 0) return decodeFailed(pc, len, avail);
-  fastHandler = selectFast();
+  setDecoded(INSN_SCRATCH);
   return execute(pc, len);
 }
 
-/** FAST index of the instruction being executed (0: its form's generic handler); byte 30 of its cache record. */
-let fastHandler: u32 = 0;
+/** Saves the instruction just decoded, with its FAST handler choice, into `record` and makes it the current one. */
+function setDecoded(record: usize): void {
+  saveDecoded(record);
+  store<u8>(record, <u8>selectFast(), 30);
+  setInsn(record);
+}
 
 function decodeFailed(pc: u64, len: i32, avail: i32): bool {
   if (len == DECODE_TRUNCATED && avail < 15) {
@@ -167,9 +166,12 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
 @inline function execute(pc: u64, len: i32): bool {
   setInsnRip(pc);
   setNextRip(pc + <u64>len);
-  if ((dPrefixes & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
-  if (fastHandler != 0) unchecked(FAST[fastHandler])();
-  else unchecked(HANDLERS[dForm])();
+  const fast = dFast();
+  if (fast != 0) unchecked(FAST[fast])();
+  else {
+    if ((dPrefixes() & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
+    unchecked(HANDLERS[dForm()])();
+  }
   if (faultVector >= 0) return false;
   setRip(nextRip);
   countRetired();
@@ -178,9 +180,9 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
 
 // LOCK is allowed on the forms the table marks `lock`, with a memory destination.
 import { FORMS } from './generated/decode-tables';
-import { dMod, dHasModrm } from './decode';
 function lockAllowed(): bool {
-  return dForm != 0 && (load<u8>(FORMS + (<usize>dForm << 3) + 6) & 8) != 0 && dHasModrm && dMod != 3;
+  const form = dForm();
+  return form != 0 && (load<u8>(FORMS + (<usize>form << 3) + 6) & 8) != 0 && dHasModrm() && dMod() != 3;
 }
 
 /** Records the pending fault as the stop details and clears it. */

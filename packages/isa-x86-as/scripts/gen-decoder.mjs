@@ -151,8 +151,8 @@ for (const size of [4, 8]) {
 }
 fast.push(['movslq_r', 'map == 0 && opc == 0x63 && mod == 3 && size == 8', 'movsxdSized(false);']);
 fast.push(['movslq_m', 'map == 0 && opc == 0x63 && mod != 3 && size == 8', 'movsxdSized(true);']);
-fast.push(['movzbl_r', 'map == 1 && opc == 0xb6 && mod == 3 && size == 4', 'movzxByte(false, dRex != 0);']);
-fast.push(['movzbl_m', 'map == 1 && opc == 0xb6 && mod != 3 && size == 4', 'movzxByte(true, false);']);
+fast.push(['movzbl_r', 'map == 1 && opc == 0xb6 && mod == 3 && size == 4', 'movzxByte(false);']);
+fast.push(['movzbl_m', 'map == 1 && opc == 0xb6 && mod != 3 && size == 4', 'movzxByte(true);']);
 fast.push(['push64', 'map == 0 && (opc & 0xf8) == 0x50 && size == 8', 'push64();']);
 fast.push(['pop64', 'map == 0 && (opc & 0xf8) == 0x58 && size == 8', 'pop64();']);
 fast.push(['ret64', 'map == 0 && opc == 0xc3', 'ret64();']);
@@ -163,7 +163,7 @@ if (fast.length > 255) throw new Error(`gen-decoder: ${fast.length} fast handler
 writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
 // Specialised handlers: FAST[selectFast()] runs a decoded instruction
 // without the generic handler's branches on size and operand form.
-import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm, dRex } from '../decode';
+import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm } from '../decode';
 import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel } from '../exec-fast';
 
 ${fast.map(([n, , body]) => `function fast_${n}(): void { ${body} }`).join('\n')}

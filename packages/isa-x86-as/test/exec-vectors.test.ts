@@ -19,8 +19,9 @@ interface Case { seed: number; kind: number; code: Uint8Array; fault: number; fl
 const STOP_HALT = 1;
 const STOP_EXCEPTION = 2;
 
-async function replay(cases: Case[]): Promise<string[]> {
+async function replay(cases: Case[], codeCache = true): Promise<string[]> {
   const m = await bareCore(32 << 20, 'release');
+  m.core.setCodeCache(codeCache);
   const failures: string[] = [];
   for (const c of cases) {
     const st = initialState(c.seed, c.kind === 1 ? 'string' : 'plain');
@@ -73,6 +74,12 @@ describe('differential execution vs. the host CPU', () => {
 
   it('replays every recorded case exactly', async () => {
     const failures = await replay(cases);
+    expect(failures.slice(0, 20)).toEqual([]);
+  }, 300_000);
+
+  // every instruction decoded afresh: handlers read the scratch record, not a cache record
+  it('replays every recorded case exactly with the decoded-instruction cache off', async () => {
+    const failures = await replay(cases, false);
     expect(failures.slice(0, 20)).toEqual([]);
   }, 300_000);
 
