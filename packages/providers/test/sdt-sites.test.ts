@@ -53,7 +53,8 @@ describe.each(['x86_64', 'arm'] as const)('sdt on the %s kernel', (isa) => {
     const t = await setUp(isa);
     const all = SDT_ALL(t.registry);
     const sites = all.flatMap((p) => (p.providerArg as { sites: { address: bigint; patch: Uint8Array }[] }).sites);
-    expect(sites.length).toBeGreaterThanOrEqual(39);
+    // 38 since send_signal is no longer inlined into force_sig_fault (one copy of proc:::signal-send).
+    expect(sites.length).toBeGreaterThanOrEqual(38);
     const before = sites.map((s) => t.target.readText(s.address, s.patch.length));
     for (const [i, s] of sites.entries()) expect(hexBytes(before[i]!)).toBe(hexBytes(s.patch));
     for (const p of all) t.enable(p);

@@ -6,6 +6,8 @@
 // Enabling writes the ISA's trapping pattern over each site (isa/x86.ts,
 // isa/arm.ts), disabling restores the exact bytes that were there; a firing
 // takes args[0..9] from the argument registers (then the stack) at the site.
+// Argument types come from the C types written at the site (sdt.h records
+// them in .dtrace_argtypes; krtld gives each site its argTypes).
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
 import { SDT_NAMED_PROVIDERS, type SdtSite } from '@wdtrace/kernel';
 import { createIsaSupport, type IsaSupport } from '../isa/index.js';
@@ -29,6 +31,15 @@ export interface SdtProbe {
   id: number;
   /** Its module was unloaded. */
   unloaded?: boolean;
+}
+
+/**
+ * The C types of a probe's arguments, as krtld read them from the sites'
+ * argument-type records. The sites of one probe normally agree; when they do
+ * not, the first site's types are the probe's.
+ */
+export function sdtArgTypes(probe: SdtProbe): readonly string[] {
+  return probe.sites[0]?.argTypes ?? [];
 }
 
 const hex = (v: bigint): string => `0x${v.toString(16)}`;
@@ -82,6 +93,10 @@ export class SdtProvider {
         enable: (_id, arg) => this.enable(arg as SdtProbe),
         disable: (_id, arg) => this.disable(arg as SdtProbe),
         getArgVal: (_id, _arg, argno) => this.current?.[argno] ?? 0n,
+        getArgDesc: (_id, arg, argno) => {
+          const native = sdtArgTypes(arg as SdtProbe)[argno];
+          return native === undefined ? undefined : { native };
+        },
         destroy: (_id, arg) => this.disable(arg as SdtProbe),
       },
     };

@@ -1,0 +1,77 @@
+// Typed arguments of sdt, proc, sched and io probes on both committed kernels
+// and the hello module: getArgDesc gives the C types written at the site
+// (from krtld's argument-type records), one per argument and nothing past
+// the last, so listings show them and D's args[N] is typed.
+import { readFileSync } from 'node:fs';
+import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
+import { describe, expect, it } from 'vitest';
+import { CoreKernelTarget } from '../src/core-target.js';
+import { SdtProvider, sdtArgTypes, type SdtProbe } from '../src/sdt/provider.js';
+
+const image = (isa: string, file: string) => new Uint8Array(readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url)));
+
+async function setUp(isa: 'x86_64' | 'arm') {
+  const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
+  const sdt = await SdtProvider.create(target, { probe: () => undefined });
+  const registry = new ProbeRegistry();
+  for (const d of sdt.definitions) registry.registerProvider(d);
+  /** Every type getArgDesc gives for the probe, asking until it says no more. */
+  const argTypes = (p: Probe): string[] => {
+    const ops = registry.provider(p.provider)!.ops;
+    const out: string[] = [];
+    for (let n = 0; n < 12; n++) {
+      const d = ops.getArgDesc!(p.id, p.providerArg, n);
+      if (!d) {
+        // Nothing after the first argument without a type.
+        for (let m = n + 1; m < 12; m++) expect(ops.getArgDesc!(p.id, p.providerArg, m)).toBeUndefined();
+        break;
+      }
+      expect(d.translated).toBeUndefined();
+      out.push(d.native);
+    }
+    return out;
+  };
+  const probe = (provider: string, module: string, fn: string, name: string): Probe => {
+    const found = registry.match({ provider, module, function: fn, name });
+    expect(found, `${provider}:${module}:${fn}:${name}`).toHaveLength(1);
+    return found[0]!;
+  };
+  return { target, registry, argTypes, probe };
+}
+
+describe.each(['x86_64', 'arm'] as const)('sdt argument types on the %s kernel', (isa) => {
+  it('describes the core kernel probes with the types written at their sites', async () => {
+    const t = await setUp(isa);
+    expect(t.argTypes(t.probe('proc', 'kernel', 'do_execve_common', 'exec'))).toEqual(['const char *']);
+    expect(t.argTypes(t.probe('proc', 'kernel', 'do_execve_common', 'exec-success'))).toEqual([]);
+    expect(t.argTypes(t.probe('proc', 'kernel', 'do_exit', 'exit'))).toEqual(['int']);
+    expect(t.argTypes(t.probe('proc', 'kernel', 'do_fork', 'create'))).toEqual(['struct task_struct *']);
+    expect(t.argTypes(t.probe('sched', 'kernel', 'schedule', 'off-cpu'))).toEqual(['struct task_struct *']);
+    expect(t.argTypes(t.probe('sched', 'kernel', 'schedule', 'on-cpu'))).toEqual([]);
+    // do_iov's two io:::start sites agree.
+    expect(t.argTypes(t.probe('io', 'kernel', 'do_iov', 'start'))).toEqual(['struct file *', 'size_t', 'int']);
+    expect(t.argTypes(t.probe('sdt', 'kernel', 'do_syscall', 'syscall-entry'))).toEqual(['unsigned long', 'const char *']);
+    // Every probe with a record is typed: only the argument-less ones have no types.
+    const all = ['sdt', 'proc', 'sched', 'io'].flatMap((provider) => t.registry.match({ provider, module: '', function: '', name: '' }));
+    expect(all.length).toBeGreaterThanOrEqual(30);
+    const untyped = new Set(all.filter((p) => t.argTypes(p).length === 0).map((p) => `${p.provider}:::${p.name}`));
+    expect([...untyped].sort()).toEqual(['proc:::exec-success', 'sched:::on-cpu']);
+  });
+
+  it('describes a loaded module\'s probes', async () => {
+    const t = await setUp(isa);
+    t.target.loadModule('hello', image(isa, 'modules/hello.ko'));
+    expect(t.argTypes(t.probe('sdt', 'hello', 'hello_read', 'hello-read-start'))).toEqual(['struct file *', 'size_t', 'off_t']);
+    expect(t.argTypes(t.probe('sdt', 'hello', 'hello_open', 'hello-open'))).toEqual(['struct file *', 'unsigned long']);
+    expect(t.argTypes(t.probe('sdt', 'hello', 'hello_write', 'hello-write'))).toEqual(['const char *', 'size_t']);
+  });
+
+  it('takes the first site\'s types when the sites of a probe disagree', async () => {
+    const t = await setUp(isa);
+    const exec = t.probe('proc', 'kernel', 'do_execve_common', 'exec').providerArg as SdtProbe;
+    const start = t.probe('io', 'kernel', 'do_iov', 'start').providerArg as SdtProbe;
+    expect(sdtArgTypes({ ...exec, sites: [...exec.sites, ...start.sites] })).toEqual(['const char *']);
+    expect(sdtArgTypes({ ...exec, sites: [...start.sites, ...exec.sites] })).toEqual(['struct file *', 'size_t', 'int']);
+    expect(sdtArgTypes({ ...exec, sites: [] })).toEqual([]);
+  });
+});
