@@ -46,6 +46,23 @@ export interface Guest {
   types(): TypeDictionary;
 }
 
+/**
+ * `kinst::<function>:entry|return` rewritten, from the kernel's DWARF, into
+ * kinst probes at every inlined copy of the function (and fbt's probe of its
+ * out-of-line copy); undefined for every other description.
+ */
+export function guestExpand(guest: Guest, text: string): string[] | undefined {
+  const fields = text.split(':');
+  if (fields.length !== 4) return undefined;
+  const [provider, module, fn, name] = fields as [string, string, string, string];
+  if (provider !== 'kinst' || (name !== 'entry' && name !== 'return') || fn === '' || /[*?[\]]/.test(fn + module)) return undefined;
+  try {
+    return [...guest.tracer.kinst.expandInline(fn, name).descriptions];
+  } catch {
+    return undefined; // neither inlined nor out of line: the description then matches nothing
+  }
+}
+
 /** The C types of a probe's args[] as its provider describes them (none: the probe has no typed arguments). */
 export function guestArgTypes(registry: ProbeRegistry, p: Probe): string[] | undefined {
   const ops = registry.provider(p.provider)?.ops;

@@ -22,7 +22,7 @@ import {
 import { IdleSession, createIdleRegistry } from '@wdtrace/providers';
 import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
 import { recordTypesOf } from './record-types.js';
-import { GuestCliError, createGuest, guestArgTypes, runGuest, wantsGuest, type GuestRequest } from './guest.js';
+import { GuestCliError, createGuest, guestArgTypes, guestExpand, runGuest, wantsGuest, type GuestRequest } from './guest.js';
 
 /** -p's argument: a process ID (dtrace(1): "invalid process ID"). */
 function grabPid(text: string): number {
@@ -281,6 +281,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const catalogue = {
     match: (d: { provider: string; module: string; function: string; name: string }) =>
       registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name, ...(guest ? { argTypes: guestArgTypes(registry, p) } : {}) })),
+    ...(guest ? { expand: (text: string) => guestExpand(guest!, text) } : {}),
   };
   const xOptions: Record<string, string | null> = {};
   for (const x of o.x as string[]) {

@@ -71,6 +71,18 @@ describe('the guest from the command line', () => {
     expect(r.status).toBe(0);
   }, 120_000);
 
+  it('expands kinst::<inline function>:entry into probes at its inlined copies, shown by -d', async () => {
+    const d = await wdtrace('--arch', 'x86_64', '-d', '-n', 'kinst::vfs_write:entry { @[probefunc, probename] = count(); }');
+    const lines = d.stdout.split('\n');
+    // vfs_write is inlined into its callers and also exists out of line.
+    expect(lines.filter((l) => /^kinst::[a-z_]+:\d+,$/.test(l)).length).toBeGreaterThan(0);
+    expect(d.stdout).toContain('fbt::vfs_write:entry\n{\n');
+    const r = await wdtrace('-q', '-n', 'kinst::vfs_write:entry /pid == $target/ { @[probefunc] = count(); }', '-c', '/bin/echo hi');
+    // echo's one write goes through sys_write, where vfs_write is inlined.
+    expect(r.stdout).toMatch(/^hi\n\n {2}sys_write {2,}1\n$/);
+    expect(r.status).toBe(0);
+  }, 120_000);
+
   it('lists the guest kernel probes with -l --arch', async () => {
     const r = await wdtrace('-l', '--arch', 'x86_64', '-n', 'fbt::sys_write:');
     expect(r.stdout).toMatch(/^ {3}ID {3}PROVIDER {12}MODULE {26}FUNCTION NAME\n/);

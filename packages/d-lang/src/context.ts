@@ -28,6 +28,12 @@ export interface ProbeInfo {
 export interface ProbeCatalogue {
   /** Probes matching a description (fields may be globs; empty fields match all). */
   match(desc: { provider: string; module: string; function: string; name: string }): readonly ProbeInfo[];
+  /**
+   * A description the provider rewrites into others before matching, as
+   * FreeBSD's dt_sugar rewrites `kinst::<inline function>:entry|return`
+   * into probes at every inlined copy; undefined when it is not rewritten.
+   */
+  expand?(text: string): readonly string[] | undefined;
 }
 
 /** How the -C preprocessor reads #include files. */

@@ -13,6 +13,10 @@
 //
 // Clause-local variables live for the whole firing, so the chain sees the
 // values the first clause computed. `wdtrace -d` prints the result.
+//
+// Probe descriptions the framework's catalogue rewrites (kinst's
+// `kinst::<inline function>:entry|return`, expanded from DWARF into kinst
+// probes at every inlined copy) are replaced here too, so -d shows them.
 import type { ClauseItem, Expr, ProgramItem, Statement } from '../ast.js';
 import type { Pass } from './pass.js';
 
@@ -88,9 +92,17 @@ export const sugarPass: Pass = {
   run(ctx) {
     const st: SugarState = { counter: 0 };
     const items: ProgramItem[] = [];
+    const expand = ctx.options.probes?.expand?.bind(ctx.options.probes);
     for (const item of ctx.ast!.items) {
-      if (item.k === 'clause') items.push(...desugarClause(item, st));
-      else items.push(item);
+      if (item.k !== 'clause') {
+        items.push(item);
+        continue;
+      }
+      // Descriptions a provider rewrites (kinst inline-function probes) are replaced by their expansion.
+      if (expand !== undefined && item.probes.some((p) => expand(p.text) !== undefined)) {
+        item.probes = item.probes.flatMap((p) => expand(p.text)?.map((text) => ({ text, loc: p.loc })) ?? [p]);
+      }
+      items.push(...desugarClause(item, st));
     }
     ctx.ast!.items = items;
   },

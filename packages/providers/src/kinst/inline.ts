@@ -1,7 +1,8 @@
 // Inline-function probes for kinst, after FreeBSD's dt_sugar rewrite of
 // `kinst::<inline_func>:entry|return`: DWARF DW_TAG_inlined_subroutine
-// ranges give every inlined copy; the entry of a copy is the low pc of each
-// of its ranges, its return the instruction right after each range's end
+// ranges give every inlined copy; the entry of a copy is its entry pc
+// (DW_AT_entry_pc, else its lowest address: a copy split into several
+// ranges is entered once), its return the instruction right after each range's end
 // (when that still lies in the caller) and, since an early `return` in the
 // inlined body compiles to a branch out of the copy, the target of every
 // branch from inside the copy to a place of the caller outside it. The expansion names kinst probes as
@@ -65,9 +66,15 @@ export function expandInlineProbe(
     for (const copy of dwarf.inlinesOf(name)) {
       const inCopy = (a: bigint) => copy.ranges.some((r) => a >= r.start && a < r.end);
       const candidates: bigint[] = [];
+      // A copy is entered once, at its entry pc (DW_AT_entry_pc; else its lowest address), however
+      // its code is split into ranges; it can be left at the end of any range or by any branch out.
+      if (which === 'entry' && copy.ranges.length > 0) {
+        const lowest = copy.ranges.reduce((lo, r) => (r.start < lo ? r.start : lo), copy.ranges[0]!.start);
+        candidates.push(copy.entryPc !== undefined && inCopy(copy.entryPc) ? copy.entryPc : lowest);
+      }
       for (const r of copy.ranges) {
-        candidates.push(which === 'entry' ? r.start : r.end);
         if (which === 'return') {
+          candidates.push(r.end);
           const fn = containing(m, r.start);
           for (const i of fn ? instructions(m, fn) : []) {
             if (i.address >= r.start && i.address < r.end && i.branchTarget !== undefined && !inCopy(i.branchTarget)) candidates.push(i.branchTarget);
