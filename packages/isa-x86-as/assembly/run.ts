@@ -5,7 +5,7 @@
 import { decodeInstruction, PFX_LOCK, DECODE_TRUNCATED } from './decode';
 import { insn, setInsn, INSN_SCRATCH, dForm, dPrefixes, dFast, dMod, dHasModrm } from './insn';
 import { HANDLERS } from './generated/dispatch';
-import { FAST, selectFast } from './generated/fast';
+import { runFast, selectFast } from './generated/fast';
 import {
   FETCH, rip, setRip, nextRip, setNextRip, faultVector, faultError, clearFault, raise, translate, ACC_EXEC,
   ramBase, ramSize, halted, countRetired, VEC_PF, VEC_GP, VEC_UD, cr2,
@@ -167,7 +167,7 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
   setInsnRip(pc);
   setNextRip(pc + <u64>len);
   const fast = dFast();
-  if (fast != 0) unchecked(FAST[fast])();
+  if (fast != 0) runFast(fast);
   else {
     if ((dPrefixes() & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
     unchecked(HANDLERS[dForm()])();
