@@ -1,0 +1,52 @@
+// Typed arguments of the guest kernel's static probes from the command line:
+// -lv lists the C types written at the sites, and D's args[N] on sdt, proc,
+// sched and io probes has those types (struct members, integer types, the
+// number of arguments), on a booted guest of each ISA.
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+
+async function wdtrace(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const status = await main(['node', 'wdtrace', ...args], { out: (s) => (stdout += s), err: (s) => (stderr += s) });
+  return { status, stdout, stderr };
+}
+
+/** The "Argument Types" block of a -lv listing. */
+const argumentTypes = (listing: string): string => listing.slice(listing.indexOf('\tArgument Types\n'));
+
+describe.each(['x86_64', 'arm'])('sdt probe arguments on a %s guest', (arch) => {
+  it('-lv lists the types written at the sites', async () => {
+    const exec = await wdtrace('--arch', arch, '-lv', '-n', 'proc:::exec');
+    expect(exec.status).toBe(0);
+    expect(exec.stdout).toMatch(/^ {3}ID {3}PROVIDER {12}MODULE {26}FUNCTION NAME\n +\d+ +proc +kernel +do_execve_common exec\n/);
+    expect(argumentTypes(exec.stdout)).toBe('\tArgument Types\n\t\targs[0]: const char *\n\n');
+
+    const ret = await wdtrace('--arch', arch, '-lv', '-n', 'sdt:::syscall-return');
+    expect(argumentTypes(ret.stdout)).toBe('\tArgument Types\n\t\targs[0]: unsigned long\n\t\targs[1]: const char *\n\t\targs[2]: long\n\n');
+    const io = await wdtrace('--arch', arch, '-lv', '-n', 'io::vfs_read:start');
+    expect(argumentTypes(io.stdout)).toBe('\tArgument Types\n\t\targs[0]: struct file *\n\t\targs[1]: size_t\n\t\targs[2]: int\n\n');
+    // A probe without arguments has no types, as before.
+    const onCpu = await wdtrace('--arch', arch, '-lv', '-n', 'sched:::on-cpu');
+    expect(argumentTypes(onCpu.stdout)).toMatch(/^\tArgument Types\n\t\tNone\n/);
+  }, 120_000);
+
+  it('types args[]: struct members, integers, and no argument past the last', async () => {
+    const r = await wdtrace(
+      '--arch', arch, '-q',
+      '-n', 'proc:::create { printf("create pid %d parent %s\\n", args[0]->pid, stringof(args[0]->comm)); }',
+      '-n', 'proc:::exit { printf("exit %d\\n", args[0]); }',
+      '-n', 'io:::start /args[2] == 1 && args[0] != 0/ { @writes[args[1]] = count(); }',
+      '-c', '/bin/echo hi',
+    );
+    expect(r.stderr).toBe('');
+    // write(1, "hi\n", 3): the io:::start key is a size_t, 8 bytes on x86-64 and 4 on ARM, printed as such.
+    const key = arch === 'x86_64' ? '                3' : '        3';
+    expect(r.stdout).toBe(`hi\ncreate pid 2 parent init\nexit 1\n\n${key}                1\n`);
+    expect(r.status).toBe(0);
+
+    const past = await wdtrace('--arch', arch, '-q', '-n', 'proc:::exec { trace(args[1]); }', '-c', '/bin/true');
+    expect(past.stderr).toBe('dtrace: invalid probe specifier proc:::exec { trace(args[1]); }: line 1: index 1 is out of range for proc:kernel:do_execve_common:exec args[ ]\n');
+    expect(past.status).toBe(1);
+  }, 120_000);
+});
