@@ -3,7 +3,7 @@
 // committed guest images of both ISAs; malformed or missing records leave the
 // sites without types and never stop linking.
 import { describe, expect, it } from 'vitest';
-import { SHN_UNDEF, parseElf } from '../src/elf/index.js';
+import { SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, SHN_UNDEF, parseElf } from '../src/elf/index.js';
 import {
   SDT_ARGTYPES_SECTION,
   linkModule,
@@ -137,6 +137,28 @@ describe.each(ISAS)('argument types on the committed %s images', (isa) => {
     expect(typesOf(m.sites, 'sdt', 'hello-open')).toEqual(['struct file *', 'unsigned long']);
     expect(typesOf(m.sites, 'sdt', 'hello-write')).toEqual(['const char *', 'size_t']);
     expect(typesOf(m.sites, 'sdt', 'hello-release')).toEqual(['struct file *']);
+  });
+
+  it.skipIf(!kernelPath || !modPath)('keeps the records in read-only data that no code or data refers to', () => {
+    for (const path of [kernelPath!, modPath!]) {
+      const elf = parseElf(read(path));
+      const section = elf.sections.find((s) => s.name === SDT_ARGTYPES_SECTION)!;
+      expect(section, path).toBeDefined();
+      expect(section.flags & (SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR), path).toBe(SHF_ALLOC);
+      expect(section.addralign, path).toBe(1);
+      const symbols = elf.symbols(elf.symbolTables()[0]!);
+      let checked = 0;
+      for (const r of elf.relocationSections()) {
+        const target = elf.sections[r.target]!;
+        if (!(target.flags & SHF_ALLOC)) continue; // debug info describes the arrays, which is fine
+        expect(target.index, `${path}: relocations for the records`).not.toBe(section.index);
+        for (const e of r.entries) {
+          checked++;
+          expect(symbols[e.symbolIndex]!.shndx, `${path}: ${target.name}+0x${e.offset.toString(16)}`).not.toBe(section.index);
+        }
+      }
+      expect(checked, path).toBeGreaterThan(30);
+    }
   });
 
   it.skipIf(!kernelPath || !modPath)('links a module whose records are corrupt: same sites and code, no types, the problem reported', () => {
