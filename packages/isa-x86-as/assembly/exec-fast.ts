@@ -10,7 +10,7 @@
 // They compute exactly what the generic handlers compute (same flag rules).
 import { rflags, setFlags, reg64, setReg64, readV, writeV, faultVector, nextRip, setNextRip, CF, AF, ZF, SF, OF, ARITH_FLAGS } from './cpu';
 import { dRm, dReg, dImm, dOpReg, dBase, dIndex, dScale, dDisp, dRipRel, dRex } from './insn';
-import { effectiveAddress, condition, push } from './exec';
+import { condition, push } from './exec';
 import { parityFlag } from './flags';
 
 // @ts-ignore: decorator
@@ -55,6 +55,22 @@ import { parityFlag } from './flags';
   return r;
 }
 
+/**
+ * Effective address of the ModRM memory operand, inlined: specialised handlers
+ * only run instructions without prefixes, so there is no FS/GS base and no
+ * 32-bit address size (effectiveAddress() in exec.ts handles those).
+ */
+// @ts-ignore: decorator
+@inline function ea(): u64 {
+  let a: u64 = <u64>dDisp();
+  if (dRipRel()) return nextRip + a;
+  const base = dBase();
+  if (base >= 0) a += reg64(<u32>base);
+  const index = dIndex();
+  if (index >= 0) a += reg64(<u32>index) << <u64>dScale();
+  return a;
+}
+
 // @ts-ignore: decorator
 @inline function regAt(n: u32, size: i32): u64 { return size == 8 ? reg64(n) : reg64(n) & 0xffffffff; }
 
@@ -89,24 +105,24 @@ import { parityFlag } from './flags';
   if (load) setReg64(dReg(), regAt(dRm(), size)); else setReg64(dRm(), regAt(dReg(), size));
 }
 // @ts-ignore: decorator
-@inline export function movStore(size: i32): void { writeV(effectiveAddress(), size, regAt(dReg(), size)); }
+@inline export function movStore(size: i32): void { writeV(ea(), size, regAt(dReg(), size)); }
 // @ts-ignore: decorator
 @inline export function movLoad(size: i32): void {
-  const v = readV(effectiveAddress(), size);
+  const v = readV(ea(), size);
   if (faultVector < 0) setReg64(dReg(), v);
 }
 /** 63 with REX.W: movslq, register or memory source. */
 // @ts-ignore: decorator
 @inline export function movsxdSized(mem: bool): void {
   if (!mem) { setReg64(dReg(), <u64><i64><i32>reg64(dRm())); return; }
-  const v = readV(effectiveAddress(), 4);
+  const v = readV(ea(), 4);
   if (faultVector < 0) setReg64(dReg(), <u64><i64><i32>v);
 }
 /** 0F B6 movzbl to a 32-bit register (a byte register without REX is ah..bh). */
 // @ts-ignore: decorator
 @inline export function movzxByte(mem: bool): void {
   if (mem) {
-    const v = readV(effectiveAddress(), 1);
+    const v = readV(ea(), 1);
     if (faultVector < 0) setReg64(dReg(), v);
     return;
   }
@@ -117,12 +133,7 @@ import { parityFlag } from './flags';
 /** 8D lea without a 67 prefix or rip-relative operand. */
 // @ts-ignore: decorator
 @inline export function leaSized(size: i32): void {
-  let a: u64 = <u64>dDisp();
-  if (dRipRel()) a = nextRip + a;
-  else {
-    if (dBase() >= 0) a += reg64(<u32>dBase());
-    if (dIndex() >= 0) a += reg64(<u32>dIndex()) << <u64>dScale();
-  }
+  const a = ea();
   setReg64(dReg(), size == 8 ? a : a & 0xffffffff);
 }
 // 50+r / 58+r / C3 / E8 / E9 / EB with the 64-bit operand size

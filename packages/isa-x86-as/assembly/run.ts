@@ -203,17 +203,20 @@ export function runLoop(budget: i32): i32 {
   stopError = 0;
   stopRequested = false;
   for (let i = 0; i < budget; i++) {
-    if (stopRequested) { stopRequested = false; stopPc = rip; return STOP_BUDGET; }
-    if (interruptShadow) clearInterruptShadowAfterNext = true;
-    else if (interruptWindowWanted && (rflags & IF) != 0) {
-      interruptWindowWanted = false;
-      stopPc = rip;
-      return STOP_INTERRUPT_WINDOW;
-    } else if (anyPending && (rflags & IF) != 0) {
-      const v = takePending();
-      if (v >= 0 && deliverException(v, 0, false, rip) == 2) { stopPc = rip; return STOP_TRIPLE_FAULT; }
+    // one test for the usual case: nothing pending, nothing asked for
+    if ((<i32>stopRequested | <i32>interruptShadow | <i32>interruptWindowWanted | <i32>anyPending | <i32>halted) != 0) {
+      if (stopRequested) { stopRequested = false; stopPc = rip; return STOP_BUDGET; }
+      if (interruptShadow) clearInterruptShadowAfterNext = true;
+      else if (interruptWindowWanted && (rflags & IF) != 0) {
+        interruptWindowWanted = false;
+        stopPc = rip;
+        return STOP_INTERRUPT_WINDOW;
+      } else if (anyPending && (rflags & IF) != 0) {
+        const v = takePending();
+        if (v >= 0 && deliverException(v, 0, false, rip) == 2) { stopPc = rip; return STOP_TRIPLE_FAULT; }
+      }
+      if (halted) { stopPc = rip; return STOP_HALT; }
     }
-    if (halted) { stopPc = rip; return STOP_HALT; }
     const ok = step();
     if (clearInterruptShadowAfterNext) { clearInterruptShadowAfterNext = false; clearInterruptShadow(); }
     if (!ok) {
