@@ -47,6 +47,14 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
     expect(r.status).toBe(0);
   }, 120_000);
 
+  it('keys aggregations by user addresses (pid and address records) and prints them as addresses', async () => {
+    const r = await wdtrace('--arch', arch, '-q', '-n', 'profile-997 /arg1 != 0/ { @u[uaddr(arg1)] = count(); }', '-c', '/bin/cpubound 2');
+    const rows = r.stdout.split('\n').filter((l) => /^ {2}0x/.test(l));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toMatch(/^ {2}0x[0-9a-f]+ {2,}\d+$/);
+    expect(r.stdout).not.toContain(' 0  1  2  3');
+  }, 120_000);
+
   it('prints kernel stacks symbolised against the guest kernel', async () => {
     const r = await wdtrace('--arch', arch, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { stack(); exit(0); }', '-c', '/bin/echo hi');
     const frames = r.stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('kernel`'));

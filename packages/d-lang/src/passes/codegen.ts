@@ -924,7 +924,10 @@ class ClauseGen {
       }
       default: {
         const fn = BUILTIN_FUNCTIONS.get(name)!;
-        return { kind: fn.kind === 'action' ? fn.act : DTRACEACT.SYM, difo: compileDifo(ctx, args[0]!, difTypeInteger(8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: 8, alignment: 8, format: -1 } };
+        const kind = fn.kind === 'action' ? fn.act : DTRACEACT.SYM;
+        // The user forms record the pid, then the address (the process the address belongs to).
+        const user = kind === DTRACEACT.USYM || kind === DTRACEACT.UMOD || kind === DTRACEACT.UADDR;
+        return { kind, difo: compileDifo(ctx, args[0]!, difTypeInteger(8)), ntuple: 0, arg: 0n, uarg: 0n, record: { size: user ? 16 : 8, alignment: 8, format: -1 } };
       }
     }
   }
@@ -940,7 +943,11 @@ class ClauseGen {
       st.keys.forEach((k, i) => {
         // stack(), sym() and friends as keys record as the actions do.
         const keyAction = k.k === 'call' && k.ref?.kind === 'function' && KEY_ACTIONS.has(k.ref.name) ? k.ref.name : undefined;
-        if (keyAction !== undefined) this.actions.push({ ...this.recordingAction(keyAction, (k as Expr & { k: 'call' }).args), uarg: BigInt(a.id) });
+        if (keyAction !== undefined) {
+          // A key is evaluated with its aggregation, not recorded in the principal buffer: no record.
+          const { record: _record, ...action } = this.recordingAction(keyAction, (k as Expr & { k: 'call' }).args);
+          this.actions.push({ ...action, uarg: BigInt(a.id) });
+        }
         else this.actions.push({ kind: DTRACEACT.DIFEXPR, difo: compileDifo(ctx, k, difTypeOf(ctx, a.keys[i])), ntuple: 0, arg: 0n, uarg: BigInt(a.id) });
       });
       const fn = BUILTIN_FUNCTIONS.get(a.func)!;

@@ -478,8 +478,17 @@ export class Consumer {
   }
 
   /** sym(), func(), mod() and the user forms as keys name their address as those records do (dt_print_sym & co). */
-  private symbolKey(typeName: string | undefined, k: bigint): string | undefined {
+  private symbolKey(typeName: string | undefined, key: bigint | Uint8Array): string | undefined {
     const symbols = this.state.machine.symbols;
+    // The user forms record the pid, then the address.
+    let pid = 0n;
+    let k: bigint;
+    if (key instanceof Uint8Array) {
+      if (key.length < 16) return undefined;
+      const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
+      pid = view.getBigUint64(0, true);
+      k = view.getBigUint64(8, true);
+    } else k = key;
     switch (typeName) {
       case 'sym':
       case 'func':
@@ -488,11 +497,11 @@ export class Consumer {
         return modString(symbols, k);
       case 'usym':
       case 'ufunc':
-        return usymString(symbols, 0n, k);
+        return usymString(symbols, pid, k);
       case 'umod':
-        return umodString(symbols, 0n, k);
+        return umodString(symbols, pid, k);
       case 'uaddr':
-        return uaddrToString(symbols, 0n, k);
+        return uaddrToString(symbols, pid, k);
       default:
         return undefined;
     }
@@ -503,10 +512,11 @@ export class Consumer {
     e.keys.forEach((k, idx) => {
       if (k instanceof Uint8Array) {
         const kt = desc.keys[idx];
+        const user = kt?.typeName === 'stack' || kt?.typeName === 'ustack' ? undefined : this.symbolKey(kt?.typeName, k);
         if (kt?.typeName === 'stack' || kt?.typeName === 'ustack') {
           const st = this.stackKey(kt.typeName, k);
           if (!st.silent) s += formatStack(st.frames, this.opts.stackindent);
-        }
+        } else if (user !== undefined) s += '  ' + user.padEnd(50);
         else s += printBytes(k, -50, false, false);
       } else {
         const sym = this.symbolKey(desc.keys[idx]?.typeName, k);
@@ -575,7 +585,11 @@ export class Consumer {
   private keyArgs(desc: AggregationDescription, e: AggregationEntry): Datum[] {
     return e.keys.map((k, idx): Datum => {
       const typeName = desc.keys[idx]?.typeName;
-      if (k instanceof Uint8Array) return typeName === 'stack' || typeName === 'ustack' ? this.stackKey(typeName, k) : { type: 'bytes', value: k };
+      if (k instanceof Uint8Array) {
+        if (typeName === 'stack' || typeName === 'ustack') return this.stackKey(typeName, k);
+        const user = this.symbolKey(typeName, k);
+        return user !== undefined ? { type: 'string', value: user } : { type: 'bytes', value: k };
+      }
       const sym = this.symbolKey(typeName, k);
       if (sym !== undefined) return { type: 'string', value: sym };
       return { type: 'int', value: k, size: desc.keys[idx]?.type.size ?? 8, signed: this.keySigned(typeName) };

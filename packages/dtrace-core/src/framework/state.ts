@@ -375,7 +375,9 @@ export class DTraceState {
     if (act.kind === DTRACEACT.STACK || act.kind === DTRACEACT.USTACK || act.kind === DTRACEACT.JSTACK) {
       const depth = Number(act.arg & 0xffffffffn) || (act.kind === DTRACEACT.STACK ? this.options.stackframes : this.options.ustackframes);
       const pcs = act.kind === DTRACEACT.STACK ? this.machine.kernelStack(f.cpu, depth) : this.machine.userStack(f.cpu, depth);
-      const size = act.record?.size ?? (act.kind === DTRACEACT.STACK ? depth * 8 : (depth + 1) * 8);
+      // An aggregation key has no record: pointer-sized pcs for stack(), as a record would hold.
+      const pointer = this.program.dataModel === 'ILP32' ? 4 : 8;
+      const size = act.record?.size ?? (act.kind === DTRACEACT.STACK ? depth * pointer : (depth + 1) * 8);
       const out = new Uint8Array(size);
       const view = new DataView(out.buffer);
       let off = 0;
@@ -395,7 +397,8 @@ export class DTraceState {
       }
       return out;
     }
-    if ((act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR) && difo && (act.record?.size ?? 0) >= 16) {
+    // A user-address record (or key, which has no record) holds the pid, then the address.
+    if ((act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR) && difo && (act.record?.size ?? 16) >= 16) {
       // The pid of the current process, then the address (as the kernel records them).
       const out = new Uint8Array(16);
       const view = new DataView(out.buffer);
