@@ -1,7 +1,8 @@
 // Typed arguments of the guest kernel's static probes from the command line:
 // -lv lists the C types written at the sites, and D's args[N] on sdt, proc,
 // sched and io probes has those types (struct members, integer types, the
-// number of arguments), on a booted guest of each ISA.
+// number of arguments), for the kernel and the hello module, on a booted
+// guest of each ISA.
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
 
@@ -48,5 +49,14 @@ describe.each(['x86_64', 'arm'])('sdt probe arguments on a %s guest', (arch) => 
     const past = await wdtrace('--arch', arch, '-q', '-n', 'proc:::exec { trace(args[1]); }', '-c', '/bin/true');
     expect(past.stderr).toBe('dtrace: invalid probe specifier proc:::exec { trace(args[1]); }: line 1: index 1 is out of range for proc:kernel:do_execve_common:exec args[ ]\n');
     expect(past.status).toBe(1);
+  }, 120_000);
+
+  it('types the probes of the hello module, loaded at boot', async () => {
+    const list = await wdtrace('--arch', arch, '-lv', '-n', 'sdt:hello::hello-read-start');
+    expect(list.stdout).toMatch(/^ +\d+ +sdt +hello +hello_read hello-read-start\n/m);
+    expect(argumentTypes(list.stdout)).toBe('\tArgument Types\n\t\targs[0]: struct file *\n\t\targs[1]: size_t\n\t\targs[2]: off_t\n\n');
+    const r = await wdtrace('--arch', arch, '-q', '-n', 'sdt:hello::hello-read-start { printf("read %d at %d\\n", args[1], args[2]); }', '-c', '/bin/cat /dev/hello');
+    expect(r.stdout).toBe('Hello, world! (read 1, pid 2)\nread 4096 at 0\nread 4096 at 30\n\n');
+    expect(r.status).toBe(0);
   }, 120_000);
 });
