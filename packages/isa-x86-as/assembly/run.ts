@@ -134,7 +134,8 @@ export function step(): bool {
       if (len <= 0) return decodeFailed(pc, len, avail);
       // an instruction crossing a page is not cached: its second page's
       // mapping and permissions are checked again by every fetch
-      setDecoded((pc & 0xfff) + <u64>len <= 0x1000 ? cacheClaim(pa, len) : INSN_SCRATCH);
+      if ((pc & 0xfff) + <u64>len <= 0x1000) setDecoded(cacheClaim(pa, len), true);
+      else setDecoded(INSN_SCRATCH, false);
       return execute(pc, len);
     }
   }
@@ -142,14 +143,18 @@ export function step(): bool {
   if (faultVector >= 0) return false;
   const len = decodeInstruction(FETCH, avail);
   if (len <= 0) return decodeFailed(pc, len, avail);
-  setDecoded(INSN_SCRATCH);
+  setDecoded(INSN_SCRATCH, false);
   return execute(pc, len);
 }
 
-/** Saves the instruction just decoded, with its FAST handler choice, into `record` and makes it the current one. */
-function setDecoded(record: usize): void {
+/**
+ * Saves the instruction just decoded into `record` and makes it the current
+ * one. Choosing a specialised handler pays only for a record that is kept
+ * (`cached`): an instruction decoded for one execution runs its generic one.
+ */
+function setDecoded(record: usize, cached: bool): void {
   saveDecoded(record);
-  store<u8>(record, <u8>selectFast(), 30);
+  store<u8>(record, cached ? <u8>selectFast() : 0, 30);
   setInsn(record);
 }
 
