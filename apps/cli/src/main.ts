@@ -295,7 +295,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     options: xOptions,
     probes: catalogue,
     // The guest kernel's types (DWARF): typed args[], casts to kernel structures, `kernel globals.
-    ...(guest ? { types: [guest.types()] } : {}),
+    ...(guest ? { types: [guest.types()], threadType: 'struct task_struct *' } : {}),
     zdefs: Boolean(o.Z),
     cpp: Boolean(o.C),
     defines: o.D as string[],

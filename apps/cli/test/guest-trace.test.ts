@@ -91,6 +91,12 @@ describe('the guest from the command line', () => {
     expect(r.status).toBe(0);
   }, 120_000);
 
+  it('types args[] from C type names with qualifiers and curthread as the kernel\'s struct task_struct *', async () => {
+    const r = await wdtrace('-q', '-n', 'proc:::exec { printf("%s\\n", stringof(args[0])); } fbt::sys_write:entry /pid == $target/ { printf("%s %d\\n", stringof(curthread->comm), curthread->parent->tgid); }', '-c', '/bin/echo hi');
+    expect(r.stdout).toBe('hi\n/sbin/init\n/bin/echo\necho 1\n\n');
+    expect(r.status).toBe(0);
+  }, 120_000);
+
   it('lists the guest kernel probes with -l --arch', async () => {
     const r = await wdtrace('-l', '--arch', 'x86_64', '-n', 'fbt::sys_write:');
     expect(r.stdout).toMatch(/^ {3}ID {3}PROVIDER {12}MODULE {26}FUNCTION NAME\n/);

@@ -56,6 +56,12 @@ export interface CompileOptions {
   readonly types?: readonly TypeDictionary[];
   /** Probe lookups; without it descriptions are not matched and args[] are untyped (int64_t). */
   readonly probes?: ProbeCatalogue;
+  /**
+   * The C type of `curthread` in the traced kernel (illumos: `kthread_t *`;
+   * the guest: `struct task_struct *`), resolved against `types`; default
+   * `uintptr_t` when there is no kernel.
+   */
+  readonly threadType?: string;
   /** -Z: permit descriptions that match no probes. */
   readonly zdefs?: boolean;
   /** -C: run the C preprocessor first. */

@@ -182,6 +182,9 @@ function opName(e: Expr): string {
   return '?';
 }
 
+/** C type qualifiers, which type names from providers and DWARF may carry. */
+const QUALIFIERS: ReadonlySet<string> = new Set(['const', 'volatile', 'restrict']);
+
 export class Cooker {
   constructor(readonly ctx: CompileContext) {}
 
@@ -200,10 +203,27 @@ export class Cooker {
   }
 
   private typeOfNameUncached(name: string, loc: SourceLocation): CType {
-    const star = name.endsWith(' *');
-    const base = this.env.lookup(star ? name.slice(0, -2) : name);
-    if (base === undefined) return fail('D_TYPE_ERR', loc, `failed to resolve type ${name}`);
-    return star ? this.env.pointerTo(base) : base;
+    const t = this.cTypeName(name);
+    if (t === undefined) return fail('D_TYPE_ERR', loc, `failed to resolve type ${name}`);
+    return t;
+  }
+
+  /**
+   * A C type name as a provider or the kernel's DWARF writes it ("const char *",
+   * "struct file **", "unsigned long", "char *const"): qualifiers are dropped,
+   * each `*` makes a pointer; undefined when the base type is unknown.
+   */
+  cTypeName(name: string): CType | undefined {
+    const tokens = name.replace(/\*/g, ' * ').trim().split(/\s+/);
+    let stars = 0;
+    while (tokens.length > 0 && (tokens[tokens.length - 1] === '*' || QUALIFIERS.has(tokens[tokens.length - 1]!))) {
+      if (tokens.pop() === '*') stars++;
+    }
+    const baseName = tokens.filter((t) => !QUALIFIERS.has(t)).join(' ');
+    if (baseName === '' || baseName.includes('*')) return undefined;
+    let t = this.env.lookup(baseName);
+    for (let i = 0; t !== undefined && i < stars; i++) t = this.env.pointerTo(t);
+    return t;
   }
 
   // ---- variables ---------------------------------------------------------
@@ -358,7 +378,7 @@ export class Cooker {
     const b = BUILTIN_VARIABLES.get(e.name);
     if (b !== undefined) {
       if (b.array === true) fail('D_ARR_BADREF', e.loc, e.name);
-      e.type = this.typeOfName(b.type, e.loc);
+      e.type = this.typeOfName(e.name === 'curthread' && this.ctx.options.threadType !== undefined ? this.ctx.options.threadType : b.type, e.loc);
       e.ref = builtinRef(b.id);
       return e;
     }
@@ -770,12 +790,9 @@ export class Cooker {
       names.add(t);
     }
     if (names.size > 1) fail('D_ARGS_MULTI', loc, clause.item.probes.map((p) => p.text).join(', '));
-    const name = [...names][0]!;
-    const star = /\s*\*$/.test(name);
-    const baseName = name.replace(/\s*\*$/, '');
-    const base = this.env.lookup(baseName);
-    if (base === undefined) fail('D_ARGS_TYPE', loc, String(n));
-    return star ? this.env.pointerTo(base) : base;
+    const t = this.cTypeName([...names][0]!);
+    if (t === undefined) fail('D_ARGS_TYPE', loc, String(n));
+    return t;
   }
 
   private cookMember(e: Expr & { k: 'member' }, cs: CookScope): Expr {
