@@ -10,7 +10,7 @@
 // They compute exactly what the generic handlers compute (same flag rules).
 import { rflags, setFlags, reg64, setReg64, readV, writeV, faultVector, nextRip, setNextRip, CF, AF, ZF, SF, OF, ARITH_FLAGS } from './cpu';
 import { dRm, dReg, dImm, dOpReg, dBase, dIndex, dScale, dDisp, dRipRel, dRex } from './insn';
-import { condition, push } from './exec';
+import { condition, push, imulTo } from './exec';
 import { parityFlag } from './flags';
 
 // @ts-ignore: decorator
@@ -163,3 +163,46 @@ import { parityFlag } from './flags';
 // @ts-ignore: decorator
 @inline export function jmpRel(): void { setNextRip(nextRip + <u64>dImm()); }
 
+
+/**
+ * shl (4), shr (5), sar (7) of a 32/64-bit register by an immediate (C1) or
+ * by 1 (D1), with exec_shift's flags: a count of 0 (after masking) changes no
+ * flag but still zero-extends a 32-bit register.
+ */
+// @ts-ignore: decorator
+@inline export function shiftR(sub: u32, size: i32, one: bool): void {
+  const n = dRm();
+  const a = regAt(n, size);
+  const count: u32 = (one ? 1 : <u32>dImm() & 0xff) & (size == 8 ? 63 : 31);
+  if (count == 0) { setReg64(n, a); return; }
+  const bits: u32 = <u32>size << 3;
+  const sb = signOf(size);
+  let r: u64;
+  let cf: u64;
+  let f: u64;
+  if (sub == 4) {
+    r = (a << <u64>count) & maskOf(size);
+    cf = (a >> <u64>(bits - count)) & 1;
+    f = szpOf(r, size) | cf;
+    if ((((r & sb) != 0) ? <u64>1 : 0) != cf) f |= OF;
+  } else if (sub == 5) {
+    r = a >> <u64>count;
+    cf = (a >> <u64>(count - 1)) & 1;
+    f = szpOf(r, size) | cf;
+    if ((a & sb) != 0 && count == 1) f |= OF;
+  } else {
+    const sa: i64 = size == 8 ? <i64>a : <i64><i32><u32>a;
+    r = <u64>(sa >> <i64>count) & maskOf(size);
+    cf = <u64>(sa >> <i64>(count - 1)) & 1;
+    f = szpOf(r, size) | cf;
+  }
+  setReg64(n, r);
+  setFlags((rflags & ~ARITH_FLAGS) | f);
+}
+
+/** imul Gv,Ev,Iz / Gv,Ev,Ib (69, 6B) with a register source. */
+// @ts-ignore: decorator
+@inline export function imulRI(size: i32): void { imulTo(regAt(dRm(), size), <u64>dImm(), size); }
+/** imul Gv,Ev (0F AF) with a register source. */
+// @ts-ignore: decorator
+@inline export function imulRR(size: i32): void { imulTo(regAt(dReg(), size), regAt(dRm(), size), size); }

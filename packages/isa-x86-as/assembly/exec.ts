@@ -496,7 +496,8 @@ export function exec_imul3(): void {
   if (faultVector >= 0) return;
   imulTo(b, <u64>dImm(), size);
 }
-function imulTo(a: u64, b: u64, size: i32): void {
+// @ts-ignore: decorator
+@inline export function imulTo(a: u64, b: u64, size: i32): void {
   const m = mask(size);
   let lo: u64, over: bool;
   if (size == 8) { lo = a * b; const hi = mulhs(a, b); over = hi != (<i64>lo < 0 ? <u64>-1 : 0); }
