@@ -3,6 +3,8 @@
 // own structures behind execname and pid, and stacks walked in guest memory.
 import { compile, formatDiagnostics } from '@wdtrace/d-lang';
 import { describe, expect, it } from 'vitest';
+import { defaultOptions } from '@wdtrace/dtrace-core';
+import { defaultImages } from '@wdtrace/kernel';
 import { GuestTracer } from '../src/index.js';
 
 async function trace(isa: 'x86_64' | 'arm', script: string, args: string[]) {
@@ -54,6 +56,33 @@ describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => 
     expect(traced.guestOut).toBe(plain.guestOut);
     // Each firing costs no guest time; before, every trap handed the turn to the other CPU, whose full slice went by.
     expect(Number(traced.at)).toBeLessThan(Number(plain.at) * 1.1);
+  }, 120_000);
+
+  it('enables the probes of a module loaded while tracing runs (retained enablings)', async () => {
+    let guestOut = '';
+    const tracer = await GuestTracer.create({
+      isa,
+      args: ['/bin/sh', '-c', 'sleep 1; cat /dev/hello'],
+      machine: { cmdline: 'quiet', modules: [] },
+      consoleOutput: (b) => (guestOut += new TextDecoder().decode(b)),
+    });
+    const catalogue = { match: (d: { provider: string; module: string; function: string; name: string }) => tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })) };
+    const script = 'sdt:hello::hello-open { @opens[execname] = count(); }';
+    // No hello module yet: the description matches nothing (-Z).
+    const result = compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue, zdefs: true });
+    expect(tracer.registry.match({ provider: 'sdt', module: 'hello', function: '', name: 'hello-open' })).toHaveLength(0);
+    let loaded = false;
+    const r = await tracer.session(result.program!, { out: () => {}, err: () => {} }, {
+      options: { ...defaultOptions(), zdefs: true },
+      pause: async () => {
+        if (!loaded) {
+          loaded = true;
+          tracer.machine.loadModule(defaultImages(isa).modules['hello']!, 'hello');
+        }
+      },
+    });
+    expect(guestOut).toContain('Hello');
+    expect(r.consumer.printAggregations()).toMatch(/^ {2}cat {2,}1\n$/);
   }, 120_000);
 });
 

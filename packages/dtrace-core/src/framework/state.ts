@@ -191,21 +191,12 @@ export class DTraceState {
       if (!this.options.destructive && ecb.actions.some((a) => dtraceActIsDestructive(a.kind))) {
         throw new LoadError('could not enable tracing: Destructive actions not allowed');
       }
+      const loaded = { ecb, predicate, actions, probes: new Set<number>() };
+      this.loadedEcbs.push(loaded);
       for (const desc of ecb.probes) {
         const probes = registry.match(desc);
         if (probes.length === 0 && !this.options.zdefs) throw new LoadError(`probe description ${describe(desc)} does not match any probes`);
-        for (const probe of probes) {
-          const { roles, increments } = actionRoles(ecb.actions);
-          const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions, roles, increments, storesData: ecbStoresData(ecb.actions, roles) };
-          this.enabled.push(ep);
-          let list = this.ecbsByProbe.get(probe.id);
-          if (!list) {
-            list = [];
-            this.ecbsByProbe.set(probe.id, list);
-            matched++;
-          }
-          list.push(ep);
-        }
+        for (const probe of probes) if (this.attach(loaded, probe)) matched++;
       }
     }
     this.matchedProbes = matched;
@@ -217,6 +208,48 @@ export class DTraceState {
     if (v.errors.length > 0) throw new LoadError(`invalid DIF in ${where}: ${v.errors[0]}`);
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
     return loadDifo(difo, this.arena);
+  }
+
+  /** Each ECB with its loaded DIF and the probes it is enabled on (for retained enablings). */
+  private readonly loadedEcbs: { ecb: EcbDescription; predicate: LoadedDifo | undefined; actions: (LoadedDifo | undefined)[]; probes: Set<number> }[] = [];
+
+  /** Puts an ECB on a probe; returns whether the probe had no ECB before. */
+  private attach(loaded: (typeof this.loadedEcbs)[number], probe: Probe): boolean {
+    if (loaded.probes.has(probe.id)) return false;
+    loaded.probes.add(probe.id);
+    const { ecb, predicate, actions } = loaded;
+    const { roles, increments } = actionRoles(ecb.actions);
+    const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions, roles, increments, storesData: ecbStoresData(ecb.actions, roles) };
+    this.enabled.push(ep);
+    let list = this.ecbsByProbe.get(probe.id);
+    const fresh = !list;
+    if (!list) {
+      list = [];
+      this.ecbsByProbe.set(probe.id, list);
+    }
+    list.push(ep);
+    return fresh;
+  }
+
+  /**
+   * Retained enablings (dtrace_enabling_matchall): after a provider created
+   * probes — a module loaded while tracing runs — every ECB's descriptions
+   * are matched again and the new probes enabled. Returns how many probes
+   * were added.
+   */
+  matchNewProbes(): number {
+    const added: Probe[] = [];
+    for (const loaded of this.loadedEcbs) {
+      for (const desc of loaded.ecb.probes) {
+        for (const probe of this.registry.match(desc)) {
+          if (this.attach(loaded, probe)) added.push(probe);
+        }
+      }
+    }
+    if (this.activity !== 'inactive' && this.activity !== 'stopped') {
+      for (const probe of added) if (probe.enabledCount++ === 0) this.registry.provider(probe.provider)?.ops.enable(probe.id, probe.providerArg);
+    }
+    return added.length;
   }
 
   /** Enables every matched probe with its provider (dtrace_ecb_enable). */

@@ -185,6 +185,12 @@ export class GuestTracer {
     consumer.json = opts.json;
     consumer.recordType = opts.recordType;
     this.sink.state = state;
+    // Retained enablings: probes of a module loaded while tracing runs are matched and enabled
+    // before the guest runs on (the load event comes before krtld has written the module's text).
+    let loadedSince = false;
+    const unsubscribe = this.target.onModuleEvent?.((e) => {
+      if (e.kind === 'load') loadedSince = true;
+    });
     let guest: RunResult | undefined;
     let grabbedExited = false;
     try {
@@ -197,6 +203,10 @@ export class GuestTracer {
         const snap = consumer.nextAggregationSnap();
         let t = due !== undefined && due < nextSwitch ? due : nextSwitch;
         if (snap !== undefined && snap < t) t = snap;
+        if (loadedSince) {
+          loadedSince = false;
+          state.matchNewProbes();
+        }
         const limited = opts.timeLimit !== undefined && t >= opts.timeLimit;
         if (limited) t = opts.timeLimit!;
         guest = this.machine.run({ untilNs: Number(t) });
@@ -223,6 +233,7 @@ export class GuestTracer {
     } finally {
       // On any way out, the probes come out of the kernel text (stop() does nothing the second time).
       state.stop(0);
+      unsubscribe?.();
       this.sink.state = undefined;
     }
     return { status: state.exitStatus ?? 0, stoppedAt: this.view.now(), instructions: state.instructions, guest, consumer, grabbedExited };
