@@ -4,16 +4,10 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { wdtrace } from './support.js';
 
 const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
 
-async function wdtrace(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = await main(['node', 'wdtrace', ...args], { out: (s) => (stdout += s), err: (s) => (stderr += s) });
-  return { status, stdout, stderr };
-}
 
 describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
   it('counts kernel function entries of the command, prints its output, and ends when it exits', async () => {

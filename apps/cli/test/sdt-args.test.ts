@@ -4,14 +4,8 @@
 // number of arguments), for the kernel and the hello module, on a booted
 // guest of each ISA.
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { wdtrace } from './support.js';
 
-async function wdtrace(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = await main(['node', 'wdtrace', ...args], { out: (s) => (stdout += s), err: (s) => (stderr += s) });
-  return { status, stdout, stderr };
-}
 
 /** The "Argument Types" block of a -lv listing. */
 const argumentTypes = (listing: string): string => listing.slice(listing.indexOf('\tArgument Types\n'));

@@ -1,17 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { wdtrace } from './support.js';
 
 const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
 const script = (name: string) => fileURLToPath(new URL(`./scripts/${name}`, import.meta.url));
 
-async function wdtrace(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = await main(['node', 'wdtrace', ...args], { out: (s) => (stdout += s), err: (s) => (stderr += s) });
-  return { status, stdout, stderr };
-}
 
 describe('tst.d-begin: D clauses through the compiler', () => {
   it('prints printf output after the probe line and the aggregations at the end', async () => {

@@ -3,16 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { wdtrace } from './support.js';
 
 const script = (name: string) => fileURLToPath(new URL(`./scripts/${name}`, import.meta.url));
 
-async function wdtrace(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = await main(['node', 'wdtrace', ...args], { out: (s) => (stdout += s), err: (s) => (stderr += s) });
-  return { status, stdout, stderr };
-}
 
 describe('tst.printf-sign: integer conversions follow the argument type like dt_printf.c', () => {
   it('prints signed, unsigned, narrow and wide arguments byte for byte', async () => {

@@ -4,16 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
+import { wdtrace } from './support.js';
 
 const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
 
-async function wdtrace(...args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = await main(['node', 'wdtrace', ...args], { out: (s) => (stdout += s), err: (s) => (stderr += s) });
-  return { status, stdout, stderr };
-}
 
 describe('tst.cli-begin: probe descriptions with the default action', () => {
   it('traces BEGIN and END with the probe line and the matched notices', async () => {
