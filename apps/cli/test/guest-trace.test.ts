@@ -49,6 +49,16 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
     expect(r.stdout).not.toContain(' 0  1  2  3');
   }, 120_000);
 
+  it('names user frames from the program\'s symbols and aggregates ufunc() keys by function', async () => {
+    const u = await wdtrace('--arch', arch, '-q', '-n', 'syscall::write:entry /pid == $target/ { ustack(); exit(0); }', '-c', '/bin/echo hi');
+    const frames = u.stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('echo`'));
+    expect(frames.some((f) => /^echo`main\+0x[0-9a-f]+$/.test(f))).toBe(true);
+    const a = await wdtrace('--arch', arch, '-q', '-n', 'profile-997 /arg1 != 0 && pid == $target/ { @[ufunc(arg1)] = count(); }', '-c', '/bin/cpubound 2');
+    const rows = a.stdout.split('\n').filter((l) => l.startsWith('  cpubound`'));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(new Set(rows.map((r) => r.trim().split(/\s+/)[0])).size).toBe(rows.length);
+  }, 120_000);
+
   it('prints kernel stacks symbolised against the guest kernel', async () => {
     const r = await wdtrace('--arch', arch, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { stack(); exit(0); }', '-c', '/bin/echo hi');
     const frames = r.stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('kernel`'));

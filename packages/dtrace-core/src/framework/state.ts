@@ -353,7 +353,7 @@ export class DTraceState {
           const keys: (bigint | Uint8Array)[] = [];
           for (let k = i - act.ntuple; k < i; k++) {
             ndx = k + 1;
-            keys.push(this.recordValue(actions[k]!, ep.actions[k], f));
+            keys.push(this.symbolKey(actions[k]!.kind, this.recordValue(actions[k]!, ep.actions[k], f)));
           }
           ndx = i + 1;
           const value = difo ? difEmulate(difo, f) : 1n;
@@ -401,6 +401,40 @@ export class DTraceState {
       if (!(e instanceof DifFault)) throw e;
       this.error(ep, cpu, ndx, e);
     }
+  }
+
+  /** One address per module for mod()/umod() keys: the first seen in it (it names the module when printed). */
+  private readonly moduleKeys = new Map<string, bigint>();
+  private moduleAddress(module: string, address: bigint): bigint {
+    let a = this.moduleKeys.get(module);
+    if (a === undefined) this.moduleKeys.set(module, (a = address));
+    return a;
+  }
+
+  /**
+   * sym()/func()/usym()/ufunc() keys aggregate by the symbol, not the address
+   * (dt_aggregate_sym/usym): the address becomes its symbol's start; mod()
+   * and umod() keys by the module. Other keys are returned as they are.
+   */
+  private symbolKey(kind: number, key: bigint | Uint8Array): bigint | Uint8Array {
+    const symbols = this.machine.symbols;
+    if (kind === DTRACEACT.SYM || kind === DTRACEACT.MOD) {
+      if (typeof key !== 'bigint') return key;
+      const m = symbols.lookup(key);
+      if (kind === DTRACEACT.SYM) return m?.symbol?.value ?? key;
+      return m ? this.moduleAddress(m.module, key) : key;
+    }
+    if ((kind === DTRACEACT.USYM || kind === DTRACEACT.UMOD) && key instanceof Uint8Array && key.length >= 16) {
+      const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
+      const pid = view.getBigUint64(0, true);
+      const m = symbols.lookupUser?.(pid, view.getBigUint64(8, true));
+      const to = kind === DTRACEACT.USYM ? m?.symbol?.value : m ? this.moduleAddress(`${pid}\u0000${m.module}`, view.getBigUint64(8, true)) : undefined;
+      if (to === undefined) return key;
+      const out = key.slice();
+      new DataView(out.buffer).setBigUint64(8, to, true);
+      return out;
+    }
+    return key;
   }
 
   /** Evaluates an action's DIFO and returns what its record holds: a value, or bytes for by-reference data. */

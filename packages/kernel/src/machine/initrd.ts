@@ -20,11 +20,15 @@ const S_IFDIR = 0o040000;
 const S_IFREG = 0o100000;
 const align4 = (n: number): number => (n + 3) & ~3;
 
-interface Entry {
+export interface InitrdEntry {
   name: string;
   ino: number;
   mode: number;
+  /** Offset of the entry's header in the archive. */
   offset: number;
+  /** Where its data starts in the archive, and how many bytes. */
+  dataStart: number;
+  size: number;
 }
 
 function hex8(n: number): string {
@@ -32,13 +36,13 @@ function hex8(n: number): string {
 }
 
 /** The entries of a newc archive and the offset of its trailer; errors name the offset. */
-export function readInitrdEntries(archive: Uint8Array): { entries: Entry[]; trailer: number } {
+export function readInitrdEntries(archive: Uint8Array): { entries: InitrdEntry[]; trailer: number } {
   const text = (from: number, to: number): string => {
     let s = '';
     for (let i = from; i < to; i++) s += String.fromCharCode(archive[i]!);
     return s;
   };
-  const entries: Entry[] = [];
+  const entries: InitrdEntry[] = [];
   let offset = 0;
   while (offset + HEADER <= archive.length) {
     const magic = text(offset, offset + 6);
@@ -54,7 +58,7 @@ export function readInitrdEntries(archive: Uint8Array): { entries: Entry[]; trai
     if (name === 'TRAILER!!!') return { entries, trailer: offset };
     const dataStart = align4(offset + HEADER + nameSize);
     if (dataStart + fileSize > archive.length) throw new InitrdError(`initrd: entry ${JSON.stringify(name)} at offset ${offset} is truncated`);
-    entries.push({ name, ino: field(0), mode: field(1), offset });
+    entries.push({ name, ino: field(0), mode: field(1), offset, dataStart, size: fileSize });
     offset = align4(dataStart + fileSize);
   }
   throw new InitrdError(`initrd: no TRAILER!!! entry (archive of ${archive.length} bytes)`);

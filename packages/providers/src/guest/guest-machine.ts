@@ -11,6 +11,7 @@
 //   through that CPU's address space. The session sets it before each firing.
 import {
   DEFAULT_EPOCH_SECONDS,
+  parseElf,
   readDwarf,
   type DwarfInfo,
   type DwarfType,
@@ -58,10 +59,21 @@ export class GuestMachineView implements MachineInterface {
   readonly errnos = new Map<number, number>();
   private dwarfCache: DwarfInfo | undefined;
 
+  /** The name each process had when a probe last fired in it (for naming its addresses later). */
+  private readonly pidNames = new Map<number, string>();
+  private readonly programSymbols = new Map<string, { name: string; value: bigint; size: bigint }[] | undefined>();
+  private readonly programFile: (path: string) => Uint8Array | undefined;
+
   constructor(
     readonly machine: Machine,
-    options: { epochSeconds?: number; dwarf?: DwarfInfo } = {},
+    options: {
+      epochSeconds?: number;
+      dwarf?: DwarfInfo;
+      /** A file of the guest's file system by path (the initrd's), to name user addresses from its symbols. */
+      programFile?: (path: string) => Uint8Array | undefined;
+    } = {},
   ) {
+    this.programFile = options.programFile ?? (() => undefined);
     this.ncpus = machine.cpuCount;
     this.word = machine.isa === 'x86_64' ? 8 : 4;
     this.epochNs = BigInt(options.epochSeconds ?? DEFAULT_EPOCH_SECONDS) * 1_000_000_000n;
@@ -71,6 +83,7 @@ export class GuestMachineView implements MachineInterface {
         const info = this.machine.symbols.lookup(BigInt.asUintN(this.word * 8, a));
         return info ? { module: info.module, symbol: { name: info.symbol.name, value: info.symbol.address } } : undefined;
       },
+      lookupUser: (pid, a) => this.userSymbol(Number(pid), BigInt.asUintN(this.word * 8, a)),
     };
   }
 
@@ -107,6 +120,7 @@ export class GuestMachineView implements MachineInterface {
     const comm = this.readBytes(task + BigInt(layout.comm), layout.commLength);
     const end = comm ? comm.indexOf(0) : -1;
     const execname = comm ? new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end)) : '';
+    this.pidNames.set(pid, execname);
     // The guest kernel has one user, root.
     return { pid, ppid, tid, uid: 0, gid: 0, execname, address: task, errno: this.errnos.get(tid) ?? 0 };
   }
@@ -210,6 +224,44 @@ export class GuestMachineView implements MachineInterface {
       fp = next;
     }
     return pcs;
+  }
+
+  /**
+   * A user address of process `pid`, named from the symbols of the program
+   * it ran (found by its name in /bin, /sbin or /host of the guest's files;
+   * the guest runs static executables, so one object holds all its code).
+   */
+  private userSymbol(pid: number, address: bigint): { module: string; symbol?: { name: string; value: bigint } } | undefined {
+    const name = this.pidNames.get(pid);
+    if (name === undefined) return undefined;
+    let symbols: { name: string; value: bigint; size: bigint }[] | undefined;
+    let found = false;
+    for (const dir of ['/bin/', '/sbin/', '/host/']) {
+      const path = dir + name;
+      if (!this.programSymbols.has(path)) {
+        const bytes = this.programFile(path);
+        let list: { name: string; value: bigint; size: bigint }[] | undefined;
+        if (bytes !== undefined) {
+          try {
+            list = parseElf(bytes)
+              .symbols()
+              .filter((s) => s.type === 2 && s.size > 0 && s.name !== '')
+              .map((s) => ({ name: s.name, value: this.machine.isa === 'arm' ? s.value & ~1n : s.value, size: BigInt(s.size) }));
+          } catch {
+            list = [];
+          }
+        }
+        this.programSymbols.set(path, list);
+      }
+      symbols = this.programSymbols.get(path);
+      if (symbols !== undefined) {
+        found = true;
+        break;
+      }
+    }
+    if (!found || symbols === undefined) return undefined;
+    const s = symbols.find((x) => address >= x.value && address < x.value + x.size);
+    return s ? { module: name, symbol: { name: s.name, value: s.value } } : { module: name };
   }
 
   private isKernelText(address: bigint): boolean {

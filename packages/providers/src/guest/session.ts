@@ -21,7 +21,7 @@ import {
   type JsonRecord,
   type RecordTypes,
 } from '@wdtrace/dtrace-core';
-import { Machine, defaultImages, type InitrdFile, type Isa, type MachineOptions, type RunResult } from '@wdtrace/kernel';
+import { Machine, defaultImages, readInitrdEntries, type InitrdFile, type Isa, type MachineOptions, type RunResult } from '@wdtrace/kernel';
 import { createDtraceProvider, fireBegin, fireEnd } from '../dtrace/provider.js';
 import { FbtProvider } from '../fbt/provider.js';
 import { KinstProvider } from '../kinst/provider.js';
@@ -83,6 +83,19 @@ export interface GuestSessionResult {
   readonly consumer: Consumer;
   /** -p: the grabbed process exited. */
   readonly grabbedExited: boolean;
+}
+
+/** The guest's files by path: the initrd's, and those added to it. */
+function guestFiles(initrd: Uint8Array, added: readonly InitrdFile[]): (path: string) => Uint8Array | undefined {
+  let files: Map<string, Uint8Array> | undefined;
+  return (path) => {
+    if (!files) {
+      files = new Map();
+      for (const e of readInitrdEntries(initrd).entries) files.set('/' + e.name.replace(/^\.?\//, ''), initrd.subarray(e.dataStart, e.dataStart + e.size));
+      for (const f of added) files.set(f.path, f.data);
+    }
+    return files.get(path);
+  };
 }
 
 /** A late-bound probe sink: providers are built before the state that receives their firings. */
@@ -163,7 +176,7 @@ export class GuestTracer {
       interactive: options.interactive,
       nsPerInsn: options.nsPerInsn,
     });
-    const view = new GuestMachineView(machine, { epochSeconds: options.machine?.epochSeconds });
+    const view = new GuestMachineView(machine, { epochSeconds: options.machine?.epochSeconds, programFile: guestFiles(options.machine?.initrd ?? defaultImages(options.isa).initrd, options.files ?? []) });
     const target = machineKernelTarget(machine, {
       moduleObject: (name) => modules.find((m) => m.name === name)?.bytes ?? defaultImages(machine.isa).modules[name],
     });
