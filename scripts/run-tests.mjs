@@ -10,7 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const extra = process.argv.slice(2);
 
 const guard = spawnSync(process.execPath, [join(root, 'scripts/check-browser-safe.mjs')], { stdio: 'inherit' });
-const turbo = spawnSync('npx', ['turbo', 'run', 'test', '--output-logs=full', ...extra], {
+const turbo = spawnSync('npx', ['turbo', 'run', 'test', '--continue', '--output-logs=full', ...extra], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },

@@ -41,11 +41,12 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
     expect(r.status).toBe(0);
   }, 120_000);
 
-  it('keys aggregations by user addresses (pid and address records) and prints them as addresses', async () => {
+  it('keys aggregations by user addresses (pid and address records) and prints them named', async () => {
     const r = await wdtrace('--arch', arch, '-q', '-n', 'profile-997 /arg1 != 0/ { @u[uaddr(arg1)] = count(); }', '-c', '/bin/cpubound 2');
-    const rows = r.stdout.split('\n').filter((l) => /^ {2}0x/.test(l));
+    // Each key names its address in the program that ran (cpubound`function+0xoffset), never a byte dump.
+    const rows = r.stdout.split('\n').filter((l) => /^ {2}cpubound`/.test(l));
     expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) expect(row).toMatch(/^ {2}0x[0-9a-f]+ {2,}\d+$/);
+    for (const row of rows) expect(row).toMatch(/^ {2}cpubound`[A-Za-z_][\w.]*(\+0x[0-9a-f]+)? {2,}\d+$/);
     expect(r.stdout).not.toContain(' 0  1  2  3');
   }, 120_000);
 
