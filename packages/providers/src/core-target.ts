@@ -30,6 +30,7 @@ import {
   type RegisterFile,
   type SafeRead,
   type Trap,
+  ModuleEventListeners,
 } from './kernel-target.js';
 
 const RAM_BYTES = 16 << 20;
@@ -69,7 +70,7 @@ const globalAddress = (g: WebAssembly.Global | number): number => (typeof g === 
 
 export class CoreKernelTarget implements KernelTarget {
   private readonly handlers: InvopHandler[] = [];
-  private readonly listeners: ((e: ModuleEvent) => void)[] = [];
+  private readonly listeners = new ModuleEventListeners();
   private readonly images: KernelModuleImage[] = [];
   private nextModule = MODULE_AREA;
   readonly symbols: SymbolTable;
@@ -181,11 +182,7 @@ export class CoreKernelTarget implements KernelTarget {
   }
 
   onModuleEvent(listener: (e: ModuleEvent) => void): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const i = this.listeners.indexOf(listener);
-      if (i >= 0) this.listeners.splice(i, 1);
-    };
+    return this.listeners.add(listener);
   }
 
   /** Physical address of kernel virtual `va` for `length` bytes, or a clear error. */
@@ -289,7 +286,7 @@ export class CoreKernelTarget implements KernelTarget {
     this.symbols.addModule(linked);
     const image = moduleImageFromLinked(linked, object);
     this.images.push(image);
-    for (const l of [...this.listeners]) l({ kind: 'load', module: image });
+    this.listeners.emit({ kind: 'load', module: image });
     return image;
   }
 
@@ -299,7 +296,7 @@ export class CoreKernelTarget implements KernelTarget {
     if (i <= 0) throw new CoreTargetError(i === 0 ? 'the kernel cannot be unloaded' : `no module ${name} is loaded`);
     const [image] = this.images.splice(i, 1);
     this.symbols.removeModule(name);
-    for (const l of [...this.listeners]) l({ kind: 'unload', module: image! });
+    this.listeners.emit({ kind: 'unload', module: image! });
   }
 
   // ---- running ----

@@ -94,6 +94,33 @@ export interface KernelTarget {
   textAliases?(): readonly bigint[];
 }
 
+/** The listeners of a target's module loads and unloads. */
+export class ModuleEventListeners {
+  private readonly listeners: ((e: ModuleEvent) => void)[] = [];
+
+  /** Adds a listener; returns the function that removes it. */
+  add(listener: (e: ModuleEvent) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  emit(event: ModuleEvent): void {
+    for (const l of [...this.listeners]) l(event);
+  }
+}
+
+/** Stability of the providers whose functions are the kernel's (fbt, syscall: illumos's attributes for both). */
+export const KERNEL_FUNCTION_ATTRIBUTES = {
+  provider: 'Evolving/Evolving/Common',
+  module: 'Private/Private/Unknown',
+  function: 'Private/Private/ISA',
+  name: 'Evolving/Evolving/Common',
+  args: 'Private/Private/ISA',
+} as const;
+
 /** Where probes fire: dtrace-core's DTraceState satisfies this (dtrace_probe()). */
 export interface ProbeSink {
   probe(probeId: number, cpu: number, args: readonly bigint[]): void;

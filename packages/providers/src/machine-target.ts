@@ -15,6 +15,7 @@ import {
   type ModuleEvent,
   type RegisterFile,
   type SafeRead,
+  ModuleEventListeners,
 } from './kernel-target.js';
 
 /** What the adapter uses of a Machine. */
@@ -60,7 +61,7 @@ function bareModuleImage(linked: LinkedModule): KernelModuleImage {
 class MachineKernelTarget implements KernelTarget {
   readonly isa: KernelIsaName;
   private readonly images: KernelModuleImage[];
-  private readonly listeners: ((e: ModuleEvent) => void)[] = [];
+  private readonly listeners = new ModuleEventListeners();
   /** Link address minus load address of the kernel's segments, where they differ. */
   private readonly aliases: readonly bigint[];
 
@@ -77,13 +78,13 @@ class MachineKernelTarget implements KernelTarget {
         const object = options.moduleObject?.(linked.name);
         const image = object ? moduleImageFromLinked(linked, object) : bareModuleImage(linked);
         this.images.push(image);
-        for (const l of [...this.listeners]) l({ kind: 'load', module: image });
+        this.listeners.emit({ kind: 'load', module: image });
       },
       unloaded: (linked) => {
         const i = this.images.findIndex((m) => m.name === linked.name);
         if (i < 0) return;
         const [image] = this.images.splice(i, 1);
-        for (const l of [...this.listeners]) l({ kind: 'unload', module: image! });
+        this.listeners.emit({ kind: 'unload', module: image! });
       },
     });
   }
@@ -92,11 +93,7 @@ class MachineKernelTarget implements KernelTarget {
     return this.images;
   }
   onModuleEvent(listener: (e: ModuleEvent) => void): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const i = this.listeners.indexOf(listener);
-      if (i >= 0) this.listeners.splice(i, 1);
-    };
+    return this.listeners.add(listener);
   }
   readText(va: bigint, length: number): Uint8Array {
     return this.machine.readText(va, length);

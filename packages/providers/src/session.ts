@@ -30,6 +30,15 @@ export function createIdleRegistry(machine: IdleMachine): { registry: ProbeRegis
   return { registry, profile };
 }
 
+/** dtrace_sleep: the virtual time of the next timer, buffer switch (switchrate) or aggregation snapshot (aggrate). */
+export function nextWakeup(profile: ProfileProvider, consumer: Consumer, nextSwitch: bigint): bigint {
+  const due = profile.nextDue();
+  const snap = consumer.nextAggregationSnap();
+  let t = due !== undefined && due < nextSwitch ? due : nextSwitch;
+  if (snap !== undefined && snap < t) t = snap;
+  return t;
+}
+
 export interface IdleSessionOptions {
   readonly ncpus?: number;
   readonly options?: DTraceOptions;
@@ -96,11 +105,8 @@ export class IdleSession {
     let nextSwitch = this.machine.now() + rate;
     let steps = 0;
     while (!this.finished()) {
-      // dtrace_sleep: until the next timer, buffer switch (switchrate) or aggregation snapshot (aggrate).
+      const t = nextWakeup(this.profile, this.consumer, nextSwitch);
       const due = this.profile.nextDue();
-      const snap = this.consumer.nextAggregationSnap();
-      let t = due !== undefined && due < nextSwitch ? due : nextSwitch;
-      if (snap !== undefined && snap < t) t = snap;
       if (this.opts.timeLimit !== undefined && t > this.opts.timeLimit) {
         this.machine.advanceTo(this.opts.timeLimit);
         break;

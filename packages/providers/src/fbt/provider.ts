@@ -19,7 +19,7 @@ import type { ArmSupport } from '../isa/arm.js';
 import { createIsaSupport, type IsaSupport } from '../isa/index.js';
 import { UNTRACEABLE_FUNCTIONS } from '../exclusions.js';
 import { KernelText, uniqueFunctions } from '../kernel-text.js';
-import { ProviderError, moduleExtent, type KernelFunction, type KernelModuleImage, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
+import { KERNEL_FUNCTION_ATTRIBUTES, ProviderError, moduleExtent, type KernelFunction, type KernelModuleImage, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
 import { armFbtPoints } from './isa/arm.js';
 import type { FbtFunctionPoints, FbtPoint } from './isa/common.js';
@@ -140,13 +140,7 @@ export class FbtProvider {
 
   readonly definition: ProviderDefinition = {
     name: FBT_PROVIDER_NAME,
-    attributes: {
-      provider: 'Evolving/Evolving/Common',
-      module: 'Private/Private/Unknown',
-      function: 'Private/Private/ISA',
-      name: 'Evolving/Evolving/Common',
-      args: 'Private/Private/ISA',
-    },
+    attributes: KERNEL_FUNCTION_ATTRIBUTES,
     ops: {
       provide: (registry, desc) => this.provide(registry, desc),
       enable: (_id, arg) => this.enable(arg as FbtProbe),

@@ -58,6 +58,7 @@ export class GuestMachineView implements MachineInterface {
   /** errno of each thread's last system call (the syscall provider sets it at syscall return). */
   readonly errnos = new Map<number, number>();
   private dwarfCache: DwarfInfo | undefined;
+  private readonly dwarfSource: (() => DwarfInfo | undefined) | undefined;
 
   /** The name each process had when a probe last fired in it (for naming its addresses later). */
   private readonly pidNames = new Map<number, string>();
@@ -68,7 +69,8 @@ export class GuestMachineView implements MachineInterface {
     readonly machine: Machine,
     options: {
       epochSeconds?: number;
-      dwarf?: DwarfInfo;
+      /** The kernel's DWARF, when the caller has it already (read here otherwise). */
+      dwarf?: () => DwarfInfo | undefined;
       /** A file of the guest's file system by path (the initrd's), to name user addresses from its symbols. */
       programFile?: (path: string) => Uint8Array | undefined;
     } = {},
@@ -77,7 +79,7 @@ export class GuestMachineView implements MachineInterface {
     this.ncpus = machine.cpuCount;
     this.word = machine.isa === 'x86_64' ? 8 : 4;
     this.epochNs = BigInt(options.epochSeconds ?? DEFAULT_EPOCH_SECONDS) * 1_000_000_000n;
-    this.dwarfCache = options.dwarf;
+    this.dwarfSource = options.dwarf;
     this.symbols = {
       lookup: (a) => {
         const info = this.machine.symbols.lookup(BigInt.asUintN(this.word * 8, a));
@@ -89,7 +91,7 @@ export class GuestMachineView implements MachineInterface {
 
   /** The kernel's DWARF, read once when first needed. */
   get dwarf(): DwarfInfo {
-    this.dwarfCache ??= readDwarf(this.machine.kernel);
+    this.dwarfCache ??= this.dwarfSource?.() ?? readDwarf(this.machine.kernel);
     return this.dwarfCache;
   }
 

@@ -28,6 +28,7 @@ import { KinstProvider } from '../kinst/provider.js';
 import { createIsaSupport } from '../isa/index.js';
 import type { KernelTarget, ProbeSink } from '../kernel-target.js';
 import { ProfileProvider } from '../profile/provider.js';
+import { nextWakeup } from '../session.js';
 import { SdtProvider } from '../sdt/provider.js';
 import { SyscallProvider } from '../syscall/provider.js';
 import { GuestMachineView } from './guest-machine.js';
@@ -176,9 +177,14 @@ export class GuestTracer {
       interactive: options.interactive,
       nsPerInsn: options.nsPerInsn,
     });
-    const view = new GuestMachineView(machine, { epochSeconds: options.machine?.epochSeconds, programFile: guestFiles(options.machine?.initrd ?? defaultImages(options.isa).initrd, options.files ?? []) });
     const target = machineKernelTarget(machine, {
       moduleObject: (name) => modules.find((m) => m.name === name)?.bytes ?? defaultImages(machine.isa).modules[name],
+    });
+    // The kernel's DWARF is read once, for the providers' argument types and the view alike.
+    const view = new GuestMachineView(machine, {
+      epochSeconds: options.machine?.epochSeconds,
+      dwarf: () => target.modules()[0]!.dwarf(),
+      programFile: guestFiles(options.machine?.initrd ?? defaultImages(options.isa).initrd, options.files ?? []),
     });
     const sink = new ForwardingSink(view);
     const support = await createIsaSupport(machine.isa);
@@ -212,10 +218,7 @@ export class GuestTracer {
       consumer.consume(false);
       let nextSwitch = this.view.now() + rate;
       while (!(state.activity === 'draining' || state.anyBufferFull() || opts.interrupted?.())) {
-        const due = this.profile.nextDue();
-        const snap = consumer.nextAggregationSnap();
-        let t = due !== undefined && due < nextSwitch ? due : nextSwitch;
-        if (snap !== undefined && snap < t) t = snap;
+        let t = nextWakeup(this.profile, consumer, nextSwitch);
         if (loadedSince) {
           loadedSince = false;
           state.matchNewProbes();

@@ -9,7 +9,7 @@
 // number becomes the thread's errno.
 import type { ProbeDescriptionPattern, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
 import type { Machine } from '@wdtrace/kernel';
-import type { ProbeSink } from '../kernel-target.js';
+import { KERNEL_FUNCTION_ATTRIBUTES, type ProbeSink } from '../kernel-target.js';
 import type { GuestMachineView } from '../guest/guest-machine.js';
 
 export const SYSCALL_PROVIDER_NAME = 'syscall';
@@ -78,8 +78,7 @@ function imageString(machine: Machine, address: bigint): string {
 }
 
 export class SyscallProvider {
-  readonly calls: readonly GuestSyscall[];
-  private readonly byNr = new Map<number, GuestSyscall>();
+  private table: { calls: readonly GuestSyscall[]; byNr: Map<number, GuestSyscall> } | undefined;
   private readonly probes = new Map<number, SyscallProbe>();
   /** Enabled probe ids by call number and kind. */
   private readonly enabled = new Map<string, number>();
@@ -94,19 +93,24 @@ export class SyscallProvider {
     /** Routes the firings of an internal probe (the dispatcher's SDT sites) to this provider. */
     private readonly tap: (probeId: number, handler: ((cpu: number, args: readonly bigint[]) => void) | undefined) => void,
   ) {
-    this.calls = guestSyscalls(machine, view);
-    for (const c of this.calls) this.byNr.set(c.nr, c);
+  }
+
+  /** The guest's system calls, read from the kernel image when first needed (not at start-up). */
+  get calls(): readonly GuestSyscall[] {
+    return this.syscallTable().calls;
+  }
+
+  private syscallTable(): { calls: readonly GuestSyscall[]; byNr: Map<number, GuestSyscall> } {
+    if (!this.table) {
+      const calls = guestSyscalls(this.machine, this.view);
+      this.table = { calls, byNr: new Map(calls.map((c) => [c.nr, c])) };
+    }
+    return this.table;
   }
 
   readonly definition: ProviderDefinition = {
     name: SYSCALL_PROVIDER_NAME,
-    attributes: {
-      provider: 'Evolving/Evolving/Common',
-      module: 'Private/Private/Unknown',
-      function: 'Private/Private/ISA',
-      name: 'Evolving/Evolving/Common',
-      args: 'Private/Private/ISA',
-    },
+    attributes: KERNEL_FUNCTION_ATTRIBUTES,
     ops: {
       provide: (registry, desc) => this.provide(registry, desc),
       enable: (id) => this.enable(id),
@@ -191,7 +195,7 @@ export class SyscallProvider {
     const nr = Number(args[0] ?? -1n);
     const id = this.enabled.get(this.key(nr, 'entry'));
     if (id === undefined) return;
-    const call = this.byNr.get(nr);
+    const call = this.syscallTable().byNr.get(nr);
     const user = this.view.userRegisters(cpu);
     const a = user ? user.args.slice(0, call?.nargs ?? 6) : [];
     this.sink.probe(id, cpu, a);
