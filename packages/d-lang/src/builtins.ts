@@ -221,3 +221,8 @@ export const BUILTIN_FUNCTIONS: ReadonlyMap<string, BuiltinFunction> = new Map<s
 
 /** Macro variables with the process attribute they stand for. */
 export const MACRO_VARIABLES = ['egid', 'euid', 'gid', 'pid', 'pgid', 'ppid', 'projid', 'sid', 'target', 'taskid', 'uid'] as const;
+
+/** dt_idkind_name()'s words for a built-in function's kind, as D_CG_EXPR names it. */
+export function functionKindName(kind: 'subr' | 'action' | 'aggregating'): string {
+  return kind === 'action' ? 'tracing function' : kind === 'aggregating' ? 'aggregating function' : 'function';
+}

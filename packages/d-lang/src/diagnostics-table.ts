@@ -17,7 +17,7 @@ export const DIAGNOSTICS = {
   D_TYPE_ERR: { summary: 'type definition missing', template: '%s' },
   D_TYPE_MEMBER: { summary: 'type member not found', template: '%s is not a member of %s' },
   D_ASRELO: { summary: 'relocation remains against symbol', template: 'relocation remains against symbol %s' },
-  D_CG_EXPR: { summary: 'tracing function called from expr', template: '%s( ) may not be called from a D expression (D program context required)' },
+  D_CG_EXPR: { summary: 'tracing function called from expr', template: '%s %s( ) may not be called from a D expression (D program context required)' },
   D_CG_DYN: { summary: 'expression returns dynamic result', template: 'expression cannot evaluate to result of dynamic type' },
   D_ATTR_MIN: { summary: 'attributes less than amin setting', template: 'attributes for %s (%s) are less than predefined minimum' },
   D_ID_OFLOW: { summary: 'identifier space overflow', template: 'identifier space overflow: limit of %s variables exceeded' },

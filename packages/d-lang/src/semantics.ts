@@ -19,7 +19,7 @@ import {
   typeName,
 } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr, Ref, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
-import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, type ParamKind } from './builtins.js';
+import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, functionKindName, type ParamKind } from './builtins.js';
 import type { CompileContext, InlineInfo, ResolvedClause, TranslatorInfo } from './context.js';
 import { CompileError, type SourceLocation, fail } from './diagnostics.js';
 import {
@@ -920,7 +920,7 @@ export class Cooker {
       return fail('D_FUNC_UNDEF', e.loc, name);
     }
     if (fn.kind !== 'subr') {
-      if (!statement) fail('D_CG_EXPR', e.loc, name);
+      if (!statement) fail('D_CG_EXPR', e.loc, functionKindName(fn.kind), name);
     }
     const args = e.args.map((a) => this.cook(a, cs));
     if (fn.kind === 'subr') {

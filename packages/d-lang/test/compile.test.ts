@@ -75,4 +75,17 @@ describe('compile', () => {
       'dtrace: failed to compile script x.d: [D_IDENT_UNDEF] line 3: failed to resolve y: Unknown variable name',
     );
   });
+
+  it('names the kind of function called from an expression, as dt_cg does', () => {
+    const origin = { origin: { kind: 'script' as const, name: 'x.d' } };
+    const st = err('BEGIN { printf("%k", stack()); }');
+    expect(st.tag).toBe('D_CG_EXPR');
+    expect(formatDiagnostics({ diagnostics: [st] }, origin)).toBe(
+      'dtrace: failed to compile script x.d: line 1: tracing function stack( ) may not be called from a D expression (D program context required)',
+    );
+    const ag = err('BEGIN { x = count(); }');
+    expect(formatDiagnostics({ diagnostics: [ag] }, origin)).toBe(
+      'dtrace: failed to compile script x.d: line 1: aggregating function count( ) may not be called from a D expression (D program context required)',
+    );
+  });
 });

@@ -21,7 +21,7 @@ import { CTF_K, type Difo, DIF_OP, DIF_SUBR, DIF_VAR_OTHER_UBASE, DIFV_F_MOD, DI
 import { DTRACEACT, DTRACEAGG, DT_ACT, DTRACE_RECHDR_SIZE, type FormatDescription, llquantizeArg, lquantizeArg, ustackArg } from '@wdtrace/dtrace-core/program';
 import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
 import type { Expr, VariableInfo } from '../ast.js';
-import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
+import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, functionKindName } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion, isVoid } from '../dtypes.js';
@@ -829,7 +829,7 @@ class ExprGen {
     const b = this.b;
     const name = (e.callee as Expr & { k: 'ident' }).name;
     const fn = BUILTIN_FUNCTIONS.get(name);
-    if (fn === undefined || fn.kind !== 'subr') return fail('D_CG_EXPR', e.loc, name);
+    if (fn === undefined || fn.kind !== 'subr') return fail('D_CG_EXPR', e.loc, functionKindName(fn?.kind ?? 'subr'), name);
     const regs = e.args.map((a) => this.gen(a));
     b.emit(DIF_OP.FLUSHTS, 0, 0, 0);
     regs.forEach((r, i) => this.push(e.args[i]!.type!, e.args[i]!.type!, r));

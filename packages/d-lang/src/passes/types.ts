@@ -4,7 +4,7 @@
 // exist on their first assignment here, so order matters as in dtrace.
 import { type CType, resolveType } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr } from '../ast.js';
-import { BUILTIN_FUNCTIONS } from '../builtins.js';
+import { BUILTIN_FUNCTIONS, functionKindName } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { CompileError, type SourceLocation, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
@@ -113,7 +113,7 @@ class ClauseTyper {
     if (e.k === 'call' && e.callee.k === 'ident' && e.callee.module === undefined) {
       const fn = BUILTIN_FUNCTIONS.get(e.callee.name);
       if (fn !== undefined && fn.kind === 'action') return this.action(e.callee.name, e, loc);
-      if (fn !== undefined && fn.kind === 'aggregating') fail('D_CG_EXPR', e.loc, e.callee.name);
+      if (fn !== undefined && fn.kind === 'aggregating') fail('D_CG_EXPR', e.loc, functionKindName(fn.kind), e.callee.name);
     }
     return { kind: 'expr', expr: this.cook(e), loc };
   }
