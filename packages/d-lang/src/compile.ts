@@ -6,6 +6,8 @@ import { difListing } from '@wdtrace/dtrace-core/dif';
 import { CompileContext, type CompileOptions } from './context.js';
 import { CompileError, type Diagnostic, formatDiagnostic, makeDiagnostic } from './diagnostics.js';
 import { PASSES, passIndex } from './passes/index.js';
+import { scopesPass } from './passes/scopes.js';
+import { parseProgram } from './parser.js';
 import { preprocess } from './cpp.js';
 import { printProgram } from './printer.js';
 
@@ -24,6 +26,7 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
   const diagnostics: Diagnostic[] = [];
   const stop = lastPass === undefined ? PASSES.length - 1 : passIndex(lastPass);
   try {
+    loadLibraries(ctx);
     if (options.cpp === true) {
       const out = preprocess(source, {
         defines: options.defines ?? [],
@@ -44,6 +47,22 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
   diagnostics.unshift(...ctx.warnings);
   const failed = diagnostics.some((d) => d.severity === 'error');
   return { ...(!failed && ctx.program !== undefined ? { program: ctx.program } : {}), diagnostics, context: ctx };
+}
+
+/**
+ * The D libraries' declarations into the context, library by library, as
+ * dt_load_libs() compiles each file of the library directory before the
+ * program: every library is parsed with the typedef names known so far
+ * (a `#line` marker gives its locations the library's file name) and its
+ * declarations enter the symbol tables through the scopes pass.
+ */
+function loadLibraries(ctx: CompileContext): void {
+  for (const lib of ctx.options.libraries ?? []) {
+    const text = `#line 1 "${lib.name.replace(/["\\]/g, '\\$&')}"\n${lib.text}`;
+    ctx.ast = parseProgram(text, { isTypedefName: (name) => !name.includes(' ') && ctx.env.lookup(name) !== undefined });
+    scopesPass.run(ctx);
+  }
+  ctx.ast = undefined;
 }
 
 /** Compile a D program. Never throws for bad input: errors come back as diagnostics. */

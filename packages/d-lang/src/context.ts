@@ -13,6 +13,19 @@ import { TypeEnvironment } from './dtypes.js';
 import { DifArrayPool, DifAssembler } from './assembler.js';
 import type { Difo, DifType } from '@wdtrace/dtrace-core/dif';
 
+/**
+ * One probe argument as a provider describes it (dtrace_argdesc_t): the
+ * native C type, and for a translated argument the type D programs see and
+ * which native argument it is translated from (illumos sdt_argdesc's
+ * mapping). args[N] is then `xlate <translated> (native args[mapping])`.
+ */
+export interface ProbeArgInfo {
+  readonly native: string;
+  readonly translated?: string;
+  /** The native argument translated (default: the argument's own index). */
+  readonly mapping?: number;
+}
+
 /** A probe as the framework knows it, with the argument types it offers for args[]. */
 export interface ProbeInfo {
   readonly id: number;
@@ -20,8 +33,17 @@ export interface ProbeInfo {
   readonly module: string;
   readonly function: string;
   readonly name: string;
-  /** C type names of args[0..n-1] (translated types when the provider translates). */
+  /** C type names of args[0..n-1], untranslated (used when `args` is absent). */
   readonly argTypes?: readonly string[];
+  /** Descriptions of args[0..n-1] with their translations; takes precedence over argTypes. */
+  readonly args?: readonly ProbeArgInfo[];
+}
+
+/** A D library compiled ahead of the program (libdtrace's /usr/lib/dtrace/*.d). */
+export interface DLibrary {
+  /** File name used in messages ("proc.d"). */
+  readonly name: string;
+  readonly text: string;
 }
 
 /** How the compiler asks the framework about probes. */
@@ -75,6 +97,13 @@ export interface CompileOptions {
   readonly includeResolver?: IncludeResolver;
   /** -H: collect the names of included files. */
   readonly listIncludes?: boolean;
+  /**
+   * D libraries whose declarations (typedefs, structs, inlines, translators)
+   * the program sees, in order, as libdtrace loads its library directory
+   * before compiling; their errors name the library file. Clauses in a
+   * library are ignored.
+   */
+  readonly libraries?: readonly DLibrary[];
 }
 
 /** A clause after probe resolution. */

@@ -1,6 +1,6 @@
 // @wdtrace/d-lang — the D compiler. See README.md for the API.
 export { compile, runPasses, listDif, dumpSugared, formatDiagnostics, type CompileResult } from './compile.js';
-export type { CompileOptions, ProbeCatalogue, ProbeInfo, IncludeResolver } from './context.js';
+export type { CompileOptions, DLibrary, ProbeArgInfo, ProbeCatalogue, ProbeInfo, IncludeResolver } from './context.js';
 export {
   DIAGNOSTICS,
   type Diagnostic,

@@ -20,7 +20,7 @@ import {
 } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr, Ref, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, functionKindName, type ParamKind } from './builtins.js';
-import type { CompileContext, InlineInfo, ResolvedClause, TranslatorInfo } from './context.js';
+import type { CompileContext, InlineInfo, ProbeArgInfo, ProbeInfo, ResolvedClause, TranslatorInfo } from './context.js';
 import { CompileError, type SourceLocation, fail } from './diagnostics.js';
 import {
   arithmeticResult,
@@ -99,6 +99,16 @@ export function argumentCompatible(arg: CType, node: Expr | undefined, param: CT
 }
 
 const inlineTypeNames = new WeakMap<InlineInfo, TypeName>();
+
+/** The `args` identifiers of native arguments args[N] stands for, with their native types. */
+const nativeArgBases = new WeakMap<Expr, CType>();
+/** Output types of the translations args[N] stands for (their type names are placeholders). */
+const xlateTargets = new WeakMap<Expr, CType>();
+
+/** A type name that is never resolved (the node's type is known already). */
+function placeholderTypeName(loc: SourceLocation): TypeName {
+  return { specifier: { words: [], qualifiers: [], loc }, declarator: { name: '', derivations: [], loc }, loc };
+}
 
 /** One reference object per variable and per built-in (they are immutable; many nodes share them). */
 const variableRefs = new WeakMap<VariableInfo, Ref>();
@@ -732,7 +742,14 @@ export class Cooker {
         const idx = this.cook(e.args[0]!, cs);
         if (!isInteger(idx.type!)) fail('D_OP_INT', e.loc, '[ ]');
         let type: CType = this.typeOfName(b.type, e.loc);
-        if (base.name === 'args') type = this.argType(idx, cs, e.loc) ?? type;
+        if (base.name === 'args') {
+          const native = nativeArgBases.get(base);
+          if (native === undefined) {
+            const x = this.translatedArg(e, idx, cs);
+            if (x !== undefined) return this.cook(x, cs);
+          }
+          type = native ?? this.argType(idx, cs, e.loc) ?? type;
+        }
         if (base.name === 'regs' || base.name === 'uregs') {
           if (idx.constValue !== undefined && (idx.constValue < 0n || idx.constValue > 64n)) fail('D_REGS_IDX', e.loc, String(idx.constValue), base.name);
         }
@@ -776,7 +793,14 @@ export class Cooker {
     return into(e, { base: b2, args: [idx], type: elem, lvalue: true });
   }
 
-  /** Type of args[N] for the clause's probes. */
+  /** The description of args[n] for one probe: its own, or from the plain native type list. */
+  private static argDesc(p: ProbeInfo, n: number): ProbeArgInfo | undefined {
+    if (p.args !== undefined) return p.args[n];
+    const t = p.argTypes?.[n];
+    return t === undefined ? undefined : { native: t };
+  }
+
+  /** Type of args[N] for the clause's probes (dt_idcook_args): the translated type when the probes translate it, else the native one. */
   private argType(idx: Expr, cs: CookScope, loc: SourceLocation): CType | undefined {
     const clause = cs.clause;
     if (clause === undefined || clause.matched.length === 0) return undefined;
@@ -784,10 +808,10 @@ export class Cooker {
     const n = Number(idx.constValue);
     const names = new Set<string>();
     for (const p of clause.matched) {
-      if (p.argTypes === undefined) fail('D_ARGS_NONE', loc, `${p.provider}:${p.module}:${p.function}:${p.name}`);
-      const t = p.argTypes[n];
-      if (t === undefined) fail('D_ARGS_IDX', loc, String(n), `${p.provider}:${p.module}:${p.function}:${p.name}`);
-      names.add(t);
+      if (p.argTypes === undefined && p.args === undefined) fail('D_ARGS_NONE', loc, `${p.provider}:${p.module}:${p.function}:${p.name}`);
+      const d = Cooker.argDesc(p, n);
+      if (d === undefined) fail('D_ARGS_IDX', loc, String(n), `${p.provider}:${p.module}:${p.function}:${p.name}`);
+      names.add(d.translated ?? d.native);
     }
     if (names.size > 1) fail('D_ARGS_MULTI', loc, clause.item.probes.map((p) => p.text).join(', '));
     const t = this.cTypeName([...names][0]!);
@@ -795,8 +819,53 @@ export class Cooker {
     return t;
   }
 
+  /**
+   * args[N] as dt_idcook_args() rewrites it when the probes describe it
+   * with a mapping or a translation: the native argument it stands for,
+   * args[mapping] (typed natively), and for a translated argument
+   * `xlate <translated type> (args[mapping])`. Undefined when args[N] is
+   * the native argument N itself (or N is not a constant).
+   */
+  private translatedArg(e: Expr & { k: 'index' }, idx: Expr, cs: CookScope): Expr | undefined {
+    const clause = cs.clause;
+    if (clause === undefined || clause.matched.length === 0 || idx.constValue === undefined) return undefined;
+    const n = Number(idx.constValue);
+    const d = Cooker.argDesc(clause.matched[0]!, n);
+    if (d === undefined) return undefined;
+    const translated = d.translated !== undefined && d.translated !== d.native ? d.translated : undefined;
+    const mapping = d.mapping ?? n;
+    if (translated === undefined && mapping === n) return undefined;
+    for (const p of clause.matched) {
+      const o = Cooker.argDesc(p, n);
+      if (o === undefined || (o.translated ?? o.native) !== (d.translated ?? d.native) || o.native !== d.native || (o.mapping ?? n) !== mapping) {
+        fail('D_ARGS_MULTI', e.loc, clause.item.probes.map((q) => q.text).join(', '));
+      }
+    }
+    const nativeType = this.cTypeName(d.native);
+    if (nativeType === undefined) fail('D_ARGS_TYPE', e.loc, String(n));
+    const base = { k: 'ident', name: 'args', loc: e.base.loc } as Expr;
+    nativeArgBases.set(base, nativeType);
+    const operand = { k: 'index', base, args: [{ k: 'int', value: BigInt(mapping), suffix: '', decimal: true, loc: idx.loc }], loc: e.loc } as Expr;
+    if (translated === undefined) return operand;
+    const target = this.cTypeName(translated);
+    if (target === undefined) fail('D_ARGS_TYPE', e.loc, String(n));
+    const x = { k: 'xlate', typeName: placeholderTypeName(e.loc), operand, loc: e.loc } as Expr & { k: 'xlate' };
+    xlateTargets.set(x, target);
+    return x;
+  }
+
+  /** `args[N]` (N constant) written in the program as the translation it stands for, else undefined. */
+  private translatedArgOf(e: Expr, cs: CookScope): (Expr & { k: 'xlate' }) | undefined {
+    if (e.k !== 'index' || e.base.k !== 'ident' || e.base.name !== 'args' || e.base.module !== undefined || nativeArgBases.has(e.base) || e.args.length !== 1) return undefined;
+    const idx = this.cook(e.args[0]!, cs);
+    const x = this.translatedArg(e, idx, cs);
+    return x?.k === 'xlate' ? x : undefined;
+  }
+
   private cookMember(e: Expr & { k: 'member' }, cs: CookScope): Expr {
     if (e.base.k === 'xlate') return this.cookTranslatedMember(e, e.base, cs);
+    const tb = this.translatedArgOf(e.base, cs);
+    if (tb !== undefined) return this.cookTranslatedMember(e, tb, cs);
     const base = this.cook(e.base, cs);
     const bt = base.type!;
     let sou: CType;
@@ -834,7 +903,7 @@ export class Cooker {
 
   /** Output type of `xlate <T>` / `xlate <T *>`: the struct or union, and whether a pointer was asked for. */
   private xlateTarget(x: Expr & { k: 'xlate' }): { target: CType; output: CType; pointer: boolean } {
-    const target = this.resolveTypeName(x.typeName);
+    const target = xlateTargets.get(x) ?? this.resolveTypeName(x.typeName);
     const rt = resolveType(target);
     const pointer = rt.kind === 'pointer';
     return { target, output: pointer ? rt.target : target, pointer };
