@@ -21,8 +21,12 @@ export interface ProviderOps {
   disable(probeId: number, providerArg: unknown): void;
   /** Value of args[n] beyond the five passed to probe() (optional). */
   getArgVal?(probeId: number, providerArg: unknown, argno: number): bigint;
-  /** Native and translated argument types for -v listings (optional). */
-  getArgDesc?(probeId: number, providerArg: unknown, argno: number): { native: string; translated?: string } | undefined;
+  /**
+   * dtrace_argdesc_t of args[argno] (optional): its native type, and for a
+   * translated argument the translated type and which native argument it
+   * is translated from (`mapping`, default argno).
+   */
+  getArgDesc?(probeId: number, providerArg: unknown, argno: number): { native: string; translated?: string; mapping?: number } | undefined;
   destroy?(probeId: number, providerArg: unknown): void;
 }
 
