@@ -75,12 +75,23 @@ describe('printf conversions (dt_printf.c semantics)', () => {
     );
     expect(pf('%g|%g', { type: 'float', value: 1234567, size: 8 }, { type: 'float', value: 0.5, size: 8 })).toBe('1.23457e+06|0.5');
   });
-  it('formats %Y walltime and %a symbols', () => {
+  // %Y and %T are local time (the CLI tests run them under other TZ values); in UTC they read as below.
+  it.runIf(new Date(1_700_000_000_000).getTimezoneOffset() === 0 && new Date(1_735_603_200_000).getTimezoneOffset() === 0)('formats %Y and %T walltime in UTC', () => {
     expect(formatWalltime(1_700_000_000_000_000_000n)).toBe('2023 Nov 14 22:13:20');
     expect(pf('%Y', int(1_700_000_000_000_000_000n))).toBe('2023 Nov 14 22:13:20');
+    // ctime's day is space-padded.
+    expect(pf('%Y', int(1_699_000_000_000_000_000n))).toBe('2023 Nov  3 08:26:40');
     // %T is "%a, %d %b %G %T %Z": %G is the ISO week-based year (2024-12-31 is in week 1 of 2025).
     expect(pf('%T', int(1_700_000_000_000_000_000n))).toBe('Tue, 14 Nov 2023 22:13:20 UTC');
     expect(pf('%T', int(1_735_603_200_000_000_000n))).toBe('Tue, 31 Dec 2025 00:00:00 UTC');
+  });
+  it('prints %I and %P in numeric form, as illumos when the name lookups fail', () => {
+    // pfprint_inetaddr prints the string itself (up to its NUL) when no host name is found.
+    expect(pf('[%I] [%I] [%20I]', str('192.168.1.7'), { type: 'bytes', value: new Uint8Array([0x3a, 0x3a, 0x31, 0, 0x41]) }, str('fe80::1'))).toBe('[192.168.1.7] [::1] [             fe80::1]');
+    // pfprint_port: snprintf("%d") of the uint16_t record when getservbyport_r finds no service.
+    expect(pf('%P %P %-6P|', int(22, 2), int(0xffff, 2), int(80, 2))).toBe('22 65535 80    |');
+  });
+  it('formats %a symbols', () => {
     const symbols = { lookup: (a: bigint) => (a >= 0x1000n && a < 0x1100n ? { module: 'kernel', symbol: { name: 'main', value: 0x1000n } } : a < 0x2000n ? { module: 'kernel' } : undefined) };
     // dtrace_addr2str: no module fallback, unlike stack frames.
     expect(formatPrintf(parsePrintfFormat('%a %a %a %a'), [int(0x1000), int(0x1010), int(0x1200), int(0x3000)], { symbols })).toBe('kernel`main kernel`main+0x10 0x1200 0x3000');

@@ -56,7 +56,7 @@ export function parseFormat(fmt: string): FormatConversion[] | string {
     if (fmt[i] === '?') i++;
     while (i < fmt.length && 'hlLjzt'.includes(fmt[i]!)) i++;
     const c = fmt[i];
-    if (c === undefined || !'aAcCdeEfgGiIopsSuxXYk@'.includes(c)) {
+    if (c === undefined || !'aAcCdeEfgGiIopPsSTuxXYk@'.includes(c)) {
       return `invalid format conversion #${out.length + 1}: ${fmt.slice(start, i + 1)}`;
     }
     out.push({ text: fmt.slice(start, i + 1), conversion: c, starWidth, starPrecision });
@@ -65,12 +65,12 @@ export function parseFormat(fmt: string): FormatConversion[] | string {
 }
 
 class ClauseTyper {
-  readonly cooker: Cooker;
   constructor(
     readonly ctx: CompileContext,
+    /** One per compilation: its cache of parsed type names serves every clause. */
+    readonly cooker: Cooker,
     readonly clause: ResolvedClause,
   ) {
-    this.cooker = new Cooker(ctx);
     this.scope = { clause };
   }
 
@@ -214,9 +214,18 @@ class ClauseTyper {
           ok = isString(t) || isCharArrayOrPointer(t);
           break;
         case 'S':
+        case 'I':
+          // %I (pfprint_inetaddr) takes the address as text, as %s does.
           ok = isString(t) || isCharArrayOrPointer(t);
           proto = 'char [] or string';
           break;
+        case 'P': {
+          // pfcheck_type: a type compatible with uint16_t (an unsigned 16-bit integer).
+          const r = resolveType(t);
+          ok = r.kind === 'integer' && r.size === 2 && !r.signed;
+          proto = 'uint16_t';
+          break;
+        }
         case 'p':
         case 'a':
         case 'A':
@@ -229,7 +238,7 @@ class ClauseTyper {
         case 'c':
         case 'C':
         case 'Y':
-        case 'I':
+        case 'T':
         case 'k':
           ok = isInteger(t) || isPointer(t) || isArray(t);
           proto = c.conversion === 'p' || c.conversion === 'a' || c.conversion === 'A' ? 'pointer or integer' : 'integer';
@@ -396,6 +405,7 @@ export const typesPass: Pass = {
   reads: 'clauses, symbol tables, type environment',
   writes: 'clauses[].cooked (typed predicate and statements), implicit variables, aggregations',
   run(ctx) {
-    for (const clause of ctx.clauses) new ClauseTyper(ctx, clause).run();
+    const cooker = new Cooker(ctx);
+    for (const clause of ctx.clauses) new ClauseTyper(ctx, cooker, clause).run();
   },
 };

@@ -225,23 +225,73 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const two = (n: number): string => String(n).padStart(2, '0');
 
-/** %Y: "2026 Nov 23 01:32:44" (ctime reordered, as pfprint_time); times are UTC here. */
+/** localtime_r: the wall time of a walltimestamp, to the second, read through the local time methods. */
+function localTime(ns: bigint): Date {
+  return new Date(Number(ns / 1_000_000_000n) * 1000);
+}
+
+/**
+ * %Y: ctime_r's "Thu Nov 14 14:13:20 2023" reordered as pfprint_time does,
+ * "2023 Nov 14 14:13:20" (the day space-padded, as ctime's "%3d"), in the
+ * local time zone (TZ), as ctime_r.
+ */
 export function formatWalltime(ns: bigint): string {
-  const d = new Date(Number(ns / 1_000_000_000n) * 1000);
-  const day = String(d.getUTCDate()).padStart(2, ' ');
-  return `${d.getUTCFullYear()} ${MONTHS[d.getUTCMonth()]} ${day} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+  const d = localTime(ns);
+  const day = String(d.getDate()).padStart(2, ' ');
+  return `${d.getFullYear()} ${MONTHS[d.getMonth()]} ${day} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
-/** %T: RFC 822 form, as pfprint_time822 ("%a, %d %b %G %T %Z"). */
+/** %T: RFC 822 form, as pfprint_time822: localtime_r, then strftime "%a, %d %b %G %T %Z". */
 export function formatTime822(ns: bigint): string {
-  const d = new Date(Number(ns / 1_000_000_000n) * 1000);
-  return `${DAYS[d.getUTCDay()]}, ${two(d.getUTCDate())} ${MONTHS[d.getUTCMonth()]} ${isoWeekYear(d)} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
+  const d = localTime(ns);
+  return `${DAYS[d.getDay()]}, ${two(d.getDate())} ${MONTHS[d.getMonth()]} ${isoWeekYear(d)} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())} ${zoneAbbreviation(d)}`;
 }
 
-/** strftime's %G: the ISO 8601 week-based year, the year of the Thursday of the date's week. */
+/** strftime's %G: the ISO 8601 week-based year, the year of the Thursday of the (local) date's week. */
 function isoWeekYear(d: Date): number {
-  const weekday = d.getUTCDay() || 7;
-  return new Date(d.getTime() + (4 - weekday) * 86_400_000).getUTCFullYear();
+  const weekday = d.getDay() || 7;
+  return new Date(Date.UTC(d.getFullYear(), d.getMonth(), d.getDate() + 4 - weekday)).getUTCFullYear();
+}
+
+/**
+ * Locales whose short zone names cover the tz database's abbreviations:
+ * ICU names a zone's abbreviation ("PST", "CET", "AEDT", "IST", "JST") only
+ * in the locales where it is in use, and "GMT+1" elsewhere.
+ */
+const ZONE_LOCALES = ['en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-IN', 'en-ZA', 'en-CA', 'ja-JP'];
+const zoneNames = new Map<string, string>();
+
+/**
+ * strftime's %Z: the abbreviation of the local time zone at `d` ("UTC",
+ * "PST", "CEST"), from the first of ZONE_LOCALES that has one; a zone the
+ * tz database gives only a numeric abbreviation ("-03", "+0530") — or one
+ * ICU knows no abbreviation of — prints that numeric form.
+ */
+function zoneAbbreviation(d: Date): string {
+  // Date's own text names the zone and offset in effect (".. GMT-0800 (Pacific Standard Time)"): the cache key.
+  const key = d.toString().replace(/^.*?GMT/, '');
+  const known = zoneNames.get(key);
+  if (known !== undefined) return known;
+  let name: string | undefined;
+  for (const locale of ZONE_LOCALES) {
+    let part: string | undefined;
+    try {
+      part = new Intl.DateTimeFormat(locale, { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName')?.value;
+    } catch {
+      break;
+    }
+    if (part !== undefined && /^[A-Z]{2,6}$/.test(part)) {
+      name = part;
+      break;
+    }
+  }
+  if (name === undefined) {
+    const east = -d.getTimezoneOffset();
+    const abs = Math.abs(east);
+    name = `${east < 0 ? '-' : '+'}${two(Math.floor(abs / 60))}${abs % 60 !== 0 ? two(abs % 60) : ''}`;
+  }
+  zoneNames.set(key, name);
+  return name;
 }
 
 /** strchr2esc: a string with C escapes for non-printing characters (%S, %C). */
