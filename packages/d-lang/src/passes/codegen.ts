@@ -871,7 +871,7 @@ function compileDifo(ctx: CompileContext, e: Expr, rtypeOverride?: DifType): Dif
 }
 
 function constDifo(ctx: CompileContext, value: bigint, loc: SourceLocation): Difo {
-  return compileDifo(ctx, { k: 'int', value, suffix: '', decimal: true, loc, type: ctx.env.int, constValue: value });
+  return compileDifo(ctx, { k: 'int', value, suffix: '', decimal: true, loc, type: ctx.env.int, constValue: value, ref: undefined, lvalue: undefined });
 }
 
 function recordOf(ctx: CompileContext, t: CType | undefined, format: number): { size: number; alignment: number; format: number } {

@@ -15,7 +15,7 @@ export function foldExpr(e: Expr): Expr {
   if (e.constValue !== undefined && e.type !== undefined && (isInteger(e.type) || isPointer(e.type))) {
     // Keep assignments and calls (side effects); everything else with a value is a constant.
     if (e.k !== 'assign' && e.k !== 'call' && !(e.k === 'unary' && e.op.length > 2)) {
-      return { k: 'int', value: e.constValue, suffix: '', decimal: true, loc: e.loc, type: e.type, constValue: e.constValue };
+      return { k: 'int', value: e.constValue, suffix: '', decimal: true, loc: e.loc, type: e.type, constValue: e.constValue, ref: undefined, lvalue: undefined };
     }
   }
   return mapChildren(e, foldExpr);

@@ -36,16 +36,16 @@ function macroValue(ctx: CompileContext, name: string, loc: Expr['loc']): string
 function expandExpr(ctx: CompileContext, e: Expr): Expr {
   if (e.k !== 'macro') return e;
   const v = macroValue(ctx, e.name, e.loc);
-  if (e.asString) return { k: 'string', value: v, loc: e.loc };
-  if (v === '') return { k: 'int', value: 0n, suffix: '', decimal: true, loc: e.loc };
+  if (e.asString) return { k: 'string', value: v, loc: e.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+  if (v === '') return { k: 'int', value: 0n, suffix: '', decimal: true, loc: e.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
   const m = /^(-?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/.exec(v);
   if (m !== null) {
     const mag = BigInt(m[2]!.length > 1 && m[2]![0] === '0' && !/^0[xX]/.test(m[2]!) ? '0o' + m[2]!.slice(1) : m[2]!);
     if (mag > 0xffffffffffffffffn) fail('D_MACRO_OFLOW', e.loc, `$${e.name}`);
-    const lit: Expr = { k: 'int', value: mag, suffix: '', decimal: !/^0/.test(m[2]!) || m[2] === '0', loc: e.loc };
-    return m[1] === '-' ? { k: 'unary', op: '-', operand: lit, loc: e.loc } : lit;
+    const lit: Expr = { k: 'int', value: mag, suffix: '', decimal: !/^0/.test(m[2]!) || m[2] === '0', loc: e.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+    return m[1] === '-' ? { k: 'unary', op: '-', operand: lit, loc: e.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined } : lit;
   }
-  if (/^[A-Za-z_]\w*$/.test(v)) return { k: 'ident', name: v, loc: e.loc };
+  if (/^[A-Za-z_]\w*$/.test(v)) return { k: 'ident', name: v, loc: e.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
   return fail('D_SYNTAX', e.loc, `"${v}"`);
 }
 

@@ -24,12 +24,14 @@ interface SugarState {
   counter: number;
 }
 
+// Nodes are made with every annotation field, like the parser's, so that all
+// nodes of a kind share one object shape.
 function condVar(n: number, loc: Expr['loc']): Expr {
-  return { k: 'var', scope: 'this', name: `%condition_${n}`, loc };
+  return { k: 'var', scope: 'this', name: `%condition_${n}`, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
 }
 
 function and(a: Expr | undefined, b: Expr): Expr {
-  return a === undefined ? b : { k: 'binary', op: '&&', left: a, right: b, loc: b.loc };
+  return a === undefined ? b : { k: 'binary', op: '&&', left: a, right: b, loc: b.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
 }
 
 function hasIf(body: Statement[] | undefined): boolean {
@@ -54,13 +56,13 @@ function lower(clause: ClauseItem, body: Statement[], guard: Expr | undefined, o
     const cv = condVar(n, s.loc);
     pending.push({
       k: 'expr',
-      expr: { k: 'assign', op: '=', left: cv, right: guard === undefined ? { k: 'binary', op: '!=', left: s.cond, right: { k: 'int', value: 0n, suffix: '', decimal: true, loc: s.loc }, loc: s.loc } : and(guard, s.cond), loc: s.loc },
+      expr: { k: 'assign', op: '=', left: cv, right: guard === undefined ? { k: 'binary', op: '!=', left: s.cond, right: { k: 'int', value: 0n, suffix: '', decimal: true, loc: s.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined }, loc: s.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined } : and(guard, s.cond), loc: s.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined },
       loc: s.loc,
     });
     flush();
     lower(clause, s.then, cv, out, st);
     if (s.otherwise !== undefined) {
-      const notCv: Expr = { k: 'unary', op: '!', operand: cv, loc: s.loc };
+      const notCv: Expr = { k: 'unary', op: '!', operand: cv, loc: s.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       lower(clause, s.otherwise, and(guard, notCv), out, st);
     }
   }
@@ -77,7 +79,7 @@ export function desugarClause(clause: ClauseItem, st: SugarState): ClauseItem[] 
     out.push({
       k: 'clause',
       probes: clause.probes,
-      body: [{ k: 'expr', expr: { k: 'assign', op: '=', left: guard, right: { k: 'binary', op: '!=', left: clause.predicate, right: { k: 'int', value: 0n, suffix: '', decimal: true, loc: clause.loc }, loc: clause.loc }, loc: clause.loc }, loc: clause.loc }],
+      body: [{ k: 'expr', expr: { k: 'assign', op: '=', left: guard, right: { k: 'binary', op: '!=', left: clause.predicate, right: { k: 'int', value: 0n, suffix: '', decimal: true, loc: clause.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined }, loc: clause.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined }, loc: clause.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined }, loc: clause.loc }],
       loc: clause.loc,
     });
   }
