@@ -45,7 +45,8 @@ export function defaultOptions(): DTraceOptions {
     aggsize: 4 * 1024 * 1024,
     aggrate: 1_000_000_000n,
     dynvarsize: 1024 * 1024,
-    cleanrate: 10_000_000n,
+    // dtrace_cleanrate_default: 101 Hz.
+    cleanrate: 9_900_990n,
     strsize: 256,
     nspec: 1,
     specsize: 32 * 1024,

@@ -26,7 +26,7 @@ import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena, difEmulate, loadDifo, readBytes, readString, type LoadedDifo, type VmFiring, type VmVariables } from './vm.js';
 import { verifyDifo } from './verify.js';
-import { DifFault } from './faults.js';
+import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucketCount } from '../consumer/aggprint.js';
 
 export const DTRACE_EPIDNONE = 0;
@@ -110,11 +110,27 @@ export interface AggregationEntry {
   data: bigint[];
 }
 
-interface Speculation {
-  state: 'inactive' | 'active';
+/**
+ * A speculation's state, after the kernel's DTRACESPEC_* transitions:
+ * speculation() makes an inactive one active; the first speculate() makes
+ * it active on one CPU, a speculate() on another CPU active on many. A
+ * commit() or discard() that cannot finish on its own CPU leaves it
+ * committing-many or discarding — busy — until the cleaner
+ * (dtrace_speculation_clean, every cleanrate) finishes it on every CPU.
+ */
+type SpeculationState = 'inactive' | 'active' | 'activeone' | 'activemany' | 'committing' | 'committingmany' | 'discarding';
+
+/** One CPU's buffer of a speculation (dtsp_buffer[cpu]). */
+interface SpeculationBuffer {
   entries: BufferEntry[];
   used: number;
-  cpu: number;
+  /** Records that did not fit (dtb_drops); counted as speculative drops once committed (dtb_xamot_drops). */
+  drops: number;
+}
+
+interface Speculation {
+  state: SpeculationState;
+  readonly buffers: SpeculationBuffer[];
 }
 
 export interface DropCounts {
@@ -179,7 +195,9 @@ export class DTraceState {
       this.buffers.push({ entries: [], used: 0, drops: 0, full: false });
       this.aggDrops.push(0);
     }
-    for (let i = 0; i < this.options.nspec; i++) this.speculations.push({ state: 'inactive', entries: [], used: 0, cpu: 0 });
+    for (let i = 0; i < this.options.nspec; i++) {
+      this.speculations.push({ state: 'inactive', buffers: Array.from({ length: machine.ncpus }, () => ({ entries: [], used: 0, drops: 0 })) });
+    }
     for (const a of program.aggregations) {
       this.aggregationDescs.set(a.id, a);
       this.aggregations.set(a.id, new Map());
@@ -338,10 +356,10 @@ export class DTraceState {
         view.setUint32(4, Number((timestamp >> 32n) & 0xffffffffn), true);
         view.setUint32(8, Number(timestamp & 0xffffffffn), true);
       }
-      let spec: Speculation | undefined;
+      let spec: SpeculationBuffer | undefined;
       let speculating = false;
-      let committed: number | undefined;
-      let discarded: number | undefined;
+      // commit() first records the clause's own data, then copies the speculation after it (DTRACEACT_COMMIT).
+      let committed = false;
       const actions = ecb.actions;
       for (let i = 0; i < actions.length; i++) {
         ndx = i + 1;
@@ -370,13 +388,17 @@ export class DTraceState {
         switch (act.kind) {
           case DTRACEACT.SPECULATE: {
             speculating = true;
-            const id = Number(value as bigint);
-            spec = id >= 1 && id <= this.speculations.length ? this.speculations[id - 1] : undefined;
-            if (spec && spec.state !== 'active') spec = undefined;
+            spec = this.speculationBuffer(cpu, value as bigint);
             break;
           }
-          case DTRACEACT.COMMIT: committed = Number(value as bigint); break;
-          case DTRACEACT.DISCARD: discarded = Number(value as bigint); break;
+          case DTRACEACT.COMMIT: {
+            const which = this.speculationId(value as bigint);
+            if (ep.storesData && !speculating) this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: chunk });
+            committed = true;
+            this.speculationCommit(which, cpu);
+            break;
+          }
+          case DTRACEACT.DISCARD: this.speculationDiscard(this.speculationId(value as bigint), cpu); break;
           case DTRACEACT.EXIT:
             if (this.activity === 'active' || this.activity === 'warmup') {
               this.activity = 'draining';
@@ -391,11 +413,9 @@ export class DTraceState {
       this.instructions += f.instructions;
       if (speculating) {
         if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: chunk });
-      } else if (ep.storesData) {
+      } else if (ep.storesData && !committed) {
         this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: chunk });
       }
-      if (committed !== undefined) this.speculationCommit(committed, cpu);
-      if (discarded !== undefined) this.speculationDiscard(discarded);
     } catch (e) {
       this.instructions += f.instructions;
       if (!(e instanceof DifFault)) throw e;
@@ -562,6 +582,7 @@ export class DTraceState {
    * when tracing stops (its oldest data is overwritten meanwhile).
    */
   snapshot(cpu: number, final: boolean): { entries: BufferEntry[]; drops: number } {
+    this.cleanSpeculations(final);
     const buf = this.buffers[cpu]!;
     if (this.options.bufpolicy === 'ring' && !final) return { entries: [], drops: 0 };
     if (this.options.bufpolicy === 'fill' && !final && !buf.full) return { entries: [], drops: 0 };
@@ -657,46 +678,170 @@ export class DTraceState {
   // -------------------------------------------------------------------------
   // Speculations
 
+  /** A speculation id (dtrace_specid_t, 32 bits); one beyond nspec is an illegal operation, as in speculate(), commit() and discard(). */
+  private speculationId(value: bigint): number {
+    const which = Number(BigInt.asUintN(32, value));
+    if (which > this.speculations.length) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+    return which;
+  }
+
+  /** Virtual time of the cleaner's next run (the dts_cleaner cyclic, every cleanrate from dtrace_go). */
+  private nextClean: bigint | undefined;
+
+  /**
+   * dtrace_speculation_clean: the cleaner runs every cleanrate; it is run
+   * here, before a speculation is used or a buffer read, when a run of it
+   * has come due since the last. It finishes committing-many speculations
+   * (each CPU's buffer into that CPU's principal buffer) and discarding
+   * ones, and makes them inactive. `force` runs it regardless (the final
+   * read, which comes after the cleaner has had time to run).
+   */
+  private cleanSpeculations(force = false): void {
+    if (this.nextClean === undefined) return;
+    const now = this.machine.now();
+    if (!force && now < this.nextClean) return;
+    const rate = this.options.cleanrate > 0n ? this.options.cleanrate : 1n;
+    if (now >= this.nextClean) this.nextClean += ((now - this.nextClean) / rate + 1n) * rate;
+    this.speculations.forEach((spec, i) => {
+      if (spec.state === 'discarding') {
+        for (const b of spec.buffers) {
+          b.entries = [];
+          b.used = 0;
+          b.drops = 0;
+        }
+        spec.state = 'inactive';
+      } else if (spec.state === 'committingmany') {
+        spec.buffers.forEach((b, cpu) => {
+          if (b.entries.length > 0) this.speculationCommit(i + 1, cpu);
+        });
+        spec.state = 'inactive';
+      }
+    });
+  }
+
+  /**
+   * speculation() (dtrace_speculation): the first inactive speculation
+   * becomes active and its id is returned. With none, 0 — counted as
+   * failed because busy when some speculation is still being committed or
+   * discarded, as unavailable otherwise.
+   */
   private speculationAllocate(cpu: number): number {
+    void cpu;
+    this.cleanSpeculations();
+    let busy = false;
     for (let i = 0; i < this.speculations.length; i++) {
       const s = this.speculations[i]!;
       if (s.state === 'inactive') {
         s.state = 'active';
-        s.entries = [];
-        s.used = 0;
-        s.cpu = cpu;
         return i + 1;
       }
+      if (s.state === 'committing' || s.state === 'committingmany' || s.state === 'discarding') busy = true;
     }
-    this.drops.specUnavailable++;
+    if (busy) this.drops.specBusy++;
+    else this.drops.specUnavailable++;
     return 0;
   }
 
-  private specAppend(spec: Speculation, entry: BufferEntry): void {
+  /**
+   * speculate() (dtrace_speculation_buffer): the buffer of `cpu` of an
+   * active speculation; none (the clause's data is not recorded) for id 0
+   * or a speculation that is inactive or being committed or discarded. An
+   * id beyond nspec is an illegal operation.
+   */
+  private speculationBuffer(cpu: number, value: bigint): SpeculationBuffer | undefined {
+    this.cleanSpeculations();
+    const which = this.speculationId(value);
+    if (which === 0) return undefined;
+    const spec = this.speculations[which - 1]!;
+    const buf = spec.buffers[cpu]!;
+    switch (spec.state) {
+      case 'active':
+        spec.state = 'activeone';
+        return buf;
+      case 'activeone':
+        // Another CPU's speculate() makes it active on many.
+        if (buf.entries.length === 0 && buf.drops === 0) spec.state = 'activemany';
+        return buf;
+      case 'activemany':
+        return buf;
+      default:
+        return undefined;
+    }
+  }
+
+  private specAppend(spec: SpeculationBuffer, entry: BufferEntry): void {
     const size = entry.kind === 'data' ? entry.bytes.length : ERROR_RECORD_SIZE;
     if (spec.used + size > this.options.specsize) {
-      this.drops.speculative++;
+      spec.drops++;
       return;
     }
     spec.entries.push(entry);
     spec.used += size;
   }
 
+  /**
+   * commit() (dtrace_speculation_commit): copies this CPU's buffer of the
+   * speculation into its principal buffer. Active on this CPU only (or
+   * nowhere), the speculation is inactive again at once; otherwise it is
+   * committing-many until the cleaner has committed the other CPUs' data.
+   */
   private speculationCommit(id: number, cpu: number): void {
+    this.cleanSpeculations();
     const spec = this.speculations[id - 1];
-    if (!spec || spec.state !== 'active') return;
-    for (const e of spec.entries) this.bufferAppend(cpu, e);
-    spec.entries = [];
-    spec.used = 0;
-    spec.state = 'inactive';
+    if (!spec) return;
+    const src = spec.buffers[cpu]!;
+    const current = spec.state;
+    let next: SpeculationState = current;
+    switch (current) {
+      case 'inactive':
+      case 'discarding':
+      case 'committing':
+        return;
+      case 'committingmany':
+        break;
+      case 'active':
+        next = 'committing';
+        break;
+      case 'activeone':
+        next = src.entries.length > 0 || src.drops > 0 ? 'committing' : 'committingmany';
+        break;
+      case 'activemany':
+        next = 'committingmany';
+        break;
+    }
+    spec.state = next;
+    for (const e of src.entries) this.bufferAppend(cpu, e);
+    if (current === 'active' || (current === 'activeone' && next === 'committing')) spec.state = 'inactive';
+    this.drops.speculative += src.drops;
+    src.entries = [];
+    src.used = 0;
+    src.drops = 0;
   }
 
-  private speculationDiscard(id: number): void {
+  /**
+   * discard() (dtrace_speculation_discard): drops this CPU's buffer; a
+   * speculation active only here is inactive at once, one active nowhere
+   * or elsewhere is discarding until the cleaner has run.
+   */
+  private speculationDiscard(id: number, cpu: number): void {
+    this.cleanSpeculations();
     const spec = this.speculations[id - 1];
-    if (!spec || spec.state !== 'active') return;
-    spec.entries = [];
-    spec.used = 0;
-    spec.state = 'inactive';
+    if (!spec) return;
+    const buf = spec.buffers[cpu]!;
+    switch (spec.state) {
+      case 'active':
+      case 'activemany':
+        spec.state = 'discarding';
+        break;
+      case 'activeone':
+        spec.state = buf.entries.length > 0 || buf.drops > 0 ? 'inactive' : 'discarding';
+        break;
+      default:
+        return;
+    }
+    buf.entries = [];
+    buf.used = 0;
+    buf.drops = 0;
   }
 
   // -------------------------------------------------------------------------
@@ -740,6 +885,7 @@ export class DTraceState {
   /** dtrace_go: enable, fire BEGIN, become active. */
   go(cpu = 0, fireBegin: (cpu: number) => void = () => {}): void {
     this.enable();
+    this.nextClean = this.machine.now() + this.options.cleanrate;
     this.activity = 'warmup';
     this.beganOn = cpu;
     fireBegin(cpu);
