@@ -875,8 +875,19 @@ export class Cooker {
       if (r.kind !== 'pointer') fail('D_OP_PTR', e.loc, op);
       sou = r.target;
     } else sou = bt;
-    const rs = resolveType(sou);
+    let rs = resolveType(sou);
     if (rs.kind !== 'struct' && rs.kind !== 'union') fail('D_OP_SOU', e.loc, op, dtypeName(sou));
+    if (!rs.complete && rs.name !== '') {
+      // A forward declaration (a kernel compilation unit that only saw `struct x;`): its definition by name, as CTF merging gives it.
+      const full = this.env.lookup(`${rs.kind} ${rs.name}`);
+      const rf = full === undefined ? undefined : resolveType(full);
+      if (rf !== undefined && (rf.kind === 'struct' || rf.kind === 'union') && rf.complete) {
+        sou = rf;
+        rs = rf;
+        // The code generator finds the member from the base's type.
+        base.type = e.arrow ? this.env.pointerTo(rf) : rf;
+      }
+    }
     if (!rs.complete) fail('D_OP_INCOMPLETE', e.loc, op, dtypeName(sou));
     const m = findMember(sou, e.name);
     if (m === undefined) fail('D_TYPE_MEMBER', e.loc, e.name, dtypeName(sou));

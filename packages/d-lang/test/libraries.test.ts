@@ -4,6 +4,7 @@
 // real DIF VM); a probe is fired with native arguments.
 import { Consumer, DTraceState, IdleMachine, ProbeRegistry, defaultOptions, setOption } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
+import { InMemoryTypeDictionary, integerType, layoutStruct, type StructType } from '@wdtrace/dtrace-core/types';
 import { compile, formatDiagnostics, type CompileOptions, type ProbeInfo } from '../src/index.js';
 
 /** A library in the manner of io.d: an output type, an inline and a translator from a native integer. */
@@ -98,5 +99,19 @@ describe('translated probe arguments', () => {
     const other: ProbeInfo = { ...FIRE, id: 2, name: 'other', args: [{ native: 'uint64_t', translated: 'other_t *', mapping: 0 }] };
     const r = compile('test:::fire, test:::other { trace(args[0]->o_half); }', options([FIRE, other]));
     expect(r.diagnostics.map((d) => d.tag)).toEqual(['D_ARGS_MULTI']);
+  });
+});
+
+describe('kernel types', () => {
+  it('reads members through a forward declaration by the definition of the same name (as merged CTF has it)', () => {
+    // A compilation unit that saw only `struct inner;` gives outer.p a pointer to an incomplete struct.
+    const d = new InMemoryTypeDictionary('kernel', 'LP64');
+    d.defineStruct(layoutStruct('struct', 'inner', [{ name: 'v', type: integerType('int', 4, true) }]));
+    const forward: StructType = { kind: 'struct', name: 'inner', members: [], size: 0, align: 1, complete: false };
+    d.defineStruct(layoutStruct('struct', 'outer', [{ name: 'p', type: { kind: 'pointer', target: forward, size: 8 } }]));
+    const ok = compile('BEGIN { this->o = (struct outer *)arg0; trace(this->o->p->v); }', { types: [d] });
+    expect(formatDiagnostics(ok)).toBe('');
+    const none = compile('struct lone; BEGIN { trace(((struct lone *)arg0)->v); }', { types: [d] });
+    expect(none.diagnostics.map((x) => x.tag)).toEqual(['D_OP_INCOMPLETE']);
   });
 });
