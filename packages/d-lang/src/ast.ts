@@ -2,7 +2,7 @@
 // parser builds it; passes annotate expressions with their D type (`type`)
 // and constant value (`constValue`) and rewrite the tree (sugar, folding).
 
-import type { SourceLocation } from './diagnostics.js';
+import type { Loc } from './diagnostics.js';
 import type { CType } from '@wdtrace/dtrace-core/types';
 
 // ---------------------------------------------------------------------------
@@ -16,15 +16,15 @@ export interface TypeSpecifier {
   readonly tagged?: TaggedTypeSpec;
   /** Backquote scope: `kernel`struct foo` */
   readonly module?: string;
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 export interface TaggedTypeSpec {
   readonly keyword: 'struct' | 'union' | 'enum';
   readonly name: string;
   /** Members when a body is given. */
-  readonly members?: { specifier: TypeSpecifier; declarator: Declarator; bitWidth?: Expr; loc: SourceLocation }[];
-  readonly enumerators?: { name: string; value?: Expr; loc: SourceLocation }[];
+  readonly members?: { specifier: TypeSpecifier; declarator: Declarator; bitWidth?: Expr; loc: Loc }[];
+  readonly enumerators?: { name: string; value?: Expr; loc: Loc }[];
 }
 
 /** Derivations applied outside-in to the base type: pointer, array, function. */
@@ -38,7 +38,7 @@ export interface Declarator {
   readonly name: string;
   /** From the identifier outwards: e.g. `char *a[4]` = [array 4, pointer]. */
   readonly derivations: Derivation[];
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 export interface ParamDecl {
@@ -49,14 +49,14 @@ export interface ParamDecl {
 export interface TypeName {
   readonly specifier: TypeSpecifier;
   readonly declarator: Declarator;
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 // ---------------------------------------------------------------------------
 // Expressions.
 
 interface ExprBase {
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
   /** Set by the types pass. */
   type?: CType;
   /** Set by the types pass for integer constant expressions. */
@@ -99,7 +99,7 @@ export interface AggregationInfo {
   keys: CType[];
   /** Constant parameters (lquantize/llquantize) for the consistency checks. */
   params: bigint[];
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 export interface IntExpr extends ExprBase {
@@ -232,13 +232,13 @@ export type Expr =
 // Statements and the program.
 
 export type Statement =
-  | { readonly k: 'expr'; expr: Expr; readonly loc: SourceLocation }
-  | { readonly k: 'if'; cond: Expr; then: Statement[]; otherwise?: Statement[]; readonly loc: SourceLocation };
+  | { readonly k: 'expr'; expr: Expr; readonly loc: Loc }
+  | { readonly k: 'if'; cond: Expr; then: Statement[]; otherwise?: Statement[]; readonly loc: Loc };
 
 export interface ProbeSpec {
   /** As written (macro variables not yet expanded). */
   readonly text: string;
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 export interface ClauseItem {
@@ -247,7 +247,7 @@ export interface ClauseItem {
   predicate?: Expr;
   /** undefined for a description without a body (default action). */
   body?: Statement[];
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 export interface InitDeclarator {
@@ -260,7 +260,7 @@ export interface DeclarationItem {
   readonly storage?: 'typedef' | 'extern' | 'static' | 'register' | 'auto' | 'self' | 'this';
   readonly specifier: TypeSpecifier;
   readonly declarators: InitDeclarator[];
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 export interface InlineItem {
@@ -268,7 +268,7 @@ export interface InlineItem {
   readonly specifier: TypeSpecifier;
   readonly declarator: Declarator;
   readonly value: Expr;
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 export interface TranslatorItem {
@@ -276,26 +276,26 @@ export interface TranslatorItem {
   readonly output: TypeName;
   readonly input: TypeName;
   readonly inputName: string;
-  readonly members: { name: string; value: Expr; loc: SourceLocation }[];
-  readonly loc: SourceLocation;
+  readonly members: { name: string; value: Expr; loc: Loc }[];
+  readonly loc: Loc;
 }
 
 export interface ProviderItem {
   readonly k: 'provider';
   readonly name: string;
-  readonly probes: { name: string; params: TypeName[]; xlated?: TypeName[]; loc: SourceLocation }[];
-  readonly loc: SourceLocation;
+  readonly probes: { name: string; params: TypeName[]; xlated?: TypeName[]; loc: Loc }[];
+  readonly loc: Loc;
 }
 
 export interface PragmaItem {
   readonly k: 'pragma';
   readonly text: string;
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }
 
 export type ProgramItem = ClauseItem | DeclarationItem | InlineItem | TranslatorItem | ProviderItem | PragmaItem;
 
 export interface ProgramAst {
   items: ProgramItem[];
-  readonly loc: SourceLocation;
+  readonly loc: Loc;
 }

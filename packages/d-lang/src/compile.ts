@@ -7,7 +7,6 @@ import { CompileContext, type CompileOptions } from './context.js';
 import { CompileError, type Diagnostic, formatDiagnostic, makeDiagnostic } from './diagnostics.js';
 import { PASSES, passIndex } from './passes/index.js';
 import { scopesPass } from './passes/scopes.js';
-import { parseProgram } from './parser.js';
 import { preprocess } from './cpp.js';
 import { printProgram } from './printer.js';
 
@@ -40,7 +39,7 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
     }
     for (let i = 0; i <= stop; i++) PASSES[i]!.run(ctx);
   } catch (e) {
-    if (e instanceof CompileError) diagnostics.push(e.diagnostic);
+    if (e instanceof CompileError) diagnostics.push(e.locate(ctx).diagnostic);
     else if (e instanceof RangeError && /call stack/i.test(e.message)) diagnostics.push(makeDiagnostic('D_UNKNOWN', undefined, 'program too deeply nested'));
     else throw e;
   }
@@ -59,7 +58,7 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
 function loadLibraries(ctx: CompileContext): void {
   for (const lib of ctx.options.libraries ?? []) {
     const text = `#line 1 "${lib.name.replace(/["\\]/g, '\\$&')}"\n${lib.text}`;
-    ctx.ast = parseProgram(text, { isTypedefName: (name) => !name.includes(' ') && ctx.env.lookup(name) !== undefined });
+    ctx.ast = ctx.parse(text);
     scopesPass.run(ctx);
   }
   ctx.ast = undefined;

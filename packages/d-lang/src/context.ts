@@ -8,9 +8,10 @@ import type { CompiledProgram, FormatDescription, ProbeDescription } from '@wdtr
 import type { IrEcb } from './passes/codegen.js';
 import type { CType, TypeDictionary } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, ClauseItem, Expr, ProgramAst, VariableInfo } from './ast.js';
-import type { Diagnostic, SourceLocation } from './diagnostics.js';
+import { type Diagnostic, type Loc, Locator, type SourceLocation } from './diagnostics.js';
 import { TypeEnvironment } from './dtypes.js';
 import { DifArrayPool, DifAssembler } from './assembler.js';
+import { parseProgram } from './parser.js';
 import type { Difo, DifType } from '@wdtrace/dtrace-core/dif';
 
 /**
@@ -118,14 +119,14 @@ export interface ResolvedClause {
 
 /** A clause statement after typing: a plain expression, an action call, or an aggregation. */
 export type CookedStatement =
-  | { readonly kind: 'expr'; readonly expr: Expr; readonly loc: SourceLocation }
-  | { readonly kind: 'action'; readonly name: string; readonly args: Expr[]; readonly loc: SourceLocation }
+  | { readonly kind: 'expr'; readonly expr: Expr; readonly loc: Loc }
+  | { readonly kind: 'action'; readonly name: string; readonly args: Expr[]; readonly loc: Loc }
   | {
       readonly kind: 'aggregate';
       readonly aggregation: AggregationInfo;
       readonly keys: Expr[];
       readonly args: Expr[];
-      readonly loc: SourceLocation;
+      readonly loc: Loc;
     };
 
 export interface TranslatorInfo {
@@ -179,6 +180,8 @@ export class CompileContext {
   readonly difTypes = new Map<CType, DifType>();
   /** The first DIF table overflow met while assembling (reported by the assemble pass). */
   difOverflow: 'integer' | 'string' | undefined;
+  /** The locators of the texts parsed (libraries, then the program), in order of their bases. */
+  private readonly locators: Locator[] = [];
 
   /** Every DIFO for -S, in generation order: each ECB's predicate, then its actions'. */
   get listings(): { clause: number; difo: Difo }[] {
@@ -196,6 +199,23 @@ export class CompileContext {
   ) {
     this.text = source;
     this.env = new TypeEnvironment(options.dataModel ?? 'LP64', options.types ?? []);
+  }
+
+  /**
+   * Parse a text (a library or the program) with the typedef names known
+   * so far; its Locs follow those of the texts parsed before it.
+   */
+  parse(text: string): ProgramAst {
+    const last = this.locators[this.locators.length - 1];
+    const locator = new Locator(text, last === undefined ? 0 : last.end + 1);
+    this.locators.push(locator);
+    return parseProgram(text, { isTypedefName: (name) => !name.includes(' ') && this.env.lookup(name) !== undefined, locator });
+  }
+
+  /** Line, column and file of a Loc in any text parsed. */
+  locate(loc: Loc): SourceLocation | undefined {
+    for (const l of this.locators) if (loc <= l.end) return l.locate(loc);
+    return undefined;
   }
 
   option(name: string): string | null | undefined {

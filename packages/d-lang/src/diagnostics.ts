@@ -7,6 +7,15 @@ import { DIAGNOSTICS } from './diagnostics-table.js';
 export { DIAGNOSTICS };
 export type DiagnosticTag = keyof typeof DIAGNOSTICS;
 
+/**
+ * Where a token or tree node starts, as one number: the offset of that
+ * point in the compilation's location space, where each parsed text (the
+ * program, each D library) has its own range (see Locator). Line and
+ * column are worked out only when a diagnostic needs them.
+ */
+export type Loc = number;
+
+/** A resolved location, as diagnostics carry it. */
 export interface SourceLocation {
   /** 1-based line (after #line directives). */
   readonly line: number;
@@ -32,11 +41,13 @@ export function formatTemplate(template: string, args: readonly (string | number
   return template.replace(/%%|%s/g, (m) => (m === '%%' ? '%' : String(args[i++] ?? '')));
 }
 
+export function makeDiagnostic(tag: DiagnosticTag, location: SourceLocation | undefined, ...args: (string | number | bigint)[]): Diagnostic;
+export function makeDiagnostic(tag: DiagnosticTag, location: SourceLocation | Loc | undefined, ...args: (string | number | bigint)[]): PendingDiagnostic;
 export function makeDiagnostic(
   tag: DiagnosticTag,
-  location: SourceLocation | undefined,
+  location: SourceLocation | Loc | undefined,
   ...args: (string | number | bigint)[]
-): Diagnostic {
+): PendingDiagnostic {
   return {
     severity: 'error',
     tag,
@@ -49,15 +60,92 @@ export function makeWarning(message: string, location?: SourceLocation): Diagnos
   return { severity: 'warning', tag: 'D_UNKNOWN', message, ...(location !== undefined ? { location } : {}) };
 }
 
-/** Thrown inside a pass to stop at the first error; caught by the pipeline and turned into a Diagnostic. */
+/** A diagnostic whose location may still be a Loc (resolved by CompileError.locate). */
+export type PendingDiagnostic = Omit<Diagnostic, 'location'> & { readonly location?: SourceLocation | Loc };
+
+/** Resolves a Loc into line, column and file. */
+export interface Locating {
+  locate(loc: Loc): SourceLocation | undefined;
+}
+
+/**
+ * Thrown inside a pass to stop at the first error; caught by the pipeline
+ * and turned into a Diagnostic. A Loc given as the location is resolved by
+ * locate() where the error is caught (until then `diagnostic` has no location).
+ */
 export class CompileError extends Error {
-  constructor(readonly diagnostic: Diagnostic) {
+  diagnostic: Diagnostic;
+  /** The unresolved location. */
+  private at: Loc | undefined;
+
+  constructor(diagnostic: PendingDiagnostic) {
     super(diagnostic.message);
+    const { location, ...rest } = diagnostic;
+    if (typeof location === 'number') {
+      this.diagnostic = rest;
+      this.at = location;
+    } else this.diagnostic = diagnostic as Diagnostic;
+  }
+
+  /** Resolve the location with the texts' locators (once; later calls do nothing). */
+  locate(locating: Locating): this {
+    if (this.at !== undefined) {
+      const location = locating.locate(this.at);
+      this.at = undefined;
+      if (location !== undefined) this.diagnostic = { ...this.diagnostic, location };
+    }
+    return this;
   }
 }
 
-export function fail(tag: DiagnosticTag, location: SourceLocation | undefined, ...args: (string | number | bigint)[]): never {
+export function fail(tag: DiagnosticTag, location: SourceLocation | Loc | undefined, ...args: (string | number | bigint)[]): never {
   throw new CompileError(makeDiagnostic(tag, location, ...args));
+}
+
+/**
+ * The lines of one parsed text: its base in the location space and the
+ * line markers (`# N "file"`, `#line N`) the lexer met, so that a Loc in
+ * it resolves to line, column and file as dtrace counts them.
+ */
+export class Locator implements Locating {
+  /** Markers (offset of the marker line's newline, the line number before it, file) in offset order. */
+  private readonly markers: { at: number; line: number; file: string | undefined }[] = [];
+
+  constructor(
+    readonly text: string,
+    readonly base: Loc,
+  ) {}
+
+  /** The text's last Loc (its end of input). */
+  get end(): Loc {
+    return this.base + this.text.length;
+  }
+
+  /** A line marker ending at `at` (its newline): the next line is `line + 1`, in `file` (undefined: the main input; null: unchanged). */
+  mark(at: number, line: number, file: string | undefined | null): void {
+    const last = this.markers[this.markers.length - 1];
+    // The lexer re-reads tokens when it backtracks: a marker is recorded once.
+    if (last !== undefined && last.at >= at) return;
+    this.markers.push({ at, line, file: file === null ? last?.file : file });
+  }
+
+  locate(loc: Loc): SourceLocation | undefined {
+    const offset = loc - this.base;
+    if (offset < 0 || offset > this.text.length) return undefined;
+    let line = 1;
+    let from = 0;
+    let file: string | undefined;
+    for (const m of this.markers) {
+      if (m.at > offset) break;
+      line = m.line;
+      from = m.at;
+      file = m.file;
+    }
+    const t = this.text;
+    for (let i = t.indexOf('\n', from); i >= 0 && i < offset; i = t.indexOf('\n', i + 1)) line++;
+    const column = offset - (offset === 0 ? 0 : t.lastIndexOf('\n', offset - 1) + 1) + 1;
+    return file === undefined ? { line, column, offset } : { line, column, offset, file };
+  }
 }
 
 export interface FormatOptions {

@@ -20,7 +20,7 @@ import {
   sizeOfType,
 } from '@wdtrace/dtrace-core/types';
 import type { Declarator, TypeName, TypeSpecifier } from './ast.js';
-import { type SourceLocation, fail } from './diagnostics.js';
+import { type Loc, fail } from './diagnostics.js';
 
 export class TypeEnvironment {
   readonly user: InMemoryTypeDictionary;
@@ -80,7 +80,7 @@ export class TypeEnvironment {
   }
 
   /** Type of an integer constant (C99 rules as dt_node_int applies them). */
-  constantType(value: bigint, suffix: string, decimal: boolean, loc: SourceLocation): IntegerType {
+  constantType(value: bigint, suffix: string, decimal: boolean, loc: Loc): IntegerType {
     // The common case first: an unsuffixed constant that fits in int is an int.
     if (suffix === '' && value <= 0x7fffffffn) return this.int;
     const u = suffix.includes('u');
@@ -119,7 +119,7 @@ export class TypeEnvironment {
     return base;
   }
 
-  private resolveWords(words: readonly string[], loc: SourceLocation, module?: string): CType {
+  private resolveWords(words: readonly string[], loc: Loc, module?: string): CType {
     if (words.length === 1 && module !== undefined) {
       const dict = module === '' ? this.chain : this.chain.module(module);
       const t = dict?.lookupType(words[0]!);

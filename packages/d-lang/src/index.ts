@@ -5,6 +5,7 @@ export {
   DIAGNOSTICS,
   type Diagnostic,
   type DiagnosticTag,
+  type Loc,
   type SourceLocation,
   formatDiagnostic,
   formatDiagnosticBody,

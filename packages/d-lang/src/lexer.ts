@@ -3,9 +3,11 @@
 // program (where probe descriptions such as `syscall::read:entry` or
 // `profile-97hz` are single tokens) and 'expr' inside predicates, actions
 // and declarations. It also recognises the control lines that survive
-// preprocessing: #pragma, and # / #line markers that reset line numbers.
+// preprocessing: #pragma, and # / #line markers that reset line numbers
+// (recorded in the text's Locator: tokens carry only their Loc, and line
+// numbers are counted when a diagnostic needs one).
 
-import { type SourceLocation, fail, makeDiagnostic, CompileError } from './diagnostics.js';
+import { type Loc, Locator, fail, makeDiagnostic, CompileError } from './diagnostics.js';
 
 export type TokenKind =
   | 'ident'
@@ -31,8 +33,8 @@ export interface Token {
   readonly decimal?: boolean;
   /** $$1: macro argument used as a string. */
   readonly stringMacro?: boolean;
-  readonly loc: SourceLocation;
-  /** Offset just past the token. */
+  readonly loc: Loc;
+  /** Offset just past the token (in the lexer's text). */
   readonly end: number;
   /** Token is the first on its line (for control lines). */
   readonly lineStart: boolean;
@@ -113,12 +115,9 @@ const isHexDigit = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c
 
 export type LexMode = 'clause' | 'expr';
 
-/** A lexer position with its line bookkeeping. */
+/** A lexer position. */
 export interface LexerMark {
   pos: number;
-  line: number;
-  lineStartOffset: number;
-  file: string | undefined;
   atLineStart: boolean;
 }
 
@@ -130,7 +129,7 @@ function token(
   suffix: string | undefined,
   decimal: boolean | undefined,
   stringMacro: boolean | undefined,
-  loc: SourceLocation,
+  loc: Loc,
   end: number,
   lineStart: boolean,
 ): Token {
@@ -139,12 +138,17 @@ function token(
 
 export class Lexer {
   private pos = 0;
-  private line = 1;
-  private lineStartOffset = 0;
-  private file: string | undefined;
   private atLineStart = true;
+  /** Loc of the text's first character. */
+  private readonly base: Loc;
 
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    /** Where line markers are recorded; its base places the text's Locs. */
+    readonly locator: Locator = new Locator(text, 0),
+  ) {
+    this.base = locator.base;
+  }
 
   get offset(): number {
     return this.pos;
@@ -152,34 +156,26 @@ export class Lexer {
 
   /** Save/restore for re-lexing a token in another mode. */
   mark(): LexerMark {
-    return { pos: this.pos, line: this.line, lineStartOffset: this.lineStartOffset, file: this.file, atLineStart: this.atLineStart };
+    return { pos: this.pos, atLineStart: this.atLineStart };
   }
 
   /** mark() into an existing object (no allocation per token). */
   markInto(m: LexerMark): void {
     m.pos = this.pos;
-    m.line = this.line;
-    m.lineStartOffset = this.lineStartOffset;
-    m.file = this.file;
     m.atLineStart = this.atLineStart;
   }
 
   reset(m: LexerMark): void {
     this.pos = m.pos;
-    this.line = m.line;
-    this.lineStartOffset = m.lineStartOffset;
-    this.file = m.file;
     this.atLineStart = m.atLineStart;
   }
 
-  location(offset = this.pos): SourceLocation {
-    const column = offset - this.lineStartOffset + 1;
-    return this.file === undefined ? { line: this.line, column, offset } : { line: this.line, column, offset, file: this.file };
+  location(offset = this.pos): Loc {
+    return this.base + offset;
   }
 
-  private newline(at: number): void {
-    this.line++;
-    this.lineStartOffset = at + 1;
+  /** A newline at `at` (lines themselves are counted by the Locator). */
+  private newline(_at: number): void {
     this.atLineStart = true;
   }
 
@@ -197,7 +193,8 @@ export class Lexer {
         const start = this.location();
         const end = t.indexOf('*/', this.pos + 2);
         if (end < 0) fail('D_SYNTAX', start, 'end of input');
-        for (let i = this.pos; i < end; i++) if (t.charCodeAt(i) === 10) this.newline(i);
+        const nl = t.indexOf('\n', this.pos);
+        if (nl >= 0 && nl < end) this.newline(nl);
         this.pos = end + 2;
       } else if (c === 47 && t.charCodeAt(this.pos + 1) === 47) {
         while (this.pos < t.length && t.charCodeAt(this.pos) !== 10) this.pos++;
@@ -223,8 +220,7 @@ export class Lexer {
     const m = /^(?:line\s+)?(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?/.exec(body);
     if (m !== null) {
       // The line after the marker has number N.
-      this.line = Number(m[1]) - 1;
-      if (m[2] !== undefined) this.file = m[2] === '<stdin>' || m[2] === '' ? undefined : m[2];
+      this.locator.mark(end, Number(m[1]) - 1, m[2] === undefined ? null : m[2] === '<stdin>' || m[2] === '' ? undefined : m[2]);
       return undefined;
     }
     const word = /^([A-Za-z_]\w*)/.exec(body);
@@ -330,7 +326,7 @@ export class Lexer {
     return fail('D_SYNTAX', loc, `"${t[start]!}"`);
   }
 
-  private number(start: number, loc: SourceLocation, lineStart: boolean): Token {
+  private number(start: number, loc: Loc, lineStart: boolean): Token {
     const t = this.text;
     let p = start;
     let digits: string;
@@ -412,7 +408,7 @@ export class Lexer {
     }
   }
 
-  private string(start: number, loc: SourceLocation, lineStart: boolean): Token {
+  private string(start: number, loc: Loc, lineStart: boolean): Token {
     const t = this.text;
     let p = start + 1;
     // The common case, no escapes or newlines: one slice.
@@ -448,7 +444,7 @@ export class Lexer {
     return token('string', out, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
   }
 
-  private charConst(start: number, loc: SourceLocation, lineStart: boolean): Token {
+  private charConst(start: number, loc: Loc, lineStart: boolean): Token {
     const t = this.text;
     let p = start + 1;
     const bytes: number[] = [];

@@ -21,7 +21,7 @@ import type {
   TypeName,
   TypeSpecifier,
 } from './ast.js';
-import { type SourceLocation, fail } from './diagnostics.js';
+import { CompileError, type Loc, Locator, fail } from './diagnostics.js';
 import { type LexMode, Lexer, type LexerMark, type Token } from './lexer.js';
 
 const BASE_TYPE_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string']);
@@ -58,6 +58,12 @@ const PREDICATE_END = /(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)*(?:\{|$)/y;
 export interface ParserOptions {
   /** Is `name` a typedef name known before the program (C, D and kernel dictionaries)? */
   readonly isTypedefName?: (name: string) => boolean;
+  /**
+   * The text's locator: its base places the text in the compilation's
+   * location space, and it collects the line markers for resolving Locs
+   * (default: a new one at base 0).
+   */
+  readonly locator?: Locator;
 }
 
 export class Parser {
@@ -69,12 +75,15 @@ export class Parser {
   private readonly typedefs = new Set<string>();
   /** Inside a predicate: a '/' followed by '{' or end of input closes it. */
   private inPredicate = false;
+  /** Loc of the text's first character. */
+  private readonly base: Loc;
 
   constructor(
     readonly text: string,
     private readonly options: ParserOptions = {},
   ) {
-    this.lexer = new Lexer(text);
+    this.lexer = new Lexer(text, options.locator);
+    this.base = this.lexer.locator.base;
     this.tokMark = this.lexer.mark();
     this.tokMode = 'clause';
     this.tok = this.lexer.next('clause');
@@ -135,7 +144,7 @@ export class Parser {
     if (t.kind === 'eof') {
       return fail('D_SYNTAX', t.loc, 'end of input');
     }
-    const near = t.kind === 'string' ? `"${t.text}"` : t.kind === 'agg' ? `@${t.text}` : t.kind === 'macro' ? `$${t.text}` : this.text.slice(t.loc.offset, t.end);
+    const near = t.kind === 'string' ? `"${t.text}"` : t.kind === 'agg' ? `@${t.text}` : t.kind === 'macro' ? `$${t.text}` : this.text.slice(t.loc - this.base, t.end);
     return fail('D_SYNTAX', t.loc, `"${near}"`);
   }
 
@@ -301,7 +310,7 @@ export class Parser {
     const inputName = inputDecl.name;
     this.expect('>');
     this.expect('{');
-    const members: { name: string; value: Expr; loc: SourceLocation }[] = [];
+    const members: { name: string; value: Expr; loc: Loc }[] = [];
     while (!this.is('}')) {
       const mloc = this.peek('expr').loc;
       const name = this.identName();
@@ -319,7 +328,7 @@ export class Parser {
     const loc = this.expect('provider', 'clause').loc;
     const name = this.identName();
     this.expect('{');
-    const probes: { name: string; params: TypeName[]; xlated?: TypeName[]; loc: SourceLocation }[] = [];
+    const probes: { name: string; params: TypeName[]; xlated?: TypeName[]; loc: Loc }[] = [];
     while (!this.is('}')) {
       const ploc = this.expect('probe').loc;
       const t = this.peek('expr');
@@ -821,7 +830,7 @@ export class Parser {
       case 'ident': {
         this.advance();
         const n = this.peek('expr');
-        if (n.kind === 'punct' && n.text === '`' && n.loc.offset === t.end) {
+        if (n.kind === 'punct' && n.text === '`' && n.loc === this.base + t.end) {
           // module`symbol
           this.advance();
           const s = this.peek('expr');
@@ -901,7 +910,13 @@ export class Parser {
   }
 }
 
-/** Parse a whole D program. Throws CompileError (D_SYNTAX ...) on the first error. */
+/** Parse a whole D program. Throws CompileError (D_SYNTAX ...), its location resolved, on the first error. */
 export function parseProgram(text: string, options: ParserOptions = {}): ProgramAst {
-  return new Parser(text, options).parseProgram();
+  const locator = options.locator ?? new Locator(text, 0);
+  try {
+    return new Parser(text, { ...options, locator }).parseProgram();
+  } catch (e) {
+    if (e instanceof CompileError) e.locate(locator);
+    throw e;
+  }
 }

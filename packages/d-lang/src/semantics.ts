@@ -21,7 +21,7 @@ import {
 import type { AggregationInfo, Expr, Ref, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, functionKindName, type ParamKind } from './builtins.js';
 import type { CompileContext, InlineInfo, ProbeArgInfo, ProbeInfo, ResolvedClause, TranslatorInfo } from './context.js';
-import { CompileError, type SourceLocation, fail } from './diagnostics.js';
+import { CompileError, type Loc, fail } from './diagnostics.js';
 import {
   arithmeticResult,
   isArithmetic,
@@ -106,7 +106,7 @@ const nativeArgBases = new WeakMap<Expr, CType>();
 const xlateTargets = new WeakMap<Expr, CType>();
 
 /** A type name that is never resolved (the node's type is known already). */
-function placeholderTypeName(loc: SourceLocation): TypeName {
+function placeholderTypeName(loc: Loc): TypeName {
   return { specifier: { words: [], qualifiers: [], loc }, declarator: { name: '', derivations: [], loc }, loc };
 }
 
@@ -150,7 +150,7 @@ function builtinRef(id: number): Ref {
 }
 
 /** A translation (dtrace's dynamic type) where an operator does not take one, in dt_parser.c's words. */
-function dynamicOperand(tag: 'D_OP_DYN' | 'D_ADDROF_VAR', message: string, location: SourceLocation): never {
+function dynamicOperand(tag: 'D_OP_DYN' | 'D_ADDROF_VAR', message: string, location: Loc): never {
   throw new CompileError({ severity: 'error', tag, message, location });
 }
 
@@ -204,7 +204,7 @@ export class Cooker {
 
   private readonly typeCache = new Map<string, CType>();
 
-  typeOfName(name: string, loc: SourceLocation): CType {
+  typeOfName(name: string, loc: Loc): CType {
     const cached = this.typeCache.get(name);
     if (cached !== undefined) return cached;
     const t = this.typeOfNameUncached(name, loc);
@@ -212,7 +212,7 @@ export class Cooker {
     return t;
   }
 
-  private typeOfNameUncached(name: string, loc: SourceLocation): CType {
+  private typeOfNameUncached(name: string, loc: Loc): CType {
     const t = this.cTypeName(name);
     if (t === undefined) return fail('D_TYPE_ERR', loc, `failed to resolve type ${name}`);
     return t;
@@ -427,7 +427,7 @@ export class Cooker {
     return fail('D_IDENT_UNDEF', e.loc, e.name, 'Unknown variable name');
   }
 
-  private checkWritable(op: string, target: Expr, loc: SourceLocation): void {
+  private checkWritable(op: string, target: Expr, loc: Loc): void {
     if (target.ref?.kind === 'builtin') fail('D_OP_WRITE', loc, op);
     if (target.lvalue !== true) fail('D_OP_LVAL', loc, op);
   }
@@ -636,7 +636,7 @@ export class Cooker {
   }
 
   /** Check that a value of type `from` may be stored in `to`. */
-  checkAssignable(to: CType, from: Expr, loc: SourceLocation, op: string): void {
+  checkAssignable(to: CType, from: Expr, loc: Loc, op: string): void {
     const a = to;
     const b = from.type!;
     if (isString(a)) {
@@ -651,7 +651,7 @@ export class Cooker {
   }
 
   /** The type a variable takes from its first assignment. */
-  private implicitType(rhs: Expr, loc: SourceLocation): CType {
+  private implicitType(rhs: Expr, loc: Loc): CType {
     const t = rhs.type!;
     if (rhs.k === 'agg') fail('D_OP_DYN', loc, '=');
     if (isVoid(t)) fail('D_OP_VFPTR', loc, '=');
@@ -801,7 +801,7 @@ export class Cooker {
   }
 
   /** Type of args[N] for the clause's probes (dt_idcook_args): the translated type when the probes translate it, else the native one. */
-  private argType(idx: Expr, cs: CookScope, loc: SourceLocation): CType | undefined {
+  private argType(idx: Expr, cs: CookScope, loc: Loc): CType | undefined {
     const clause = cs.clause;
     if (clause === undefined || clause.matched.length === 0) return undefined;
     if (idx.constValue === undefined) return undefined;

@@ -23,7 +23,7 @@ import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types'
 import type { Expr, VariableInfo } from '../ast.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, functionKindName } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
-import { type SourceLocation, fail } from '../diagnostics.js';
+import { type Loc, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion, isVoid } from '../dtypes.js';
 import type { IrVariable } from '../ir.js';
 import type { DifAssembler } from '../assembler.js';
@@ -86,7 +86,7 @@ class DifoBuilder {
 
   constructor(
     readonly ctx: CompileContext,
-    readonly loc: SourceLocation,
+    readonly loc: Loc,
   ) {
     this.asm = ctx.difAssembler;
     this.asm.reset();
@@ -870,7 +870,7 @@ function compileDifo(ctx: CompileContext, e: Expr, rtypeOverride?: DifType): Dif
   return b.finish(rtypeOverride ?? difTypeOf(ctx, e.type));
 }
 
-function constDifo(ctx: CompileContext, value: bigint, loc: SourceLocation): Difo {
+function constDifo(ctx: CompileContext, value: bigint, loc: Loc): Difo {
   return compileDifo(ctx, { k: 'int', value, suffix: '', decimal: true, loc, type: ctx.env.int, constValue: value, ref: undefined, lvalue: undefined });
 }
 

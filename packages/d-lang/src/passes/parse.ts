@@ -1,6 +1,5 @@
 // Pass: parse the (preprocessed) text into the AST. Knows the typedef names
 // of every dictionary so that `uint64_t x;` reads as a declaration.
-import { parseProgram } from '../parser.js';
 import type { Pass } from './pass.js';
 
 export const parsePass: Pass = {
@@ -8,8 +7,6 @@ export const parsePass: Pass = {
   reads: 'text, type dictionaries',
   writes: 'ast',
   run(ctx) {
-    ctx.ast = parseProgram(ctx.text, {
-      isTypedefName: (name) => !name.includes(' ') && ctx.env.lookup(name) !== undefined,
-    });
+    ctx.ast = ctx.parse(ctx.text);
   },
 };

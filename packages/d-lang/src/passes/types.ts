@@ -6,7 +6,7 @@ import { type CType, resolveType } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr } from '../ast.js';
 import { BUILTIN_FUNCTIONS, functionKindName } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
-import { CompileError, type SourceLocation, fail } from '../diagnostics.js';
+import { CompileError, type Loc, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
 import { type CookScope, Cooker, dtypeName } from '../semantics.js';
 import type { Pass } from './pass.js';
@@ -96,7 +96,7 @@ class ClauseTyper {
     this.clause.cooked = predicate !== undefined ? { predicate, statements: exact } : { statements: exact };
   }
 
-  private statement(e: Expr, loc: SourceLocation): CookedStatement {
+  private statement(e: Expr, loc: Loc): CookedStatement {
     if (e.k === 'agg' || (e.k === 'index' && e.base.k === 'agg')) {
       fail('D_AGG_NULL', e.loc, e.k === 'agg' ? e.name : (e.base as Expr & { k: 'agg' }).name);
     }
@@ -167,7 +167,7 @@ class ClauseTyper {
     return { ...a, type: this.ctx.env.int64, ref: { kind: 'aggregation', aggregation: info } };
   }
 
-  private printfArgs(fname: string, args: Expr[], loc: SourceLocation, allowAgg: boolean): Expr[] {
+  private printfArgs(fname: string, args: Expr[], loc: Loc, allowAgg: boolean): Expr[] {
     const fmtArg = args[0]!;
     if (fmtArg.k !== 'string') fail('D_PRINTF_ARG_FMT', fmtArg.loc, fname);
     const fmt = fmtArg.value;
@@ -283,7 +283,7 @@ class ClauseTyper {
     return this.cook(k);
   }
 
-  private action(name: string, e: Expr & { k: 'call' }, loc: SourceLocation): CookedStatement {
+  private action(name: string, e: Expr & { k: 'call' }, loc: Loc): CookedStatement {
     const fn = BUILTIN_FUNCTIONS.get(name)!;
     if (fn.kind !== 'action') throw new Error('not an action');
     const raw = e.args;
