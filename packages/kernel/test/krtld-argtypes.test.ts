@@ -118,9 +118,10 @@ describe.each(ISAS)('argument types on the committed %s images', (isa) => {
     expect(typesOf(r.sites, 'proc', 'signal-send')).toEqual(['struct task_struct *', 'int']);
     expect(typesOf(r.sites, 'sched', 'on-cpu')).toEqual([]);
     expect(typesOf(r.sites, 'sched', 'off-cpu')).toEqual(['struct task_struct *']);
-    expect(typesOf(r.sites, 'sched', 'enqueue')).toEqual(['struct task_struct *', 'int']);
-    expect(typesOf(r.sites, 'io', 'start')).toEqual(['struct file *', 'size_t', 'int']);
-    expect(typesOf(r.sites, 'io', 'done')).toEqual(['struct file *', 'ssize_t', 'int']);
+    expect(typesOf(r.sites, 'sched', 'enqueue')).toEqual(['struct task_struct *', 'struct run_queue *', 'int']);
+    expect(typesOf(r.sites, 'sched', 'dequeue')).toEqual(['struct task_struct *', 'struct run_queue *']);
+    expect(typesOf(r.sites, 'io', 'start')).toEqual(['struct io_buf *']);
+    expect(typesOf(r.sites, 'io', 'done')).toEqual(['struct io_buf *']);
     expect(typesOf(r.sites, 'sdt', 'syscall-entry')).toEqual(['unsigned long', 'const char *']);
     expect(typesOf(r.sites, 'sdt', 'syscall-return')).toEqual(['unsigned long', 'const char *', 'long']);
     expect(typesOf(r.sites, 'sdt', 'file-write-start')).toEqual(['int', 'const void *', 'size_t']);

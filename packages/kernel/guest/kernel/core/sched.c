@@ -16,9 +16,8 @@
 
 struct cpu_info cpu_infos[NR_CPUS];
 unsigned nr_cpus_online;
-static LIST_HEAD(run_queue);
+static struct run_queue run_queue = { LIST_HEAD_INIT(run_queue.rq_tasks), 0, NULL };
 static LIST_HEAD(sleepers);
-static unsigned long nr_running;
 
 struct task_struct *get_current(void)
 {
@@ -34,16 +33,17 @@ void enqueue_task(struct task_struct *t)
 {
 	if (t->is_idle)
 		return;
-	DTRACE_SCHED2(enqueue, struct task_struct *, t, int, t->last_cpu);
-	list_add_tail(&t->run_list, &run_queue);
-	nr_running++;
+	/* The last argument says whether t goes to the front (never here). */
+	DTRACE_SCHED3(enqueue, struct task_struct *, t, struct run_queue *, &run_queue, int, 0);
+	list_add_tail(&t->run_list, &run_queue.rq_tasks);
+	run_queue.rq_nr_running++;
 }
 
 void dequeue_task(struct task_struct *t)
 {
-	DTRACE_SCHED2(dequeue, struct task_struct *, t, int, t->last_cpu);
+	DTRACE_SCHED2(dequeue, struct task_struct *, t, struct run_queue *, &run_queue);
 	list_del(&t->run_list);
-	nr_running--;
+	run_queue.rq_nr_running--;
 }
 
 static bool task_on_run_queue(struct task_struct *t)
@@ -93,7 +93,7 @@ static struct task_struct *pick_next_task(struct task_struct *idle)
 {
 	struct list_head *pos;
 
-	list_for_each(pos, &run_queue) {
+	list_for_each(pos, &run_queue.rq_tasks) {
 		struct task_struct *t = list_entry(pos, struct task_struct, run_list);
 
 		if (t->on_cpu < 0) {
@@ -167,7 +167,7 @@ void scheduler_tick(void)
 	struct task_struct *t = current;
 
 	if (t->is_idle) {
-		if (nr_running > 0)
+		if (run_queue.rq_nr_running > 0)
 			t->need_resched = true;
 		return;
 	}
@@ -247,7 +247,7 @@ void sched_init_cpu(unsigned cpu)
 __noreturn void cpu_idle(void)
 {
 	for (;;) {
-		if (current->need_resched || nr_running > 0)
+		if (current->need_resched || run_queue.rq_nr_running > 0)
 			schedule();
 		unlock_kernel();
 		arch_wait_for_interrupt();

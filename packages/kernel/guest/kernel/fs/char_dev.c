@@ -46,6 +46,13 @@ const struct file_operations *chrdev_lookup(dev_t dev)
 	return major < MAX_CHRDEV ? chrdevs[major].fops : NULL;
 }
 
+const char *chrdev_name(dev_t dev)
+{
+	unsigned major = MAJOR(dev);
+
+	return major < MAX_CHRDEV && chrdevs[major].name ? chrdevs[major].name : "chrdev";
+}
+
 int devfs_create(const char *name, dev_t dev, mode_t mode)
 {
 	char path[64];

@@ -32,6 +32,7 @@ void fput(struct file *file)
 	if (file->f_op && file->f_op->release)
 		file->f_op->release(file->f_inode, file);
 	iput(file->f_inode);
+	kfree(file->f_path);
 	kfree(file);
 }
 

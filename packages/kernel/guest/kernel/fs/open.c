@@ -18,6 +18,24 @@ static long get_user_path(char *dst, long upath)
 	return 0;
 }
 
+/* The path a file is opened by, made absolute (a relative one joined to the
+ * cwd), kept in the file for the io provider's fileinfo_t; NULL when out of
+ * memory (the file works the same without it). */
+static char *file_path(const char *path)
+{
+	const char *cwd = path[0] == '/' || !current->fs ? "" : current->fs->cwd_path;
+	size_t nc = strlen(cwd), np = strlen(path), n = nc;
+	char *p = kmalloc(nc + 1 + np + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, cwd, nc);
+	if (nc > 0 && cwd[nc - 1] != '/')
+		p[n++] = '/';
+	memcpy(p + n, path, np + 1);
+	return p;
+}
+
 struct file *filp_open(const char *path, unsigned flags, mode_t mode, int *err)
 {
 	struct inode *inode = path_lookup(path, err);
@@ -55,6 +73,7 @@ struct file *filp_open(const char *path, unsigned flags, mode_t mode, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
+	file->f_path = file_path(path);
 	if (fop && fop->open) {
 		*err = fop->open(inode, file);
 		if (*err < 0) {

@@ -8,31 +8,60 @@
 #include <kernel/sdt.h>
 #include <kernel/syscall.h>
 
+/* The io provider's description of a transfer about to start. */
+static void io_start(struct io_buf *bp, int flags, struct file *file, char *ubuf, size_t n, off_t *pos)
+{
+	struct inode *inode = file->f_inode;
+
+	bp->b_flags = flags;
+	bp->b_bcount = n;
+	bp->b_resid = n;
+	bp->b_error = 0;
+	bp->b_addr = ubuf;
+	bp->b_offset = pos ? *pos : file->f_pos;
+	bp->b_edev = S_ISCHR(inode->i_mode) ? inode->i_rdev : 0;
+	bp->b_devname = S_ISCHR(inode->i_mode) ? chrdev_name(inode->i_rdev) : S_ISFIFO(inode->i_mode) ? "pipe" : "ramfs";
+	bp->b_file = file;
+}
+
+/* ... and its outcome: r bytes transferred, or -errno. */
+static void io_done(struct io_buf *bp, ssize_t r)
+{
+	bp->b_resid = r < 0 ? bp->b_bcount : bp->b_bcount - (size_t)r;
+	bp->b_error = r < 0 ? (int)-r : 0;
+}
+
 ssize_t vfs_read(struct file *file, char *ubuf, size_t n, off_t *pos)
 {
+	struct io_buf bp;
 	ssize_t r;
 
 	if ((file->f_flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
 	if (!file->f_op || !file->f_op->read)
 		return -EINVAL;
-	DTRACE_IO3(start, struct file *, file, size_t, n, int, 0);
+	io_start(&bp, B_READ, file, ubuf, n, pos);
+	DTRACE_IO1(start, struct io_buf *, &bp);
 	r = file->f_op->read(file, ubuf, n, pos);
-	DTRACE_IO3(done, struct file *, file, ssize_t, r, int, 0);
+	io_done(&bp, r);
+	DTRACE_IO1(done, struct io_buf *, &bp);
 	return r;
 }
 
 ssize_t vfs_write(struct file *file, const char *ubuf, size_t n, off_t *pos)
 {
+	struct io_buf bp;
 	ssize_t r;
 
 	if ((file->f_flags & O_ACCMODE) == O_RDONLY)
 		return -EBADF;
 	if (!file->f_op || !file->f_op->write)
 		return -EINVAL;
-	DTRACE_IO3(start, struct file *, file, size_t, n, int, 1);
+	io_start(&bp, B_WRITE, file, (char *)ubuf, n, pos);
+	DTRACE_IO1(start, struct io_buf *, &bp);
 	r = file->f_op->write(file, ubuf, n, pos);
-	DTRACE_IO3(done, struct file *, file, ssize_t, r, int, 1);
+	io_done(&bp, r);
+	DTRACE_IO1(done, struct io_buf *, &bp);
 	return r;
 }
 

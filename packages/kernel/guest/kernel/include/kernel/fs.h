@@ -49,6 +49,24 @@ struct file {
 	struct inode *f_inode;
 	const struct file_operations *f_op;
 	void *private_data;
+	char *f_path;                    /* path it was opened by (absolute, as
+					    given: not cleaned); NULL for pipes */
+};
+
+/* One transfer as the io provider's start and done sites describe it
+ * (illumos's buf_t): what was asked for, what came of it, and where. */
+#define B_READ  0x0040
+#define B_WRITE 0x0100
+struct io_buf {
+	int b_flags;                     /* B_READ or B_WRITE */
+	size_t b_bcount;                 /* bytes asked for */
+	size_t b_resid;                  /* bytes not transferred (at done) */
+	int b_error;                     /* errno at done, 0 if none */
+	char *b_addr;                    /* the user buffer */
+	off_t b_offset;                  /* file offset at start */
+	dev_t b_edev;                    /* the character device, 0 if none */
+	const char *b_devname;           /* its driver, "ramfs" or "pipe" */
+	struct file *b_file;
 };
 
 struct files_struct {
@@ -112,6 +130,7 @@ int ramfs_resize(struct inode *inode, size_t size);
 int register_chrdev(unsigned major, const char *name, const struct file_operations *fops);
 int unregister_chrdev(unsigned major, const char *name);
 const struct file_operations *chrdev_lookup(dev_t dev);
+const char *chrdev_name(dev_t dev);
 int devfs_create(const char *name, dev_t dev, mode_t mode);
 int devfs_remove(const char *name);
 #define MKDEV(ma, mi) (((ma) << 8) | (mi))

@@ -84,6 +84,15 @@ struct cpu_info {
 	bool online;
 };
 
+/* A run queue (illumos's disp_t): the tasks waiting for a CPU. This kernel
+ * has one, shared by every CPU, so no CPU owns it (rq_cpu is NULL). The
+ * sched provider's enqueue and dequeue sites pass it. */
+struct run_queue {
+	struct list_head rq_tasks;
+	unsigned long rq_nr_running;
+	struct cpu_info *rq_cpu;
+};
+
 extern struct cpu_info cpu_infos[NR_CPUS];
 extern unsigned nr_cpus_online;
 struct task_struct *get_current(void);

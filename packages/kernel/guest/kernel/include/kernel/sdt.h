@@ -63,6 +63,8 @@
 #define DTRACE_SCHED(name) DTRACE_PROBE(__sched_##name)
 #define DTRACE_SCHED1(name, t1, a1) DTRACE_PROBE1(__sched_##name, t1, a1)
 #define DTRACE_SCHED2(name, t1, a1, t2, a2) DTRACE_PROBE2(__sched_##name, t1, a1, t2, a2)
+#define DTRACE_SCHED3(name, t1, a1, t2, a2, t3, a3) \
+	DTRACE_PROBE3(__sched_##name, t1, a1, t2, a2, t3, a3)
 #define DTRACE_IO1(name, t1, a1) DTRACE_PROBE1(__io_##name, t1, a1)
 #define DTRACE_IO2(name, t1, a1, t2, a2) DTRACE_PROBE2(__io_##name, t1, a1, t2, a2)
 #define DTRACE_IO3(name, t1, a1, t2, a2, t3, a3) DTRACE_PROBE3(__io_##name, t1, a1, t2, a2, t3, a3)
