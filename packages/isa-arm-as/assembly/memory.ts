@@ -19,29 +19,32 @@ declare function mmioWrite(cpu: i32, paddr: i32, size: i32, value: i32): void;
 
 // Fixed addresses make the hottest accesses constant-offset loads:
 //   [0, 1 MiB)   static data of the module (checked in configureMemory)
-//   [1, 2 MiB)   decoded-instruction cache
-//   [2 MiB, ...) guest RAM, then the CPUs' state home blocks and TLBs
+//   [1, 3 MiB)   decoded-instruction cache
+//   [3 MiB, ...) guest RAM, then the CPUs' state home blocks and TLBs
 export const DECODE_BASE: usize = 0x100000;
 /** Guest physical address 0 in linear memory. */
-export const ramBase: usize = 0x200000;
+export const ramBase: usize = 0x300000;
 export let ramSize: u32 = 0;
 
-// Decoded-instruction cache, direct mapped by physical address. Entry (16 bytes):
-//   tag = paddr | 1 when valid, the word, the handler's function-table index, the Op id.
+// Decoded-instruction cache, direct mapped by physical address. Entry (32 bytes):
+//   +0 tag = paddr | 1 when valid, +4 the word, +8 the handler's function-table
+//   index, +12 the Op id | run-loop class << 30, +16 the pre-decoded record of
+//   a specialised form (assembly/fast.ts: kind, register offsets, immediate).
 export const DECODE_ENTRIES: u32 = 1 << 16;
-export const DECODE_ENTRY_SIZE: u32 = 16;
+export const DECODE_ENTRY_SIZE: u32 = 32;
+export const DECODE_SHIFT: u32 = 5;
 export const decodeTags: usize = DECODE_BASE;
 
 // TLB: direct mapped by virtual page, per CPU. Entry: tag (vpn << 12 | valid), page base, permissions.
 export const TLB_ENTRIES: u32 = 256;
-const TLB_ENTRY_SIZE: u32 = 12;
+const TLB_ENTRY_SIZE: u32 = 16;
 export let tlbBase: usize = 0;
 
 // Permission bits cached in a TLB entry.
-const P_PRIV_R: u32 = 1;
-const P_PRIV_W: u32 = 2;
-const P_USER_R: u32 = 4;
-const P_USER_W: u32 = 8;
+export const P_PRIV_R: u32 = 1;
+export const P_PRIV_W: u32 = 2;
+export const P_USER_R: u32 = 4;
+export const P_USER_W: u32 = 8;
 const P_PRIV_X: u32 = 16;
 const P_USER_X: u32 = 32;
 
@@ -95,7 +98,7 @@ export function configureMemory(cpus: u32, bytes: u32): i32 {
 
 /** Invalidates decoded instructions covering [paddr, paddr + len). Exact: called for every write. */
 @inline export function invalidateCodeWord(paddr: u32): void {
-  const idx = usize((paddr >>> 2) & (DECODE_ENTRIES - 1)) << 4;
+  const idx = usize((paddr >>> 2) & (DECODE_ENTRIES - 1)) << DECODE_SHIFT;
   if (load<u32>(decodeTags + idx) == ((paddr & ~3) | 1)) store<u32>(decodeTags + idx, 0);
 }
 
@@ -129,6 +132,27 @@ export function tlbFlushPage(va: u32): void {
 
 @inline function cpuIndex(): u32 {
   return st(CPU_ID);
+}
+
+/** The current CPU's first TLB entry. */
+@inline export function cpuTlb(): usize {
+  return tlbBase + usize(st(CPU_ID) * TLB_ENTRIES) * TLB_ENTRY_SIZE;
+}
+
+/**
+ * The run loop's inline access path: the linear-memory address of a
+ * `size`-byte access at `va` when it is plain RAM that needs no walk (MMU
+ * off, or a TLB hit in `tlb` granting `need` on a RAM page without crossing
+ * it), else 0 (the caller takes the full path, which also reports faults).
+ */
+@inline export function ramAccess(va: u32, size: u32, mmu: bool, tlb: usize, need: u32): usize {
+  if (!mmu) return u64(va) + u64(size) <= u64(ramSize) ? ramBase + usize(va) : 0;
+  if ((va & 0xfff) > 0x1000 - size) return 0;
+  const e = tlb + (usize((va >>> 12) & (TLB_ENTRIES - 1)) << 4);
+  if (load<u32>(e) != ((va & 0xfffff000) | 1)) return 0;
+  const page = load<u32>(e, 4);
+  if ((load<u32>(e, 8) & need) == 0 || (page | 0xfff) >= ramSize) return 0;
+  return ramBase + usize(page | (va & 0xfff));
 }
 
 @inline function tlbEntry(va: u32): usize {

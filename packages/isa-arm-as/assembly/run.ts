@@ -4,12 +4,20 @@
 // (ARM ARM B1.8), interrupts, and the displaced-execution primitive.
 import {
   S, selectCpu, reg, setRegRaw, st, setSt, cpuCount, readCpsr, writeCpsr, changeMode, currentMode, spsrOf,
-  MODE_SVC, MODE_UND, MODE_ABT, MODE_IRQ, MODE_FIQ, PSR_I, PSR_F, PSR_A, PSR_T, PSR_E, CPSR_CTL,
+  MODE_USR, MODE_SVC, FLAG_N, FLAG_Z, FLAG_C, FLAG_V, MODE_UND, MODE_ABT, MODE_IRQ, MODE_FIQ, PSR_I, PSR_F, PSR_A, PSR_T, PSR_E, CPSR_CTL,
   CP15_SCTLR, CP15_VBAR, CP15_DFSR, CP15_DFAR, CP15_IFSR, CP15_IFAR, RETIRED, STOP_REASON, STOP_PC, STOP_WORD,
   FAULT_ADDR, FAULT_STATUS, IRQ_LINE, FIQ_LINE, WAITING, STOP_MASK, PENDING_EXC, CPU_ID, EXCL_OPEN, STATE_SIZE, statesBase,
   fetchValid, setFetchValid, setRunning, stateBlock, setLiveDone, stopRequested, setStopRequested, isRunning,
 } from './state';
-import { translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, configureMemory, tlbFlush } from './memory';
+import {
+  translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, DECODE_SHIFT, configureMemory, tlbFlush,
+  cpuTlb, ramAccess, invalidateCodeWord, P_PRIV_R, P_PRIV_W, P_USER_R, P_USER_W,
+} from './memory';
+import {
+  fastRecord, K_MOV_I, K_ADD_I, K_RSB_I, K_AND_I, K_ORR_I, K_EOR_I, K_MOV_R, K_MVN_R, K_ADD_R, K_SUB_R, K_RSB_R, K_AND_R, K_ORR_R,
+  K_EOR_R, K_BIC_R, K_MOVT, K_CMP_I, K_CMN_I, K_CMP_R, K_CMN_R, K_TST_I, K_TST_R, K_ADDS_I, K_SUBS_I, K_ADDS_R, K_SUBS_R, K_MUL, K_MLA,
+  K_UXTB, K_UXTH, K_SXTB, K_SXTH, K_LDR_I, K_STR_I, K_LDRB_I, K_STRB_I, K_LDR_R, K_STR_R, K_LDRB_R, K_STRB_R, K_B, K_BL, K_BX,
+} from './fast';
 import {
   beginInstruction, clearRaised, conditionPassed, curPc, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
   EXC_BKPT, EXC_DTRACE, EXC_WFI, DTRACE_BREAKPOINT,
@@ -142,20 +150,61 @@ function stopWith(exc: u32, pc: u32, word: u32): u32 {
 }
 
 /**
- * Fetch and decode through the cache. Returns the cache entry's address:
- * +4 the word, +8 the handler's table index.
+ * Fills the decode-cache entry for the instruction at `pa`: +0 tag, +4 the
+ * word, +8 the handler's table index, +12 the Op id and run-loop class,
+ * +16 the specialised record (assembly/fast.ts).
  */
-@inline function fetchDecode(pa: u32): usize {
-  const entry = decodeTags + (usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << 4);
-  if (load<u32>(entry) != (pa | 1)) {
-    const word = load<u32>(ramBase + usize(pa));
-    const op = decodeA32(word);
-    store<u32>(entry, pa | 1);
-    store<u32>(entry, word, 4);
-    store<u32>(entry, handlerIndex(op), 8);
-    store<u32>(entry, op | (shortPathClass(op, word) << 30), 12);
+function decodeInto(entry: usize, pa: u32): void {
+  const word = load<u32>(ramBase + usize(pa));
+  const op = decodeA32(word);
+  store<u32>(entry, pa | 1);
+  store<u32>(entry, word, 4);
+  store<u32>(entry, handlerIndex(op), 8);
+  store<u32>(entry, op | (shortPathClass(op, word) << 30), 12);
+  fastRecord(op, word, entry + 16);
+}
+
+// Register access by state-block byte offset (the specialised records hold offsets).
+@inline function rOff(off: usize): u32 {
+  return load<u32>(S + off);
+}
+@inline function setROff(off: usize, v: u32): void {
+  store<u32>(S + off, v);
+}
+
+/** A register offset of a load/store: shifted, and negated when the record's extra has 0x80 (U = 0). */
+@inline function offsetOf(v: u32, extra: u32): u32 {
+  const o = shifted(v, extra & 0x7f);
+  return (extra & 0x80) != 0 ? 0 - o : o;
+}
+
+/** A register operand's immediate shift without carry out (record form: type | imm5 << 2). */
+@inline function shifted(v: u32, sh: u32): u32 {
+  if (sh == 0) return v;
+  const amount = sh >>> 2;
+  switch (sh & 3) {
+    case 0: return v << amount;
+    case 1: return amount == 0 ? 0 : v >>> amount;
+    case 2: return u32(i32(v) >> (amount == 0 ? 31 : amount));
+    default: return amount == 0 ? (st(FLAG_C) << 31) | (v >>> 1) : rotr<u32>(v, amount);
   }
-  return entry;
+}
+
+@inline function setNZ(r: u32): void {
+  setSt(FLAG_N, r >>> 31);
+  setSt(FLAG_Z, u32(r == 0));
+}
+/** Flags of a - b (SUB, CMP). */
+@inline function subFlags(a: u32, b: u32, r: u32): void {
+  setNZ(r);
+  setSt(FLAG_C, u32(a >= b));
+  setSt(FLAG_V, ((a ^ b) & (a ^ r)) >>> 31);
+}
+/** Flags of a + b (ADD, CMN). */
+@inline function addFlags(a: u32, b: u32, r: u32): void {
+  setNZ(r);
+  setSt(FLAG_C, u32(r < a));
+  setSt(FLAG_V, (~(a ^ b) & (a ^ r)) >>> 31);
 }
 
 /** Executes one decoded instruction at pc; returns a stop reason or 0. */
@@ -245,11 +294,28 @@ export function run(cpu: u32, budget: u32): u32 {
   let checkSlow = true;
   let pageVa: u32 = 1; // not page aligned: no cached page yet
   let pagePa: u32 = 0;
+  // What the inline loads and stores depend on (translation on, alignment
+  // checking, the permission a user or privileged access needs); only the
+  // full paths change it, and each of them sets checkSlow.
+  let mmu = false;
+  let alignCheck = false;
+  let needR: u32 = 0;
+  let needW: u32 = 0;
+  const tlb = cpuTlb();
+  // The current instruction's physical address and decode-cache entry.
+  let pa: u32 = 0;
+  let entry: usize = 0;
   while (done < budget) {
     if (checkSlow) {
       checkSlow = false;
       if (stopRequested) break; // the host asked from a device access (power-off)
       if (!fetchValid) pageVa = 1;
+      const sctlr = st(CP15_SCTLR);
+      mmu = (sctlr & 1) != 0;
+      alignCheck = (sctlr & 2) != 0;
+      const user = currentMode() == MODE_USR;
+      needR = user ? P_USER_R : P_PRIV_R;
+      needW = user ? P_USER_W : P_PRIV_W;
       const lines = st(IRQ_LINE) | st(FIQ_LINE);
       if (lines) {
         const ctl = st(CPSR_CTL);
@@ -264,9 +330,9 @@ export function run(cpu: u32, budget: u32): u32 {
         }
       }
     }
-    let pa: u32;
     if (((pc ^ pageVa) & 0xfffff003) == 0) {
       pa = pagePa | (pc & 0xfff);
+      entry = decodeTags + (usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << DECODE_SHIFT);
     } else {
       setRegRaw(15, pc);
       checkSlow = true;
@@ -303,9 +369,164 @@ export function run(cpu: u32, budget: u32): u32 {
         pagePa = pa & 0xfffff000;
         setFetchValid();
       } else pageVa = 1;
+      entry = decodeTags + (usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << DECODE_SHIFT);
     }
-    const entry = fetchDecode(pa);
+    if (load<u32>(entry) != (pa | 1)) decodeInto(entry, pa);
     const word = load<u32>(entry, 4);
+    const kind = load<u8>(entry, 16);
+    if (kind != 0) {
+      // Specialised forms, executed inline from the pre-decoded record.
+      const cond = word >>> 28;
+      if (cond < 14 && !conditionPassed(cond)) {
+        pc += 4;
+        done++;
+        continue;
+      }
+      const ra = usize(load<u8>(entry, 17));
+      const rb = usize(load<u8>(entry, 18));
+      const rc = usize(load<u8>(entry, 19));
+      const imm = load<u32>(entry, 20);
+      const extra = load<u32>(entry, 24);
+      let inline = true;
+      switch (kind) {
+        case K_MOV_I: setROff(ra, imm); break;
+        case K_ADD_I: setROff(ra, rOff(rb) + imm); break;
+        case K_RSB_I: setROff(ra, imm - rOff(rb)); break;
+        case K_AND_I: setROff(ra, rOff(rb) & imm); break;
+        case K_ORR_I: setROff(ra, rOff(rb) | imm); break;
+        case K_EOR_I: setROff(ra, rOff(rb) ^ imm); break;
+        case K_MOV_R: setROff(ra, shifted(rOff(rc), extra)); break;
+        case K_MVN_R: setROff(ra, ~shifted(rOff(rc), extra)); break;
+        case K_ADD_R: setROff(ra, rOff(rb) + shifted(rOff(rc), extra)); break;
+        case K_SUB_R: setROff(ra, rOff(rb) - shifted(rOff(rc), extra)); break;
+        case K_RSB_R: setROff(ra, shifted(rOff(rc), extra) - rOff(rb)); break;
+        case K_AND_R: setROff(ra, rOff(rb) & shifted(rOff(rc), extra)); break;
+        case K_ORR_R: setROff(ra, rOff(rb) | shifted(rOff(rc), extra)); break;
+        case K_EOR_R: setROff(ra, rOff(rb) ^ shifted(rOff(rc), extra)); break;
+        case K_BIC_R: setROff(ra, rOff(rb) & ~shifted(rOff(rc), extra)); break;
+        case K_MOVT: setROff(ra, (rOff(ra) & 0xffff) | imm); break;
+        case K_CMP_I: {
+          const x = rOff(rb);
+          subFlags(x, imm, x - imm);
+          break;
+        }
+        case K_CMN_I: {
+          const x = rOff(rb);
+          addFlags(x, imm, x + imm);
+          break;
+        }
+        case K_CMP_R: {
+          const x = rOff(rb);
+          const y = shifted(rOff(rc), extra);
+          subFlags(x, y, x - y);
+          break;
+        }
+        case K_CMN_R: {
+          const x = rOff(rb);
+          const y = shifted(rOff(rc), extra);
+          addFlags(x, y, x + y);
+          break;
+        }
+        case K_TST_I: {
+          setNZ(rOff(rb) & imm);
+          if (extra) setSt(FLAG_C, imm >>> 31);
+          break;
+        }
+        case K_TST_R: setNZ(rOff(rb) & rOff(rc)); break;
+        case K_ADDS_I: {
+          const x = rOff(rb);
+          const r = x + imm;
+          setROff(ra, r);
+          addFlags(x, imm, r);
+          break;
+        }
+        case K_SUBS_I: {
+          const x = rOff(rb);
+          const r = x - imm;
+          setROff(ra, r);
+          subFlags(x, imm, r);
+          break;
+        }
+        case K_ADDS_R: {
+          const x = rOff(rb);
+          const y = shifted(rOff(rc), extra);
+          const r = x + y;
+          setROff(ra, r);
+          addFlags(x, y, r);
+          break;
+        }
+        case K_SUBS_R: {
+          const x = rOff(rb);
+          const y = shifted(rOff(rc), extra);
+          const r = x - y;
+          setROff(ra, r);
+          subFlags(x, y, r);
+          break;
+        }
+        case K_MUL: setROff(ra, rOff(rb) * rOff(rc)); break;
+        case K_MLA: setROff(ra, rOff(rb) * rOff(rc) + rOff(usize(extra))); break;
+        case K_UXTB: setROff(ra, rotr<u32>(rOff(rc), extra) & 0xff); break;
+        case K_UXTH: setROff(ra, rotr<u32>(rOff(rc), extra) & 0xffff); break;
+        case K_SXTB: setROff(ra, u32(i32(i8(rotr<u32>(rOff(rc), extra))))); break;
+        case K_SXTH: setROff(ra, u32(i32(i16(rotr<u32>(rOff(rc), extra))))); break;
+        case K_LDR_I: case K_LDR_R: {
+          const va = rOff(rb) + (kind == K_LDR_I ? imm : offsetOf(rOff(rc), extra));
+          const p = ramAccess(va, 4, mmu, tlb, needR);
+          if (p == 0 || (alignCheck && (va & 3) != 0)) { inline = false; break; }
+          setROff(ra, load<u32>(p));
+          break;
+        }
+        case K_LDRB_I: case K_LDRB_R: {
+          const va = rOff(rb) + (kind == K_LDRB_I ? imm : offsetOf(rOff(rc), extra));
+          const p = ramAccess(va, 1, mmu, tlb, needR);
+          if (p == 0) { inline = false; break; }
+          setROff(ra, load<u8>(p));
+          break;
+        }
+        case K_STR_I: case K_STR_R: {
+          const va = rOff(rb) + (kind == K_STR_I ? imm : offsetOf(rOff(rc), extra));
+          const p = ramAccess(va, 4, mmu, tlb, needW);
+          if (p == 0 || (alignCheck && (va & 3) != 0)) { inline = false; break; }
+          store<u32>(p, rOff(ra));
+          const pa = u32(p - ramBase);
+          invalidateCodeWord(pa);
+          if (pa & 3) invalidateCodeWord(pa + 4);
+          break;
+        }
+        case K_STRB_I: case K_STRB_R: {
+          const va = rOff(rb) + (kind == K_STRB_I ? imm : offsetOf(rOff(rc), extra));
+          const p = ramAccess(va, 1, mmu, tlb, needW);
+          if (p == 0) { inline = false; break; }
+          store<u8>(p, u8(rOff(ra)));
+          invalidateCodeWord(u32(p - ramBase));
+          break;
+        }
+        case K_B: {
+          pc += imm;
+          done++;
+          continue;
+        }
+        case K_BL: {
+          setRegRaw(14, pc + 4);
+          pc += imm;
+          done++;
+          continue;
+        }
+        case K_BX: {
+          const target = rOff(rc);
+          if (target & 1) { inline = false; break; } // to Thumb: the full path changes CPSR.T
+          pc = target & ~3;
+          done++;
+          continue;
+        }
+        default: inline = false;
+      }
+      if (inline) {
+        pc += 4;
+        done++;
+        continue;
+      }
+    }
     const shortClass = load<u32>(entry, 12) >>> 30;
     if (shortClass == 1) {
       // Short path for @pure: no pc, memory or exception bookkeeping.
