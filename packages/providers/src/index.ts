@@ -13,6 +13,7 @@ export * from './core-target.js';
 export * from './machine-target.js';
 export * from './fbt/provider.js';
 export * from './sdt/provider.js';
+export * from './sdt/library.js';
 export * from './kinst/provider.js';
 export * from './kinst/inline.js';
 export { GuestTracer, type GuestTracerOptions, type GuestSessionOptions, type GuestSessionResult } from './guest/session.js';

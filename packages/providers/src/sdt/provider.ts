@@ -7,7 +7,11 @@
 // isa/arm.ts), disabling restores the exact bytes that were there; a firing
 // takes args[0..9] from the argument registers (then the stack) at the site.
 // Argument types come from the C types written at the site (sdt.h records
-// them in .dtrace_argtypes; krtld gives each site its argTypes).
+// them in .dtrace_argtypes; krtld gives each site its argTypes). The proc,
+// sched and io probes' arguments are translated as illumos's sdt_args table
+// describes them: args[N] has a stable type (psinfo_t *, bufinfo_t * ...)
+// translated from the native argument it maps from, by the translators of
+// the guest's D library (library.ts).
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
 import { SDT_NAMED_PROVIDERS, type SdtSite } from '@wdtrace/kernel';
 import { createIsaSupport, type IsaSupport } from '../isa/index.js';
@@ -40,6 +44,54 @@ export interface SdtProbe {
  */
 export function sdtArgTypes(probe: SdtProbe): readonly string[] {
   return probe.sites[0]?.argTypes ?? [];
+}
+
+/** One translated or remapped argument: the stable type and the native argument it comes from. */
+export interface SdtArgMapping {
+  readonly translated?: string;
+  readonly mapping: number;
+}
+
+const LWP = { translated: 'lwpsinfo_t *', mapping: 0 };
+const PS = { translated: 'psinfo_t *', mapping: 0 };
+const IO_ARGS: readonly SdtArgMapping[] = [
+  { translated: 'bufinfo_t *', mapping: 0 },
+  { translated: 'devinfo_t *', mapping: 0 },
+  { translated: 'fileinfo_t *', mapping: 0 },
+];
+
+/**
+ * illumos sdt_args for the probes the guest has, by provider:probe: per
+ * args[N], the translated type and the native argument it is translated
+ * from. Probes not listed keep their native arguments as written at the site.
+ */
+export const SDT_ARG_TABLE: ReadonlyMap<string, readonly SdtArgMapping[]> = new Map([
+  ['sched:wakeup', [LWP, PS]],
+  ['sched:dequeue', [LWP, PS, { translated: 'cpuinfo_t *', mapping: 1 }]],
+  ['sched:enqueue', [LWP, PS, { translated: 'cpuinfo_t *', mapping: 1 }, { mapping: 2 }]],
+  ['sched:off-cpu', [LWP, PS]],
+  ['proc:create', [PS]],
+  ['proc:signal-send', [LWP, PS, { mapping: 1 }]],
+  ['io:start', IO_ARGS],
+  ['io:done', IO_ARGS],
+]);
+
+/**
+ * The description of a probe's args[argno] (sdt_getargdesc): the native type
+ * written at the site, and for the probes of the table the translated type
+ * and the native argument it maps from; undefined past the last argument.
+ */
+export function sdtArgDesc(probe: SdtProbe, argno: number): { native: string; translated?: string; mapping?: number } | undefined {
+  const native = sdtArgTypes(probe);
+  const table = SDT_ARG_TABLE.get(`${probe.provider}:${probe.name}`);
+  if (table === undefined) {
+    const t = native[argno];
+    return t === undefined ? undefined : { native: t };
+  }
+  const a = table[argno];
+  const t = a === undefined ? undefined : native[a.mapping];
+  if (a === undefined || t === undefined) return undefined;
+  return a.translated !== undefined ? { native: t, translated: a.translated, mapping: a.mapping } : { native: t, mapping: a.mapping };
 }
 
 const hex = (v: bigint): string => `0x${v.toString(16)}`;
@@ -93,10 +145,7 @@ export class SdtProvider {
         enable: (_id, arg) => this.enable(arg as SdtProbe),
         disable: (_id, arg) => this.disable(arg as SdtProbe),
         getArgVal: (_id, _arg, argno) => this.current?.[argno] ?? 0n,
-        getArgDesc: (_id, arg, argno) => {
-          const native = sdtArgTypes(arg as SdtProbe)[argno];
-          return native === undefined ? undefined : { native };
-        },
+        getArgDesc: (_id, arg, argno) => sdtArgDesc(arg as SdtProbe, argno),
         destroy: (_id, arg) => this.disable(arg as SdtProbe),
       },
     };
