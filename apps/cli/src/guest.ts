@@ -5,7 +5,7 @@
 import { LoadError, type CompiledProgram, type ConsumerOutput, type DTraceOptions, type JsonRecord, type Probe, type ProbeRegistry, type RecordTypes } from '@wdtrace/dtrace-core';
 import type { TypeDictionary } from '@wdtrace/dtrace-core/types';
 import { dwarfTypeDictionary, type Isa } from '@wdtrace/kernel';
-import { GuestTracer, type GuestSessionResult } from '@wdtrace/providers';
+import { GUEST_D_LIBRARIES, GuestTracer, type GuestSessionResult } from '@wdtrace/providers';
 import { placeProgram } from './run.js';
 
 /** Providers that exist only in a booted guest's kernel. */
@@ -63,18 +63,25 @@ export function guestExpand(guest: Guest, text: string): string[] | undefined {
   }
 }
 
-/** The C types of a probe's args[] as its provider describes them (none: the probe has no typed arguments). */
-export function guestArgTypes(registry: ProbeRegistry, p: Probe): string[] | undefined {
+/**
+ * A probe's args[] as its provider describes them (dtrace_argdesc_t): the
+ * native C type, and for a translated argument the translated type and the
+ * native argument it maps from (none: the probe has no typed arguments).
+ */
+export function guestArgTypes(registry: ProbeRegistry, p: Probe): { native: string; translated?: string; mapping?: number }[] | undefined {
   const ops = registry.provider(p.provider)?.ops;
   if (!ops?.getArgDesc) return undefined;
-  const types: string[] = [];
+  const args: { native: string; translated?: string; mapping?: number }[] = [];
   for (let n = 0; ; n++) {
     const d = ops.getArgDesc(p.id, p.providerArg, n);
     if (!d) break;
-    types.push(d.native);
+    args.push(d);
   }
-  return types;
+  return args;
 }
+
+/** The guest kernel's D libraries (proc.d, sched.d, io.d), compiled with every program that traces the guest. */
+export const guestLibraries = GUEST_D_LIBRARIES;
 
 export async function createGuest(r: GuestRequest, consoleOutput: (bytes: Uint8Array) => void): Promise<Guest> {
   if (r.arch !== undefined && r.arch !== 'x86_64' && r.arch !== 'arm') throw new GuestCliError(`invalid --arch '${r.arch}': expected x86_64 or arm`);

@@ -22,7 +22,7 @@ import {
 import { IdleSession, createIdleRegistry } from '@wdtrace/providers';
 import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
 import { recordTypesOf } from './record-types.js';
-import { GuestCliError, createGuest, guestArgTypes, guestExpand, runGuest, wantsGuest, type GuestRequest } from './guest.js';
+import { GuestCliError, createGuest, guestArgTypes, guestExpand, guestLibraries, runGuest, wantsGuest, type GuestRequest } from './guest.js';
 
 /** -p's argument: a process ID (dtrace(1): "invalid process ID"). */
 function grabPid(text: string): number {
@@ -280,7 +280,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   const registry = guest ? guest.tracer.registry : idle.registry;
   const catalogue = {
     match: (d: { provider: string; module: string; function: string; name: string }) =>
-      registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name, ...(guest ? { argTypes: guestArgTypes(registry, p) } : {}) })),
+      registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name, ...(guest ? { args: guestArgTypes(registry, p) } : {}) })),
     ...(guest ? { expand: (text: string) => guestExpand(guest!, text) } : {}),
   };
   const xOptions: Record<string, string | null> = {};
@@ -295,7 +295,8 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     options: xOptions,
     probes: catalogue,
     // The guest kernel's types (DWARF): typed args[], casts to kernel structures, `kernel globals.
-    ...(guest ? { types: [guest.types()], threadType: 'struct task_struct *' } : {}),
+    // ... and its D libraries: the translators of the proc, sched and io probes' arguments.
+    ...(guest ? { types: [guest.types()], threadType: 'struct task_struct *', libraries: guestLibraries } : {}),
     zdefs: Boolean(o.Z),
     cpp: Boolean(o.C),
     defines: o.D as string[],

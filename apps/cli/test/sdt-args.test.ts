@@ -1,8 +1,9 @@
 // Typed arguments of the guest kernel's static probes from the command line:
-// -lv lists the C types written at the sites, and D's args[N] on sdt, proc,
-// sched and io probes has those types (struct members, integer types, the
-// number of arguments), for the kernel and the hello module, on a booted
-// guest of each ISA.
+// -lv lists the C types written at the sites, or for the proc, sched and io
+// probes the types they are translated to (psinfo_t *, bufinfo_t * ...), and
+// D's args[N] has those types (struct members, integer types, the number of
+// arguments), for the kernel and the hello module, on a booted guest of each
+// ISA.
 import { describe, expect, it } from 'vitest';
 import { wdtrace } from './support.js';
 
@@ -19,8 +20,15 @@ describe.each(['x86_64', 'arm'])('sdt probe arguments on a %s guest', (arch) => 
 
     const ret = await wdtrace('--arch', arch, '-lv', '-n', 'sdt:::syscall-return');
     expect(argumentTypes(ret.stdout)).toBe('\tArgument Types\n\t\targs[0]: unsigned long\n\t\targs[1]: const char *\n\t\targs[2]: long\n\n');
+    // Translated arguments are listed with their translated types, as dtrace -lv shows them.
     const io = await wdtrace('--arch', arch, '-lv', '-n', 'io::vfs_read:start');
-    expect(argumentTypes(io.stdout)).toBe('\tArgument Types\n\t\targs[0]: struct file *\n\t\targs[1]: size_t\n\t\targs[2]: int\n\n');
+    expect(argumentTypes(io.stdout)).toBe('\tArgument Types\n\t\targs[0]: bufinfo_t *\n\t\targs[1]: devinfo_t *\n\t\targs[2]: fileinfo_t *\n\n');
+    const create = await wdtrace('--arch', arch, '-lv', '-n', 'proc:::create');
+    expect(argumentTypes(create.stdout)).toBe('\tArgument Types\n\t\targs[0]: psinfo_t *\n\n');
+    const send = await wdtrace('--arch', arch, '-lv', '-n', 'proc::send_signal:signal-send');
+    expect(argumentTypes(send.stdout)).toBe('\tArgument Types\n\t\targs[0]: lwpsinfo_t *\n\t\targs[1]: psinfo_t *\n\t\targs[2]: int\n\n');
+    const enqueue = await wdtrace('--arch', arch, '-lv', '-n', 'sched::enqueue_task:enqueue');
+    expect(argumentTypes(enqueue.stdout)).toBe('\tArgument Types\n\t\targs[0]: lwpsinfo_t *\n\t\targs[1]: psinfo_t *\n\t\targs[2]: cpuinfo_t *\n\t\targs[3]: int\n\n');
     // A probe without arguments has no types, as before.
     const onCpu = await wdtrace('--arch', arch, '-lv', '-n', 'sched:::on-cpu');
     expect(argumentTypes(onCpu.stdout)).toMatch(/^\tArgument Types\n\t\tNone\n/);
@@ -29,9 +37,9 @@ describe.each(['x86_64', 'arm'])('sdt probe arguments on a %s guest', (arch) => 
   it('types args[]: struct members, integers, and no argument past the last', async () => {
     const r = await wdtrace(
       '--arch', arch, '-q',
-      '-n', 'proc:::create { printf("create pid %d parent %s\\n", args[0]->pid, stringof(args[0]->comm)); }',
+      '-n', 'proc:::create { printf("create pid %d parent %s\\n", args[0]->pr_pid, args[0]->pr_fname); }',
       '-n', 'proc:::exit { printf("exit %d\\n", args[0]); }',
-      '-n', 'io:::start /args[2] == 1 && args[0] != 0/ { @writes[args[1]] = count(); }',
+      '-n', 'io:::start /args[0]->b_flags & B_WRITE && args[2]->fi_fs == "specfs"/ { @writes[args[0]->b_bcount] = count(); }',
       '-c', '/bin/echo hi',
     );
     expect(r.stderr).toBe('');
