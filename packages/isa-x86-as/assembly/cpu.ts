@@ -12,6 +12,7 @@
 // so an instruction that faults leaves the CPU as it was.
 
 import { initCodeCache, noteWrite, pageCount } from './code-cache';
+import { parityFlag } from './flags';
 
 export const REGS: usize = memory.data(16 * 8, 16);
 export const XMM: usize = memory.data(18 * 16, 16); // xmm0-15 + a 32-byte scratch
@@ -77,7 +78,53 @@ export let cpuIndex: i32 = 0;
 
 export function setRip(v: u64): void { rip = v; }
 export function setNextRip(v: u64): void { nextRip = v; }
-export function setFlags(v: u64): void { rflags = (v & 0x3f7fd5) | 2; }
+/** Sets RFLAGS; the arithmetic flags written this way replace any pending lazy ones. */
+export function setFlags(v: u64): void { rflags = (v & 0x3f7fd5) | 2; lazyOp = LAZY_NONE; }
+
+// ---- lazy arithmetic flags ---------------------------------------------------
+// The specialised ALU handlers (exec-fast.ts) do not compute CF/PF/AF/ZF/SF/OF:
+// they record the operation, its operands and result, and the specialised jcc
+// evaluates its condition from them. The arithmetic flags in `rflags` are
+// stale while `lazyOp` != LAZY_NONE; flushFlags() computes them. Lazy state
+// exists only inside the straight-line path of the run loop, which flushes
+// before a generic handler runs and when it leaves; host reads flush too.
+// Operands and result are kept sign-extended from the operation size, which
+// keeps both the unsigned and the signed order of 32-bit values, so the
+// conditions compare them as 64-bit values whatever the size. A logic
+// operation (and, or, xor, test) with result r is recorded as r - 0, which
+// sets every flag as the logic operation does (CF = OF = AF = 0).
+export const LAZY_NONE: u32 = 0;
+export const LAZY_SUB32: u32 = 1;
+export const LAZY_SUB64: u32 = 2;
+export const LAZY_ADD32: u32 = 3;
+export const LAZY_ADD64: u32 = 4;
+export let lazyOp: u32 = LAZY_NONE;
+export let lazyA: u64 = 0;
+export let lazyB: u64 = 0;
+export let lazyR: u64 = 0;
+
+/** Computes the arithmetic flags of the pending lazy operation into rflags. */
+export function flushFlags(): void {
+  const op = lazyOp;
+  if (op == LAZY_NONE) return;
+  const wide = op == LAZY_SUB64 || op == LAZY_ADD64;
+  const m: u64 = wide ? <u64>-1 : 0xffffffff;
+  const sb: u64 = wide ? <u64>0x8000000000000000 : 0x80000000;
+  const a = lazyA & m, b = lazyB & m, r = lazyR & m;
+  let f: u64 = <u64>parityFlag(<u32>r);
+  if (r == 0) f |= ZF;
+  if ((r & sb) != 0) f |= SF;
+  f |= (a ^ b ^ r) & AF;
+  if (op <= LAZY_SUB64) {
+    if (a < b) f |= CF;
+    if (((a ^ b) & (a ^ r) & sb) != 0) f |= OF;
+  } else {
+    if (r < a) f |= CF;
+    if (((a ^ r) & (b ^ r) & sb) != 0) f |= OF;
+  }
+  rflags = (rflags & ~ARITH_FLAGS) | f;
+  lazyOp = LAZY_NONE;
+}
 export function setCpl(v: u32): void { cpl = v; }
 export function setHalted(v: bool): void { halted = v; }
 export function countRetired(): void { retired++; }
@@ -395,6 +442,7 @@ export const CPU_AREA: usize = memory.data(MAX_CPUS * 1024, 16);
 export function cpuSlot(n: i32): usize { return CPU_AREA + (<usize>n << 10); }
 
 export function parkCpu(): void {
+  flushFlags();
   const s = cpuSlot(cpuIndex);
   memory.copy(s, REGS, 128);
   memory.copy(s + 128, XMM, 256);

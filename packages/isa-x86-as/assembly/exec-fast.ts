@@ -8,7 +8,10 @@
 // operation, size and operand form are constants there, so the building
 // blocks below fold to a few loads, the operation, and the flags.
 // They compute exactly what the generic handlers compute (same flag rules).
-import { rflags, setFlags, reg64, setReg64, readV, writeV, faultVector, nextRip, setNextRip, CF, AF, ZF, SF, OF, ARITH_FLAGS } from './cpu';
+import {
+  rflags, setFlags, reg64, setReg64, readV, writeV, faultVector, nextRip, setNextRip, ZF, SF, OF, ARITH_FLAGS,
+  lazyOp, lazyA, lazyB, lazyR, flushFlags, LAZY_NONE, LAZY_SUB32, LAZY_SUB64, LAZY_ADD32, LAZY_ADD64,
+} from './cpu';
 import { dRm, dReg, dImm, dOpReg, dBase, dIndex, dScale, dDisp, dRipRel, dRex } from './insn';
 import { condition, push, imulTo } from './exec';
 import { parityFlag } from './flags';
@@ -26,33 +29,54 @@ import { parityFlag } from './flags';
   return f;
 }
 
+// @ts-ignore: decorator
+@inline function sext(v: u64, size: i32): u64 { return size == 8 ? v : <u64><i64><i32><u32>v; }
+
 /**
  * `op` (0 add 1 or 4 and 5 sub 6 xor 7 cmp 8 test) on `a` and `b` (already
- * `size` bytes, size 4 or 8); sets the arithmetic flags, returns the result.
+ * `size` bytes, size 4 or 8); records the operation for the lazy arithmetic
+ * flags (cpu.ts, flushFlags), returns the result.
  */
 // @ts-ignore: decorator
 @inline export function aluSized(op: u32, size: i32, a: u64, b: u64): u64 {
   const m = maskOf(size);
   let r: u64;
-  let f: u64;
   if (op == 0) {
     r = (a + b) & m;
-    f = szpOf(r, size);
-    if (r < a) f |= CF;
-    if (((a ^ r) & (b ^ r) & signOf(size)) != 0) f |= OF;
-    f |= (a ^ b ^ r) & AF;
+    lazyOp = size == 8 ? LAZY_ADD64 : LAZY_ADD32;
+    lazyA = sext(a, size); lazyB = sext(b, size);
   } else if (op == 5 || op == 7) {
     r = (a - b) & m;
-    f = szpOf(r, size);
-    if (a < b) f |= CF;
-    if (((a ^ b) & (a ^ r) & signOf(size)) != 0) f |= OF;
-    f |= (a ^ b ^ r) & AF;
+    lazyOp = size == 8 ? LAZY_SUB64 : LAZY_SUB32;
+    lazyA = sext(a, size); lazyB = sext(b, size);
   } else {
     r = op == 1 ? a | b : op == 6 ? a ^ b : a & b;
-    f = szpOf(r, size);
+    // flags of r - 0: those of a logic operation
+    lazyOp = size == 8 ? LAZY_SUB64 : LAZY_SUB32;
+    lazyA = sext(r, size); lazyB = 0;
   }
-  setFlags((rflags & ~ARITH_FLAGS) | f);
+  lazyR = sext(r, size);
   return r;
+}
+
+/** Condition `cc` (jcc/setcc numbering) with the flags possibly pending as lazy state. */
+// @ts-ignore: decorator
+@inline function lazyCondition(cc: u32): bool {
+  const op = lazyOp;
+  if (op != LAZY_NONE) {
+    const c = cc >> 1;
+    let r: bool;
+    if (c == 2) r = lazyR == 0; // e
+    else if (c == 4) r = <i64>lazyR < 0; // s
+    else if (op > LAZY_SUB64) { flushFlags(); return condition(cc); }
+    else if (c == 1) r = lazyA < lazyB; // b
+    else if (c == 3) r = lazyA <= lazyB; // be
+    else if (c == 6) r = <i64>lazyA < <i64>lazyB; // l
+    else if (c == 7) r = <i64>lazyA <= <i64>lazyB; // le
+    else { flushFlags(); return condition(cc); } // o, p
+    return (cc & 1) != 0 ? !r : r;
+  }
+  return condition(cc);
 }
 
 /**
@@ -96,7 +120,7 @@ import { parityFlag } from './flags';
 /** jcc with a constant condition code. */
 // @ts-ignore: decorator
 @inline export function jccSized(cc: u32): void {
-  if (condition(cc)) setNextRip(nextRip + <u64>dImm());
+  if (lazyCondition(cc)) setNextRip(nextRip + <u64>dImm());
 }
 
 // 89 / 8B, register and memory forms

@@ -34,7 +34,7 @@ export function xmmOffset(): usize { return cpu.XMM; }
 export function getRipLo(): u32 { return <u32>cpu.rip; }
 export function getRipHi(): u32 { return <u32>(cpu.rip >> 32); }
 export function setRipParts(lo: u32, hi: u32): void { cpu.setRip((<u64>hi << 32) | lo); }
-export function getFlags(): u32 { return <u32>cpu.rflags; }
+export function getFlags(): u32 { cpu.flushFlags(); return <u32>cpu.rflags; }
 export function setFlagsValue(v: u32): void { cpu.setFlags(v); }
 
 /** Runs up to `budget` instructions; returns STOP_*. */

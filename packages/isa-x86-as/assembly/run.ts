@@ -15,7 +15,7 @@ import { cacheEnabled, cacheLookup, cacheClaim } from './code-cache';
 import { saveDecoded } from './decode';
 import { deliverException, interruptShadow, clearInterruptShadow } from './exec-system';
 let clearInterruptShadowAfterNext: bool = false;
-import { rflags, IF, tlbHit } from './cpu';
+import { rflags, IF, tlbHit, flushFlags } from './cpu';
 
 export const STOP_NONE: i32 = -1;
 export const STOP_BUDGET: i32 = 0;
@@ -24,9 +24,16 @@ export const STOP_EXCEPTION: i32 = 2;
 export const STOP_TRIPLE_FAULT: i32 = 3;
 export const STOP_INTERRUPT_WINDOW: i32 = 4;
 
+/**
+ * Set whenever something the run loop checks between instructions changes
+ * from outside an instruction (the host, from a device callback): the
+ * straight-line path of runLoop then returns to those checks.
+ */
+let attention: bool = false;
+
 /** When set, run() stops at the first instruction boundary where interrupts can be taken (IF=1, no STI shadow). */
 export let interruptWindowWanted: bool = false;
-export function requestInterruptWindow(on: bool): void { interruptWindowWanted = on; }
+export function requestInterruptWindow(on: bool): void { interruptWindowWanted = on; attention = true; }
 
 /** Vectors that carry an error code (SDM vol. 3, table 6-1). */
 export function hasErrorCode(v: i32): bool { return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21; }
@@ -35,6 +42,7 @@ export function hasErrorCode(v: i32): bool { return v == 8 || (v >= 10 && v <= 1
 const PENDING: usize = memory.data(32, 16);
 let anyPending: bool = false;
 export function raiseInterrupt(vector: i32): void {
+  attention = true;
   store<u8>(PENDING + ((vector & 255) >> 3), <u8>(<u32>load<u8>(PENDING + ((vector & 255) >> 3)) | (<u32>1 << <u32>(vector & 7))));
   anyPending = true;
 }
@@ -74,7 +82,7 @@ export function clearInterrupts(): void {
 }
 /** Set by the host (e.g. from a device callback): run() returns STOP_BUDGET after the current instruction. */
 export let stopRequested: bool = false;
-export function requestStop(): void { stopRequested = true; }
+export function requestStop(): void { stopRequested = true; attention = true; }
 /** Raises an interrupt on a CPU that is not the running one. */
 export function raiseInterruptOn(n: i32, vector: i32): void {
   const p = cpuSlot(n) + 576 + <usize>((vector & 255) >> 3);
@@ -207,7 +215,8 @@ export function runLoop(budget: i32): i32 {
   stopVector = -1;
   stopError = 0;
   stopRequested = false;
-  for (let i = 0; i < budget; i++) {
+  let i = 0;
+  while (i < budget) {
     // one test for the usual case: nothing pending, nothing asked for
     if ((<i32>stopRequested | <i32>interruptShadow | <i32>interruptWindowWanted | <i32>anyPending | <i32>halted) != 0) {
       if (stopRequested) { stopRequested = false; stopPc = rip; return STOP_BUDGET; }
@@ -222,9 +231,62 @@ export function runLoop(budget: i32): i32 {
       }
       if (halted) { stopPc = rip; return STOP_HALT; }
     }
-    const ok = step();
-    if (clearInterruptShadowAfterNext) { clearInterruptShadowAfterNext = false; clearInterruptShadow(); }
+    attention = false;
+    let ok = true;
+    let slow = true;
+    if (cacheEnabled && !clearInterruptShadowAfterNext) {
+      // Straight-line run of cached instructions with specialised handlers:
+      // one translation per code page instead of one per instruction. It
+      // leaves for the full path at an instruction without a cached
+      // specialised handler (its first run decodes it), at a page change
+      // whose translation misses the TLB, when a device callback asked for
+      // attention (a stop or an interrupt), at a fault, and when the budget
+      // is spent. The handlers it runs change neither paging, privilege nor
+      // interrupt state, so the translation of the page stays valid.
+      let pc = rip;
+      let pa = tlbHit(pc, ACC_EXEC);
+      if (pa != <u64>-1 && pa < ramSize) {
+        while (true) {
+          const e = cacheLookup(pa);
+          if (e == 0) break;
+          const fast = <u32>load<u8>(e, 30);
+          setInsn(e);
+          if (fast == 0) {
+            // the form's generic handler, then back to the checks (it may change anything)
+            flushFlags();
+            ok = execute(pc, <i32>load<u8>(e, 14));
+            if (ok) i++;
+            slow = false;
+            break;
+          }
+          setNextRip(pc + <u64>load<u8>(e, 14));
+          runFast(fast);
+          if (faultVector >= 0) { ok = false; slow = false; break; }
+          const npc = nextRip;
+          setRip(npc);
+          countRetired();
+          i++;
+          if (i >= budget || attention) { slow = false; break; }
+          if (((npc ^ pc) >> 12) == 0) pa += npc - pc;
+          else {
+            pa = tlbHit(npc, ACC_EXEC);
+            if (pa == <u64>-1 || pa >= ramSize) break;
+          }
+          pc = npc;
+        }
+        // lazy flags never outlive the straight-line path
+        flushFlags();
+      }
+    }
+    if (slow) {
+      ok = step();
+      flushFlags();
+      if (clearInterruptShadowAfterNext) { clearInterruptShadowAfterNext = false; clearInterruptShadow(); }
+      if (ok) { i++; continue; }
+    }
     if (!ok) {
+      // a fault uses up one instruction of the budget, delivered or not
+      i++;
       const v = faultVector;
       if (v < 32 && ((autoDeliverMask >> <u32>v) & 1) != 0) {
         const err = faultError;
@@ -239,4 +301,3 @@ export function runLoop(budget: i32): i32 {
   stopPc = rip;
   return STOP_BUDGET;
 }
-

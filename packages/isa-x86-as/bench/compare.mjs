@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// Compares builds of the core in one process: node bench/compare.mjs A.wasm B.wasm ...
+// Runs bench/workload.c on each build in turn (ROUNDS rounds, run() slices of
+// SLICE), REPEAT times, and prints every build's median and best MIPS and its
+// ratio to the first build's median. Interleaving the builds in one process
+// keeps load changes on a shared machine from favouring one of them.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const files = process.argv.slice(2);
+if (files.length === 0) throw new Error('usage: compare.mjs build1.wasm [build2.wasm ...]');
+const ROUNDS = Number(process.env.ROUNDS ?? 8);
+const REPEAT = Number(process.env.REPEAT ?? 8);
+const SLICE = Number(process.env.SLICE ?? 10_000);
+const dir = mkdtempSync(join(tmpdir(), 'x86-compare-'));
+const cflags = ['-O2', '-fno-pic', '-fno-stack-protector', '-fcf-protection=none', '-mno-sse', '-mno-red-zone', '-fno-builtin'];
+execFileSync('clang', ['-c', ...cflags, '-ffreestanding', '-o', join(dir, 'w.o'), join(here, 'workload.c')]);
+execFileSync('clang', ['-c', '-o', join(dir, 'e.o'), join(here, 'guest-entry.s')]);
+execFileSync('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-Ttext=0x100000', '-Tbss=0x400000', '--oformat=binary', '-o', join(dir, 'guest.bin'), join(dir, 'e.o'), join(dir, 'w.o')]);
+const image = readFileSync(join(dir, 'guest.bin'));
+
+const modules = files.map((f) => new WebAssembly.Module(readFileSync(f)));
+const env = { abort() { throw new Error('abort'); }, mmioRead: () => -1, mmioWrite: () => {} };
+
+function once(module) {
+  const core = new WebAssembly.Instance(module, { env }).exports;
+  const RAM = 16 << 20;
+  core.initRam(RAM);
+  const ram = new Uint8Array(core.memory.buffer, core.ramOffset(), RAM);
+  const dv = new DataView(core.memory.buffer, core.ramOffset(), RAM);
+  dv.setBigUint64(0x1000, 0x2003n, true);
+  dv.setBigUint64(0x2000, 0x3003n, true);
+  for (let i = 0; i < 8; i++) dv.setBigUint64(0x3000 + i * 8, BigInt(i) * 0x200000n | 0x83n, true);
+  ram.set(image, 0x100000);
+  core.setControlRegister(3, 0x1000, 0);
+  core.setControlRegister(4, 0x20, 0);
+  core.writeMsr(0xc0000080, 0x500, 0);
+  core.setControlRegister(0, 0x80000001, 0);
+  core.setSegments(0x08, 0x10);
+  const regs = new BigUint64Array(core.memory.buffer, core.regsOffset(), 16);
+  regs[7] = BigInt(ROUNDS);
+  core.setRipParts(0x100000, 0);
+  const t0 = performance.now();
+  let stop;
+  do stop = core.run(SLICE); while (stop === 0);
+  const s = (performance.now() - t0) / 1000;
+  if (stop !== 1) throw new Error(`stopped with ${stop}`);
+  const retired = core.retiredHi() * 2 ** 32 + (core.retiredLo() >>> 0);
+  return { mips: retired / s / 1e6, retired, result: regs[0] };
+}
+
+const results = files.map(() => []);
+let reference;
+for (let r = 0; r < REPEAT; r++) {
+  modules.forEach((m, i) => {
+    const o = once(m);
+    const key = `${o.retired}/${o.result}`;
+    if (reference === undefined) reference = key;
+    else if (key !== reference) throw new Error(`${files[i]}: ${key} differs from ${reference}`);
+    results[i].push(o.mips);
+  });
+}
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const base = median(results[0]);
+files.forEach((f, i) => {
+  const m = median(results[i]);
+  console.log(`${f}: median ${m.toFixed(1)} MIPS, best ${Math.max(...results[i]).toFixed(1)}, x${(m / base).toFixed(2)}`);
+});
