@@ -11,7 +11,7 @@ import {
 } from './state';
 import {
   translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, DECODE_SHIFT, configureMemory, tlbFlush,
-  cpuTlb, ramAccess, invalidateCodeWord, P_PRIV_R, P_PRIV_W, P_USER_R, P_USER_W,
+  cpuTlb, ramAccess as ramAccessIn, invalidateCodeWord, P_PRIV_R, P_PRIV_W, P_USER_R, P_USER_W,
 } from './memory';
 import {
   fastRecord, K_MOV_I, K_ADD_I, K_RSB_I, K_AND_I, K_ORR_I, K_EOR_I, K_MOV_R, K_MVN_R, K_ADD_R, K_SUB_R, K_RSB_R, K_AND_R, K_ORR_R,
@@ -164,6 +164,46 @@ function decodeInto(entry: usize, pa: u32): void {
   fastRecord(op, word, entry + 16);
 }
 
+// Context of the inline loads and stores, set at every instruction boundary
+// the outer loop of run() sees: constant-address loads keep it out of the
+// inner loop's registers.
+const CTX: usize = memory.data(32, 16);
+const CTX_MMU: usize = 0; // SCTLR.M
+const CTX_ALIGN: usize = 4; // 3 with SCTLR.A set, else 0
+const CTX_NEED_R: usize = 8; // TLB permission bit a read needs
+const CTX_NEED_W: usize = 12; // ... and a write
+const CTX_TLB: usize = 16; // the running CPU's TLB
+@inline function alignMask(): u32 {
+  return load<u32>(CTX, CTX_ALIGN);
+}
+@inline function needR(): u32 {
+  return load<u32>(CTX, CTX_NEED_R);
+}
+@inline function needW(): u32 {
+  return load<u32>(CTX, CTX_NEED_W);
+}
+/** ramAccess (assembly/memory.ts) in the current context. */
+@inline function ramAccess(va: u32, size: u32, need: u32): usize {
+  return ramAccessIn(va, size, load<u32>(CTX, CTX_MMU) != 0, usize(load<u32>(CTX, CTX_TLB)), need);
+}
+
+// Fields of a specialised record (assembly/fast.ts), each loaded only by the forms that use it.
+@inline function recA(entry: usize): usize {
+  return usize(load<u8>(entry, 17));
+}
+@inline function recB(entry: usize): usize {
+  return usize(load<u8>(entry, 18));
+}
+@inline function recC(entry: usize): usize {
+  return usize(load<u8>(entry, 19));
+}
+@inline function recImm(entry: usize): u32 {
+  return load<u32>(entry, 20);
+}
+@inline function recExtra(entry: usize): u32 {
+  return load<u32>(entry, 24);
+}
+
 // Register access by state-block byte offset (the specialised records hold offsets).
 @inline function rOff(off: usize): u32 {
   return load<u32>(S + off);
@@ -291,31 +331,30 @@ export function run(cpu: u32, budget: u32): u32 {
   // Interrupts, the fetch page and CPSR.T can change only through the slow
   // path (or the host, between calls), so the short path skips checking them.
   let pc = reg(15);
-  let checkSlow = true;
+  // The inner loop runs while done < limit; limit drops to 0 when the next
+  // instruction boundary needs the checks of the outer loop (after anything
+  // but an inline form), and `exit` ends the run from inside.
+  let limit: u32 = 0;
+  let exit = false;
   let pageVa: u32 = 1; // not page aligned: no cached page yet
   let pagePa: u32 = 0;
-  // What the inline loads and stores depend on (translation on, alignment
-  // checking, the permission a user or privileged access needs); only the
-  // full paths change it, and each of them sets checkSlow.
-  let mmu = false;
-  let alignCheck = false;
-  let needR: u32 = 0;
-  let needW: u32 = 0;
-  const tlb = cpuTlb();
+  store<u32>(CTX, u32(cpuTlb()), CTX_TLB);
   // The current instruction's physical address and decode-cache entry.
   let pa: u32 = 0;
   let entry: usize = 0;
   while (done < budget) {
-    if (checkSlow) {
-      checkSlow = false;
+    {
       if (stopRequested) break; // the host asked from a device access (power-off)
       if (!fetchValid) pageVa = 1;
+      // What the inline loads and stores depend on (translation on, alignment
+      // checking, the permission a user or privileged access needs): only
+      // the full paths change it, and each of them leaves the inner loop.
       const sctlr = st(CP15_SCTLR);
-      mmu = (sctlr & 1) != 0;
-      alignCheck = (sctlr & 2) != 0;
       const user = currentMode() == MODE_USR;
-      needR = user ? P_USER_R : P_PRIV_R;
-      needW = user ? P_USER_W : P_PRIV_W;
+      store<u32>(CTX, sctlr & 1, CTX_MMU);
+      store<u32>(CTX, (sctlr & 2) != 0 ? 3 : 0, CTX_ALIGN);
+      store<u32>(CTX, user ? P_USER_R : P_PRIV_R, CTX_NEED_R);
+      store<u32>(CTX, user ? P_USER_W : P_PRIV_W, CTX_NEED_W);
       const lines = st(IRQ_LINE) | st(FIQ_LINE);
       if (lines) {
         const ctl = st(CPSR_CTL);
@@ -330,15 +369,18 @@ export function run(cpu: u32, budget: u32): u32 {
         }
       }
     }
+    limit = budget;
+    while (done < limit) {
     if (((pc ^ pageVa) & 0xfffff003) == 0) {
       pa = pagePa | (pc & 0xfff);
       entry = decodeTags + (usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << DECODE_SHIFT);
     } else {
       setRegRaw(15, pc);
-      checkSlow = true;
+      limit = 0;
       if (st(CPSR_CTL) & PSR_T) {
         // Thumb state is not implemented yet.
         reason = stopWith(EXC_UNDEF, pc, 0);
+        exit = true;
         break;
       }
       clearAbort();
@@ -346,11 +388,11 @@ export function run(cpu: u32, budget: u32): u32 {
       if (aborted) {
         clearAbort();
         const r = exceptionOrStop(EXC_PABT, pc, 0);
-        if (r != 0) { reason = r; break; }
+        if (r != 0) { reason = r; exit = true; break; }
         pc = reg(15);
         // An exception entry retires nothing; a vector whose fetch aborts
         // too must still hand control back once the budget is spent.
-        if (++stalled >= budget) break;
+        if (++stalled >= budget) { exit = true; break; }
         continue;
       }
       if (pa > ramSize - 4 || ramSize < 4 || (pc & 3) != 0) {
@@ -358,9 +400,9 @@ export function run(cpu: u32, budget: u32): u32 {
         setSt(FAULT_ADDR, pc);
         setSt(FAULT_STATUS, (pc & 3) != 0 ? 0x01 : 0x08);
         const r = exceptionOrStop(EXC_PABT, pc, 0);
-        if (r != 0) { reason = r; break; }
+        if (r != 0) { reason = r; exit = true; break; }
         pc = reg(15);
-        if (++stalled >= budget) break;
+        if (++stalled >= budget) { exit = true; break; }
         continue;
       }
       // Cache the page only when all of it is RAM.
@@ -382,138 +424,133 @@ export function run(cpu: u32, budget: u32): u32 {
         done++;
         continue;
       }
-      const ra = usize(load<u8>(entry, 17));
-      const rb = usize(load<u8>(entry, 18));
-      const rc = usize(load<u8>(entry, 19));
-      const imm = load<u32>(entry, 20);
-      const extra = load<u32>(entry, 24);
       let inline = true;
       switch (kind) {
-        case K_MOV_I: setROff(ra, imm); break;
-        case K_ADD_I: setROff(ra, rOff(rb) + imm); break;
-        case K_RSB_I: setROff(ra, imm - rOff(rb)); break;
-        case K_AND_I: setROff(ra, rOff(rb) & imm); break;
-        case K_ORR_I: setROff(ra, rOff(rb) | imm); break;
-        case K_EOR_I: setROff(ra, rOff(rb) ^ imm); break;
-        case K_MOV_R: setROff(ra, shifted(rOff(rc), extra)); break;
-        case K_MVN_R: setROff(ra, ~shifted(rOff(rc), extra)); break;
-        case K_ADD_R: setROff(ra, rOff(rb) + shifted(rOff(rc), extra)); break;
-        case K_SUB_R: setROff(ra, rOff(rb) - shifted(rOff(rc), extra)); break;
-        case K_RSB_R: setROff(ra, shifted(rOff(rc), extra) - rOff(rb)); break;
-        case K_AND_R: setROff(ra, rOff(rb) & shifted(rOff(rc), extra)); break;
-        case K_ORR_R: setROff(ra, rOff(rb) | shifted(rOff(rc), extra)); break;
-        case K_EOR_R: setROff(ra, rOff(rb) ^ shifted(rOff(rc), extra)); break;
-        case K_BIC_R: setROff(ra, rOff(rb) & ~shifted(rOff(rc), extra)); break;
-        case K_MOVT: setROff(ra, (rOff(ra) & 0xffff) | imm); break;
+        case K_MOV_I: setROff(recA(entry), recImm(entry)); break;
+        case K_ADD_I: setROff(recA(entry), rOff(recB(entry)) + recImm(entry)); break;
+        case K_RSB_I: setROff(recA(entry), recImm(entry) - rOff(recB(entry))); break;
+        case K_AND_I: setROff(recA(entry), rOff(recB(entry)) & recImm(entry)); break;
+        case K_ORR_I: setROff(recA(entry), rOff(recB(entry)) | recImm(entry)); break;
+        case K_EOR_I: setROff(recA(entry), rOff(recB(entry)) ^ recImm(entry)); break;
+        case K_MOV_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry))); break;
+        case K_MVN_R: setROff(recA(entry), ~shifted(rOff(recC(entry)), recExtra(entry))); break;
+        case K_ADD_R: setROff(recA(entry), rOff(recB(entry)) + shifted(rOff(recC(entry)), recExtra(entry))); break;
+        case K_SUB_R: setROff(recA(entry), rOff(recB(entry)) - shifted(rOff(recC(entry)), recExtra(entry))); break;
+        case K_RSB_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry)) - rOff(recB(entry))); break;
+        case K_AND_R: setROff(recA(entry), rOff(recB(entry)) & shifted(rOff(recC(entry)), recExtra(entry))); break;
+        case K_ORR_R: setROff(recA(entry), rOff(recB(entry)) | shifted(rOff(recC(entry)), recExtra(entry))); break;
+        case K_EOR_R: setROff(recA(entry), rOff(recB(entry)) ^ shifted(rOff(recC(entry)), recExtra(entry))); break;
+        case K_BIC_R: setROff(recA(entry), rOff(recB(entry)) & ~shifted(rOff(recC(entry)), recExtra(entry))); break;
+        case K_MOVT: setROff(recA(entry), (rOff(recA(entry)) & 0xffff) | recImm(entry)); break;
         case K_CMP_I: {
-          const x = rOff(rb);
-          subFlags(x, imm, x - imm);
+          const x = rOff(recB(entry));
+          subFlags(x, recImm(entry), x - recImm(entry));
           break;
         }
         case K_CMN_I: {
-          const x = rOff(rb);
-          addFlags(x, imm, x + imm);
+          const x = rOff(recB(entry));
+          addFlags(x, recImm(entry), x + recImm(entry));
           break;
         }
         case K_CMP_R: {
-          const x = rOff(rb);
-          const y = shifted(rOff(rc), extra);
+          const x = rOff(recB(entry));
+          const y = shifted(rOff(recC(entry)), recExtra(entry));
           subFlags(x, y, x - y);
           break;
         }
         case K_CMN_R: {
-          const x = rOff(rb);
-          const y = shifted(rOff(rc), extra);
+          const x = rOff(recB(entry));
+          const y = shifted(rOff(recC(entry)), recExtra(entry));
           addFlags(x, y, x + y);
           break;
         }
         case K_TST_I: {
-          setNZ(rOff(rb) & imm);
-          if (extra) setSt(FLAG_C, imm >>> 31);
+          setNZ(rOff(recB(entry)) & recImm(entry));
+          if (recExtra(entry)) setSt(FLAG_C, recImm(entry) >>> 31);
           break;
         }
-        case K_TST_R: setNZ(rOff(rb) & rOff(rc)); break;
+        case K_TST_R: setNZ(rOff(recB(entry)) & rOff(recC(entry))); break;
         case K_ADDS_I: {
-          const x = rOff(rb);
-          const r = x + imm;
-          setROff(ra, r);
-          addFlags(x, imm, r);
+          const x = rOff(recB(entry));
+          const r = x + recImm(entry);
+          setROff(recA(entry), r);
+          addFlags(x, recImm(entry), r);
           break;
         }
         case K_SUBS_I: {
-          const x = rOff(rb);
-          const r = x - imm;
-          setROff(ra, r);
-          subFlags(x, imm, r);
+          const x = rOff(recB(entry));
+          const r = x - recImm(entry);
+          setROff(recA(entry), r);
+          subFlags(x, recImm(entry), r);
           break;
         }
         case K_ADDS_R: {
-          const x = rOff(rb);
-          const y = shifted(rOff(rc), extra);
+          const x = rOff(recB(entry));
+          const y = shifted(rOff(recC(entry)), recExtra(entry));
           const r = x + y;
-          setROff(ra, r);
+          setROff(recA(entry), r);
           addFlags(x, y, r);
           break;
         }
         case K_SUBS_R: {
-          const x = rOff(rb);
-          const y = shifted(rOff(rc), extra);
+          const x = rOff(recB(entry));
+          const y = shifted(rOff(recC(entry)), recExtra(entry));
           const r = x - y;
-          setROff(ra, r);
+          setROff(recA(entry), r);
           subFlags(x, y, r);
           break;
         }
-        case K_MUL: setROff(ra, rOff(rb) * rOff(rc)); break;
-        case K_MLA: setROff(ra, rOff(rb) * rOff(rc) + rOff(usize(extra))); break;
-        case K_UXTB: setROff(ra, rotr<u32>(rOff(rc), extra) & 0xff); break;
-        case K_UXTH: setROff(ra, rotr<u32>(rOff(rc), extra) & 0xffff); break;
-        case K_SXTB: setROff(ra, u32(i32(i8(rotr<u32>(rOff(rc), extra))))); break;
-        case K_SXTH: setROff(ra, u32(i32(i16(rotr<u32>(rOff(rc), extra))))); break;
+        case K_MUL: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry))); break;
+        case K_MLA: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry)) + rOff(usize(recExtra(entry)))); break;
+        case K_UXTB: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xff); break;
+        case K_UXTH: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xffff); break;
+        case K_SXTB: setROff(recA(entry), u32(i32(i8(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); break;
+        case K_SXTH: setROff(recA(entry), u32(i32(i16(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); break;
         case K_LDR_I: case K_LDR_R: {
-          const va = rOff(rb) + (kind == K_LDR_I ? imm : offsetOf(rOff(rc), extra));
-          const p = ramAccess(va, 4, mmu, tlb, needR);
-          if (p == 0 || (alignCheck && (va & 3) != 0)) { inline = false; break; }
-          setROff(ra, load<u32>(p));
+          const va = rOff(recB(entry)) + (kind == K_LDR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+          const p = ramAccess(va, 4, needR());
+          if (p == 0 || (va & alignMask()) != 0) { inline = false; break; }
+          setROff(recA(entry), load<u32>(p));
           break;
         }
         case K_LDRB_I: case K_LDRB_R: {
-          const va = rOff(rb) + (kind == K_LDRB_I ? imm : offsetOf(rOff(rc), extra));
-          const p = ramAccess(va, 1, mmu, tlb, needR);
+          const va = rOff(recB(entry)) + (kind == K_LDRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+          const p = ramAccess(va, 1, needR());
           if (p == 0) { inline = false; break; }
-          setROff(ra, load<u8>(p));
+          setROff(recA(entry), load<u8>(p));
           break;
         }
         case K_STR_I: case K_STR_R: {
-          const va = rOff(rb) + (kind == K_STR_I ? imm : offsetOf(rOff(rc), extra));
-          const p = ramAccess(va, 4, mmu, tlb, needW);
-          if (p == 0 || (alignCheck && (va & 3) != 0)) { inline = false; break; }
-          store<u32>(p, rOff(ra));
+          const va = rOff(recB(entry)) + (kind == K_STR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+          const p = ramAccess(va, 4, needW());
+          if (p == 0 || (va & alignMask()) != 0) { inline = false; break; }
+          store<u32>(p, rOff(recA(entry)));
           const pa = u32(p - ramBase);
           invalidateCodeWord(pa);
           if (pa & 3) invalidateCodeWord(pa + 4);
           break;
         }
         case K_STRB_I: case K_STRB_R: {
-          const va = rOff(rb) + (kind == K_STRB_I ? imm : offsetOf(rOff(rc), extra));
-          const p = ramAccess(va, 1, mmu, tlb, needW);
+          const va = rOff(recB(entry)) + (kind == K_STRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+          const p = ramAccess(va, 1, needW());
           if (p == 0) { inline = false; break; }
-          store<u8>(p, u8(rOff(ra)));
+          store<u8>(p, u8(rOff(recA(entry))));
           invalidateCodeWord(u32(p - ramBase));
           break;
         }
         case K_B: {
-          pc += imm;
+          pc += recImm(entry);
           done++;
           continue;
         }
         case K_BL: {
           setRegRaw(14, pc + 4);
-          pc += imm;
+          pc += recImm(entry);
           done++;
           continue;
         }
         case K_BX: {
-          const target = rOff(rc);
+          const target = rOff(recC(entry));
           if (target & 1) { inline = false; break; } // to Thumb: the full path changes CPSR.T
           pc = target & ~3;
           done++;
@@ -549,15 +586,15 @@ export function run(cpu: u32, budget: u32): u32 {
           const target = reg(word & 15);
           if (target & 1) {
             const r = step(pc, word, load<u32>(entry, 8));
-            if (r != 0) { reason = r; break; }
+            if (r != 0) { reason = r; exit = true; break; }
             pc = reg(15);
-            checkSlow = true;
+            limit = 0;
             done++;
             continue;
           }
           pc = target & ~3;
         }
-        checkSlow = true;
+        limit = 0;
       } else pc += 4;
       done++;
       continue;
@@ -578,12 +615,12 @@ export function run(cpu: u32, budget: u32): u32 {
             clearAbort();
             r = exceptionOrStop(EXC_DABT, pc, word);
           } else r = raisedException(pc, word);
-          if (r != 0) { reason = r; break; }
+          if (r != 0) { reason = r; exit = true; break; }
           pc = reg(15);
-          checkSlow = true;
+          limit = 0;
           continue;
         }
-        checkSlow = true;
+        limit = 0;
       }
       pc += 4;
       done++;
@@ -601,12 +638,12 @@ export function run(cpu: u32, budget: u32): u32 {
           clearAbort();
           setRegRaw(15, pc);
           const r = exceptionOrStop(EXC_DABT, pc, word);
-          if (r != 0) { reason = r; break; }
+          if (r != 0) { reason = r; exit = true; break; }
           pc = reg(15);
-          checkSlow = true;
+          limit = 0;
           continue;
         }
-        checkSlow = true; // a device access may have raised an interrupt line
+        limit = 0; // a device access may have raised an interrupt line
       }
       pc += 4;
       done++;
@@ -616,11 +653,14 @@ export function run(cpu: u32, budget: u32): u32 {
     const r = step(pc, word, load<u32>(entry, 8));
     if (r != 0) {
       reason = r;
+      exit = true;
       break;
     }
     pc = reg(15);
-    checkSlow = true;
+    limit = 0;
     done++;
+    }
+    if (exit) break;
   }
   if (reason == STOP_BUDGET) setRegRaw(15, pc);
   setRunning(false);
