@@ -4,7 +4,7 @@
 // dtrace(1)'s ending — "dtrace: pid N has exited" when the -c command ends.
 import { LoadError, type CompiledProgram, type ConsumerOutput, type DTraceOptions, type JsonRecord, type Probe, type ProbeRegistry, type RecordTypes } from '@wdtrace/dtrace-core';
 import type { TypeDictionary } from '@wdtrace/dtrace-core/types';
-import { dwarfTypeDictionary, type Isa } from '@wdtrace/kernel';
+import { defaultImages, dwarfTypeDictionary, readInitrdEntries, type Isa } from '@wdtrace/kernel';
 import { GUEST_D_LIBRARIES, GuestTracer, type GuestSessionResult } from '@wdtrace/providers';
 import { placeProgram } from './run.js';
 
@@ -83,6 +83,28 @@ export function guestArgTypes(registry: ProbeRegistry, p: Probe): { native: stri
 /** The guest kernel's D libraries (proc.d, sched.d, io.d), compiled with every program that traces the guest. */
 export const guestLibraries = GUEST_D_LIBRARIES;
 
+/** ELF e_machine of each ISA's executables. */
+const ELF_MACHINE: Record<Isa, number> = { x86_64: 62, arm: 40 };
+
+/**
+ * Why a file of the guest's own file system cannot be run as the -c command,
+ * in libproc's Pcreate_error() words as dtrace(1) reports a bad -c command
+ * ("dtrace: failed to execute <file>: cannot execute file"); undefined when
+ * it is an executable of the guest's ISA or not one of the guest's files.
+ */
+export function guestExecProblem(isa: Isa, path: string): string | undefined {
+  const archive = defaultImages(isa).initrd;
+  const entry = readInitrdEntries(archive).entries.find((e) => `/${e.name}` === path);
+  if (entry === undefined) return undefined;
+  const head = archive.subarray(entry.dataStart, entry.dataStart + Math.min(entry.size, 20));
+  const regular = (entry.mode & 0o170000) === 0o100000;
+  const executable = (entry.mode & 0o111) !== 0;
+  const elf = head.length === 20 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46;
+  // ET_EXEC for this ISA's machine: what the guest kernel's execve loads.
+  const loadable = elf && (head[16]! | (head[17]! << 8)) === 2 && (head[18]! | (head[19]! << 8)) === ELF_MACHINE[isa];
+  return regular && executable && loadable ? undefined : 'cannot execute file';
+}
+
 export async function createGuest(r: GuestRequest, consoleOutput: (bytes: Uint8Array) => void): Promise<Guest> {
   if (r.arch !== undefined && r.arch !== 'x86_64' && r.arch !== 'arm') throw new GuestCliError(`invalid --arch '${r.arch}': expected x86_64 or arm`);
   if (r.cpus > 8) throw new GuestCliError(`invalid CPU count '${r.cpus}': the guest machine has 1 to 8 CPUs`);
@@ -94,6 +116,9 @@ export async function createGuest(r: GuestRequest, consoleOutput: (bytes: Uint8A
   } catch (e) {
     throw new GuestCliError(`failed to execute ${words[0] ?? ''}: ${(e as Error).message.replace(/^[^:]*: /, '')}`);
   }
+  // A file of the guest that is no program for it is refused before the guest boots, as dtrace(1) refuses a bad -c command.
+  const problem = words.length > 0 ? guestExecProblem(placed.isa, placed.args[0]!) : undefined;
+  if (problem !== undefined) throw new LoadError(`failed to execute ${words[0]}: ${problem}`);
   const tracer = await GuestTracer.create({
     isa: placed.isa,
     cpus: r.cpus,

@@ -142,4 +142,35 @@ describe('the guest from the command line', () => {
     expect(missing.status).toBe(2);
     expect(missing.stdout).toBe('');
   }, 120_000);
+
+  it('refuses a -c command that is a guest file but no program, before the guest runs, as dtrace refuses a bad -c command', async () => {
+    for (const arch of ['x86_64', 'arm']) {
+      const notProgram = await wdtrace('--arch', arch, '-n', 'BEGIN', '-c', '/etc/hostname');
+      expect(notProgram.stderr).toBe('dtrace: failed to execute /etc/hostname: cannot execute file\n');
+      expect(notProgram.stdout).toBe('');
+      expect(notProgram.status).toBe(1);
+    }
+    const directory = await wdtrace('-n', 'BEGIN', '-c', '/bin');
+    expect(directory.stderr).toBe('dtrace: failed to execute /bin: cannot execute file\n');
+    expect(directory.status).toBe(1);
+  }, 120_000);
+
+  it('reads the proc, sched and io probes\' arguments through their translators (psinfo_t, lwpsinfo_t, bufinfo_t ...)', async () => {
+    for (const arch of ['x86_64', 'arm']) {
+      const r = await wdtrace(
+        '--arch', arch, '-q',
+        '-n', 'proc:::create { printf("%d %s\\n", args[0]->pr_pid, args[0]->pr_fname); }',
+        '-n', 'sched:::off-cpu { @[args[1]->pr_fname] = count(); }',
+        '-n', 'io:::start /pid == $target/ { printf("%d %s\\n", args[0]->b_bcount, args[2]->fi_pathname); }',
+        '-c', '/bin/echo hello',
+      );
+      expect(r.stderr).toBe('');
+      // init (pid 1) forks the command as pid 2; echo writes "hello\n" (6 bytes) to the console.
+      const lines = r.stdout.split('\n');
+      expect(lines).toEqual(expect.arrayContaining(['2 init', 'hello', '6 /dev/console']));
+      expect(lines.filter((l) => /^\d+ /.test(l))).toEqual(['2 init', '6 /dev/console']);
+      expect(r.stdout).toMatch(/\n {2}init {2,}\d+\n/);
+      expect(r.status).toBe(0);
+    }
+  }, 240_000);
 });
