@@ -12,9 +12,33 @@ import {
   rflags, setFlags, reg64, setReg64, readV, writeV, faultVector, nextRip, setNextRip, ZF, SF, OF, ARITH_FLAGS,
   lazyOp, lazyA, lazyB, lazyR, flushFlags, LAZY_NONE, LAZY_SUB32, LAZY_SUB64, LAZY_ADD32, LAZY_ADD64,
 } from './cpu';
-import { dRm, dReg, dImm, dOpReg, dBase, dIndex, dScale, dDisp, dRipRel, dRex } from './insn';
 import { condition, push, imulTo } from './exec';
 import { parityFlag } from './flags';
+
+// Fields of the decoded record `e` (layout in decode.ts, saveDecoded): the
+// run loop passes the record, so the handlers read it through a local
+// instead of the global `insn` (exec.ts helpers the handlers call still
+// read `insn`, which the loop sets as well).
+// @ts-ignore: decorator
+@inline function fReg(e: usize): u32 { return <u32>load<u8>(e, 18); }
+// @ts-ignore: decorator
+@inline function fRm(e: usize): u32 { return <u32>load<u8>(e, 19); }
+// @ts-ignore: decorator
+@inline function fRex(e: usize): u32 { return <u32>load<u8>(e, 22); }
+// @ts-ignore: decorator
+@inline function fRipRel(e: usize): bool { return (load<u8>(e, 23) & 1) != 0; }
+// @ts-ignore: decorator
+@inline function fBase(e: usize): i32 { return <i32>load<i8>(e, 24); }
+// @ts-ignore: decorator
+@inline function fIndex(e: usize): i32 { return <i32>load<i8>(e, 25); }
+// @ts-ignore: decorator
+@inline function fScale(e: usize): u32 { return <u32>load<u8>(e, 26); }
+// @ts-ignore: decorator
+@inline function fOpReg(e: usize): u32 { return <u32>load<u8>(e, 28); }
+// @ts-ignore: decorator
+@inline function fImm(e: usize): i64 { return load<i64>(e, 32); }
+// @ts-ignore: decorator
+@inline function fDisp(e: usize): i64 { return load<i64>(e, 48); }
 
 // @ts-ignore: decorator
 @inline function maskOf(size: i32): u64 { return size == 8 ? <u64>-1 : 0xffffffff; }
@@ -38,7 +62,7 @@ import { parityFlag } from './flags';
  * flags (cpu.ts, flushFlags), returns the result.
  */
 // @ts-ignore: decorator
-@inline export function aluSized(op: u32, size: i32, a: u64, b: u64): u64 {
+@inline export function aluSized(e: usize, op: u32, size: i32, a: u64, b: u64): u64 {
   const m = maskOf(size);
   let r: u64;
   if (op == 0) {
@@ -85,13 +109,13 @@ import { parityFlag } from './flags';
  * 32-bit address size (effectiveAddress() in exec.ts handles those).
  */
 // @ts-ignore: decorator
-@inline function ea(): u64 {
-  let a: u64 = <u64>dDisp();
-  if (dRipRel()) return nextRip + a;
-  const base = dBase();
+@inline function ea(e: usize): u64 {
+  let a: u64 = <u64>fDisp(e);
+  if (fRipRel(e)) return nextRip + a;
+  const base = fBase(e);
   if (base >= 0) a += reg64(<u32>base);
-  const index = dIndex();
-  if (index >= 0) a += reg64(<u32>index) << <u64>dScale();
+  const index = fIndex(e);
+  if (index >= 0) a += reg64(<u32>index) << <u64>fScale(e);
   return a;
 }
 
@@ -100,79 +124,79 @@ import { parityFlag } from './flags';
 
 /** op Ev,Gv with a register destination (ModRM.mod = 3). */
 // @ts-ignore: decorator
-@inline export function aluEG(op: u32, size: i32): void {
-  const r = aluSized(op, size, regAt(dRm(), size), regAt(dReg(), size));
-  if (op != 7 && op != 8) setReg64(dRm(), r);
+@inline export function aluEG(e: usize, op: u32, size: i32): void {
+  const r = aluSized(e, op, size, regAt(fRm(e), size), regAt(fReg(e), size));
+  if (op != 7 && op != 8) setReg64(fRm(e), r);
 }
 /** op Gv,Ev with a register source (ModRM.mod = 3). */
 // @ts-ignore: decorator
-@inline export function aluGE(op: u32, size: i32): void {
-  const r = aluSized(op, size, regAt(dReg(), size), regAt(dRm(), size));
-  if (op != 7) setReg64(dReg(), r);
+@inline export function aluGE(e: usize, op: u32, size: i32): void {
+  const r = aluSized(e, op, size, regAt(fReg(e), size), regAt(fRm(e), size));
+  if (op != 7) setReg64(fReg(e), r);
 }
 /** op Ev,Iz / Ev,Ib (81, 83) with a register destination. */
 // @ts-ignore: decorator
-@inline export function aluEI(op: u32, size: i32): void {
-  const r = aluSized(op, size, regAt(dRm(), size), <u64>dImm() & maskOf(size));
-  if (op != 7) setReg64(dRm(), r);
+@inline export function aluEI(e: usize, op: u32, size: i32): void {
+  const r = aluSized(e, op, size, regAt(fRm(e), size), <u64>fImm(e) & maskOf(size));
+  if (op != 7) setReg64(fRm(e), r);
 }
 
 /** jcc with a constant condition code. */
 // @ts-ignore: decorator
-@inline export function jccSized(cc: u32): void {
-  if (lazyCondition(cc)) setNextRip(nextRip + <u64>dImm());
+@inline export function jccSized(e: usize, cc: u32): void {
+  if (lazyCondition(cc)) setNextRip(nextRip + <u64>fImm(e));
 }
 
 // 89 / 8B, register and memory forms
 // @ts-ignore: decorator
-@inline export function movRR(size: i32, load: bool): void {
-  if (load) setReg64(dReg(), regAt(dRm(), size)); else setReg64(dRm(), regAt(dReg(), size));
+@inline export function movRR(e: usize, size: i32, load: bool): void {
+  if (load) setReg64(fReg(e), regAt(fRm(e), size)); else setReg64(fRm(e), regAt(fReg(e), size));
 }
 // @ts-ignore: decorator
-@inline export function movStore(size: i32): void { writeV(ea(), size, regAt(dReg(), size)); }
+@inline export function movStore(e: usize, size: i32): void { writeV(ea(e), size, regAt(fReg(e), size)); }
 // @ts-ignore: decorator
-@inline export function movLoad(size: i32): void {
-  const v = readV(ea(), size);
-  if (faultVector < 0) setReg64(dReg(), v);
+@inline export function movLoad(e: usize, size: i32): void {
+  const v = readV(ea(e), size);
+  if (faultVector < 0) setReg64(fReg(e), v);
 }
 /** 63 with REX.W: movslq, register or memory source. */
 // @ts-ignore: decorator
-@inline export function movsxdSized(mem: bool): void {
-  if (!mem) { setReg64(dReg(), <u64><i64><i32>reg64(dRm())); return; }
-  const v = readV(ea(), 4);
-  if (faultVector < 0) setReg64(dReg(), <u64><i64><i32>v);
+@inline export function movsxdSized(e: usize, mem: bool): void {
+  if (!mem) { setReg64(fReg(e), <u64><i64><i32>reg64(fRm(e))); return; }
+  const v = readV(ea(e), 4);
+  if (faultVector < 0) setReg64(fReg(e), <u64><i64><i32>v);
 }
 /** 0F B6 movzbl to a 32-bit register (a byte register without REX is ah..bh). */
 // @ts-ignore: decorator
-@inline export function movzxByte(mem: bool): void {
+@inline export function movzxByte(e: usize, mem: bool): void {
   if (mem) {
-    const v = readV(ea(), 1);
-    if (faultVector < 0) setReg64(dReg(), v);
+    const v = readV(ea(e), 1);
+    if (faultVector < 0) setReg64(fReg(e), v);
     return;
   }
-  const n = dRm();
-  if (dRex() == 0 && n >= 4 && n < 8) setReg64(dReg(), (reg64(n - 4) >> 8) & 0xff);
-  else setReg64(dReg(), reg64(n) & 0xff);
+  const n = fRm(e);
+  if (fRex(e) == 0 && n >= 4 && n < 8) setReg64(fReg(e), (reg64(n - 4) >> 8) & 0xff);
+  else setReg64(fReg(e), reg64(n) & 0xff);
 }
 /** 8D lea without a 67 prefix or rip-relative operand. */
 // @ts-ignore: decorator
-@inline export function leaSized(size: i32): void {
-  const a = ea();
-  setReg64(dReg(), size == 8 ? a : a & 0xffffffff);
+@inline export function leaSized(e: usize, size: i32): void {
+  const a = ea(e);
+  setReg64(fReg(e), size == 8 ? a : a & 0xffffffff);
 }
 // 50+r / 58+r / C3 / E8 / E9 / EB with the 64-bit operand size
 // @ts-ignore: decorator
-@inline export function push64(): void { push(reg64(dOpReg()), 8); }
+@inline export function push64(e: usize): void { push(reg64(fOpReg(e)), 8); }
 // @ts-ignore: decorator
-@inline export function pop64(): void {
+@inline export function pop64(e: usize): void {
   const sp = reg64(4);
   const v = readV(sp, 8);
   if (faultVector >= 0) return;
   setReg64(4, sp + 8);
-  setReg64(dOpReg(), v);
+  setReg64(fOpReg(e), v);
 }
 // @ts-ignore: decorator
-@inline export function ret64(): void {
+@inline export function ret64(e: usize): void {
   const sp = reg64(4);
   const t = readV(sp, 8);
   if (faultVector >= 0) return;
@@ -180,12 +204,12 @@ import { parityFlag } from './flags';
   setNextRip(t);
 }
 // @ts-ignore: decorator
-@inline export function callRel(): void {
+@inline export function callRel(e: usize): void {
   push(nextRip, 8);
-  if (faultVector < 0) setNextRip(nextRip + <u64>dImm());
+  if (faultVector < 0) setNextRip(nextRip + <u64>fImm(e));
 }
 // @ts-ignore: decorator
-@inline export function jmpRel(): void { setNextRip(nextRip + <u64>dImm()); }
+@inline export function jmpRel(e: usize): void { setNextRip(nextRip + <u64>fImm(e)); }
 
 
 /**
@@ -194,10 +218,10 @@ import { parityFlag } from './flags';
  * flag but still zero-extends a 32-bit register.
  */
 // @ts-ignore: decorator
-@inline export function shiftR(sub: u32, size: i32, one: bool): void {
-  const n = dRm();
+@inline export function shiftR(e: usize, sub: u32, size: i32, one: bool): void {
+  const n = fRm(e);
   const a = regAt(n, size);
-  const count: u32 = (one ? 1 : <u32>dImm() & 0xff) & (size == 8 ? 63 : 31);
+  const count: u32 = (one ? 1 : <u32>fImm(e) & 0xff) & (size == 8 ? 63 : 31);
   if (count == 0) { setReg64(n, a); return; }
   const bits: u32 = <u32>size << 3;
   const sb = signOf(size);
@@ -226,7 +250,7 @@ import { parityFlag } from './flags';
 
 /** imul Gv,Ev,Iz / Gv,Ev,Ib (69, 6B) with a register source. */
 // @ts-ignore: decorator
-@inline export function imulRI(size: i32): void { imulTo(regAt(dRm(), size), <u64>dImm(), size); }
+@inline export function imulRI(e: usize, size: i32): void { imulTo(regAt(fRm(e), size), <u64>fImm(e), size); }
 /** imul Gv,Ev (0F AF) with a register source. */
 // @ts-ignore: decorator
-@inline export function imulRR(size: i32): void { imulTo(regAt(dReg(), size), regAt(dRm(), size), size); }
+@inline export function imulRR(e: usize, size: i32): void { imulTo(regAt(fReg(e), size), regAt(fRm(e), size), size); }

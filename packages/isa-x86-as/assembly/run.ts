@@ -180,7 +180,7 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
   setInsnRip(pc);
   setNextRip(pc + <u64>len);
   const fast = dFast();
-  if (fast != 0) runFast(fast);
+  if (fast != 0) runFast(fast, insn);
   else {
     if ((dPrefixes() & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
     unchecked(HANDLERS[dForm()])();
@@ -260,7 +260,7 @@ export function runLoop(budget: i32): i32 {
             break;
           }
           setNextRip(pc + <u64>load<u8>(e, 14));
-          runFast(fast);
+          runFast(fast, e);
           if (faultVector >= 0) { ok = false; slow = false; break; }
           const npc = nextRip;
           setRip(npc);

@@ -178,11 +178,11 @@ writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
 import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm } from '../decode';
 import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel, shiftR, imulRI, imulRR } from '../exec-fast';
 
-/** Runs specialised handler \`id\` (1..${fast.length}). */
+/** Runs specialised handler \`id\` (1..${fast.length}) on decoded record \`e\`. */
 // @ts-ignore: decorator
-@inline export function runFast(id: u32): void {
+@inline export function runFast(id: u32, e: usize): void {
   switch (id) {
-${fast.map(([n, , body], i) => `    case ${i + 1}: { ${body} return; } // ${n}`).join('\n')}
+${fast.map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, '$1(e, ')} return; } // ${n}`).join('\n')}
     default: unreachable();
   }
 }
