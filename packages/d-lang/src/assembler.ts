@@ -7,7 +7,9 @@
 // order of first use.
 //
 // Tables are searched linearly while small (a DIFO rarely has more than a
-// handful of entries) and through a Map beyond that.
+// handful of entries) and through a Map beyond that. Identical DIFOs of one
+// compilation (the same instructions, tables and return type: an
+// aggregation key such as `execname`, a common predicate) are one object.
 import {
   DIF_INSTR_NOP,
   DIF_INTOFF_MAX,
@@ -109,11 +111,14 @@ export class DifArrayPool {
   private readonly variables = new Map<DifType, Map<number, DifVariable>>();
   /** String tables by their strings joined with NULs. */
   readonly strtabs = new Map<string, Uint8Array>();
+  /** The DIFOs made so far, by a hash of their instructions (see DifAssembler.finish). */
+  readonly difos = new Map<number, Difo | Difo[]>();
 
   /** Forget the sharing tables once the program is built (the arrays handed out stay valid). */
   release(): void {
     this.variables.clear();
     this.strtabs.clear();
+    this.difos.clear();
   }
 
   /** The variable-table entry with these fields, shared when one exists. */
@@ -190,6 +195,8 @@ export class DifAssembler {
   /** The variables in order of first use, with their name offsets. */
   private readonly vars: IrVariable[] = [];
   private readonly varNames: number[] = [];
+  /** The variable table of the DIFO being finished (reused). */
+  private readonly vartab: DifVariable[] = [];
   private overflow: 'integer' | 'string' | undefined;
 
   /**
@@ -286,23 +293,53 @@ export class DifAssembler {
     if (this.overflow !== undefined) return { overflow: this.overflow };
     const words = this.words;
     const n = words.length;
-    const buf = pool.u32(n);
-    for (let pc = 0; pc < n; pc++) buf[pc] = words[pc]!;
     const fixups = this.fixups;
     for (let j = 0; j < fixups.length; j += 2) {
       const pc = fixups[j]!;
       const target = this.labelAt[fixups[j + 1]!];
       if (target === undefined) throw new Error(`DIF assembler: label ${fixups[j + 1]} is not placed`);
-      buf[pc] = difInstrBranch(words[pc]!, target);
+      words[pc] = difInstrBranch(words[pc]!, target);
     }
-    // Tables built at their exact size (arrays grown by push keep spare capacity).
-    const vartab = new Array<DifVariable>(this.vars.length);
+    // Variable-table entries and string tables are shared objects, so a DIFO made before with the same ones is the same DIFO.
+    const vt = this.vartab;
+    vt.length = this.vars.length;
     for (let j = 0; j < this.vars.length; j++) {
       const v = this.vars[j]!;
       const name = this.varNames[j]!;
-      vartab[j] = name <= 0xffff && v.id <= 0xffff && v.kind < 2 && v.scope < 4 && v.flags < 4 ? pool.variable(name, v.id, v.kind, v.scope, v.flags, v.type) : { name, id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type };
+      vt[j] = name <= 0xffff && v.id <= 0xffff && v.kind < 2 && v.scope < 4 && v.flags < 4 ? pool.variable(name, v.id, v.kind, v.scope, v.flags, v.type) : { name, id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type };
     }
+    const strtab = this.strs.toBytes(pool);
+    // Constants and strings are not in the instructions (only their table offsets): the hash takes them in too.
+    let hash = (Math.imul(n, 31) + strtab.byteOffset + strtab.length) | 0;
+    for (let pc = 0; pc < n; pc++) hash = (Math.imul(hash, 31) + words[pc]!) | 0;
+    for (let j = 0; j < this.inttab.length; j++) hash = (Math.imul(hash, 31) + Number(this.inttab[j]!)) | 0;
+    const same = pool.difos.get(hash);
+    if (same !== undefined) {
+      if (!Array.isArray(same)) {
+        if (this.sameAs(same, strtab, rtype)) return { difo: same };
+      } else for (const d of same) if (this.sameAs(d, strtab, rtype)) return { difo: d };
+    }
+    const buf = pool.u32(n);
+    for (let pc = 0; pc < n; pc++) buf[pc] = words[pc]!;
+    // Tables built at their exact size (arrays grown by push keep spare capacity).
+    const vartab = vt.slice();
     const inttab = this.inttab.length === 0 ? NO_INTEGERS : this.inttab.slice();
-    return { difo: { buf, inttab, strtab: this.strs.toBytes(pool), vartab, rtype, xlrefs: NO_XLREFS } };
+    const difo: Difo = { buf, inttab, strtab, vartab, rtype, xlrefs: NO_XLREFS };
+    if (same === undefined) pool.difos.set(hash, difo);
+    else if (Array.isArray(same)) same.push(difo);
+    else pool.difos.set(hash, [same, difo]);
+    return { difo };
+  }
+
+  /** Is `d` the DIFO being finished (its instructions in `words`, its variable table in `vartab`)? */
+  private sameAs(d: Difo, strtab: Uint8Array, rtype: DifType): boolean {
+    const words = this.words;
+    const vt = this.vartab;
+    if (d.strtab !== strtab || d.buf.length !== words.length || d.vartab.length !== vt.length || d.inttab.length !== this.inttab.length) return false;
+    if (d.rtype !== rtype && (d.rtype.kind !== rtype.kind || d.rtype.ckind !== rtype.ckind || d.rtype.flags !== rtype.flags || d.rtype.size !== rtype.size)) return false;
+    for (let j = 0; j < vt.length; j++) if (d.vartab[j] !== vt[j]) return false;
+    for (let j = 0; j < this.inttab.length; j++) if (d.inttab[j] !== this.inttab[j]) return false;
+    for (let pc = 0; pc < words.length; pc++) if (d.buf[pc] !== words[pc]) return false;
+    return true;
   }
 }

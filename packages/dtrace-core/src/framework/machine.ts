@@ -38,6 +38,13 @@ export interface MachineInterface {
   /** The thread running on `cpu` now. */
   thread(cpu: number): ThreadIdentity;
   /**
+   * Virtual time of the thread running on `cpu` (vtimestamp, illumos's
+   * t_dtrace_vtime): the nanoseconds it has spent on a CPU while tracing
+   * kept count; undefined when the machine does not keep it (vtimestamp is
+   * then timestamp).
+   */
+  vtime?(cpu: number): bigint | undefined;
+  /**
    * Kernel stack of `cpu` at the probe, as dtrace_getpcstack gives it:
    * program counters innermost first — the probed function's own pc, then
    * each caller's return address — without the frames of the trap and

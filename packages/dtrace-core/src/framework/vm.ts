@@ -352,7 +352,7 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
       return f.args[i] ?? 0n;
     }
     case DIF_VAR.TIMESTAMP: return f.timestamp;
-    case DIF_VAR.VTIMESTAMP: return f.timestamp;
+    case DIF_VAR.VTIMESTAMP: return f.machine.vtime?.(f.cpu) ?? f.timestamp;
     case DIF_VAR.WALLTIMESTAMP: return f.machine.walltime();
     case DIF_VAR.EPID: return BigInt(f.epid);
     case DIF_VAR.ID: return BigInt(f.probeId);
