@@ -173,6 +173,14 @@ const CTX_ALIGN: usize = 4; // 3 with SCTLR.A set, else 0
 const CTX_NEED_R: usize = 8; // TLB permission bit a read needs
 const CTX_NEED_W: usize = 12; // ... and a write
 const CTX_TLB: usize = 16; // the running CPU's TLB
+const CTX_STALLED: usize = 20; // prefetch aborts taken in-guest in this run() call
+const CTX_BUDGET: usize = 24; // the run() call's budget
+/** Counts a prefetch abort taken in-guest; true when as many as the budget have been (the run ends). */
+@inline function stalledOut(): bool {
+  const n = load<u32>(CTX, CTX_STALLED) + 1;
+  store<u32>(CTX, n, CTX_STALLED);
+  return n >= load<u32>(CTX, CTX_BUDGET);
+}
 @inline function alignMask(): u32 {
   return load<u32>(CTX, CTX_ALIGN);
 }
@@ -307,8 +315,11 @@ export function run(cpu: u32, budget: u32): u32 {
   setRunning(false);
   selectCpu(cpu);
   let done: u32 = 0;
-  let stalled: u32 = 0; // prefetch aborts taken in-guest (they retire nothing)
-  let reason: u32 = STOP_BUDGET;
+  // Prefetch aborts taken in-guest (they retire nothing), counted in memory:
+  // the inner loop's registers are for the common case.
+  store<u32>(CTX, 0, CTX_STALLED);
+  store<u32>(CTX, budget, CTX_BUDGET);
+  let reason: u32 = 0; // 0 while running
   if (st(WAITING) != 0) {
     if (!interruptLineHigh()) {
       setSt(STOP_REASON, STOP_HALT);
@@ -333,9 +344,8 @@ export function run(cpu: u32, budget: u32): u32 {
   let pc = reg(15);
   // The inner loop runs while done < limit; limit drops to 0 when the next
   // instruction boundary needs the checks of the outer loop (after anything
-  // but an inline form), and `exit` ends the run from inside.
+  // but an inline form), and a reason set inside ends the run.
   let limit: u32 = 0;
-  let exit = false;
   let pageVa: u32 = 1; // not page aligned: no cached page yet
   let pagePa: u32 = 0;
   store<u32>(CTX, u32(cpuTlb()), CTX_TLB);
@@ -380,7 +390,6 @@ export function run(cpu: u32, budget: u32): u32 {
       if (st(CPSR_CTL) & PSR_T) {
         // Thumb state is not implemented yet.
         reason = stopWith(EXC_UNDEF, pc, 0);
-        exit = true;
         break;
       }
       clearAbort();
@@ -388,11 +397,11 @@ export function run(cpu: u32, budget: u32): u32 {
       if (aborted) {
         clearAbort();
         const r = exceptionOrStop(EXC_PABT, pc, 0);
-        if (r != 0) { reason = r; exit = true; break; }
+        if (r != 0) { reason = r; break; }
         pc = reg(15);
         // An exception entry retires nothing; a vector whose fetch aborts
         // too must still hand control back once the budget is spent.
-        if (++stalled >= budget) { exit = true; break; }
+        if (stalledOut()) { reason = STOP_BUDGET; break; }
         continue;
       }
       if (pa > ramSize - 4 || ramSize < 4 || (pc & 3) != 0) {
@@ -400,9 +409,9 @@ export function run(cpu: u32, budget: u32): u32 {
         setSt(FAULT_ADDR, pc);
         setSt(FAULT_STATUS, (pc & 3) != 0 ? 0x01 : 0x08);
         const r = exceptionOrStop(EXC_PABT, pc, 0);
-        if (r != 0) { reason = r; exit = true; break; }
+        if (r != 0) { reason = r; break; }
         pc = reg(15);
-        if (++stalled >= budget) { exit = true; break; }
+        if (stalledOut()) { reason = STOP_BUDGET; break; }
         continue;
       }
       // Cache the page only when all of it is RAM.
@@ -586,7 +595,7 @@ export function run(cpu: u32, budget: u32): u32 {
           const target = reg(word & 15);
           if (target & 1) {
             const r = step(pc, word, load<u32>(entry, 8));
-            if (r != 0) { reason = r; exit = true; break; }
+            if (r != 0) { reason = r; break; }
             pc = reg(15);
             limit = 0;
             done++;
@@ -615,7 +624,7 @@ export function run(cpu: u32, budget: u32): u32 {
             clearAbort();
             r = exceptionOrStop(EXC_DABT, pc, word);
           } else r = raisedException(pc, word);
-          if (r != 0) { reason = r; exit = true; break; }
+          if (r != 0) { reason = r; break; }
           pc = reg(15);
           limit = 0;
           continue;
@@ -638,7 +647,7 @@ export function run(cpu: u32, budget: u32): u32 {
           clearAbort();
           setRegRaw(15, pc);
           const r = exceptionOrStop(EXC_DABT, pc, word);
-          if (r != 0) { reason = r; exit = true; break; }
+          if (r != 0) { reason = r; break; }
           pc = reg(15);
           limit = 0;
           continue;
@@ -653,15 +662,15 @@ export function run(cpu: u32, budget: u32): u32 {
     const r = step(pc, word, load<u32>(entry, 8));
     if (r != 0) {
       reason = r;
-      exit = true;
       break;
     }
     pc = reg(15);
     limit = 0;
     done++;
     }
-    if (exit) break;
+    if (reason != 0) break;
   }
+  if (reason == 0) reason = STOP_BUDGET;
   if (reason == STOP_BUDGET) setRegRaw(15, pc);
   setRunning(false);
   setStopRequested(false);
