@@ -167,7 +167,7 @@ function decodeInto(entry: usize, pa: u32): void {
 // Context of the inline loads and stores, set at every instruction boundary
 // the outer loop of run() sees: constant-address loads keep it out of the
 // inner loop's registers.
-const CTX: usize = memory.data(32, 16);
+const CTX: usize = memory.data(64, 16);
 const CTX_MMU: usize = 0; // SCTLR.M
 const CTX_ALIGN: usize = 4; // 3 with SCTLR.A set, else 0
 const CTX_NEED_R: usize = 8; // TLB permission bit a read needs
@@ -175,6 +175,57 @@ const CTX_NEED_W: usize = 12; // ... and a write
 const CTX_TLB: usize = 16; // the running CPU's TLB
 const CTX_STALLED: usize = 20; // prefetch aborts taken in-guest in this run() call
 const CTX_BUDGET: usize = 24; // the run() call's budget
+const CTX_PAGE_VA: usize = 28; // the cached code page: virtual base, or 1 for none
+const CTX_PAGE_PA: usize = 32; // ... and its physical base
+
+/** fetchMiss results that are not a physical address (those are word aligned). */
+const FETCH_TAKEN: u32 = 1; // a prefetch abort entered the guest's vector
+const FETCH_STOPPED: u32 = 3; // a stop: its reason is in fetchStopReason
+let fetchStopReason: u32 = 0;
+
+/**
+ * Fetch translation when `pc` is not in the cached code page: the physical
+ * address of the instruction (caching its page when all of it is RAM), or
+ * a prefetch abort (taken in-guest or stopped) or Thumb-state stop.
+ */
+function fetchMiss(pc: u32): u32 {
+  setRegRaw(15, pc);
+  if (st(CPSR_CTL) & PSR_T) {
+    // Thumb state is not implemented yet.
+    fetchStopReason = stopWith(EXC_UNDEF, pc, 0);
+    return FETCH_STOPPED;
+  }
+  clearAbort();
+  const pa = translate(pc, ACC_FETCH);
+  if (aborted) {
+    clearAbort();
+    const r = exceptionOrStop(EXC_PABT, pc, 0);
+    if (r != 0) {
+      fetchStopReason = r;
+      return FETCH_STOPPED;
+    }
+    return FETCH_TAKEN;
+  }
+  if (pa > ramSize - 4 || ramSize < 4 || (pc & 3) != 0) {
+    // Executing outside RAM (device window or nothing), or misaligned: prefetch abort.
+    setSt(FAULT_ADDR, pc);
+    setSt(FAULT_STATUS, (pc & 3) != 0 ? 0x01 : 0x08);
+    const r = exceptionOrStop(EXC_PABT, pc, 0);
+    if (r != 0) {
+      fetchStopReason = r;
+      return FETCH_STOPPED;
+    }
+    return FETCH_TAKEN;
+  }
+  // Cache the page only when all of it is RAM.
+  if ((pa | 0xfff) < ramSize) {
+    store<u32>(CTX, pc & 0xfffff000, CTX_PAGE_VA);
+    store<u32>(CTX, pa & 0xfffff000, CTX_PAGE_PA);
+    setFetchValid();
+  } else store<u32>(CTX, 1, CTX_PAGE_VA);
+  return pa;
+}
+
 /** Counts a prefetch abort taken in-guest; true when as many as the budget have been (the run ends). */
 @inline function stalledOut(): bool {
   const n = load<u32>(CTX, CTX_STALLED) + 1;
@@ -346,16 +397,12 @@ export function run(cpu: u32, budget: u32): u32 {
   // instruction boundary needs the checks of the outer loop (after anything
   // but an inline form), and a reason set inside ends the run.
   let limit: u32 = 0;
-  let pageVa: u32 = 1; // not page aligned: no cached page yet
-  let pagePa: u32 = 0;
+  store<u32>(CTX, 1, CTX_PAGE_VA); // not page aligned: no cached page yet
   store<u32>(CTX, u32(cpuTlb()), CTX_TLB);
-  // The current instruction's physical address and decode-cache entry.
-  let pa: u32 = 0;
-  let entry: usize = 0;
   while (done < budget) {
     {
       if (stopRequested) break; // the host asked from a device access (power-off)
-      if (!fetchValid) pageVa = 1;
+      if (!fetchValid) store<u32>(CTX, 1, CTX_PAGE_VA);
       // What the inline loads and stores depend on (translation on, alignment
       // checking, the permission a user or privileged access needs): only
       // the full paths change it, and each of them leaves the inner loop.
@@ -371,57 +418,36 @@ export function run(cpu: u32, budget: u32): u32 {
         if (st(FIQ_LINE) != 0 && (ctl & PSR_F) == 0) {
           takeException(EXC_FIQ, pc);
           pc = reg(15);
-          pageVa = 1;
+          store<u32>(CTX, 1, CTX_PAGE_VA);
         } else if (st(IRQ_LINE) != 0 && (ctl & PSR_I) == 0) {
           takeException(EXC_IRQ, pc);
           pc = reg(15);
-          pageVa = 1;
+          store<u32>(CTX, 1, CTX_PAGE_VA);
         }
       }
     }
     limit = budget;
     while (done < limit) {
-    if (((pc ^ pageVa) & 0xfffff003) == 0) {
-      pa = pagePa | (pc & 0xfff);
-      entry = decodeTags + (usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << DECODE_SHIFT);
+    let pa: u32;
+    if (((pc ^ load<u32>(CTX, CTX_PAGE_VA)) & 0xfffff003) == 0) {
+      pa = load<u32>(CTX, CTX_PAGE_PA) | (pc & 0xfff);
     } else {
-      setRegRaw(15, pc);
       limit = 0;
-      if (st(CPSR_CTL) & PSR_T) {
-        // Thumb state is not implemented yet.
-        reason = stopWith(EXC_UNDEF, pc, 0);
-        break;
-      }
-      clearAbort();
-      pa = translate(pc, ACC_FETCH);
-      if (aborted) {
-        clearAbort();
-        const r = exceptionOrStop(EXC_PABT, pc, 0);
-        if (r != 0) { reason = r; break; }
-        pc = reg(15);
-        // An exception entry retires nothing; a vector whose fetch aborts
-        // too must still hand control back once the budget is spent.
-        if (stalledOut()) { reason = STOP_BUDGET; break; }
-        continue;
-      }
-      if (pa > ramSize - 4 || ramSize < 4 || (pc & 3) != 0) {
-        // Executing outside RAM (device window or nothing), or misaligned: prefetch abort.
-        setSt(FAULT_ADDR, pc);
-        setSt(FAULT_STATUS, (pc & 3) != 0 ? 0x01 : 0x08);
-        const r = exceptionOrStop(EXC_PABT, pc, 0);
-        if (r != 0) { reason = r; break; }
+      pa = fetchMiss(pc);
+      if (pa & 3) {
+        if (pa == FETCH_STOPPED) {
+          reason = fetchStopReason;
+          break;
+        }
+        // A prefetch abort taken in-guest: an exception entry retires
+        // nothing; a vector whose fetch aborts too must still hand control
+        // back once the budget is spent.
         pc = reg(15);
         if (stalledOut()) { reason = STOP_BUDGET; break; }
         continue;
       }
-      // Cache the page only when all of it is RAM.
-      if ((pa | 0xfff) < ramSize) {
-        pageVa = pc & 0xfffff000;
-        pagePa = pa & 0xfffff000;
-        setFetchValid();
-      } else pageVa = 1;
-      entry = decodeTags + (usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << DECODE_SHIFT);
     }
+    const entry = decodeTags + (usize((pa >>> 2) & (DECODE_ENTRIES - 1)) << DECODE_SHIFT);
     if (load<u32>(entry) != (pa | 1)) decodeInto(entry, pa);
     const word = load<u32>(entry, 4);
     const kind = load<u8>(entry, 16);
