@@ -60,6 +60,14 @@ export class GuestMachineView implements MachineInterface {
   private dwarfCache: DwarfInfo | undefined;
   private readonly dwarfSource: (() => DwarfInfo | undefined) | undefined;
 
+  /**
+   * Per-thread virtual time (vtimestamp), kept while `startVtime` has been
+   * called: nanoseconds each thread (by task address and pid) spent on a CPU
+   * up to its last switch away, and when the thread on each CPU went on it.
+   */
+  private vtimes: Map<string, bigint> | undefined;
+  private onCpuSince: bigint[] = [];
+
   /** The name each process had when a probe last fired in it (for naming its addresses later). */
   private readonly pidNames = new Map<number, string>();
   private readonly programSymbols = new Map<string, { name: string; value: bigint; size: bigint }[] | undefined>();
@@ -109,6 +117,11 @@ export class GuestMachineView implements MachineInterface {
     return 'bytes' in r ? littleEndian(r.bytes) : undefined;
   }
 
+  /** copyout()/copyoutstr(): into the firing CPU's user address space (every page user-writable, or nothing is written). */
+  storeUser(addr: bigint, bytes: Uint8Array): bigint | undefined {
+    return this.machine.writeUser(this.machine.registers(this.firingCpu).pageTableRoot(), BigInt.asUintN(64, addr), bytes);
+  }
+
   thread(cpu: number): ThreadIdentity {
     const layout = this.layout();
     const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
@@ -125,6 +138,52 @@ export class GuestMachineView implements MachineInterface {
     this.pidNames.set(pid, execname);
     // The guest kernel has one user, root.
     return { pid, ppid, tid, uid: 0, gid: 0, execname, address: task, errno: this.errnos.get(tid) ?? 0 };
+  }
+
+  /**
+   * Starts keeping per-thread virtual time, as illumos does while an
+   * enabling uses vtimestamp (dtrace_vtime_enable): every thread starts at
+   * 0 and the thread on each CPU is counted from now. The caller reports
+   * each context switch with `switching`.
+   */
+  startVtime(): void {
+    this.vtimes = new Map();
+    const now = this.now();
+    this.onCpuSince = Array.from({ length: this.ncpus }, () => now);
+  }
+
+  /** Stops keeping virtual time: vtimestamp is timestamp again. */
+  stopVtime(): void {
+    this.vtimes = undefined;
+  }
+
+  /**
+   * The scheduler of `cpu` is about to switch from the thread on it to
+   * another (the sched:::off-cpu site): the outgoing thread's time on the
+   * CPU is added to its count, and the incoming one is counted from now.
+   */
+  switching(cpu: number): void {
+    if (!this.vtimes) return;
+    const now = this.now();
+    const key = this.vtimeKey(cpu);
+    if (key !== undefined) this.vtimes.set(key, (this.vtimes.get(key) ?? 0n) + (now - (this.onCpuSince[cpu] ?? now)));
+    this.onCpuSince[cpu] = now;
+  }
+
+  /** vtimestamp: the time the thread on `cpu` has spent on CPUs, now included; undefined when not kept. */
+  vtime(cpu: number): bigint | undefined {
+    if (!this.vtimes) return undefined;
+    const key = this.vtimeKey(cpu);
+    const now = this.now();
+    return (key === undefined ? 0n : (this.vtimes.get(key) ?? 0n)) + (now - (this.onCpuSince[cpu] ?? now));
+  }
+
+  /** The thread on `cpu` as a key that a task structure reused for a later thread does not share. */
+  private vtimeKey(cpu: number): string | undefined {
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    if (!task) return undefined;
+    return `${task.toString(16)}:${this.readInt(task + BigInt(layout.pid)) ?? 0}`;
   }
 
   /**

@@ -33,6 +33,10 @@ import { SdtProvider } from '../sdt/provider.js';
 import { SyscallProvider } from '../syscall/provider.js';
 import { GuestMachineView } from './guest-machine.js';
 import { machineKernelTarget } from '../machine-target.js';
+import { DIF_OP, DIF_VAR, difInstrOp, difInstrVar, type Difo } from '@wdtrace/dtrace-core/dif';
+import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
+import { armSdtPatch } from '../sdt/isa/arm.js';
+import { x86SdtPatch } from '../sdt/isa/x86.js';
 
 export interface GuestTracerOptions {
   readonly isa: Isa;
@@ -97,6 +101,12 @@ function guestFiles(initrd: Uint8Array, added: readonly InitrdFile[]): (path: st
     }
     return files.get(path);
   };
+}
+
+/** Whether a program reads vtimestamp (illumos enables per-thread virtual time only then). */
+function usesVtimestamp(program: CompiledProgram): boolean {
+  const reads = (d: Difo | undefined): boolean => d !== undefined && d.buf.some((i) => difInstrOp(i) === DIF_OP.LDGS && difInstrVar(i) === DIF_VAR.VTIMESTAMP);
+  return program.ecbs.some((e) => reads(e.predicate) || e.actions.some((a) => reads(a.difo)));
 }
 
 /** A late-bound probe sink: providers are built before the state that receives their firings. */
@@ -195,6 +205,35 @@ export class GuestTracer {
     return new GuestTracer(machine, view, target, fbt, sdt, kinst, syscall, sink);
   }
 
+  /**
+   * Keeps per-thread virtual time for vtimestamp: a tracepoint of its own at
+   * the scheduler's switch point (the sites of sched:::off-cpu, shared with
+   * that probe when it is enabled too, but firing no probe) tells the view
+   * of every context switch. Returns what takes it out again.
+   */
+  private watchSwitches(): () => void {
+    const table = tracepointsOf(this.target);
+    const sites = this.target.modules().flatMap((m) => m.sdtSites).filter((s) => s.provider === 'sched' && s.probe === 'off-cpu');
+    const tps: Tracepoint[] = sites.map((site) => {
+      const { patch, result } = this.machine.isa === 'x86_64' ? x86SdtPatch(site) : armSdtPatch(site);
+      return {
+        address: site.address,
+        patch,
+        name: 'vtimestamp:kernel:schedule:switch',
+        fire: (trap) => {
+          this.view.switching(trap.cpu);
+          return result;
+        },
+      };
+    });
+    this.view.startVtime();
+    for (const tp of tps) table.install(tp);
+    return () => {
+      for (const tp of tps) table.remove(tp);
+      this.view.stopVtime();
+    };
+  }
+
   /** Runs `program` on the guest once; the tracer cannot be reused afterwards (the guest has moved on). */
   async session(program: CompiledProgram, output: ConsumerOutput, opts: GuestSessionOptions = {}): Promise<GuestSessionResult> {
     if (this.used) throw new Error('a guest tracer runs one session');
@@ -212,6 +251,7 @@ export class GuestTracer {
     });
     let guest: RunResult | undefined;
     let grabbedExited = false;
+    const switchWatch = usesVtimestamp(program) ? this.watchSwitches() : undefined;
     try {
       const rate = state.options.switchrate;
       state.go(0, (cpu) => fireBegin(state, cpu));
@@ -249,6 +289,7 @@ export class GuestTracer {
     } finally {
       // On any way out, the probes come out of the kernel text (stop() does nothing the second time).
       state.stop(0);
+      switchWatch?.();
       unsubscribe?.();
       this.sink.state = undefined;
     }
