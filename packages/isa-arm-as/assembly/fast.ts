@@ -66,6 +66,12 @@ export const K_LDR_R: u8 = 44; // extra = shift | 0x80 when the offset is subtra
 export const K_STR_R: u8 = 45;
 export const K_LDRB_R: u8 = 46;
 export const K_STRB_R: u8 = 47;
+// Immediate-offset forms with writeback (pre- or post-indexed, Rn != Rt): Rn = Rn + imm after
+// the access, which is at Rn + imm when extra = 1 (pre-indexed), else at Rn (post-indexed).
+export const K_LDR_IW: u8 = 48;
+export const K_STR_IW: u8 = 49;
+export const K_LDRB_IW: u8 = 53;
+export const K_STRB_IW: u8 = 54;
 // Branches. imm = offset + 8 (the target is pc + imm).
 export const K_B: u8 = 50;
 export const K_BL: u8 = 51;
@@ -182,13 +188,21 @@ export function fastRecord(op: u32, word: u32, rec: usize): void {
       extra = ((word >>> 10) & 3) << 3;
     }
   } else if (op == Op.LDR_imm || op == Op.STR_imm || op == Op.LDRB_imm || op == Op.STRB_imm) {
-    // Offset addressing only (P = 1, W = 0): no writeback.
-    if ((word & 0x01200000) == 0x01000000 && !rdPc && !rnPc) {
-      kind = op == Op.LDR_imm ? K_LDR_I : op == Op.STR_imm ? K_STR_I : op == Op.LDRB_imm ? K_LDRB_I : K_STRB_I;
+    // Offset addressing (P = 1, W = 0), or pre-indexed (P = 1, W = 1) or
+    // post-indexed (P = 0, W = 0) with writeback to a base other than Rt.
+    // (P = 0, W = 1 are the unprivileged ldrt/strt forms, decoded apart.)
+    const pw = word & 0x01200000;
+    if (!rdPc && !rnPc) {
       a = regAt(word, 12);
       b = regAt(word, 16);
       imm = word & 0xfff;
       if ((word & (1 << 23)) == 0) imm = 0 - imm;
+      if (pw == 0x01000000) {
+        kind = op == Op.LDR_imm ? K_LDR_I : op == Op.STR_imm ? K_STR_I : op == Op.LDRB_imm ? K_LDRB_I : K_STRB_I;
+      } else if ((pw == 0x01200000 || pw == 0) && a != b) {
+        kind = op == Op.LDR_imm ? K_LDR_IW : op == Op.STR_imm ? K_STR_IW : op == Op.LDRB_imm ? K_LDRB_IW : K_STRB_IW;
+        extra = pw != 0 ? 1 : 0;
+      }
     }
   } else if (op == Op.LDR_reg || op == Op.STR_reg || op == Op.LDRB_reg || op == Op.STRB_reg) {
     if ((word & 0x01200000) == 0x01000000 && !rdPc && !rnPc && !rmPc) {

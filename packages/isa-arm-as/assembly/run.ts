@@ -17,6 +17,7 @@ import {
   fastRecord, K_MOV_I, K_ADD_I, K_RSB_I, K_AND_I, K_ORR_I, K_EOR_I, K_MOV_R, K_MVN_R, K_ADD_R, K_SUB_R, K_RSB_R, K_AND_R, K_ORR_R,
   K_EOR_R, K_BIC_R, K_MOVT, K_CMP_I, K_CMN_I, K_CMP_R, K_CMN_R, K_TST_I, K_TST_R, K_ADDS_I, K_SUBS_I, K_ADDS_R, K_SUBS_R, K_MUL, K_MLA,
   K_UXTB, K_UXTH, K_SXTB, K_SXTH, K_LDR_I, K_STR_I, K_LDRB_I, K_STRB_I, K_LDR_R, K_STR_R, K_LDRB_R, K_STRB_R, K_B, K_BL, K_BX,
+  K_LDR_IW, K_STR_IW, K_LDRB_IW, K_STRB_IW,
 } from './fast';
 import {
   beginInstruction, clearRaised, conditionPassed, curPc, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
@@ -571,6 +572,34 @@ export function run(cpu: u32, budget: u32): u32 {
           if (p == 0) { inline = false; break; }
           store<u8>(p, u8(rOff(recA(entry))));
           invalidateCodeWord(u32(p - ramBase));
+          break;
+        }
+        case K_LDR_IW: case K_LDRB_IW: {
+          const base = rOff(recB(entry));
+          const next = base + recImm(entry);
+          const va = recExtra(entry) != 0 ? next : base;
+          const size: u32 = kind == K_LDR_IW ? 4 : 1;
+          const p = ramAccess(va, size, needR());
+          if (p == 0 || (va & (size - 1) & alignMask()) != 0) { inline = false; break; }
+          setROff(recA(entry), size == 4 ? load<u32>(p) : u32(load<u8>(p)));
+          setROff(recB(entry), next);
+          break;
+        }
+        case K_STR_IW: case K_STRB_IW: {
+          const base = rOff(recB(entry));
+          const next = base + recImm(entry);
+          const va = recExtra(entry) != 0 ? next : base;
+          const size: u32 = kind == K_STR_IW ? 4 : 1;
+          const p = ramAccess(va, size, needW());
+          if (p == 0 || (va & (size - 1) & alignMask()) != 0) { inline = false; break; }
+          const v = rOff(recA(entry));
+          const pa = u32(p - ramBase);
+          if (size == 4) {
+            store<u32>(p, v);
+            if (pa & 3) invalidateCodeWord(pa + 4);
+          } else store<u8>(p, u8(v));
+          invalidateCodeWord(pa);
+          setROff(recB(entry), next);
           break;
         }
         case K_B: {
