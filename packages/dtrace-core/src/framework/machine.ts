@@ -35,6 +35,14 @@ export interface MachineInterface {
    * DTRACEFLT_BADADDR instead of a guest fault.
    */
   load(addr: bigint, size: number, user: boolean): bigint | undefined;
+  /**
+   * Destructive copyout (copyout(), copyoutstr()): writes `bytes` into the
+   * current user address space at `addr`. Returns undefined when written,
+   * else the first address that is not user-writable (nothing is written
+   * then). A machine without user memory leaves it out: every copyout
+   * faults at its destination.
+   */
+  storeUser?(addr: bigint, bytes: Uint8Array): bigint | undefined;
   /** The thread running on `cpu` now. */
   thread(cpu: number): ThreadIdentity;
   /**

@@ -200,6 +200,25 @@ export function readBytes(f: VmFiring, addr: bigint, size: number): Uint8Array {
   return out;
 }
 
+/** The bytes of a NUL-terminated string (without the NUL), reading at most `max` bytes. */
+export function readStringBytes(f: VmFiring, addr: bigint, max: number): Uint8Array {
+  const off = f.arena.offsetOf(addr, 1);
+  if (off >= 0) {
+    const limit = Math.min(f.arena.bytes.length, off + max);
+    let end = off;
+    while (end < limit && f.arena.bytes[end] !== 0) end++;
+    return f.arena.bytes.slice(off, end);
+  }
+  const bytes: number[] = [];
+  for (let i = 0; i < max; i++) {
+    const v = f.machine.load(addr + BigInt(i), 1, false);
+    if (v === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+    if (v === 0n) break;
+    bytes.push(Number(v));
+  }
+  return Uint8Array.from(bytes);
+}
+
 /** Reads a NUL-terminated string of at most `max` bytes. */
 export function readString(f: VmFiring, addr: bigint, max: number): string {
   if (addr === 0n) throw new DifFault(DTRACEFLT.BADADDR, 0n);
@@ -903,9 +922,105 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
       if (subr === DIF_SUBR.GETMINOR) return dev & ((1n << minorBits) - 1n);
       return (dev >> minorBits) & (lp64 ? 0xffffffffn : 0x3fffn);
     }
+    case DIF_SUBR.MUTEX_OWNED:
+    case DIF_SUBR.MUTEX_OWNER:
+    case DIF_SUBR.MUTEX_TYPE_ADAPTIVE:
+    case DIF_SUBR.MUTEX_TYPE_SPIN: {
+      // dtrace_load64 of the kmutex_t, read as illumos's mutex_impl_t: an adaptive mutex's word is its
+      // owner thread with flag bits below MUTEX_THREAD (-8); a spin mutex has 0xff in its first byte
+      // (m_dummylock) and its lock in the second (m_spinlock). Unmapped memory faults (bad address).
+      const m = load(f, arg(t, 0), 8, false, false);
+      const adaptive = (m & MUTEX_DEAD) === 0n;
+      const owner = m & ~7n;
+      switch (subr) {
+        case DIF_SUBR.MUTEX_OWNED: return adaptive ? (owner !== 0n ? 1n : 0n) : ((m >> 8n) & 0xffn) !== 0n ? 1n : 0n;
+        case DIF_SUBR.MUTEX_OWNER: return adaptive ? owner : 0n;
+        case DIF_SUBR.MUTEX_TYPE_ADAPTIVE: return adaptive ? 1n : 0n;
+        default: return (m & 0xffn) === 0xffn ? 1n : 0n;
+      }
+    }
+    case DIF_SUBR.RW_READ_HELD:
+    case DIF_SUBR.RW_WRITE_HELD:
+    case DIF_SUBR.RW_ISWRITER: {
+      // dtrace_loadptr of the krwlock_t's rw_wwwh (rwlock_impl.h): the hold count or owner above
+      // bit 3, RW_WRITE_LOCKED (4), RW_WRITE_WANTED (2), RW_HAS_WAITERS (1).
+      const bits = BigInt(pointerSize(f) * 8);
+      const w = load(f, arg(t, 0), pointerSize(f), false, false);
+      const locked = BigInt.asUintN(Number(bits), ~7n);
+      switch (subr) {
+        case DIF_SUBR.RW_READ_HELD: return (w & locked) !== 0n && (w & RW_WRITE_LOCKED) === 0n ? 1n : 0n;
+        case DIF_SUBR.RW_WRITE_HELD: {
+          const curthread = BigInt.asUintN(Number(bits), f.machine.thread(f.cpu).address ?? 0n);
+          return (w & (locked | RW_WRITE_LOCKED)) === (curthread | RW_WRITE_LOCKED) ? 1n : 0n;
+        }
+        default: return (w & (RW_WRITE_LOCKED | RW_WRITE_WANTED)) !== 0n ? 1n : 0n;
+      }
+    }
+    case DIF_SUBR.MSGSIZE:
+    case DIF_SUBR.MSGDSIZE: {
+      // The mblk_t chain through b_cont: the bytes between b_rptr and b_wptr of each block (of M_DATA
+      // blocks only for msgdsize), at most dtrace_msgdsize_max blocks (illegal operation beyond).
+      const ptr = pointerSize(f);
+      const first = arg(t, 0);
+      let baddr = first;
+      let count = 0n;
+      let cont = 0;
+      while (baddr !== 0n) {
+        const wptr = load(f, baddr + BigInt(4 * ptr), ptr, false, false);
+        const rptr = load(f, baddr + BigInt(3 * ptr), ptr, false, false);
+        if (wptr < rptr) throw new DifFault(DTRACEFLT.BADADDR, first);
+        const daddr = load(f, baddr + BigInt(5 * ptr), ptr, false, false);
+        baddr = load(f, baddr + BigInt(2 * ptr), ptr, false, false);
+        if (cont++ > MSGDSIZE_MAX) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+        // dblk_t's db_type follows db_frtnp, db_base, db_lim and db_ref; M_DATA is 0.
+        if (subr === DIF_SUBR.MSGDSIZE && load(f, daddr + BigInt(3 * ptr + 1), 1, false, false) !== 0n) continue;
+        count += wptr - rptr;
+      }
+      return U64(count);
+    }
+    case DIF_SUBR.DDI_PATHNAME: {
+      // The walk of a dev_info tree: no machine here has illumos device nodes, so any node is a bad
+      // address (illumos faults at the node's first field it reads). A NULL node with no minor
+      // name (-1) is the empty path, as the kernel's loop returns it.
+      const daddr = arg(t, 0);
+      if (daddr === 0n && S64(arg(t, 1)) === -1n) return scratchString(f, '');
+      throw new DifFault(DTRACEFLT.BADADDR, daddr);
+    }
+    case DIF_SUBR.GETF:
+      // The current process's file_t for a descriptor, NULL when it has none open there: the
+      // framework sees no process file tables, so every descriptor has none.
+      return 0n;
+    case DIF_SUBR.COPYOUT:
+    case DIF_SUBR.COPYOUTSTR: {
+      // Destructive (-w): kernel or D memory into the current process's memory. copyout copies
+      // `size` bytes; copyoutstr the string and its NUL, at most `size` bytes. Without a user address
+      // space to write to, or at a page that is not user-writable, the copy faults (bad address).
+      const size = Number(BigInt.asUintN(32, arg(t, 2)));
+      const uaddr = arg(t, 1);
+      let bytes: Uint8Array;
+      if (subr === DIF_SUBR.COPYOUT) bytes = readBytes(f, arg(t, 0), size);
+      else {
+        const s = readStringBytes(f, arg(t, 0), size);
+        bytes = new Uint8Array(Math.min(s.length + 1, size));
+        bytes.set(s.subarray(0, bytes.length));
+      }
+      if (bytes.length === 0) return 0n;
+      const failed = f.machine.storeUser ? f.machine.storeUser(uaddr, bytes) : uaddr;
+      if (failed !== undefined) throw new DifFault(DTRACEFLT.BADADDR, failed);
+      return 0n;
+    }
     default:
-      // Kernel-object subroutines (mutex_*, rw_*, msgsize, getmajor, ddi_pathname, getf,
-      // copyout*) have nothing to act on in this machine model yet.
       throw new DifFault(DTRACEFLT.ILLOP, BigInt(subr));
   }
+}
+
+/** mutex_impl.h's MUTEX_DEAD: the flag bits an adaptive mutex never has set. */
+const MUTEX_DEAD = 6n;
+const RW_WRITE_WANTED = 2n;
+const RW_WRITE_LOCKED = 4n;
+/** dtrace_msgdsize_max: the longest mblk_t chain msgsize() and msgdsize() follow. */
+const MSGDSIZE_MAX = 128;
+
+function pointerSize(f: VmFiring): number {
+  return (f.dataModel ?? 'LP64') === 'LP64' ? 8 : 4;
 }
