@@ -2,7 +2,7 @@
 // guest, the machine they get (-c's command placed as `wdtrace run` places a
 // program, --arch, --cpus), and the run of a compiled program on it with
 // dtrace(1)'s ending — "dtrace: pid N has exited" when the -c command ends.
-import { LoadError, type CompiledProgram, type ConsumerOutput, type DTraceOptions, type JsonRecord, type Probe, type ProbeRegistry, type RecordTypes } from '@wdtrace/dtrace-core';
+import { LoadError, type CompiledProgram, type ConsumerOutput, type DTraceOptions, type JsonRecord, type Probe, type ProbeRegistry } from '@wdtrace/dtrace-core';
 import type { TypeDictionary } from '@wdtrace/dtrace-core/types';
 import { defaultImages, dwarfTypeDictionary, readInitrdEntries, type Isa } from '@wdtrace/kernel';
 import { GUEST_D_LIBRARIES, GuestTracer, type GuestSessionResult } from '@wdtrace/providers';
@@ -144,7 +144,6 @@ export interface GuestRunOptions {
   options: DTraceOptions;
   timeLimit?: bigint;
   json?: (r: JsonRecord) => void;
-  recordType?: RecordTypes;
   /** Called between steps so ^C can be noticed. */
   pause: () => Promise<unknown>;
   /** Whether ^C was pressed: tracing then ends as after exit() (END, the aggregations). */
@@ -164,7 +163,6 @@ export async function runGuest(tracer: GuestTracer, program: CompiledProgram, ou
     options: o.options,
     timeLimit: o.timeLimit,
     json: o.json,
-    recordType: o.recordType,
     pause: o.pause,
     interrupted: o.interrupted,
     grabbed: o.grabbed,

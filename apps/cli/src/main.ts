@@ -21,7 +21,6 @@ import {
 } from '@wdtrace/dtrace-core';
 import { IdleSession, createIdleRegistry } from '@wdtrace/providers';
 import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
-import { recordTypesOf } from './record-types.js';
 import { GuestCliError, createGuest, guestArgTypes, guestExpand, guestLibraries, runGuest, wantsGuest, type GuestRequest } from './guest.js';
 
 /** -p's argument: a process ID (dtrace(1): "invalid process ID"). */
@@ -430,7 +429,6 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
         return undefined;
       },
   };
-  const recordType = compiledResult ? recordTypesOf(compiledResult) : undefined;
   const timeLimit = o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined;
   if (guest) {
     let interrupted = false;
@@ -440,7 +438,6 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
       const result = await runGuest(guest.tracer, compiled, output, {
         options,
         timeLimit,
-        recordType,
         target: guest.target,
         grabbed: o.p !== undefined ? guest.target : undefined,
         input: o.p !== undefined ? process.stdin : undefined,
@@ -465,7 +462,6 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
       options,
       machine,
       registry: idle,
-      recordType,
       timeLimit,
       json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
       // Without --run-for the idle machine's clock follows the real one, as dtrace(1) runs until ^C.

@@ -16,7 +16,6 @@ import {
   type ConsumerOutput,
   type DTraceOptions,
   type JsonRecord,
-  type RecordTypes,
 } from '@wdtrace/dtrace-core';
 import { createDtraceProvider, fireBegin, fireEnd } from './dtrace/provider.js';
 import { ProfileProvider } from './profile/provider.js';
@@ -45,8 +44,6 @@ export interface IdleSessionOptions {
   /** Stop after this much virtual time (ns) even without exit(). */
   readonly timeLimit?: bigint;
   readonly json?: (r: JsonRecord) => void;
-  /** D types of recorded values (printf's %d sign, print()), from the compiler. */
-  readonly recordType?: RecordTypes;
   /** Wall-clock time at virtual time 0 (ns since the epoch), for walltimestamp. */
   readonly bootWalltime?: bigint;
   /**
@@ -84,7 +81,6 @@ export class IdleSession {
     this.state = new DTraceState(program, registry, this.machine, opts.options ?? defaultOptions());
     this.consumer = new Consumer(this.state, output);
     this.consumer.json = opts.json;
-    this.consumer.recordType = opts.recordType;
   }
 
   /** Asks the session to stop at the next opportunity (SIGINT). */

@@ -12,6 +12,7 @@ import {
   type EcbDescription,
   PROGRAM_FORMAT_VERSION,
   type RecordDescription,
+  TypeTableBuilder,
   lquantizeParams,
   llquantizeParams,
 } from '@wdtrace/dtrace-core/program';
@@ -45,6 +46,8 @@ export const assemblePass: Pass = {
   run(ctx) {
     if (ctx.difOverflow !== undefined) fail('D_UNKNOWN', undefined, `${ctx.difOverflow} table overflow`);
     const ir = ctx.ir!;
+    // The D types of recorded values, for the consumer (RecordDescription.type).
+    const types = new TypeTableBuilder();
     const ecbs: EcbDescription[] = ir.ecbs.map((e) => {
       let offset = DTRACE_RECHDR_SIZE;
       let alignment = 4;
@@ -56,7 +59,11 @@ export const assemblePass: Pass = {
         if (a.record === undefined) continue;
         const al = Math.max(1, a.record.alignment);
         offset = Math.ceil(offset / al) * al;
-        const record: RecordDescription = { action: a.kind, size: a.record.size, offset, alignment: al, format: a.record.format, arg: a.arg, uarg: a.uarg };
+        const t = a.record.type;
+        const record: RecordDescription =
+          t !== undefined
+            ? { action: a.kind, size: a.record.size, offset, alignment: al, format: a.record.format, arg: a.arg, uarg: a.uarg, type: types.add(t) }
+            : { action: a.kind, size: a.record.size, offset, alignment: al, format: a.record.format, arg: a.arg, uarg: a.uarg };
         (a as { record?: unknown }).record = record;
         offset += record.size;
         alignment = Math.max(alignment, al);
@@ -96,6 +103,7 @@ export const assemblePass: Pass = {
       translators: [],
       speculations: ecbs.some((e) => e.speculative) ? 1 : 0,
       destructive: ecbs.some((e) => e.destructive),
+      types: types.types,
     };
     ctx.program = program;
     ctx.difArrays.release();

@@ -849,7 +849,8 @@ export interface IrAction {
   readonly ntuple: number;
   readonly arg: bigint;
   readonly uarg: bigint;
-  readonly record?: { size: number; alignment: number; format: number };
+  /** `type`: the D type of the value recorded (trace, print, printf-like arguments), for the consumer. */
+  readonly record?: { size: number; alignment: number; format: number; type?: CType | undefined };
   readonly source?: string;
 }
 
@@ -874,11 +875,12 @@ function constDifo(ctx: CompileContext, value: bigint, loc: Loc): Difo {
   return compileDifo(ctx, { k: 'int', value, suffix: '', decimal: true, loc, type: ctx.env.int, constValue: value, ref: undefined, lvalue: undefined });
 }
 
-function recordOf(ctx: CompileContext, t: CType | undefined, format: number): { size: number; alignment: number; format: number } {
+/** The record of a value of type `t`; `type` is what the consumer is told the value is (undefined: nothing). */
+function recordOf(ctx: CompileContext, t: CType | undefined, format: number, type: CType | undefined): NonNullable<IrAction['record']> {
   const dt = difTypeOf(ctx, t);
-  if (dt.kind === DIF_TYPE_STRING) return { size: dt.size, alignment: 1, format };
-  if (dt.flags !== 0) return { size: dt.size, alignment: 8, format };
-  return { size: dt.size, alignment: Math.max(1, Math.min(8, dt.size)), format };
+  if (dt.kind === DIF_TYPE_STRING) return { size: dt.size, alignment: 1, format, type };
+  if (dt.flags !== 0) return { size: dt.size, alignment: 8, format, type };
+  return { size: dt.size, alignment: Math.max(1, Math.min(8, dt.size)), format, type };
 }
 
 /** Stands in for a DIFO whose tables overflowed (the assemble pass reports the overflow). */
@@ -968,7 +970,7 @@ class ClauseGen {
     const name = st.name;
     const fn = BUILTIN_FUNCTIONS.get(name)!;
     if (fn.kind === 'action' && fn.destructive === true) this.destructive = true;
-    const rec = (t: CType | undefined, format = -1): IrAction['record'] => recordOf(ctx, t, format);
+    const rec = (t: CType | undefined, format = -1): IrAction['record'] => recordOf(ctx, t, format, t);
     switch (name) {
       case 'trace':
       case 'print': {
@@ -999,7 +1001,8 @@ class ClauseGen {
             ntuple: i === 0 ? rest.length : 0,
             arg: BigInt(f),
             uarg: 0n,
-            record: rec(a.k === 'agg' ? ctx.env.int64 : a.type, i === 0 ? f : -1),
+            // An aggregation argument (printa) records the aggregation's id: no D type is given for it.
+            record: a.k === 'agg' ? recordOf(ctx, ctx.env.int64, i === 0 ? f : -1, undefined) : rec(a.type, i === 0 ? f : -1),
           });
         });
         return;

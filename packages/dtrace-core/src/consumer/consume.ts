@@ -7,6 +7,7 @@
 
 import { DTRACEACT, DTRACEAGG, DT_ACT, dtraceActIsAggregation } from '../program/actions.js';
 import type { ActionDescription, AggregationDescription, CompiledProgram, RecordDescription } from '../program/program.js';
+import { TypeTable } from '../program/type-table.js';
 import { DIF_TYPE_STRING } from '../dif/constants.js';
 import { initialAggregationData, type DTraceState, type BufferEntry, type AggregationEntry, type EnabledProbe } from '../framework/state.js';
 import { faultString, DTRACEFLT } from '../framework/faults.js';
@@ -17,7 +18,6 @@ import { modString, stackFrameString, symString, uaddrToString, umodString, usym
 import type { CType } from '../types/ctype.js';
 import { createCTypeDictionary, createDTypeDictionary } from '../types/builtins.js';
 import { TypeDictionaryChain, type TypeDictionary } from '../types/dictionary.js';
-import type { EcbDescription } from '../program/program.js';
 import { averageValue, printBytes, printDatumInteger, printLlquantize, printLquantize, printQuantize, stddevValue, traceInteger, quantizeBucketValue, rjust } from './aggprint.js';
 
 export interface ConsumerOutput {
@@ -49,8 +49,6 @@ export interface JsonRecord {
 
 export { formatPrint, isSignedType } from './print.js';
 
-/** Looks up the D type of the value action `index` of an ECB records. */
-export type RecordTypes = (ecb: EcbDescription, index: number) => CType | undefined;
 
 const decoder = new TextDecoder();
 
@@ -73,13 +71,8 @@ export class Consumer {
   /** Set when a firing recorded exit(). */
   exitSeen = false;
   json: ((r: JsonRecord) => void) | undefined;
-  /**
-   * The D type of the value an action records (`ecb.actions[index]`), when
-   * the compiler knows it: it decides the sign of %d (pfcheck_dint) and is
-   * what print() prints by. Without it %d counts its argument as signed and
-   * print() prints as trace() does (dtrace_print finding no type).
-   */
-  recordType: RecordTypes | undefined;
+  /** The program's type table (CompiledProgram.types), read as records ask for their types. */
+  private typeTable: TypeTable | undefined;
 
   constructor(
     readonly state: DTraceState,
@@ -89,6 +82,19 @@ export class Consumer {
   private get program(): CompiledProgram {
     return this.state.program;
   }
+  /**
+   * The D type of the value a record holds (RecordDescription.type), when
+   * the program gives it: it decides the sign of %d (pfcheck_dint) and is
+   * what print() prints by. Without it %d counts its argument as signed and
+   * print() prints as trace() does (dtrace_print finding no type).
+   */
+  private recordType(rec: RecordDescription): CType | undefined {
+    const types = this.program.types;
+    if (rec.type === undefined || types === undefined) return undefined;
+    if (this.typeTable?.types !== types) this.typeTable = new TypeTable(types);
+    return this.typeTable.get(rec.type);
+  }
+
   private get opts() {
     return this.state.options;
   }
@@ -304,7 +310,7 @@ export class Consumer {
         for (let k = 0; k < n; k++) {
           const r = recs[i + k];
           if (!r) throw new Error('printf( ) record count mismatch');
-          args.push(this.datum(ep.ecb, r, view, e.bytes));
+          args.push(this.datum(r, view, e.bytes));
         }
         if (printfArgumentCount(pieces) > args.length) throw new Error(`printf( ) format needs ${printfArgumentCount(pieces)} arguments, the record has ${args.length}`);
         const s = formatPrintf(pieces, args, { symbols: this.state.machine.symbols });
@@ -342,7 +348,7 @@ export class Consumer {
       }
       if (rec.size === 0) continue;
       if (act.kind === DTRACEACT.DIFEXPR && act.uarg === BigInt(DT_ACT.PRINT)) {
-        const type = this.recordType?.(ep.ecb, act.index);
+        const type = this.recordType(rec);
         if (type !== undefined) {
           text += formatPrint(type, bytes, this.state.machine.symbols);
           continue;
@@ -417,7 +423,7 @@ export class Consumer {
     return { type: 'stack', frames, silent: false };
   }
 
-  private datum(ecb: EcbDescription, r: RecordAction, view: DataView, bytes: Uint8Array): Datum {
+  private datum(r: RecordAction, view: DataView, bytes: Uint8Array): Datum {
     const rec = r.record;
     if (r.kind === DTRACEACT.STACK || r.kind === DTRACEACT.USTACK || r.kind === DTRACEACT.JSTACK) {
       return this.stackDatum(r.kind, { size: rec.size, arg: r.arg }, bytes.subarray(rec.offset, rec.offset + rec.size));
@@ -426,7 +432,7 @@ export class Consumer {
     if ((rtype && rtype.kind === DIF_TYPE_STRING) || ![1, 2, 4, 8].includes(rec.size)) {
       return { type: 'bytes', value: bytes.subarray(rec.offset, rec.offset + rec.size) };
     }
-    return { type: 'int', value: readInt(view, rec.offset, rec.size), size: rec.size, signed: isSignedType(this.recordType?.(ecb, r.index)) };
+    return { type: 'int', value: readInt(view, rec.offset, rec.size), size: rec.size, signed: isSignedType(this.recordType(rec)) };
   }
 
   // -------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 //                                            the start of the firing)
 
 import { type Difo, type DifoJSON, type DifType, difoFromJSON, difoToJSON } from '../dif/difo.js';
+import type { TypeDescription } from './type-table.js';
 
 export const PROGRAM_FORMAT_VERSION = 1;
 
@@ -46,6 +47,12 @@ export interface RecordDescription {
   readonly arg: bigint;
   /** Library argument (DT_ACT_* for LIBACT records, quantize params ...). */
   readonly uarg: bigint;
+  /**
+   * The D type of the recorded value, as an index into CompiledProgram.types:
+   * given for trace() and print() and each printf(), printa(), system() and
+   * freopen() argument other than an aggregation.
+   */
+  readonly type?: number;
 }
 
 /** One action of an ECB (dtrace_actdesc_t), with the DIFO computing its value. */
@@ -128,6 +135,8 @@ export interface CompiledProgram {
   readonly speculations: number;
   /** Program uses destructive actions (needs -w). */
   readonly destructive: boolean;
+  /** The C types records refer to (RecordDescription.type); read them with TypeTable. */
+  readonly types?: readonly TypeDescription[];
 }
 
 // ---------------------------------------------------------------------------

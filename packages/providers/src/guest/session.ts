@@ -19,7 +19,6 @@ import {
   type ConsumerOutput,
   type DTraceOptions,
   type JsonRecord,
-  type RecordTypes,
 } from '@wdtrace/dtrace-core';
 import { Machine, defaultImages, readInitrdEntries, type InitrdFile, type Isa, type MachineOptions, type RunResult } from '@wdtrace/kernel';
 import { createDtraceProvider, fireBegin, fireEnd } from '../dtrace/provider.js';
@@ -60,7 +59,6 @@ export interface GuestSessionOptions {
   /** Stop after this much virtual time (ns) even without exit(). */
   readonly timeLimit?: bigint;
   readonly json?: (r: JsonRecord) => void;
-  readonly recordType?: RecordTypes;
   /** Lets a caller notice ^C between steps. */
   readonly pause?: () => Promise<unknown>;
   /** Whether tracing should end now (^C): END fires and the buffers drain as after exit(). */
@@ -241,7 +239,6 @@ export class GuestTracer {
     const state = new DTraceState(program, this.registry, this.view, opts.options ?? defaultOptions());
     const consumer = new Consumer(state, output);
     consumer.json = opts.json;
-    consumer.recordType = opts.recordType;
     this.sink.state = state;
     // Retained enablings: probes of a module loaded while tracing runs are matched and enabled
     // before the guest runs on (the load event comes before krtld has written the module's text).
