@@ -27,7 +27,7 @@ import {
   difInstrSets,
   difInstrSetx,
   difInstrStv,
-  utf8Encode,
+  stringBytes,
 } from '@wdtrace/dtrace-core/dif';
 import type { IrVariable } from './ir.js';
 
@@ -37,7 +37,7 @@ const LINEAR_LIMIT = 16;
 const NO_XLREFS: readonly DifTranslatorRef[] = Object.freeze([]);
 const NO_INTEGERS: readonly bigint[] = Object.freeze([]);
 
-/** A string table with DifStringTable's layout: NUL-terminated UTF-8 strings, identical strings shared. */
+/** A string table with DifStringTable's layout: NUL-terminated strings of bytes (stringBytes), identical strings shared. */
 class StringTable {
   private readonly strings: string[] = [];
   private readonly offsets: number[] = [];
@@ -70,7 +70,7 @@ class StringTable {
         break;
       }
     }
-    const bytes = ascii ? undefined : utf8Encode(s);
+    const bytes = ascii ? undefined : stringBytes(s);
     this.strings.push(s);
     this.offsets.push(offset);
     this.encoded.push(bytes);

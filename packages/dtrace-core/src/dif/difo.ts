@@ -92,7 +92,7 @@ export function difoString(strtab: Uint8Array, offset: number): string | undefin
   if (offset < 0 || offset >= strtab.length) return undefined;
   let end = offset;
   while (end < strtab.length && strtab[end] !== 0) end++;
-  return utf8Decode(strtab.subarray(offset, end));
+  return bytesString(strtab.subarray(offset, end));
 }
 
 /** Builds a string table: identical strings share one entry, offsets are byte offsets. */
@@ -114,7 +114,7 @@ export class DifStringTable {
       }
     }
     if (ascii) for (let i = 0; i < s.length; i++) this.bytes.push(s.charCodeAt(i));
-    else for (const b of utf8Encode(s)) this.bytes.push(b);
+    else for (const b of stringBytes(s)) this.bytes.push(b);
     this.bytes.push(0);
     this.offsets.set(s, offset);
     return offset;
@@ -137,6 +137,55 @@ export function utf8Encode(s: string): Uint8Array {
 }
 export function utf8Decode(b: Uint8Array): string {
   return decoder.decode(b);
+}
+
+/**
+ * D strings are bytes. The compiler, the VM and the consumer hold them as
+ * JS strings whose code units are the bytes (0-255), converting only at
+ * the edges: a source file's bytes come in as they are, output goes out
+ * byte for byte. `stringBytes` gives a string's bytes; a code unit above
+ * 0xff (text that was never bytes, from a caller that passed ordinary
+ * Unicode) is written as its UTF-8.
+ */
+export function stringBytes(s: string): Uint8Array {
+  let wide = false;
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) > 0xff) {
+      wide = true;
+      break;
+    }
+  }
+  if (!wide) {
+    const out = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+    return out;
+  }
+  const parts: number[] = [];
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c <= 0xff) parts.push(c);
+    else for (const b of encoder.encode(ch)) parts.push(b);
+  }
+  return Uint8Array.from(parts);
+}
+
+/** The byte string of `b`: one code unit per byte. */
+export function bytesString(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i += 4096) s += String.fromCharCode.apply(null, b.subarray(i, Math.min(b.length, i + 4096)) as unknown as number[]);
+  return s;
+}
+
+/** Unicode text (a probe or process name, a path) as the byte string of its UTF-8. */
+export function utf8ByteString(s: string): string {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return bytesString(encoder.encode(s));
+  return s;
+}
+
+/** A byte string read as UTF-8 text (for JSON and other text outputs); invalid sequences become U+FFFD. */
+export function byteStringText(s: string): string {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return decoder.decode(stringBytes(s));
+  return s;
 }
 
 /** JSON form of a DIFO: numbers and strings only. */
