@@ -85,7 +85,7 @@ import { parityFlag } from './flags';
 
 /** Condition `cc` (jcc/setcc numbering) with the flags possibly pending as lazy state. */
 // @ts-ignore: decorator
-@inline function lazyCondition(cc: u32): bool {
+@inline export function lazyCondition(cc: u32): bool {
   const op = lazyOp;
   if (op != LAZY_NONE) {
     const c = cc >> 1;
@@ -101,6 +101,29 @@ import { parityFlag } from './flags';
     return (cc & 1) != 0 ? !r : r;
   }
   return condition(cc);
+}
+
+/** lazyCondition(cc) for a `cc` known only at run time: one jump to a specialised test. */
+// @ts-ignore: decorator
+@inline export function lazyConditionAny(cc: u32): bool {
+  switch (cc) {
+    case 0: return lazyCondition(0);
+    case 1: return lazyCondition(1);
+    case 2: return lazyCondition(2);
+    case 3: return lazyCondition(3);
+    case 4: return lazyCondition(4);
+    case 5: return lazyCondition(5);
+    case 6: return lazyCondition(6);
+    case 7: return lazyCondition(7);
+    case 8: return lazyCondition(8);
+    case 9: return lazyCondition(9);
+    case 10: return lazyCondition(10);
+    case 11: return lazyCondition(11);
+    case 12: return lazyCondition(12);
+    case 13: return lazyCondition(13);
+    case 14: return lazyCondition(14);
+    default: return lazyCondition(15);
+  }
 }
 
 /**

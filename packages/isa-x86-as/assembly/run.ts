@@ -5,7 +5,8 @@
 import { decodeInstruction, PFX_LOCK, DECODE_TRUNCATED } from './decode';
 import { insn, setInsn, INSN_SCRATCH, dForm, dPrefixes, dFast, dMod, dHasModrm } from './insn';
 import { HANDLERS } from './generated/dispatch';
-import { runFast, selectFast } from './generated/fast';
+import { runFast, selectFast, fastFusable } from './generated/fast';
+import { lazyConditionAny } from './exec-fast';
 import {
   FETCH, rip, setRip, nextRip, setNextRip, faultVector, faultError, clearFault, raise, translate, ACC_EXEC,
   ramBase, ramSize, halted, countRetired, VEC_PF, VEC_GP, VEC_UD, cr2,
@@ -142,8 +143,11 @@ export function step(): bool {
       if (len <= 0) return decodeFailed(pc, len, avail);
       // an instruction crossing a page is not cached: its second page's
       // mapping and permissions are checked again by every fetch
-      if ((pc & 0xfff) + <u64>len <= 0x1000) setDecoded(cacheClaim(pa, len), true);
-      else setDecoded(INSN_SCRATCH, false);
+      if ((pc & 0xfff) + <u64>len <= 0x1000) {
+        const record = cacheClaim(pa, len);
+        setDecoded(record, true);
+        fuseJcc(record, pc, len, avail);
+      } else setDecoded(INSN_SCRATCH, false);
       return execute(pc, len);
     }
   }
@@ -163,7 +167,37 @@ export function step(): bool {
 function setDecoded(record: usize, cached: bool): void {
   saveDecoded(record);
   store<u8>(record, cached ? <u8>selectFast() : 0, 30);
+  store<u8>(record, 0, 31);
   setInsn(record);
+}
+
+/**
+ * Compare-and-branch fusion: when the record just cached is a specialised
+ * flag-setting ALU instruction on registers and a jcc (rel8 or rel32, no
+ * prefix) follows it on the same page, the record also keeps that jcc —
+ * byte 31 = 0x10 | condition, byte 56 = its length, bytes 40-47 (the second
+ * immediate, which no specialised form has) = its displacement — and the
+ * straight-line path runs both in one step, retiring two instructions.
+ * Nothing can happen between the two (a register ALU operation neither
+ * faults nor reaches a device); a budget that ends between them runs the
+ * first alone. The jcc's bytes are on the record's page, so a write to them
+ * retires the record with the page.
+ */
+function fuseJcc(record: usize, pc: u64, len: i32, avail: i32): void {
+  if (!fastFusable(<u32>load<u8>(record, 30))) return;
+  const b = <u32>load<u8>(FETCH + len);
+  let jlen = 0;
+  let cc: u32 = 0;
+  let disp: i64 = 0;
+  if ((b & 0xf0) == 0x70 && avail >= len + 2) {
+    jlen = 2; cc = b & 15; disp = <i64>load<i8>(FETCH + len + 1);
+  } else if (b == 0x0f && avail >= len + 6 && (<u32>load<u8>(FETCH + len + 1) & 0xf0) == 0x80) {
+    jlen = 6; cc = <u32>load<u8>(FETCH + len + 1) & 15; disp = <i64>load<i32>(FETCH + len + 2);
+  } else return;
+  if ((pc & 0xfff) + <u64>(len + jlen) > 0x1000) return;
+  store<i64>(record, disp, 40);
+  store<u8>(record, <u8>jlen, 56);
+  store<u8>(record, <u8>(0x10 | cc), 31);
 }
 
 function decodeFailed(pc: u64, len: i32, avail: i32): bool {
@@ -262,6 +296,14 @@ export function runLoop(budget: i32): i32 {
           setNextRip(pc + <u64>load<u8>(e, 14));
           runFast(fast, e);
           if (faultVector >= 0) { ok = false; slow = false; break; }
+          const fused = <u32>load<u8>(e, 31);
+          if (fused != 0 && i + 1 < budget) {
+            // the jcc kept with this record (fuseJcc): retire the ALU instruction, run the jcc
+            countRetired();
+            i++;
+            const fall = nextRip + <u64>load<u8>(e, 56);
+            setNextRip(lazyConditionAny(fused & 15) ? fall + <u64>load<i64>(e, 40) : fall);
+          }
           const npc = nextRip;
           setRip(npc);
           countRetired();

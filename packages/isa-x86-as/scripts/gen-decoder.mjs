@@ -187,6 +187,12 @@ ${fast.map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, 
   }
 }
 
+/** Whether specialised handler \`id\` is a flag-setting ALU operation on registers (a jcc after it can be fused with it). */
+// @ts-ignore: decorator
+@inline export function fastFusable(id: u32): bool {
+  return ${(() => { const ids = fast.map(([n], i) => (/^(add|or|and|sub|xor|cmp|test)(32|64)_(EG|GE|EI)_r$/.test(n) ? i + 1 : 0)).filter((i) => i); return ids.map((i) => `id == ${i}`).join(' || ') || 'false'; })()};
+}
+
 /** The runFast index for the instruction just decoded, or 0 for its generic handler. */
 export function selectFast(): u32 {
   if (dPrefixes != 0 || dEncoding != 0 || dForm == 0) return 0;
