@@ -10,7 +10,7 @@ import {
   fetchValid, setFetchValid, setRunning, stateBlock, setLiveDone, stopRequested, setStopRequested, isRunning,
 } from './state';
 import {
-  translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, DECODE_SHIFT, configureMemory, tlbFlush,
+  translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, DECODE_SHIFT, DECODE_ENTRY_SIZE, configureMemory, tlbFlush,
   cpuTlb, ramAccess as ramAccessIn, invalidateCodeWord, P_PRIV_R, P_PRIV_W, P_USER_R, P_USER_W,
 } from './memory';
 import {
@@ -481,6 +481,17 @@ export function run(cpu: u32, budget: u32): u32 {
         case K_CMP_I: {
           const x = rOff(recB(entry));
           subFlags(x, recImm(entry), x - recImm(entry));
+          // A b<cond> right after the compare (the commonest pair) runs in
+          // the same step when it is decoded and in the budget.
+          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
+            const next = entry + DECODE_ENTRY_SIZE;
+            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
+              const bc = load<u32>(next, 4) >>> 28;
+              done += 2;
+              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
+              continue;
+            }
+          }
           break;
         }
         case K_CMN_I: {
@@ -492,6 +503,17 @@ export function run(cpu: u32, budget: u32): u32 {
           const x = rOff(recB(entry));
           const y = shifted(rOff(recC(entry)), recExtra(entry));
           subFlags(x, y, x - y);
+          // A b<cond> right after the compare (the commonest pair) runs in
+          // the same step when it is decoded and in the budget.
+          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
+            const next = entry + DECODE_ENTRY_SIZE;
+            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
+              const bc = load<u32>(next, 4) >>> 28;
+              done += 2;
+              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
+              continue;
+            }
+          }
           break;
         }
         case K_CMN_R: {
@@ -518,6 +540,17 @@ export function run(cpu: u32, budget: u32): u32 {
           const r = x - recImm(entry);
           setROff(recA(entry), r);
           subFlags(x, recImm(entry), r);
+          // A b<cond> right after the compare (the commonest pair) runs in
+          // the same step when it is decoded and in the budget.
+          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
+            const next = entry + DECODE_ENTRY_SIZE;
+            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
+              const bc = load<u32>(next, 4) >>> 28;
+              done += 2;
+              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
+              continue;
+            }
+          }
           break;
         }
         case K_ADDS_R: {

@@ -175,16 +175,24 @@ describe('specialised forms agree with their handlers', () => {
 });
 
 describe('run loop with specialised forms', () => {
-  // 0x1000: mov r0, #0 ; mov r1, #0x20000 ; loop: ldr r2, [r1, r0, lsl #2] ; add r2, r2, r0 ; str r2, [r1, r0, lsl #2]
-  //         strb r0, [r1, #-1] ; add r0, r0, #1 ; cmp r0, #100 ; blt loop ; udf
-  const program = [0xe3a00000, 0xe3a01802, 0xe7912100, 0xe0822000, 0xe7812100, 0xe5410001, 0xe2800001, 0xe3500064, 0xbafffff8, 0xe7f001f0];
+  // 0x1000: mov r0, #0 ; mov r1, #0x20000 ; mov r5, #100
+  //   loop:  ldr r2, [r1, r0, lsl #2] ; add r2, r2, r0 ; str r2, [r1, r0, lsl #2] ; strb r0, [r1, #-1] ; add r0, r0, #1
+  //          subs r6, r0, #50 ; bne skip ; add r7, r7, #1
+  //   skip:  cmp r0, #30 ; bhi over ; add r10, r10, #1
+  //   over:  cmp r0, r5 ; blt loop ; mov r8, #1 ; udf
+  // (compare-and-branch pairs of every specialised compare, taken and not taken)
+  const program = [
+    0xe3a00000, 0xe3a01802, 0xe3a05064, 0xe7912100, 0xe0822000, 0xe7812100, 0xe5410001, 0xe2800001, 0xe2506032,
+    0x1a000000, 0xe2877001, 0xe350001e, 0x8a000000, 0xe28aa001, 0xe1500005, 0xbafffff2, 0xe3a08001, 0xe7f001f0,
+  ];
 
   it('stops after exactly the budget, in the state the handlers reach one instruction at a time', async () => {
     const whole = await makeCore('release', 'plain');
     const steps = await makeCore('release', 'plain');
     const next = rng(7);
-    for (let trial = 0; trial < 20; trial++) {
-      const budget = 1 + (next() % 600);
+    // The program retires 1135 instructions before its udf: the whole of it, each stop near its end, random ones.
+    const budgets = [1135, 1134, 1133, 1132, 1, 2, 3, ...Array.from({ length: 30 }, () => 1 + (next() % 1135))];
+    for (const budget of budgets) {
       for (const core of [whole, steps]) {
         core.reset(0);
         ram(core).fill(0, BUF - 4, BUF + 400);
