@@ -168,6 +168,12 @@ fast.push(['ret64', 'map == 0 && opc == 0xc3', 'ret64();']);
 fast.push(['call_rel', 'map == 0 && opc == 0xe8', 'callRel();']);
 fast.push(['jmp_rel', 'map == 0 && (opc == 0xe9 || opc == 0xeb)', 'jmpRel();']);
 for (let cc = 0; cc < 16; cc++) fast.push([`jcc${cc}`, `((map == 0 && opc == 0x${(0x70 + cc).toString(16)}) || (map == 1 && opc == 0x${(0x80 + cc).toString(16)}))`, `jccSized(${cc});`]);
+// every form whose handler is nop (multi-byte nops, pause, endbr64, fences,
+// prefetches), whatever its prefixes but LOCK (#UD, left to the generic path):
+// compilers pad with 66- and 2E-prefixed nops
+const nopForms = ordered.filter((f) => f.handler === 'nop').map((f) => f.id);
+const NOP_FAST = fast.length + 1;
+fast.push(['nop', 'false', '']);
 if (fast.length > 255) throw new Error(`gen-decoder: ${fast.length} fast handlers do not fit the record's byte`);
 writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
 // Specialised handlers: runFast(selectFast()) runs a decoded instruction
@@ -175,7 +181,7 @@ writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
 // table inlined into the run loop (no indirect call, no call frame) ran the
 // bench about 1.3x faster than the same handlers as a table of functions
 // called indirectly.
-import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm } from '../decode';
+import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm, PFX_LOCK } from '../decode';
 import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel, shiftR, imulRI, imulRR } from '../exec-fast';
 
 /** Runs specialised handler \`id\` (1..${fast.length}) on decoded record \`e\`. */
@@ -193,8 +199,19 @@ ${fast.map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, 
   return ${(() => { const ids = fast.map(([n], i) => (/^(add|or|and|sub|xor|cmp|test)(32|64)_(EG|GE|EI)_r$/.test(n) ? i + 1 : 0)).filter((i) => i); return ids.map((i) => `id == ${i}`).join(' || ') || 'false'; })()};
 }
 
+/** Whether form \`form\` executes as a nop. */
+function nopForm(form: i32): bool {
+  switch (form) {
+${nopForms.map((id) => `    case ${id}:`).join('\n')}
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** The runFast index for the instruction just decoded, or 0 for its generic handler. */
 export function selectFast(): u32 {
+  if (dEncoding == 0 && (dPrefixes & PFX_LOCK) == 0 && nopForm(dForm)) return ${NOP_FAST};
   if (dPrefixes != 0 || dEncoding != 0 || dForm == 0) return 0;
   const map = dMap;
   const opc = dOpcode;

@@ -63,9 +63,11 @@ function flagProgram(seed: number, n: number): number[] {
       if (r() % 2) code.push(...w, 0xd1, modrm(sub, a)); else code.push(...w, 0xc1, modrm(sub, a), r() % 70);
     } else if (kind < 9) code.push(...w, 0x0f, 0xaf, modrm(a, b)); // imul
     else code.push(...w, 0xff, modrm(r() % 2, a)); // inc / dec: CF kept from the previous operation
-    const between = r() % 4;
+    const between = r() % 6;
     if (between === 1) code.push(0x48, 0x89, modrm(a, 6)); // mov %rax.., %rsi
     else if (between === 2) code.push(0xc1, modrm(4, 7), 0); // shl $0, %edi: flags unchanged
+    else if (between === 3) code.push(0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0); // nopw %cs:0(%rax,%rax)
+    else if (between === 4) code.push(0x66, 0x90); // xchg %ax,%ax
     code.push(0x70 + (r() % 16), 8); // jcc over the store
     code.push(0x41, 0xc6, 0x85, k & 0xff, (k >> 8) & 0xff, 0, 0, 1); // movb $1, k(%r13)
   }
@@ -122,6 +124,24 @@ describe('run loop: straight-line path and lazy flags', () => {
       }
     });
   }
+
+  it('runs prefixed nops in a straight-line run, and a LOCK-prefixed nop still raises #UD', async () => {
+    const m = await bareCore(1 << 20, 'release');
+    // addl $1,%eax; nopw %cs:0(%rax,%rax); xchg %ax,%ax; pause; nopl 0(%rax); cmpl $20,%eax; jne .-start; lock nopl (%rax)
+    const code = [0x83, 0xc0, 0x01, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x66, 0x90, 0xf3, 0x90, 0x0f, 0x1f, 0x40, 0x00,
+      0x83, 0xf8, 0x14, 0x75, 0xe6, 0xf0, 0x0f, 0x1f, 0x00];
+    m.poke(0x1000, code);
+    for (let pass = 0; pass < 2; pass++) {
+      m.regs()[0] = 0n;
+      m.setRip(0x1000n);
+      const retired0 = m.core.retiredLo();
+      expect(m.core.run(1000)).toBe(STOP_EXCEPTION);
+      expect(m.core.stopVector()).toBe(6);
+      expect(m.core.stopPcLo()).toBe(0x101a);
+      expect(m.regs()[0]).toBe(20n);
+      expect(m.core.retiredLo() - retired0).toBe(20 * 7);
+    }
+  });
 
   it('stops after exactly `budget` instructions inside a straight-line run', async () => {
     // loop: addl $1,%eax; addq %rax,%rcx; subl $3,%edx; cmpl $1000000,%eax; jne loop; hlt
