@@ -19,6 +19,7 @@ import {
   type DTraceOptions,
   type ProbeRegistry,
 } from '@wdtrace/dtrace-core';
+import { bytesString, byteStringText, utf8ByteString } from '@wdtrace/dtrace-core/dif';
 import { IdleSession, createIdleRegistry } from '@wdtrace/providers';
 import { compile, dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
 import { GuestCliError, createGuest, guestArgTypes, guestExpand, guestLibraries, runGuest, wantsGuest, type GuestRequest } from './guest.js';
@@ -29,10 +30,25 @@ function grabPid(text: string): number {
   return Number(text);
 }
 
+// D strings are bytes. Past main()'s argument edge every string here is a
+// byte string (one code unit per byte, see stringBytes): the arguments and
+// the files read are turned into their bytes, and what is written — trace
+// output, messages, -o files — is written back byte for byte.
+
+/** A byte-string path as the bytes the file system names it by. */
+function fsPath(path: string): Buffer {
+  return Buffer.from(path, 'latin1');
+}
+
+/** A file's bytes as a byte string. */
+function readBytesText(path: string): string {
+  return readFileSync(fsPath(path)).toString('latin1');
+}
+
 /** A -s script's text for deciding whether it needs a guest (an unreadable one is reported later, when compiled). */
 function readScriptText(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readBytesText(path);
   } catch {
     return '';
   }
@@ -54,12 +70,13 @@ interface ProbeSpec {
   readonly text: string;
 }
 
+/** Where the CLI writes: byte strings (one code unit per byte), written out byte for byte. */
 export interface CliIo {
   out(s: string): void;
   err(s: string): void;
 }
 
-const defaultIo: CliIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+const defaultIo: CliIo = { out: (s) => process.stdout.write(Buffer.from(s, 'latin1')), err: (s) => process.stderr.write(Buffer.from(s, 'latin1')) };
 
 class UsageError extends Error {}
 
@@ -197,6 +214,8 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   // Verbs load their packages on demand, so tracing does not pay for them.
   if (argv[2] === 'dis') return (await import('./dis.js')).runDis(argv.slice(3), io);
   if (argv[2] === 'run') return (await import('./run.js')).runRun(argv.slice(3), io);
+  // The arguments (text) as the byte strings of their UTF-8.
+  argv = argv.map((a, i) => (i < 2 ? a : utf8ByteString(a)));
   const program = createProgram(io.out, io.err);
   // dtrace(1) without arguments prints its usage to stderr (status 2).
   if (argv.length <= 2) {
@@ -258,10 +277,9 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     providers: specs.filter((s) => s.flag === 'P').map((s) => s.text),
   };
   let guest: Awaited<ReturnType<typeof createGuest>> | undefined;
-  const decoder = new TextDecoder();
   if (wantsGuest(guestRequest)) {
     try {
-      guest = await createGuest(guestRequest, (bytes) => io.out(decoder.decode(bytes, { stream: true })));
+      guest = await createGuest(guestRequest, (bytes) => io.out(bytesString(bytes)));
     } catch (e) {
       if (e instanceof GuestCliError) throw new UsageError(e.message);
       throw e;
@@ -306,7 +324,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
       const dirs = [...(system ? [] : [fromFile ? dirname(fromFile) : '.']), ...(o.I as string[])];
       for (const dir of path.startsWith('/') ? [''] : dirs) {
         const full = path.startsWith('/') ? path : resolvePath(dir, path);
-        if (existsSync(full)) return { path: full, text: readFileSync(full, 'utf8') };
+        if (existsSync(fsPath(full))) return { path: full, text: readBytesText(full) };
       }
       return undefined;
     },
@@ -320,7 +338,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     if (spec.flag === 's') {
       let text: string;
       try {
-        text = readFileSync(spec.text, 'utf8');
+        text = readBytesText(spec.text);
       } catch {
         throw new LoadError(`failed to open ${spec.text}: No such file or directory`);
       }
@@ -389,38 +407,40 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   if (typeof o.o === 'string') {
     const file = o.o;
     try {
-      writeFileSync(file, '', { flag: 'a' });
+      writeFileSync(fsPath(file), '', { flag: 'a' });
     } catch (e) {
       throw new LoadError(`failed to open output file '${file}': ${strerror(e)}`);
     }
-    baseWrite = (s) => appendFileSync(file, s);
+    baseWrite = (s) => appendFileSync(fsPath(file), Buffer.from(s, 'latin1'));
   }
   if (!options.quiet) for (const n of notices) io.err(n);
   if (!options.quiet && options.destructive) io.err('dtrace: allowing destructive actions\n');
 
   let redirect: string | undefined;
-  const write = (s: string): void => (redirect !== undefined ? appendFileSync(redirect, s) : baseWrite(s));
+  const write = (s: string): void => (redirect !== undefined ? appendFileSync(fsPath(redirect), Buffer.from(s, 'latin1')) : baseWrite(s));
   const json = Boolean(o.json);
+  // --json is text: the output's bytes read as UTF-8, the JSON written as UTF-8.
+  const writeJson = (v: unknown): void => write(utf8ByteString(JSON.stringify(v)) + '\n');
   const startedAt = Date.now();
   const output: ConsumerOutput = {
       out: json ? () => {} : write,
       err: io.err,
       // system(): the command's output joins the trace output in order.
       system: (command) => {
-        const r = spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        const r = spawnSync('/bin/sh', ['-c', byteStringText(command)], { encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
         if (r.stdout) write(r.stdout);
         if (r.stderr) io.err(r.stderr);
       },
       // ftruncate(): empties the file output goes to (a redirect or -o); stdout is left alone, as ftruncate(2) fails on it.
       ftruncate: () => {
         const file = redirect ?? (typeof o.o === 'string' ? o.o : undefined);
-        if (file !== undefined) writeFileSync(file, '');
+        if (file !== undefined) writeFileSync(fsPath(file), '');
       },
       freopen: (path) => {
         if (path === '') redirect = undefined;
         else {
           try {
-            writeFileSync(path, '', { flag: 'a' });
+            writeFileSync(fsPath(path), '', { flag: 'a' });
             redirect = path;
           } catch (e) {
             return strerror(e);
@@ -441,13 +461,13 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
         target: guest.target,
         grabbed: o.p !== undefined ? guest.target : undefined,
         input: o.p !== undefined ? process.stdin : undefined,
-        json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
+        json: json ? (r) => writeJson({ ...r, output: byteStringText(r.output) }) : undefined,
         pause: () => new Promise((r) => setImmediate(r)),
         interrupted: () => interrupted,
       });
       const aggs = result.consumer.printAggregations();
       if (json) {
-        if (aggs !== '') write(JSON.stringify({ aggregations: aggs }) + '\n');
+        if (aggs !== '') writeJson({ aggregations: byteStringText(aggs) });
       } else write('\n' + aggs);
       return result.status;
     } finally {
@@ -463,7 +483,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
       machine,
       registry: idle,
       timeLimit,
-      json: json ? (r) => write(JSON.stringify(r) + '\n') : undefined,
+      json: json ? (r) => writeJson({ ...r, output: byteStringText(r.output) }) : undefined,
       // Without --run-for the idle machine's clock follows the real one, as dtrace(1) runs until ^C.
       pace: o.runFor === undefined ? (t) => paceTo(startedAt, t) : undefined,
     },
@@ -474,7 +494,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     const result = await session.run(() => new Promise((r) => setImmediate(r)));
     const aggs = session.consumer.printAggregations();
     if (json) {
-      if (aggs !== '') write(JSON.stringify({ aggregations: aggs }) + '\n');
+      if (aggs !== '') writeJson({ aggregations: byteStringText(aggs) });
     } else {
       write('\n' + aggs);
     }

@@ -9,6 +9,7 @@ import { DTRACEACT, DTRACEAGG, DT_ACT, dtraceActIsAggregation } from '../program
 import type { ActionDescription, AggregationDescription, CompiledProgram, RecordDescription } from '../program/program.js';
 import { TypeTable } from '../program/type-table.js';
 import { DIF_TYPE_STRING } from '../dif/constants.js';
+import { bytesString } from '../dif/difo.js';
 import { initialAggregationData, type DTraceState, type BufferEntry, type AggregationEntry, type EnabledProbe } from '../framework/state.js';
 import { faultString, DTRACEFLT } from '../framework/faults.js';
 import { setOption } from '../framework/options.js';
@@ -50,12 +51,11 @@ export interface JsonRecord {
 export { formatPrint, isSignedType } from './print.js';
 
 
-const decoder = new TextDecoder();
-
+/** A string record or key up to its NUL, as a byte string. */
 function cString(b: Uint8Array): string {
   let end = b.indexOf(0);
   if (end < 0) end = b.length;
-  return decoder.decode(b.subarray(0, end));
+  return bytesString(b.subarray(0, end));
 }
 
 export class Consumer {

@@ -7,6 +7,7 @@
 
 import { type CConversion, formatCFloat, formatCInteger, formatCString } from './cformat.js';
 import { type ConsumerSymbols, addrToString, uaddrToString } from './symbols.js';
+import { bytesString } from '../dif/difo.js';
 
 export { type ConsumerSymbols, type SymbolMatch, NO_SYMBOLS } from './symbols.js';
 
@@ -300,6 +301,7 @@ export function escapeString(s: string): string {
   for (const ch of s) {
     const c = ch.charCodeAt(0);
     switch (ch) {
+      case '\0': out += '\\0'; break;
       case '\x07': out += '\\a'; break;
       case '\b': out += '\\b'; break;
       case '\f': out += '\\f'; break;
@@ -310,13 +312,13 @@ export function escapeString(s: string): string {
       case '\\': out += '\\\\'; break;
       case '"': out += '\\"'; break;
       default:
-        out += c < 0x20 || c === 0x7f ? '\\' + c.toString(8).padStart(3, '0') : ch;
+        // Anything outside '!'..'~' but the space, bytes 0x80 and up included (a signed char below '!').
+        out += c < 0x20 || c >= 0x7f ? '\\' + (c & 0xff).toString(8).padStart(3, '0') : ch;
     }
   }
   return out;
 }
 
-const textDecoder = new TextDecoder();
 
 function datumInteger(d: Datum | undefined, what: string): { value: bigint; size: number; signed: boolean } {
   if (d?.type === 'int') return { value: d.value, size: d.size, signed: d.signed ?? true };
@@ -330,7 +332,7 @@ function datumString(d: Datum | undefined): string {
   if (d?.type === 'bytes') {
     let end = d.value.indexOf(0);
     if (end < 0) end = d.value.length;
-    return textDecoder.decode(d.value.subarray(0, end));
+    return bytesString(d.value.subarray(0, end));
   }
   if (d?.type === 'int') return String(d.value);
   throw new PrintfFormatError('%s expects a string argument');

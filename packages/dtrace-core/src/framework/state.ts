@@ -24,7 +24,7 @@ import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_TYPE_STRING } from '../dif/constants.j
 import type { MachineInterface } from './machine.js';
 import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
-import { Arena, difEmulate, loadDifo, readBytes, readString, type LoadedDifo, type VmFiring, type VmVariables } from './vm.js';
+import { Arena, difEmulate, loadDifo, readBytes, readStringBytes, type LoadedDifo, type VmFiring, type VmVariables } from './vm.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucketCount } from '../consumer/aggprint.js';
@@ -145,7 +145,6 @@ export interface DropCounts {
 export class LoadError extends Error {}
 
 const ERROR_RECORD_SIZE = 48;
-const encoder = new TextEncoder();
 
 export type Activity = 'inactive' | 'warmup' | 'active' | 'draining' | 'cooldown' | 'stopped';
 
@@ -503,7 +502,7 @@ export class DTraceState {
     if (rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) {
       const size = act.record?.size ?? rtype.size;
       if (rtype.kind === DIF_TYPE_STRING) {
-        const s = encoder.encode(readString(f, v, Math.min(size, this.options.strsize)));
+        const s = readStringBytes(f, v, Math.min(size, this.options.strsize));
         const out = new Uint8Array(size);
         out.set(s.subarray(0, Math.max(0, size - 1)));
         return out;

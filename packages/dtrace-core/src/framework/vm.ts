@@ -18,7 +18,7 @@
 
 import { DIF_OP } from '../dif/opcodes.js';
 import { DIF_SUBR, DIF_VAR, DIF_TF_BYREF, DIF_TF_BYUREF, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_VAR_OTHER_UBASE } from '../dif/constants.js';
-import type { Difo, DifVariable } from '../dif/difo.js';
+import { type Difo, type DifVariable, bytesString, stringBytes } from '../dif/difo.js';
 import { DTRACEFLT, DifFault } from './faults.js';
 import type { MachineInterface } from './machine.js';
 import { cpuinfoBytes, lwpsinfoBytes, psinfoBytes } from './procinfo.js';
@@ -185,7 +185,6 @@ export function loadDifo(difo: Difo, arena: Arena): LoadedDifo {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** Reads bytes of D-visible memory: arena or guest (NOFAULT). */
 export function readBytes(f: VmFiring, addr: bigint, size: number): Uint8Array {
@@ -219,16 +218,19 @@ export function readStringBytes(f: VmFiring, addr: bigint, max: number): Uint8Ar
   return Uint8Array.from(bytes);
 }
 
-/** Reads a NUL-terminated string of at most `max` bytes. */
+/**
+ * Reads a NUL-terminated string of at most `max` bytes, as a byte string
+ * (one code unit per byte: D strings are bytes, see stringBytes).
+ */
 export function readString(f: VmFiring, addr: bigint, max: number): string {
   if (addr === 0n) throw new DifFault(DTRACEFLT.BADADDR, 0n);
   const off = f.arena.offsetOf(addr, 1);
   if (off >= 0) {
-    // Arena strings: one scan for the NUL, one decode.
+    // Arena strings: one scan for the NUL, one conversion.
     const limit = Math.min(f.arena.bytes.length, off + max);
     let end = off;
     while (end < limit && f.arena.bytes[end] !== 0) end++;
-    return decoder.decode(f.arena.bytes.subarray(off, end));
+    return bytesString(f.arena.bytes.subarray(off, end));
   }
   const bytes: number[] = [];
   for (let i = 0; i < max; i++) {
@@ -244,7 +246,7 @@ export function readString(f: VmFiring, addr: bigint, max: number): string {
     if (b === 0) break;
     bytes.push(b);
   }
-  return decoder.decode(Uint8Array.from(bytes));
+  return bytesString(Uint8Array.from(bytes));
 }
 
 function scratchBytes(f: VmFiring, b: Uint8Array): bigint {
@@ -307,7 +309,17 @@ export function inet6String(a: Uint8Array, v4Only: boolean): string {
 /** Encoded names (probefunc, execname ...): the same few strings come back at every firing. */
 const encodedNames = new Map<string, Uint8Array>();
 
+/** Copies a byte string (a D string's bytes, one code unit each) into scratch, NUL-terminated and strsize-bounded. */
 export function scratchString(f: VmFiring, s: string): bigint {
+  let b = stringBytes(s);
+  if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
+  const addr = f.arena.alloc(b.length + 1);
+  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
+  return addr;
+}
+
+/** Copies a name the machine or a provider gives as text (probefunc, execname ...) into scratch as its UTF-8 bytes. */
+export function scratchName(f: VmFiring, s: string): bigint {
   let b = encodedNames.get(s);
   if (b === undefined) {
     b = encoder.encode(s);
@@ -338,7 +350,7 @@ function isByRef(v: DifVariable | undefined): boolean {
 function byRefBytes(f: VmFiring, addr: bigint, v: DifVariable): Uint8Array {
   const size = v.type.size;
   if (v.type.kind === 1 /* DIF_TYPE_STRING */) {
-    const s = encoder.encode(readString(f, addr, Math.min(size, f.strsize)));
+    const s = readStringBytes(f, addr, Math.min(size, f.strsize));
     const out = new Uint8Array(size);
     out.set(s.subarray(0, size - 1));
     return out;
@@ -359,7 +371,7 @@ function isZero(v: bigint | Uint8Array): boolean {
 }
 
 function tupleKey(tuple: readonly TupleEntry[]): string {
-  return tuple.map((t) => (t.bytes ? 's' + decoder.decode(t.bytes.subarray(0, (t.bytes.indexOf(0) + 1 || t.bytes.length + 1) - 1)) : 'i' + t.value.toString(16))).join('\u0000');
+  return tuple.map((t) => (t.bytes ? 's' + bytesString(t.bytes.subarray(0, (t.bytes.indexOf(0) + 1 || t.bytes.length + 1) - 1)) : 'i' + t.value.toString(16))).join('\u0000');
 }
 
 function builtin(f: VmFiring, id: number, index?: bigint): bigint {
@@ -377,16 +389,16 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
     case DIF_VAR.ID: return BigInt(f.probeId);
     case DIF_VAR.CPU: return BigInt(f.cpu);
     case DIF_VAR.IPL: return 0n;
-    case DIF_VAR.PROBEPROV: return scratchString(f, f.probe.provider);
-    case DIF_VAR.PROBEMOD: return scratchString(f, f.probe.module);
-    case DIF_VAR.PROBEFUNC: return scratchString(f, f.probe.function);
-    case DIF_VAR.PROBENAME: return scratchString(f, f.probe.name);
+    case DIF_VAR.PROBEPROV: return scratchName(f, f.probe.provider);
+    case DIF_VAR.PROBEMOD: return scratchName(f, f.probe.module);
+    case DIF_VAR.PROBEFUNC: return scratchName(f, f.probe.function);
+    case DIF_VAR.PROBENAME: return scratchName(f, f.probe.name);
     case DIF_VAR.PID: return BigInt(th().pid);
     case DIF_VAR.PPID: return BigInt(th().ppid);
     case DIF_VAR.TID: return BigInt(th().tid);
     case DIF_VAR.UID: return BigInt(th().uid);
     case DIF_VAR.GID: return BigInt(th().gid);
-    case DIF_VAR.EXECNAME: return scratchString(f, th().execname);
+    case DIF_VAR.EXECNAME: return scratchName(f, th().execname);
     case DIF_VAR.ZONENAME: return scratchString(f, 'global');
     case DIF_VAR.ERRNO: return BigInt(f.errno ?? th().errno ?? 0);
     case DIF_VAR.STACKDEPTH: return BigInt(f.machine.kernelStack(f.cpu, 100).length);
@@ -561,7 +573,7 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
             const size = Number(regs[r2]!);
             const addr = regs[rd]!;
             if (type === 1 /* DIF_TYPE_STRING */) {
-              const s = encoder.encode(readString(f, addr, Math.min(size || f.strsize, f.strsize)));
+              const s = readStringBytes(f, addr, Math.min(size || f.strsize, f.strsize));
               const bytes = new Uint8Array(s.length + 1);
               bytes.set(s);
               tuple.push({ value: addr, bytes });
@@ -714,11 +726,11 @@ function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry[]): bi
     case DIF_SUBR.RAND:
       randState = U64(randState * 6364136223846793005n + 1442695040888963407n);
       return randState >> 33n;
-    case DIF_SUBR.STRLEN: return BigInt(encoder.encode(sarg(f, t, 0)).length);
+    case DIF_SUBR.STRLEN: return BigInt(sarg(f, t, 0).length);
     case DIF_SUBR.STRJOIN: {
       // DIF_SUBR_STRJOIN: a result that does not fit strsize (with its NUL) is out of scratch space.
       const joined = sarg(f, t, 0) + sarg(f, t, 1);
-      if (encoder.encode(joined).length >= f.strsize) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
+      if (joined.length >= f.strsize) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
       return scratchString(f, joined);
     }
     case DIF_SUBR.SUBSTR: {
