@@ -36,6 +36,7 @@ const LINEAR_LIMIT = 16;
 
 const NO_XLREFS: readonly DifTranslatorRef[] = Object.freeze([]);
 const NO_INTEGERS: readonly bigint[] = Object.freeze([]);
+const NO_VARIABLES: readonly DifVariable[] = Object.freeze([]);
 
 /** A string table with DifStringTable's layout: NUL-terminated strings of bytes (stringBytes), identical strings shared. */
 class StringTable {
@@ -43,19 +44,19 @@ class StringTable {
   private readonly offsets: number[] = [];
   private readonly encoded: (Uint8Array | undefined)[] = [];
   private index: Map<string, number> | undefined;
+  /** Entries in use (the arrays are not shortened: V8 would drop their storage). */
+  private count = 0;
   size = 0;
 
   /** Empty the table for the next DIFO (the arrays are reused). */
   reset(): void {
-    this.strings.length = 0;
-    this.offsets.length = 0;
-    this.encoded.length = 0;
+    this.count = 0;
     this.index = undefined;
     this.size = 0;
   }
 
   insert(s: string): number {
-    const n = this.strings.length;
+    const n = this.count;
     if (this.index !== undefined) {
       const known = this.index.get(s);
       if (known !== undefined) return known;
@@ -71,23 +72,29 @@ class StringTable {
       }
     }
     const bytes = ascii ? undefined : stringBytes(s);
-    this.strings.push(s);
-    this.offsets.push(offset);
-    this.encoded.push(bytes);
+    this.strings[n] = s;
+    this.offsets[n] = offset;
+    this.encoded[n] = bytes;
+    this.count = n + 1;
     this.size += (bytes === undefined ? s.length : bytes.length) + 1;
     if (this.index !== undefined) this.index.set(s, offset);
-    else if (n + 1 > LINEAR_LIMIT) this.index = new Map(this.strings.map((x, i) => [x, this.offsets[i]!]));
+    else if (n + 1 > LINEAR_LIMIT) {
+      this.index = new Map();
+      for (let i = 0; i <= n; i++) this.index.set(this.strings[i]!, this.offsets[i]!);
+    }
     return offset;
   }
 
   /** The table's bytes; DIFOs with the same strings in the same order share one (immutable) array. */
   toBytes(pool: DifArrayPool): Uint8Array {
-    const key = this.strings.length === 1 ? this.strings[0]! : this.strings.join('\0');
+    const n = this.count;
+    let key = n === 0 ? '' : this.strings[0]!;
+    for (let i = 1; i < n; i++) key += '\0' + this.strings[i]!;
     const known = pool.strtabs.get(key);
     if (known !== undefined && known.length === this.size) return known;
     const out = pool.u8(this.size);
     if (known === undefined) pool.strtabs.set(key, out);
-    for (let i = 0; i < this.strings.length; i++) {
+    for (let i = 0; i < n; i++) {
       const s = this.strings[i]!;
       const at = this.offsets[i]!;
       const bytes = this.encoded[i];
@@ -185,16 +192,25 @@ export type AssembledDifo = { readonly difo: Difo; readonly overflow?: undefined
  * whole DIFO.
  */
 export class DifAssembler {
-  private readonly words: number[] = [];
+  // The working arrays are reused for every DIFO and never shortened (V8
+  // drops an array's storage when its length is set to 0): each has a
+  // count of the entries in use.
+  private words = new Uint32Array(256);
+  private nwords = 0;
+  /** Instruction offset of each label (labels count from 1 in a DIFO); -1 while unplaced. */
   private readonly labelAt: number[] = [];
+  private nlabels = 0;
   /** Pairs (instruction offset, label) of the branches to patch. */
   private readonly fixups: number[] = [];
+  private nfixups = 0;
   private readonly inttab: bigint[] = [];
+  private nints = 0;
   private intIndex: Map<bigint, number> | undefined;
   private readonly strs = new StringTable();
   /** The variables in order of first use, with their name offsets. */
   private readonly vars: IrVariable[] = [];
   private readonly varNames: number[] = [];
+  private nvars = 0;
   /** The variable table of the DIFO being finished (reused). */
   private readonly vartab: DifVariable[] = [];
   private overflow: 'integer' | 'string' | undefined;
@@ -205,38 +221,50 @@ export class DifAssembler {
    * finished DIFO keeps is copied out of them.
    */
   reset(): void {
-    this.words.length = 0;
-    this.labelAt.length = 0;
-    this.fixups.length = 0;
-    this.inttab.length = 0;
+    this.nwords = 0;
+    for (let l = 0; l <= this.nlabels; l++) this.labelAt[l] = -1;
+    this.nlabels = 0;
+    this.nfixups = 0;
+    this.nints = 0;
     this.intIndex = undefined;
     this.strs.reset();
-    this.vars.length = 0;
-    this.varNames.length = 0;
+    this.nvars = 0;
     this.overflow = undefined;
   }
 
+  private word(w: number): void {
+    if (this.nwords === this.words.length) {
+      const grown = new Uint32Array(this.words.length * 2);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    this.words[this.nwords++] = w;
+  }
+
   fmt(op: number, r1: number, r2: number, rd: number): void {
-    this.words.push(difInstrFmt(op, r1, r2, rd));
+    this.word(difInstrFmt(op, r1, r2, rd));
   }
 
   branch(op: number, label: number): void {
-    this.fixups.push(this.words.length, label);
-    this.words.push(op);
+    this.fixups[this.nfixups++] = this.nwords;
+    this.fixups[this.nfixups++] = label;
+    this.word(op);
   }
 
   /** A label: a nop at this offset that branches to it will target. */
   label(label: number): void {
-    this.labelAt[label] = this.words.length;
-    this.words.push(DIF_INSTR_NOP);
+    while (this.nlabels < label) this.labelAt[++this.nlabels] = -1;
+    this.labelAt[label] = this.nwords;
+    this.word(DIF_INSTR_NOP);
   }
 
   setx(value: bigint, rd: number): void {
     const inttab = this.inttab;
+    const n = this.nints;
     let idx = -1;
     if (this.intIndex !== undefined) idx = this.intIndex.get(value) ?? -1;
     else {
-      for (let j = 0; j < inttab.length; j++) {
+      for (let j = 0; j < n; j++) {
         if (inttab[j] === value) {
           idx = j;
           break;
@@ -244,17 +272,21 @@ export class DifAssembler {
       }
     }
     if (idx < 0) {
-      idx = inttab.length;
+      idx = n;
       if (idx > DIF_INTOFF_MAX) {
         this.overflow ??= 'integer';
         idx = 0;
       } else {
-        inttab.push(value);
+        inttab[n] = value;
+        this.nints = n + 1;
         if (this.intIndex !== undefined) this.intIndex.set(value, idx);
-        else if (inttab.length > LINEAR_LIMIT) this.intIndex = new Map(inttab.map((v, j) => [v, j]));
+        else if (n + 1 > LINEAR_LIMIT) {
+          this.intIndex = new Map();
+          for (let j = 0; j <= n; j++) this.intIndex.set(inttab[j]!, j);
+        }
       }
     }
-    this.words.push(difInstrSetx(idx, rd));
+    this.word(difInstrSetx(idx, rd));
   }
 
   sets(value: string, rd: number): void {
@@ -263,13 +295,13 @@ export class DifAssembler {
       this.overflow ??= 'string';
       off = 0;
     }
-    this.words.push(difInstrSets(off, rd));
+    this.word(difInstrSets(off, rd));
   }
 
   /** Variable load or store: ldgs/stgs/ldts/... (16-bit id) or ldga/ldta (8-bit id and index register). */
   variable(op: number, v: IrVariable, reg: number, index = 0): void {
     let known = false;
-    for (let j = 0; j < this.vars.length; j++) {
+    for (let j = 0; j < this.nvars; j++) {
       const x = this.vars[j]!;
       if (x.id === v.id && x.kind === v.kind && x.scope === v.scope) {
         known = true;
@@ -277,33 +309,35 @@ export class DifAssembler {
       }
     }
     if (!known) {
-      this.vars.push(v);
-      this.varNames.push(this.strs.insert(v.name));
+      this.vars[this.nvars] = v;
+      this.varNames[this.nvars] = this.strs.insert(v.name);
+      this.nvars++;
     }
-    if (op === DIF_OP.LDGA || op === DIF_OP.LDTA) this.words.push(difInstrLda(op, v.id, index, reg));
-    else if (op === DIF_OP.STGS || op === DIF_OP.STTS || op === DIF_OP.STLS || op === DIF_OP.STGAA || op === DIF_OP.STTAA) this.words.push(difInstrStv(op, v.id, reg));
-    else this.words.push(difInstrLdv(op, v.id, reg));
+    if (op === DIF_OP.LDGA || op === DIF_OP.LDTA) this.word(difInstrLda(op, v.id, index, reg));
+    else if (op === DIF_OP.STGS || op === DIF_OP.STTS || op === DIF_OP.STLS || op === DIF_OP.STGAA || op === DIF_OP.STTAA) this.word(difInstrStv(op, v.id, reg));
+    else this.word(difInstrLdv(op, v.id, reg));
   }
 
   call(subr: number, rd: number): void {
-    this.words.push(difInstrCall(subr, rd));
+    this.word(difInstrCall(subr, rd));
   }
 
   finish(rtype: DifType, pool: DifArrayPool): AssembledDifo {
     if (this.overflow !== undefined) return { overflow: this.overflow };
     const words = this.words;
-    const n = words.length;
+    const n = this.nwords;
     const fixups = this.fixups;
-    for (let j = 0; j < fixups.length; j += 2) {
+    for (let j = 0; j < this.nfixups; j += 2) {
       const pc = fixups[j]!;
-      const target = this.labelAt[fixups[j + 1]!];
-      if (target === undefined) throw new Error(`DIF assembler: label ${fixups[j + 1]} is not placed`);
+      const label = fixups[j + 1]!;
+      const target = label <= this.nlabels ? this.labelAt[label]! : -1;
+      if (target < 0) throw new Error(`DIF assembler: label ${label} is not placed`);
       words[pc] = difInstrBranch(words[pc]!, target);
     }
     // Variable-table entries and string tables are shared objects, so a DIFO made before with the same ones is the same DIFO.
     const vt = this.vartab;
-    vt.length = this.vars.length;
-    for (let j = 0; j < this.vars.length; j++) {
+    const nv = this.nvars;
+    for (let j = 0; j < nv; j++) {
       const v = this.vars[j]!;
       const name = this.varNames[j]!;
       vt[j] = name <= 0xffff && v.id <= 0xffff && v.kind < 2 && v.scope < 4 && v.flags < 4 ? pool.variable(name, v.id, v.kind, v.scope, v.flags, v.type) : { name, id: v.id, kind: v.kind, scope: v.scope, flags: v.flags, type: v.type };
@@ -312,7 +346,7 @@ export class DifAssembler {
     // Constants and strings are not in the instructions (only their table offsets): the hash takes them in too.
     let hash = (Math.imul(n, 31) + strtab.byteOffset + strtab.length) | 0;
     for (let pc = 0; pc < n; pc++) hash = (Math.imul(hash, 31) + words[pc]!) | 0;
-    for (let j = 0; j < this.inttab.length; j++) hash = (Math.imul(hash, 31) + Number(this.inttab[j]!)) | 0;
+    for (let j = 0; j < this.nints; j++) hash = (Math.imul(hash, 31) + Number(this.inttab[j]!)) | 0;
     const same = pool.difos.get(hash);
     if (same !== undefined) {
       if (!Array.isArray(same)) {
@@ -322,8 +356,8 @@ export class DifAssembler {
     const buf = pool.u32(n);
     for (let pc = 0; pc < n; pc++) buf[pc] = words[pc]!;
     // Tables built at their exact size (arrays grown by push keep spare capacity).
-    const vartab = vt.slice();
-    const inttab = this.inttab.length === 0 ? NO_INTEGERS : this.inttab.slice();
+    const vartab = nv === 0 ? NO_VARIABLES : vt.slice(0, nv);
+    const inttab = this.nints === 0 ? NO_INTEGERS : this.inttab.slice(0, this.nints);
     const difo: Difo = { buf, inttab, strtab, vartab, rtype, xlrefs: NO_XLREFS };
     if (same === undefined) pool.difos.set(hash, difo);
     else if (Array.isArray(same)) same.push(difo);
@@ -334,12 +368,14 @@ export class DifAssembler {
   /** Is `d` the DIFO being finished (its instructions in `words`, its variable table in `vartab`)? */
   private sameAs(d: Difo, strtab: Uint8Array, rtype: DifType): boolean {
     const words = this.words;
+    const n = this.nwords;
     const vt = this.vartab;
-    if (d.strtab !== strtab || d.buf.length !== words.length || d.vartab.length !== vt.length || d.inttab.length !== this.inttab.length) return false;
+    const nv = this.nvars;
+    if (d.strtab !== strtab || d.buf.length !== n || d.vartab.length !== nv || d.inttab.length !== this.nints) return false;
     if (d.rtype !== rtype && (d.rtype.kind !== rtype.kind || d.rtype.ckind !== rtype.ckind || d.rtype.flags !== rtype.flags || d.rtype.size !== rtype.size)) return false;
-    for (let j = 0; j < vt.length; j++) if (d.vartab[j] !== vt[j]) return false;
-    for (let j = 0; j < this.inttab.length; j++) if (d.inttab[j] !== this.inttab[j]) return false;
-    for (let pc = 0; pc < words.length; pc++) if (d.buf[pc] !== words[pc]) return false;
+    for (let j = 0; j < nv; j++) if (d.vartab[j] !== vt[j]) return false;
+    for (let j = 0; j < this.nints; j++) if (d.inttab[j] !== this.inttab[j]) return false;
+    for (let pc = 0; pc < n; pc++) if (d.buf[pc] !== words[pc]) return false;
     return true;
   }
 }

@@ -55,7 +55,8 @@ export const assemblePass: Pass = {
       // The code generator's actions become the program's: each record gets its offset (in place:
       // the IR action has the action description's fields, in the same order).
       const actions = e.actions as unknown as ActionDescription[];
-      for (const a of e.actions) {
+      for (let i = 0; i < e.actions.length; i++) {
+        const a = e.actions[i]!;
         if (a.record === undefined) continue;
         const al = Math.max(1, a.record.alignment);
         offset = Math.ceil(offset / al) * al;
@@ -76,7 +77,8 @@ export const assemblePass: Pass = {
     // The packed parameters of each aggregation, from its first aggregating action.
     const argById = new Map<bigint, bigint>();
     for (const e of ecbs) {
-      for (const x of e.actions) {
+      for (let i = 0; i < e.actions.length; i++) {
+        const x = e.actions[i]!;
         if ((x.kind & 0xff00) === 0x0700 && !argById.has(x.uarg)) argById.set(x.uarg, x.arg);
       }
     }
