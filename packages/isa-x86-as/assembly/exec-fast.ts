@@ -13,6 +13,7 @@ import {
   lazyOp, lazyA, lazyB, lazyR, flushFlags, LAZY_NONE, LAZY_SUB32, LAZY_SUB64, LAZY_ADD32, LAZY_ADD64,
 } from './cpu';
 import { condition, push, imulTo } from './exec';
+import { setInsn } from './insn';
 import { parityFlag } from './flags';
 
 // Fields of the decoded record `e` (layout in decode.ts, saveDecoded): the
@@ -273,7 +274,7 @@ import { parityFlag } from './flags';
 
 /** imul Gv,Ev,Iz / Gv,Ev,Ib (69, 6B) with a register source. */
 // @ts-ignore: decorator
-@inline export function imulRI(e: usize, size: i32): void { imulTo(regAt(fRm(e), size), <u64>fImm(e), size); }
+@inline export function imulRI(e: usize, size: i32): void { setInsn(e); imulTo(regAt(fRm(e), size), <u64>fImm(e), size); }
 /** imul Gv,Ev (0F AF) with a register source. */
 // @ts-ignore: decorator
-@inline export function imulRR(e: usize, size: i32): void { imulTo(regAt(fReg(e), size), regAt(fRm(e), size), size); }
+@inline export function imulRR(e: usize, size: i32): void { setInsn(e); imulTo(regAt(fReg(e), size), regAt(fRm(e), size), size); }

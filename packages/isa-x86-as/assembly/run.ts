@@ -225,6 +225,18 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
   return true;
 }
 
+/** Runs the current record's generic handler (not inlined: one copy of runFast in the run loop is enough). */
+function executeGeneric(pc: u64, len: i32): bool {
+  setInsnRip(pc);
+  setNextRip(pc + <u64>len);
+  if ((dPrefixes() & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
+  unchecked(HANDLERS[dForm()])();
+  if (faultVector >= 0) return false;
+  setRip(nextRip);
+  countRetired();
+  return true;
+}
+
 // LOCK is allowed on the forms the table marks `lock`, with a memory destination.
 import { FORMS } from './generated/decode-tables';
 function lockAllowed(): bool {
@@ -284,11 +296,11 @@ export function runLoop(budget: i32): i32 {
           const e = cacheLookup(pa);
           if (e == 0) break;
           const fast = <u32>load<u8>(e, 30);
-          setInsn(e);
           if (fast == 0) {
+            setInsn(e);
             // the form's generic handler, then back to the checks (it may change anything)
             flushFlags();
-            ok = execute(pc, <i32>load<u8>(e, 14));
+            ok = executeGeneric(pc, <i32>load<u8>(e, 14));
             if (ok) i++;
             slow = false;
             break;
