@@ -148,7 +148,7 @@ export function tlbFlushPage(va: u32): void {
 @inline export function ramAccess(va: u32, size: u32, mmu: bool, tlb: usize, need: u32): usize {
   if (!mmu) return u64(va) + u64(size) <= u64(ramSize) ? ramBase + usize(va) : 0;
   if ((va & 0xfff) > 0x1000 - size) return 0;
-  const e = tlb + (usize((va >>> 12) & (TLB_ENTRIES - 1)) << 4);
+  const e = tlb + usize((va >>> 12) & (TLB_ENTRIES - 1)) * TLB_ENTRY_SIZE;
   if (load<u32>(e) != ((va & 0xfffff000) | 1)) return 0;
   const page = load<u32>(e, 4);
   if ((load<u32>(e, 8) & need) == 0 || (page | 0xfff) >= ramSize) return 0;

@@ -404,15 +404,6 @@ export function run(cpu: u32, budget: u32): u32 {
     {
       if (stopRequested) break; // the host asked from a device access (power-off)
       if (!fetchValid) store<u32>(CTX, 1, CTX_PAGE_VA);
-      // What the inline loads and stores depend on (translation on, alignment
-      // checking, the permission a user or privileged access needs): only
-      // the full paths change it, and each of them leaves the inner loop.
-      const sctlr = st(CP15_SCTLR);
-      const user = currentMode() == MODE_USR;
-      store<u32>(CTX, sctlr & 1, CTX_MMU);
-      store<u32>(CTX, (sctlr & 2) != 0 ? 3 : 0, CTX_ALIGN);
-      store<u32>(CTX, user ? P_USER_R : P_PRIV_R, CTX_NEED_R);
-      store<u32>(CTX, user ? P_USER_W : P_PRIV_W, CTX_NEED_W);
       const lines = st(IRQ_LINE) | st(FIQ_LINE);
       if (lines) {
         const ctl = st(CPSR_CTL);
@@ -426,6 +417,15 @@ export function run(cpu: u32, budget: u32): u32 {
           store<u32>(CTX, 1, CTX_PAGE_VA);
         }
       }
+      // What the inline loads and stores depend on (translation on, alignment
+      // checking, the permission a user or privileged access needs): only
+      // the full paths change it, and each of them leaves the inner loop.
+      const sctlr = st(CP15_SCTLR);
+      const user = currentMode() == MODE_USR;
+      store<u32>(CTX, sctlr & 1, CTX_MMU);
+      store<u32>(CTX, (sctlr & 2) != 0 ? 3 : 0, CTX_ALIGN);
+      store<u32>(CTX, user ? P_USER_R : P_PRIV_R, CTX_NEED_R);
+      store<u32>(CTX, user ? P_USER_W : P_PRIV_W, CTX_NEED_W);
     }
     limit = budget;
     while (done < limit) {
