@@ -14,6 +14,8 @@ import {
   parseProbeDescription,
   setOption,
   IdleMachine,
+  formatStabilityReport,
+  programAttributes,
   type CompiledProgram,
   type ConsumerOutput,
   type DTraceOptions,
@@ -104,7 +106,7 @@ export function createProgram(out: (s: string) => void = defaultIo.out, err: (s:
     .option('-i <id>', 'enable the probe with this ID')
     .option('-s <script>', 'compile and enable the D program in a file (also for #! scripts)')
     .option('-l', 'list the matching probes (all probes when none is given) instead of tracing')
-    .option('-v', 'with -l: print each probe\'s stability attributes and argument types')
+    .option('-v', 'print the program\'s stability attributes (with -l: each probe\'s attributes and argument types)')
     .option('-q', 'quiet: print only what the program prints (same as -x quiet)')
     .option('-F', 'indent function entry and return (same as -x flowindent)')
     .option('-w', 'allow destructive actions (same as -x destructive)')
@@ -330,7 +332,8 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     },
   };
   const sources: string[] = [];
-  const notices: string[] = [];
+  // Per specification, as exec_prog reports them: the matched-probes notice and, under -v, the stability report.
+  const notices: { notice: string; report?: string }[] = [];
   let single: CompileResult | undefined;
   for (const spec of specs) {
     let source: string;
@@ -353,7 +356,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
         text = probe ? `${probe.provider}:${probe.module}:${probe.function}:${probe.name}` : `:::${text}`;
         if (!probe && !o.Z) throw new LoadError(`invalid probe specifier ${spec.text}: probe description ${spec.text} does not match any probes`);
         if (!probe) {
-          notices.push(`dtrace: description '${reportedName(spec)}' matched 0 probes\n`);
+          notices.push({ notice: `dtrace: description '${reportedName(spec)}' matched 0 probes\n` });
           continue;
         }
       } else if (spec.flag !== 'n') {
@@ -383,7 +386,12 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     if (o.S) io.err(listDif(result));
     const matched = new Set<number>();
     for (const e of result.program.ecbs) for (const d of e.probes) for (const p of registry.match(d)) matched.add(p.id);
-    notices.push(`dtrace: ${spec.flag === 's' ? 'script' : 'description'} '${reportedName(spec)}' matched ${plural(matched.size, 'probe')}\n`);
+    const kind = spec.flag === 's' ? 'script' : 'description';
+    notices.push({
+      notice: `dtrace: ${kind} '${reportedName(spec)}' matched ${plural(matched.size, 'probe')}\n`,
+      // dtrace -v: the program's minimum attributes (dtrace_program_info), then a blank line.
+      ...(o.v ? { report: formatStabilityReport(kind, reportedName(spec), programAttributes(result.program, registry)) + '\n' } : {}),
+    });
     for (const opt of result.program.options) setOption(options, opt.name, opt.value);
     single = result;
     sources.push(bareDescriptions(source) ? `${source}\n{}\n` : source);
@@ -413,7 +421,10 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     }
     baseWrite = (s) => appendFileSync(fsPath(file), Buffer.from(s, 'latin1'));
   }
-  if (!options.quiet) for (const n of notices) io.err(n);
+  for (const n of notices) {
+    if (!options.quiet) io.err(n.notice);
+    if (n.report !== undefined) baseWrite(n.report);
+  }
   if (!options.quiet && options.destructive) io.err('dtrace: allowing destructive actions\n');
 
   let redirect: string | undefined;

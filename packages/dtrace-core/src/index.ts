@@ -8,6 +8,7 @@ export * from './framework/faults.js';
 export * from './framework/probes.js';
 export * from './framework/options.js';
 export * from './framework/verify.js';
+export * from './framework/stability.js';
 export { Arena, ARENA_BASE, difEmulate, loadDifo, type LoadedDifo, type VmFiring, type VmVariables, type TupleEntry } from './framework/vm.js';
 export * from './framework/state.js';
 export * from './consumer/printf.js';

@@ -67,6 +67,9 @@ describe('printf conversions (dt_printf.c semantics)', () => {
     expect(pf('[%*s][%-*.*s]', int(8, 4), str('ab'), int(6, 4), int(2, 4), str('abcdef'))).toBe('[      ab][ab    ]');
     expect(pf('%S', str('a\tb\n"c"\x01'))).toBe('a\\tb\\n\\"c\\"\\001');
     expect(escapeString('\\')).toBe('\\\\');
+    // strchr2esc: NUL as \0, everything outside '!'..'~' but the space in octal, bytes beyond ASCII included.
+    expect(escapeString('\0 ~\x7f\xe9\xff')).toBe('\\0 ~\\177\\351\\377');
+    expect(pf('%C|%C', int(0, 1), int(0xe9, 1))).toBe('\\0|\\351');
     expect(pf('100%%')).toBe('100%');
   });
   it('formats floating conversions', () => {

@@ -1,0 +1,174 @@
+// Stability attributes of a compiled program, after libdtrace's
+// dtrace_program_info: the minimum probe description attributes and the
+// minimum statement attributes over every statement, which dtrace -v
+// reports. A statement's description attributes are its probe
+// description's (dt_probe_info); its statement attributes are the least of
+// what the clause's predicate and actions reference (dt_node_list_cook
+// from Stable/Stable/Common): the built-in variables and functions with
+// attributes below that (dt_open.c's table) and the context variables
+// probeprov, probemod, probefunc, probename and args[], which take their
+// provider's attributes (dt_setcontext). The references are read from the
+// clause's DIF.
+
+import { DIF_OP } from '../dif/opcodes.js';
+import { DIF_SUBR, DIF_VAR } from '../dif/constants.js';
+import type { Difo } from '../dif/difo.js';
+import type { CompiledProgram, ProbeDescription } from '../program/program.js';
+import type { ProbeRegistry, StabilityAttributes } from './probes.js';
+
+/** dtrace_stability_name's levels, lowest first. */
+export const STABILITY_LEVELS = ['Internal', 'Private', 'Obsolete', 'External', 'Unstable', 'Evolving', 'Stable', 'Standard'] as const;
+/** dtrace_class_name's classes, lowest first. */
+export const DEPENDENCY_CLASSES = ['Unknown', 'CPU', 'Platform', 'Group', 'ISA', 'Common'] as const;
+
+/** dtrace_attribute_t: name stability, data stability, dependency class (indexes into the tables above). */
+export interface Attribute {
+  readonly name: number;
+  readonly data: number;
+  readonly class: number;
+}
+
+const attr = (name: string, data: string, klass: string): Attribute => ({
+  name: STABILITY_LEVELS.indexOf(name as never),
+  data: STABILITY_LEVELS.indexOf(data as never),
+  class: DEPENDENCY_CLASSES.indexOf(klass as never),
+});
+
+/** _dtrace_maxattr, _dtrace_defattr and the attributes of _dtrace_prvdesc (an unknown or glob provider). */
+export const MAX_ATTRIBUTE = attr('Standard', 'Standard', 'Common');
+export const DEFAULT_ATTRIBUTE = attr('Stable', 'Stable', 'Common');
+const UNSTABLE = attr('Unstable', 'Unstable', 'Common');
+const EVOLVING = attr('Evolving', 'Evolving', 'Common');
+
+/** A provider attribute as written in its definition ("Evolving/Evolving/ISA"); missing parts are the lowest. */
+export function parseAttribute(text: string): Attribute {
+  const [n, d, c] = text.split('/');
+  return {
+    name: Math.max(0, STABILITY_LEVELS.indexOf((n ?? '') as never)),
+    data: Math.max(0, STABILITY_LEVELS.indexOf((d ?? '') as never)),
+    class: Math.max(0, DEPENDENCY_CLASSES.indexOf((c ?? '') as never)),
+  };
+}
+
+/** dt_attr_min. */
+export function attributeMin(a: Attribute, b: Attribute): Attribute {
+  return { name: Math.min(a.name, b.name), data: Math.min(a.data, b.data), class: Math.min(a.class, b.class) };
+}
+
+export function stabilityName(level: number): string {
+  return STABILITY_LEVELS[level] ?? 'Unknown';
+}
+export function className(klass: number): string {
+  return DEPENDENCY_CLASSES[klass] ?? 'Unknown';
+}
+
+/** Built-in variables below Stable/Stable/Common (the others cannot lower a statement's attributes). */
+const VARIABLE_ATTRIBUTES = new Map<number, Attribute>([[DIF_VAR.CURTHREAD, attr('Stable', 'Private', 'Common')]]);
+/** Subroutines declared Evolving/Evolving/Common (DT_ATTR_EVOLCMN); the rest are Stable. */
+const EVOLVING_SUBROUTINES = new Set<number>([
+  DIF_SUBR.MUTEX_OWNED, DIF_SUBR.MUTEX_OWNER, DIF_SUBR.MUTEX_TYPE_ADAPTIVE, DIF_SUBR.MUTEX_TYPE_SPIN,
+  DIF_SUBR.RW_READ_HELD, DIF_SUBR.RW_WRITE_HELD, DIF_SUBR.RW_ISWRITER,
+  DIF_SUBR.GETMAJOR, DIF_SUBR.GETMINOR, DIF_SUBR.DDI_PATHNAME,
+  DIF_SUBR.HTONS, DIF_SUBR.HTONL, DIF_SUBR.HTONLL, DIF_SUBR.NTOHS, DIF_SUBR.NTOHL, DIF_SUBR.NTOHLL,
+]);
+
+interface ProviderPattr {
+  readonly provider: Attribute;
+  readonly module: Attribute;
+  readonly function: Attribute;
+  readonly name: Attribute;
+  readonly args: Attribute;
+}
+
+const PRVDESC: ProviderPattr = { provider: UNSTABLE, module: UNSTABLE, function: UNSTABLE, name: UNSTABLE, args: UNSTABLE };
+
+function pattr(a: StabilityAttributes): ProviderPattr {
+  return { provider: parseAttribute(a.provider), module: parseAttribute(a.module), function: parseAttribute(a.function), name: parseAttribute(a.name), args: parseAttribute(a.args) };
+}
+
+/** An empty field, or one strisglob calls a pattern (it has '*', '?', '[' or '\\'). */
+const isGlob = (field: string): boolean => field === '' || /[*?[\\]/.test(field);
+
+/**
+ * dt_probe_info and dt_setcontext for one probe description: its
+ * description attributes, and the provider attributes its context
+ * variables take (both Unstable when no representative probe is found —
+ * none matches, or several do where the provider does not promise them
+ * identical: arguments less than Evolving data stability, or an Evolving
+ * or better name field left empty or globbed).
+ */
+function describe(registry: ProbeRegistry, desc: ProbeDescription): { descattr: Attribute; context: ProviderPattr } {
+  const matches = registry.match(desc);
+  const first = matches[0];
+  const def = first ? registry.provider(first.provider) : undefined;
+  if (!first || !def) return { descattr: PRVDESC.provider, context: PRVDESC };
+  const own = pattr(def.attributes);
+  if (matches.length > 1) {
+    const evolving = STABILITY_LEVELS.indexOf('Evolving');
+    if (own.args.data < evolving || (own.module.name >= evolving && isGlob(desc.module)) || (own.function.name >= evolving && isGlob(desc.function)) || (own.name.name >= evolving && isGlob(desc.name))) {
+      return { descattr: PRVDESC.provider, context: PRVDESC };
+    }
+  }
+  const pap = isGlob(desc.provider) ? PRVDESC : own;
+  let descattr = pap.provider;
+  if (!isGlob(desc.module)) descattr = attributeMin(descattr, pap.module);
+  if (!isGlob(desc.function)) descattr = attributeMin(descattr, pap.function);
+  if (!isGlob(desc.name)) descattr = attributeMin(descattr, pap.name);
+  return { descattr, context: own };
+}
+
+/** The least attribute of what a DIFO references: built-in variables and subroutine calls. */
+function difoAttribute(difo: Difo | undefined, context: ProviderPattr, into: Attribute): Attribute {
+  if (!difo) return into;
+  let a = into;
+  for (const instr of difo.buf) {
+    const op = instr >>> 24;
+    const index = (instr >>> 8) & 0xffff;
+    if (op === DIF_OP.LDGS || op === DIF_OP.LDGA) {
+      switch (index) {
+        case DIF_VAR.PROBEPROV: a = attributeMin(a, context.provider); break;
+        case DIF_VAR.PROBEMOD: a = attributeMin(a, context.module); break;
+        case DIF_VAR.PROBEFUNC: a = attributeMin(a, context.function); break;
+        case DIF_VAR.PROBENAME: a = attributeMin(a, context.name); break;
+        case DIF_VAR.ARGS: if (op === DIF_OP.LDGA) a = attributeMin(a, context.args); break;
+        default: {
+          const v = VARIABLE_ATTRIBUTES.get(index);
+          if (v) a = attributeMin(a, v);
+        }
+      }
+    } else if (op === DIF_OP.CALL && EVOLVING_SUBROUTINES.has(index)) {
+      a = attributeMin(a, EVOLVING);
+    }
+  }
+  return a;
+}
+
+/** dtrace_proginfo_t's attributes: the minimum probe description and statement attributes of a program. */
+export interface ProgramAttributes {
+  readonly descattr: Attribute;
+  readonly stmtattr: Attribute;
+}
+
+/** dtrace_program_info's attributes of `program`, its descriptions looked up in `registry`. */
+export function programAttributes(program: CompiledProgram, registry: ProbeRegistry): ProgramAttributes {
+  if (program.ecbs.length === 0) return { descattr: DEFAULT_ATTRIBUTE, stmtattr: DEFAULT_ATTRIBUTE };
+  let descattr = MAX_ATTRIBUTE;
+  let stmtattr = MAX_ATTRIBUTE;
+  for (const ecb of program.ecbs) {
+    for (const desc of ecb.probes) {
+      const d = describe(registry, desc);
+      descattr = attributeMin(descattr, d.descattr);
+      let s = difoAttribute(ecb.predicate, d.context, DEFAULT_ATTRIBUTE);
+      for (const act of ecb.actions) s = difoAttribute(act.difo, d.context, s);
+      stmtattr = attributeMin(stmtattr, s);
+    }
+  }
+  return { descattr, stmtattr };
+}
+
+/** dtrace(1)'s -v report for one program ("Stability attributes for description BEGIN:" ...). */
+export function formatStabilityReport(desc: string, name: string, a: ProgramAttributes): string {
+  const block = (x: Attribute): string =>
+    `\t\tIdentifier Names: ${stabilityName(x.name)}\n\t\tData Semantics:   ${stabilityName(x.data)}\n\t\tDependency Class: ${className(x.class)}\n`;
+  return `\nStability attributes for ${desc} ${name}:\n\n\tMinimum Probe Description Attributes\n${block(a.descattr)}\n\tMinimum Statement Attributes\n${block(a.stmtattr)}`;
+}
