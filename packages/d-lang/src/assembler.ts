@@ -181,7 +181,8 @@ export class DifArrayPool {
   }
 }
 
-export type AssembledDifo = { readonly difo: Difo; readonly overflow?: undefined } | { readonly difo?: undefined; readonly overflow: 'integer' | 'string' };
+/** A DIFO, or the table that overflowed while it was assembled. */
+export type AssembledDifo = Difo | 'integer' | 'string';
 
 /**
  * Assembles one DIFO while the code generator emits it: each instruction is
@@ -323,7 +324,7 @@ export class DifAssembler {
   }
 
   finish(rtype: DifType, pool: DifArrayPool): AssembledDifo {
-    if (this.overflow !== undefined) return { overflow: this.overflow };
+    if (this.overflow !== undefined) return this.overflow;
     const words = this.words;
     const n = this.nwords;
     const fixups = this.fixups;
@@ -350,8 +351,8 @@ export class DifAssembler {
     const same = pool.difos.get(hash);
     if (same !== undefined) {
       if (!Array.isArray(same)) {
-        if (this.sameAs(same, strtab, rtype)) return { difo: same };
-      } else for (const d of same) if (this.sameAs(d, strtab, rtype)) return { difo: d };
+        if (this.sameAs(same, strtab, rtype)) return same;
+      } else for (const d of same) if (this.sameAs(d, strtab, rtype)) return d;
     }
     const buf = pool.u32(n);
     for (let pc = 0; pc < n; pc++) buf[pc] = words[pc]!;
@@ -362,7 +363,7 @@ export class DifAssembler {
     if (same === undefined) pool.difos.set(hash, difo);
     else if (Array.isArray(same)) same.push(difo);
     else pool.difos.set(hash, [same, difo]);
-    return { difo };
+    return difo;
   }
 
   /** Is `d` the DIFO being finished (its instructions in `words`, its variable table in `vartab`)? */

@@ -27,17 +27,26 @@ export interface Token {
   /** Identifier/keyword/punctuator text, probe description, decoded string, pragma body. */
   readonly text: string;
   /** Integer constant value (int and char tokens). */
-  readonly value?: bigint;
-  /** Integer suffix letters (lower-cased "u", "l", "ul", "ll", "ull") and whether the constant was decimal. */
-  readonly suffix?: string;
-  readonly decimal?: boolean;
-  /** $$1: macro argument used as a string. */
-  readonly stringMacro?: boolean;
+  readonly value: bigint | undefined;
+  /**
+   * An int token's suffix (tokenSuffix) and whether it was decimal
+   * (TOKEN_DECIMAL), a macro's $$ (TOKEN_STRING_MACRO): bits, so that a
+   * token is a small object (the parser makes hundreds of thousands).
+   */
+  readonly flags: number;
   readonly loc: Loc;
   /** Offset just past the token (in the lexer's text). */
   readonly end: number;
-  /** Token is the first on its line (for control lines). */
-  readonly lineStart: boolean;
+}
+
+/** Integer suffixes as lexed (lower-cased), by their index in a token's flags (bits 0-2). */
+const SUFFIXES = ['', 'u', 'l', 'ul', 'll', 'ull'];
+export const TOKEN_DECIMAL = 8;
+export const TOKEN_STRING_MACRO = 16;
+
+/** An int token's suffix letters ("", "u", "l", "ul", "ll", "ull"). */
+export function tokenSuffix(t: Token): string {
+  return SUFFIXES[t.flags & 7]!;
 }
 
 export const D_KEYWORDS: ReadonlySet<string> = new Set([
@@ -131,16 +140,22 @@ function token(
   stringMacro: boolean | undefined,
   loc: Loc,
   end: number,
-  lineStart: boolean,
+  _lineStart: boolean,
 ): Token {
-  return { kind, text, value, suffix, decimal, stringMacro, loc, end, lineStart };
+  const flags = suffix === undefined && decimal === undefined && stringMacro === undefined ? 0 : SUFFIXES.indexOf(suffix ?? '') | (decimal === true ? TOKEN_DECIMAL : 0) | (stringMacro === true ? TOKEN_STRING_MACRO : 0);
+  return { kind, text, value, flags, loc, end };
 }
+
+/** Size of a lexer's table of identifier strings (a power of two). */
+const NAMES = 1024;
 
 export class Lexer {
   private pos = 0;
   private atLineStart = true;
   /** Loc of the text's first character. */
   private readonly base: Loc;
+  /** Identifier strings met, by a hash of their characters: a repeated name is not sliced again. */
+  private readonly names: (string | undefined)[] = new Array<string | undefined>(NAMES).fill(undefined);
 
   constructor(
     readonly text: string,
@@ -168,6 +183,16 @@ export class Lexer {
   reset(m: LexerMark): void {
     this.pos = m.pos;
     this.atLineStart = m.atLineStart;
+  }
+
+  /** The text from `start` to `end` (an identifier whose characters hash to `hash`), the same string as before when it was met. */
+  private name(start: number, end: number, hash: number): string {
+    const slot = hash & (NAMES - 1);
+    const known = this.names[slot];
+    if (known !== undefined && known.length === end - start && this.text.startsWith(known, start)) return known;
+    const s = this.text.slice(start, end);
+    this.names[slot] = s;
+    return s;
   }
 
   location(offset = this.pos): Loc {
@@ -263,12 +288,15 @@ export class Lexer {
 
     if (c < 128 && IDENT_START[c] === 1) {
       let p = start + 1;
+      let hash = c;
       while (p < t.length) {
         const d = t.charCodeAt(p);
-        if (d < 128 && IDENT_PART[d] === 1) p++;
-        else break;
+        if (d < 128 && IDENT_PART[d] === 1) {
+          hash = (Math.imul(hash, 31) + d) | 0;
+          p++;
+        } else break;
       }
-      const text = t.slice(start, p);
+      const text = this.name(start, p, hash);
       this.pos = p;
       return token(D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
     }
@@ -280,13 +308,16 @@ export class Lexer {
     if (c === 64) {
       // @ or @name
       let p = start + 1;
+      let hash = c;
       while (p < t.length) {
         const d = t.charCodeAt(p);
-        if (d < 128 && IDENT_PART[d] === 1) p++;
-        else break;
+        if (d < 128 && IDENT_PART[d] === 1) {
+          hash = (Math.imul(hash, 31) + d) | 0;
+          p++;
+        } else break;
       }
       this.pos = p;
-      return token('agg', t.slice(start + 1, p), undefined, undefined, undefined, undefined, loc, p, lineStart);
+      return token('agg', this.name(start + 1, p, hash), undefined, undefined, undefined, undefined, loc, p, lineStart);
     }
 
     if (c === 36) {
@@ -370,7 +401,8 @@ export class Lexer {
     if (value > 0xffffffffffffffffn) fail('D_INT_OFLOW', loc, t.slice(start, p));
     this.pos = p;
     const norm = suffix.includes('u') ? (suffix.includes('ll') ? 'ull' : suffix.includes('l') ? 'ul' : 'u') : suffix;
-    return token('int', t.slice(start, p), value, norm, radix === 10, undefined, loc, p, lineStart);
+    // The parser reads an int's value, not its text (messages quote the source).
+    return token('int', '', value, norm, radix === 10, undefined, loc, p, lineStart);
   }
 
   /** One escape sequence starting after the backslash at p; returns [char code, next position]. */

@@ -22,7 +22,7 @@ import type {
   TypeSpecifier,
 } from './ast.js';
 import { CompileError, type Loc, Locator, fail } from './diagnostics.js';
-import { type LexMode, Lexer, type LexerMark, type Token } from './lexer.js';
+import { type LexMode, Lexer, type LexerMark, TOKEN_DECIMAL, TOKEN_STRING_MACRO, type Token, tokenSuffix } from './lexer.js';
 
 const BASE_TYPE_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string']);
 const QUALIFIERS = new Set(['const', 'volatile', 'restrict']);
@@ -816,7 +816,7 @@ export class Parser {
     switch (t.kind) {
       case 'int':
         this.advance();
-        return { k: 'int', value: t.value!, suffix: t.suffix ?? '', decimal: t.decimal ?? true, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+        return { k: 'int', value: t.value!, suffix: tokenSuffix(t), decimal: (t.flags & TOKEN_DECIMAL) !== 0, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       case 'char':
         this.advance();
         return { k: 'int', value: t.value!, suffix: '', decimal: true, isChar: true, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
@@ -845,7 +845,7 @@ export class Parser {
         return { k: 'agg', name: t.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       case 'macro':
         this.advance();
-        return { k: 'macro', name: t.text, asString: t.stringMacro ?? false, loc: t.loc };
+        return { k: 'macro', name: t.text, asString: (t.flags & TOKEN_STRING_MACRO) !== 0, loc: t.loc };
       case 'keyword':
         if (t.text === 'self' || t.text === 'this') {
           this.advance();

@@ -137,7 +137,8 @@ class DifoBuilder {
   }
 
   setx(value: bigint, rd: number): void {
-    this.asm.setx(BigInt.asUintN(64, value), rd);
+    // BigInt.asUintN makes a new bigint: only for values outside 0 .. 2^64-1.
+    this.asm.setx(value >= 0n && value <= 0xffffffffffffffffn ? value : BigInt.asUintN(64, value), rd);
   }
 
   sets(value: string, rd: number): void {
@@ -172,8 +173,8 @@ class DifoBuilder {
   /** Assemble the DIFO; a table overflow is kept on the context for the assemble pass to report. */
   finish(rtype: DifType): Difo {
     const a = this.asm.finish(rtype, this.ctx.difArrays);
-    if (a.difo !== undefined) return a.difo;
-    this.ctx.difOverflow ??= a.overflow;
+    if (typeof a !== 'string') return a;
+    this.ctx.difOverflow ??= a;
     return EMPTY_DIFO;
   }
 }
