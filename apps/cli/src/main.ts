@@ -14,7 +14,9 @@ import {
   parseProbeDescription,
   setOption,
   IdleMachine,
+  formatAttributeLines,
   formatStabilityReport,
+  probeDescriptionInfo,
   programAttributes,
   type CompiledProgram,
   type ConsumerOutput,
@@ -333,7 +335,7 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
   };
   const sources: string[] = [];
   // Per specification, as exec_prog reports them: the matched-probes notice and, under -v, the stability report.
-  const notices: { notice: string; report?: string }[] = [];
+  const notices: { notice: string; report?: string; statements?: string }[] = [];
   let single: CompileResult | undefined;
   for (const spec of specs) {
     let source: string;
@@ -390,7 +392,11 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     notices.push({
       notice: `dtrace: ${kind} '${reportedName(spec)}' matched ${plural(matched.size, 'probe')}\n`,
       // dtrace -v: the program's minimum attributes (dtrace_program_info), then a blank line.
-      ...(o.v ? { report: formatStabilityReport(kind, reportedName(spec), programAttributes(result.program, registry)) + '\n' } : {}),
+      ...(o.v
+        ? o.e
+          ? { report: formatStabilityReport(kind, reportedName(spec), programAttributes(result.program, registry)), statements: statementInfo(result.program, registry) }
+          : { report: formatStabilityReport(kind, reportedName(spec), programAttributes(result.program, registry)) + '\n' }
+        : {}),
     });
     for (const opt of result.program.options) setOption(options, opt.name, opt.value);
     single = result;
@@ -408,8 +414,6 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
     compiledResult = all;
   }
   const compiled: CompiledProgram = compiledResult?.program ?? buildProgram([]);
-  // -e compiles without enabling: dtrace(1) then reports no matches (exec_prog takes dtrace_program_info).
-  if (o.e) return 0;
   // The output file opens before the programs are enabled, as in dtrace(1).
   let baseWrite = io.out;
   if (typeof o.o === 'string') {
@@ -420,6 +424,12 @@ async function run(o: Record<string, unknown>, specs: ProbeSpec[], macroArgs: st
       throw new LoadError(`failed to open output file '${file}': ${strerror(e)}`);
     }
     baseWrite = (s) => appendFileSync(fsPath(file), Buffer.from(s, 'latin1'));
+  }
+  // -e compiles without enabling: dtrace(1) then reports no matches (exec_prog takes dtrace_program_info),
+  // and -v reports the program's attributes, then each statement's probe description (info_stmt).
+  if (o.e) {
+    for (const n of notices) if (n.report !== undefined) baseWrite(n.report + (n.statements ?? ''));
+    return 0;
   }
   for (const n of notices) {
     if (!options.quiet) io.err(n.notice);
@@ -546,6 +556,33 @@ function probeInfo(registry: ReturnType<typeof createIdleRegistry>['registry'], 
   }
   if (n === 0) out += '\t\tNone\n';
   return out + '\n';
+}
+
+/**
+ * dtrace -ev's info_stmt: each statement's probe description, and when it
+ * has a representative probe (dtrace_probe_info) that probe's attributes and
+ * argument types as -lv prints them (print_probe_info).
+ */
+function statementInfo(program: CompiledProgram, registry: ProbeRegistry): string {
+  let out = '';
+  for (const ecb of program.ecbs) {
+    for (const d of ecb.probes) {
+      out += `\n${d.provider}:${d.module}:${d.function}:${d.name}\n`;
+      const info = probeDescriptionInfo(registry, d);
+      if (!info) continue;
+      const p = info.probe;
+      out += `\n\tProbe Description Attributes\n${formatAttributeLines(info.attr)}\n\tArgument Attributes\n${formatAttributeLines(info.arga)}\n\tArgument Types\n`;
+      let n = 0;
+      for (; ; n++) {
+        const a = registry.provider(p.provider)?.ops.getArgDesc?.(p.id, p.providerArg, n);
+        if (!a) break;
+        out += `\t\targs[${n}]: ${a.translated ?? a.native}\n`;
+      }
+      if (n === 0) out += '\t\tNone\n';
+      out += '\n';
+    }
+  }
+  return out;
 }
 
 function listProbes(specs: ProbeSpec[], ncpus: number, io: CliIo, verbose = false, guestRegistry?: ProbeRegistry): number {

@@ -28,6 +28,22 @@ describe('dtrace -v stability reports', () => {
         report('description', 'profile:::tick-1s ', ['Evolving', 'Evolving', 'Common'], ['Private', 'Private', 'Unknown']),
     )).toBe(true);
   });
+  it('with -e: reports each statement\'s probe description and its probe\'s attributes (info_stmt), without enabling', async () => {
+    const r = await wdtrace('-e', '-v', '-n', 'BEGIN, profile:::tick-1s { exit(0); }');
+    expect(r.stderr).toBe('');
+    const info = (desc: string, a: string, arga: string): string => {
+      const lines = (x: string): string => {
+        const [n, d, c] = x.split('/');
+        return `\t\tIdentifier Names: ${n}\n\t\tData Semantics:   ${d}\n\t\tDependency Class: ${c}\n`;
+      };
+      return `\n${desc}\n\n\tProbe Description Attributes\n${lines(a)}\n\tArgument Attributes\n${lines(arga)}\n\tArgument Types\n\t\tNone\n\n`;
+    };
+    expect(r.stdout).toBe(
+      report('description', 'BEGIN, profile:::tick-1s ', ['Unstable', 'Unstable', 'Common'], ['Stable', 'Stable', 'Common']).slice(0, -1) +
+        info(':::BEGIN', 'Unstable/Unstable/Common', 'Unstable/Unstable/Common') +
+        info('profile:::tick-1s', 'Evolving/Evolving/Common', 'Evolving/Evolving/Common'),
+    );
+  });
   it('uses Evolving functions and writes the report to the -o file', async () => {
     const out = join(dir, 'v.txt');
     const r = await wdtrace('-q', '-v', '-o', out, '-n', 'dtrace:::BEGIN { trace(ntohl(1)); exit(0); }');

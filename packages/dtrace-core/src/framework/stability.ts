@@ -14,7 +14,7 @@ import { DIF_OP } from '../dif/opcodes.js';
 import { DIF_SUBR, DIF_VAR } from '../dif/constants.js';
 import type { Difo } from '../dif/difo.js';
 import type { CompiledProgram, ProbeDescription } from '../program/program.js';
-import type { ProbeRegistry, StabilityAttributes } from './probes.js';
+import type { Probe, ProbeRegistry, StabilityAttributes } from './probes.js';
 
 /** dtrace_stability_name's levels, lowest first. */
 export const STABILITY_LEVELS = ['Internal', 'Private', 'Obsolete', 'External', 'Unstable', 'Evolving', 'Stable', 'Standard'] as const;
@@ -72,7 +72,7 @@ const EVOLVING_SUBROUTINES = new Set<number>([
   DIF_SUBR.HTONS, DIF_SUBR.HTONL, DIF_SUBR.HTONLL, DIF_SUBR.NTOHS, DIF_SUBR.NTOHL, DIF_SUBR.NTOHLL,
 ]);
 
-interface ProviderPattr {
+export interface ProviderPattr {
   readonly provider: Attribute;
   readonly module: Attribute;
   readonly function: Attribute;
@@ -98,23 +98,45 @@ const isGlob = (field: string): boolean => field === '' || /[*?[\\]/.test(field)
  * or better name field left empty or globbed).
  */
 function describe(registry: ProbeRegistry, desc: ProbeDescription): { descattr: Attribute; context: ProviderPattr } {
+  const info = probeDescriptionInfo(registry, desc);
+  return info ? { descattr: info.attr, context: info.context } : { descattr: PRVDESC.provider, context: PRVDESC };
+}
+
+/** dtrace_probeinfo_t of a probe description that has a representative probe. */
+export interface ProbeDescriptionInfo {
+  /** dtp_attr: the description's attributes. */
+  readonly attr: Attribute;
+  /** dtp_arga: the arguments' attributes. */
+  readonly arga: Attribute;
+  /** The representative probe (its argument types are the description's). */
+  readonly probe: Probe;
+  /** The attributes of the representative probe's provider (what the context variables take). */
+  readonly context: ProviderPattr;
+}
+
+/**
+ * dt_probe_info: the attributes of a probe description and its
+ * representative probe, the first it matches; undefined when it matches
+ * none, or several that its provider does not promise to be alike.
+ */
+export function probeDescriptionInfo(registry: ProbeRegistry, desc: ProbeDescription): ProbeDescriptionInfo | undefined {
   const matches = registry.match(desc);
   const first = matches[0];
   const def = first ? registry.provider(first.provider) : undefined;
-  if (!first || !def) return { descattr: PRVDESC.provider, context: PRVDESC };
+  if (!first || !def) return undefined;
   const own = pattr(def.attributes);
   if (matches.length > 1) {
     const evolving = STABILITY_LEVELS.indexOf('Evolving');
     if (own.args.data < evolving || (own.module.name >= evolving && isGlob(desc.module)) || (own.function.name >= evolving && isGlob(desc.function)) || (own.name.name >= evolving && isGlob(desc.name))) {
-      return { descattr: PRVDESC.provider, context: PRVDESC };
+      return undefined;
     }
   }
   const pap = isGlob(desc.provider) ? PRVDESC : own;
-  let descattr = pap.provider;
-  if (!isGlob(desc.module)) descattr = attributeMin(descattr, pap.module);
-  if (!isGlob(desc.function)) descattr = attributeMin(descattr, pap.function);
-  if (!isGlob(desc.name)) descattr = attributeMin(descattr, pap.name);
-  return { descattr, context: own };
+  let attr = pap.provider;
+  if (!isGlob(desc.module)) attr = attributeMin(attr, pap.module);
+  if (!isGlob(desc.function)) attr = attributeMin(attr, pap.function);
+  if (!isGlob(desc.name)) attr = attributeMin(attr, pap.name);
+  return { attr, arga: pap.args, probe: first, context: own };
 }
 
 /** The least attribute of what a DIFO references: built-in variables and subroutine calls. */
@@ -166,9 +188,12 @@ export function programAttributes(program: CompiledProgram, registry: ProbeRegis
   return { descattr, stmtattr };
 }
 
+/** The three lines of an attribute in dtrace(1)'s reports. */
+export function formatAttributeLines(x: Attribute): string {
+  return `\t\tIdentifier Names: ${stabilityName(x.name)}\n\t\tData Semantics:   ${stabilityName(x.data)}\n\t\tDependency Class: ${className(x.class)}\n`;
+}
+
 /** dtrace(1)'s -v report for one program ("Stability attributes for description BEGIN:" ...). */
 export function formatStabilityReport(desc: string, name: string, a: ProgramAttributes): string {
-  const block = (x: Attribute): string =>
-    `\t\tIdentifier Names: ${stabilityName(x.name)}\n\t\tData Semantics:   ${stabilityName(x.data)}\n\t\tDependency Class: ${className(x.class)}\n`;
-  return `\nStability attributes for ${desc} ${name}:\n\n\tMinimum Probe Description Attributes\n${block(a.descattr)}\n\tMinimum Statement Attributes\n${block(a.stmtattr)}`;
+  return `\nStability attributes for ${desc} ${name}:\n\n\tMinimum Probe Description Attributes\n${formatAttributeLines(a.descattr)}\n\tMinimum Statement Attributes\n${formatAttributeLines(a.stmtattr)}`;
 }
