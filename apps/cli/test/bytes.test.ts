@@ -18,6 +18,11 @@ describe('string escapes and literals', () => {
     expect(r.stderr.toString()).toBe('');
     expect(hex(r.stdout)).toBe(hex(Buffer.concat([Buffer.from([0xe9, 0xe9, 0x7c, 0xe9, 0x41, 0x7c]), Buffer.from('\\351\\001|'), Buffer.from([0xe9, 0x7c]), Buffer.from('1 2\n\n')])));
   });
+  it('decode escapes as stresc2chr: every hex digit of \\x, unknown escapes keep their backslash, a NUL ends a format', async () => {
+    const r = await wdtraceBytes('-q', '-n', 'BEGIN { printf("[\\x41BC][\\q\\\'][\\\"\\\\][\\101\\1011]\\n"); printf("%d %d|", strlen("\\x4142"), \'\\x4142\'); printf("cut\\x here"); exit(0); }');
+    expect(r.stderr.toString()).toBe('');
+    expect(hex(r.stdout)).toBe(hex(Buffer.concat([Buffer.from('['), Buffer.from([0xbc]), Buffer.from('][\\q\\\'][\"\\][AA1]\n1 66|cut\n')])));
+  });
   it('pass a UTF-8 literal through unchanged, its bytes counted by strlen()', async () => {
     const r = await wdtraceBytes('-q', '-n', 'BEGIN { printf("é→%s|%d|%s\\n", "ü", strlen("é→"), substr("é", 1)); exit(0); }');
     expect(hex(r.stdout)).toBe(hex(Buffer.concat([Buffer.from('é→ü|5|'), Buffer.from([0xa9]), Buffer.from('\n\n')])));

@@ -405,7 +405,11 @@ export class Lexer {
     return token('int', '', value, norm, radix === 10, undefined, loc, p, lineStart);
   }
 
-  /** One escape sequence starting after the backslash at p; returns [char code, next position]. */
+  /**
+   * One escape sequence starting after the backslash at p, as libdtrace's
+   * stresc2chr: returns [byte, next position], or [-1, p] for an escape it
+   * does not know, which keeps its backslash.
+   */
   private escape(p: number): [number, number] {
     const t = this.text;
     const c = t[p];
@@ -425,18 +429,22 @@ export class Lexer {
       case 'v':
         return [11, p + 1];
       case 'x': {
+        // Every hex digit that follows counts; the byte is the value's low 8 bits (0 with no digits).
         let q = p + 1;
-        while (q < p + 3 && /[0-9a-fA-F]/.test(t[q] ?? '')) q++;
-        if (q === p + 1) return ['x'.charCodeAt(0), p + 1];
-        return [parseInt(t.slice(p + 1, q), 16), q];
+        let v = 0;
+        while (q < t.length && /[0-9a-fA-F]/.test(t[q]!)) v = (v * 16 + parseInt(t[q++]!, 16)) & 0xff;
+        return [v, q];
       }
+      case '"':
+      case '\\':
+        return [t.charCodeAt(p), p + 1];
       default:
         if (c !== undefined && c >= '0' && c <= '7') {
           let q = p;
           while (q < p + 3 && /[0-7]/.test(t[q] ?? '')) q++;
           return [parseInt(t.slice(p, q), 8) & 0xff, q];
         }
-        return [t.charCodeAt(p), p + 1];
+        return [-1, p];
     }
   }
 
@@ -465,6 +473,11 @@ export class Lexer {
           continue;
         }
         const [code, q] = this.escape(p + 1);
+        if (code < 0) {
+          out += '\\';
+          p = q;
+          continue;
+        }
         out += String.fromCharCode(code);
         p = q;
         continue;
@@ -487,6 +500,11 @@ export class Lexer {
       if (c === '\n') fail('D_CHR_NL', this.location(p));
       if (c === '\\') {
         const [code, q] = this.escape(p + 1);
+        if (code < 0) {
+          bytes.push(92);
+          p = q;
+          continue;
+        }
         bytes.push(code & 0xff);
         p = q;
         continue;

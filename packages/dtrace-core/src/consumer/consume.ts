@@ -104,7 +104,9 @@ export class Consumer {
     if (!f) {
       const desc = this.program.formats.find((x) => x.id === id) ?? this.program.formats[id];
       if (!desc) throw new Error(`record refers to format ${id}, which the program does not define`);
-      f = parsePrintfFormat(desc.format, this.program.dataModel);
+      // The format is a C string: an escaped NUL ("\0", "\x") ends it.
+      const nul = desc.format.indexOf('\0');
+      f = parsePrintfFormat(nul < 0 ? desc.format : desc.format.slice(0, nul), this.program.dataModel);
       this.formats.set(id, f);
     }
     return f;
