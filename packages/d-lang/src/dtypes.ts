@@ -129,6 +129,32 @@ export class TypeEnvironment {
       }
       return t;
     }
+    if (words.length === 1) {
+      // One word (int, a typedef name ...): no counting.
+      const w = words[0]!;
+      switch (w) {
+        case 'int':
+        case 'signed':
+          return this.int;
+        case 'unsigned':
+          return this.uint;
+        case 'long':
+          return this.long;
+        case 'char':
+          return this.char;
+        case 'void':
+          return VOID;
+        case 'string':
+          return STRING;
+        case 'short':
+        case 'float':
+        case 'double':
+          return this.c.lookupType(w)!;
+      }
+      const t = this.chain.lookupType(w);
+      if (t === undefined) fail('D_DECL_IDENT', loc, w);
+      return t;
+    }
     const counts = new Map<string, number>();
     for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
     const has = (w: string): number => counts.get(w) ?? 0;

@@ -149,6 +149,32 @@ function builtinRef(id: number): Ref {
   return r;
 }
 
+/** into() for the hot cases, without an object of fields per node: a binary operator or assignment's operands and type. */
+function withOperands(e: Expr & { k: 'binary' | 'assign' }, left: Expr, right: Expr, type: CType): Expr {
+  const m = e as { left: Expr; right: Expr; type?: CType };
+  m.left = left;
+  m.right = right;
+  m.type = type;
+  return e;
+}
+
+/** A unary operator's (or cast's) operand and type. */
+function withOperand(e: Expr & { k: 'unary' | 'cast' }, operand: Expr, type: CType): Expr {
+  const m = e as { operand: Expr; type?: CType };
+  m.operand = operand;
+  m.type = type;
+  return e;
+}
+
+/** A member access's base and type (an lvalue). */
+function withMember(e: Expr & { k: 'member' }, base: Expr, type: CType): Expr {
+  const m = e as { base: Expr; type?: CType; lvalue?: boolean };
+  m.base = base;
+  m.type = type;
+  m.lvalue = true;
+  return e;
+}
+
 /** A translation (dtrace's dynamic type) where an operator does not take one, in dt_parser.c's words. */
 function dynamicOperand(tag: 'D_OP_DYN' | 'D_ADDROF_VAR', message: string, location: Loc): never {
   throw new CompileError({ severity: 'error', tag, message, location });
@@ -361,12 +387,12 @@ export class Cooker {
         if (isVoid(t)) return { ...e, operand, type: VOID };
         if (isString(t)) {
           if (!isString(from) && !isCharArrayOrPointer(from)) fail('D_CAST_INVAL', e.loc, dtypeName(from), dtypeName(t));
-          return into(e, { operand, type: STRING });
+          return withOperand(e, operand, STRING);
         }
         if (!isScalar(t) || !(isScalar(from) || isFunction(from))) {
           if (!(isStructOrUnion(t) && dtypeName(t) === dtypeName(from))) fail('D_CAST_INVAL', e.loc, dtypeName(from), dtypeName(t));
         }
-        const out: Expr = into(e, { operand, type: t });
+        const out: Expr = withOperand(e, operand, t);
         if (operand.constValue !== undefined && isInteger(t)) out.constValue = fitToType(operand.constValue, t);
         else if (operand.constValue !== undefined && isPointer(t)) out.constValue = u64(operand.constValue);
         return out;
@@ -447,7 +473,7 @@ export class Cooker {
     if (e.op === 'stringof') {
       const operand = this.cook(e.operand, cs);
       if (!isScalar(operand.type!) && !isString(operand.type!)) fail('D_STRINGOF_TYPE', e.loc);
-      return into(e, { operand, type: STRING });
+      return withOperand(e, operand, STRING);
     }
     const operand = this.cook(e.operand, cs);
     const t = operand.type!;
@@ -457,20 +483,20 @@ export class Cooker {
         if (operand.k === 'agg') fail('D_OP_DYN', e.loc, op);
         if (!isArithmetic(t)) fail('D_OP_ARITH', e.loc, op);
         const type = promote(this.env, t);
-        const out: Expr = into(e, { operand, type });
+        const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(e.op === '-' ? -operand.constValue : operand.constValue, type);
         return out;
       }
       case '~': {
         if (!isInteger(t)) fail('D_OP_INT', e.loc, op);
         const type = promote(this.env, t);
-        const out: Expr = into(e, { operand, type });
+        const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(~operand.constValue, type);
         return out;
       }
       case '!': {
         if (!isScalar(t) && !isString(t)) fail('D_OP_SCALAR', e.loc, op);
-        const out: Expr = into(e, { operand, type: this.env.int });
+        const out: Expr = withOperand(e, operand, this.env.int);
         if (operand.constValue !== undefined) out.constValue = operand.constValue === 0n ? 1n : 0n;
         return out;
       }
@@ -487,13 +513,13 @@ export class Cooker {
         if (operand.k === 'xlate') dynamicOperand('D_ADDROF_VAR', 'cannot take address of dynamic object', e.loc);
         if (operand.lvalue !== true && operand.ref?.kind !== 'symbol') fail('D_ADDROF_LVAL', e.loc);
         if (operand.k === 'member' && this.memberOf(operand)?.bitWidth !== undefined) fail('D_ADDROF_BITFIELD', e.loc);
-        return into(e, { operand, type: this.env.pointerTo(t) });
+        return withOperand(e, operand, this.env.pointerTo(t));
       }
       default: {
         // ++ and --
         if (!isScalar(t)) fail('D_OP_SCALAR', e.loc, op);
         this.checkWritable(op, operand, e.loc);
-        return into(e, { operand, type: t });
+        return withOperand(e, operand, t);
       }
     }
   }
@@ -523,7 +549,7 @@ export class Cooker {
       case '^^': {
         if (!isScalar(a) && !isString(a)) fail('D_OP_SCALAR', e.loc, op);
         if (!isScalar(b) && !isString(b)) fail('D_OP_SCALAR', e.loc, op);
-        const out: Expr = into(e, { left, right, type: this.env.int });
+        const out: Expr = withOperands(e, left, right, this.env.int);
         if (both(left.constValue, right.constValue)) {
           const l = left.constValue !== 0n;
           const r = right.constValue !== 0n;
@@ -541,10 +567,10 @@ export class Cooker {
         const sb = isString(b) || (isCharArrayOrPointer(b) && isString(a));
         if (sa || sb) {
           if (!(sa && sb)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
-          return into(e, { left, right, type: this.env.int });
+          return withOperands(e, left, right, this.env.int);
         }
         if (!isScalar(a) || !isScalar(b)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
-        const out: Expr = into(e, { left, right, type: this.env.int });
+        const out: Expr = withOperands(e, left, right, this.env.int);
         if (both(left.constValue, right.constValue)) {
           const rt = arithmeticResult(this.env, a, b);
           const l = fitToType(left.constValue!, rt);
@@ -560,7 +586,7 @@ export class Cooker {
         const pb = isPointer(b) || isArray(b);
         if (pa && pb) {
           if (op === '+') fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
-          return into(e, { left, right, type: this.env.lookup('ptrdiff_t')! });
+          return withOperands(e, left, right, this.env.lookup('ptrdiff_t')!);
         }
         if (pa && isInteger(b)) return { ...e, left, right, type: this.decay(a) };
         if (pb && isInteger(a) && op === '+') return { ...e, left, right, type: this.decay(b) };
@@ -593,7 +619,7 @@ export class Cooker {
   private arith(e: Expr & { k: 'binary' }, left: Expr, right: Expr): Expr {
     const isShift = e.op === '<<' || e.op === '>>';
     const type = isShift ? promote(this.env, left.type!) : arithmeticResult(this.env, left.type!, right.type!);
-    const out: Expr = into(e, { left, right, type });
+    const out: Expr = withOperands(e, left, right, type);
     if (left.constValue !== undefined && right.constValue !== undefined) {
       const signed = isSigned(type);
       const l = fitToType(left.constValue, type);
@@ -710,7 +736,7 @@ export class Cooker {
       }
       if ((bop === '/' || bop === '%') && right.constValue === 0n) fail('D_DIV_ZERO', e.loc);
     }
-    return into(e, { left, right, type: left.type! });
+    return withOperands(e, left, right, left.type!);
   }
 
   private isUndefinedName(name: string, cs: CookScope): boolean {
@@ -891,7 +917,7 @@ export class Cooker {
     if (!rs.complete) fail('D_OP_INCOMPLETE', e.loc, op, dtypeName(sou));
     const m = findMember(sou, e.name);
     if (m === undefined) fail('D_TYPE_MEMBER', e.loc, e.name, dtypeName(sou));
-    return into(e, { base, type: m.type, lvalue: true });
+    return withMember(e, base, m.type);
   }
 
   /**
