@@ -125,7 +125,7 @@ export function flushFlags(): void {
   rflags = (rflags & ~ARITH_FLAGS) | f;
   lazyOp = LAZY_NONE;
 }
-export function setCpl(v: u32): void { cpl = v; }
+export function setCpl(v: u32): void { cpl = v; dataTlbUser = v == 3 ? 4096 : 0; }
 export function setHalted(v: bool): void { halted = v; }
 export function countRetired(): void { retired++; }
 export function setCr(n: i32, v: u64): void {
@@ -195,11 +195,35 @@ const TLB_W: u32 = 1;
 const TLB_U: u32 = 2;
 const TLB_X: u32 = 4;
 
-export function tlbFlush(): void { memory.fill(TLB, 0, 512 * 16); }
+export function tlbFlush(): void { memory.fill(TLB, 0, 512 * 16); memory.fill(DATA_TLB, 0, 4 * 4096); }
 export function tlbFlushPage(va: u64): void {
   const e = TLB + (<usize>((va >> 12) & 255) << 4);
   store<u64>(e, 0);
   store<u64>(e + 256 * 16, 0);
+  const d = DATA_TLB + (<usize>((va >> 12) & 255) << 4);
+  store<u64>(d, 0); store<u64>(d + 4096, 0); store<u64>(d + 8192, 0); store<u64>(d + 12288, 0);
+}
+
+// Data TLB of the loads and stores that stay within a RAM page: four tables
+// of 256 direct-mapped entries (reads at CPL 0, reads at CPL 3, writes at
+// CPL 0, writes at CPL 3), each a u64 tag (virtual page << 1 | 1) and a u64
+// offset that turns the virtual address into the host address of the byte.
+// An entry is made only after translate() granted that access at that
+// privilege (so a write entry means the page is writable and dirty, with
+// paging off every RAM page qualifies), and is dropped with the TLB
+// (CR0/CR3/CR4 writes, invlpg, a CPU switch). A hit needs no permission,
+// paging-mode or RAM-bounds test.
+const DATA_TLB: usize = memory.data(4 * 4096, 16);
+/** 4096 at CPL 3, else 0: selects the data TLB tables of the current privilege. */
+let dataTlbUser: usize = 0;
+
+/** Records a granted access of the RAM page holding `pa` for virtual `va` (write: the write tables). */
+function dataTlbFill(va: u64, pa: u64, write: bool): void {
+  if ((pa | 0xfff) >= ramSize || probeOnly) return;
+  const vpn = va >> 12;
+  const d = DATA_TLB + (write ? 8192 : 0) + dataTlbUser + (<usize>(vpn & 255) << 4);
+  store<u64>(d, (vpn << 1) | 1);
+  store<u64>(d, (<u64>ramBase + (pa & ~<u64>0xfff)) - (vpn << 12), 8);
 }
 /** The TLB entry for virtual page `vpn` and an access kind (fetches have their own half). */
 // @ts-ignore: decorator
@@ -360,13 +384,25 @@ function physWrite(pa: u64, size: i32, v: u64): void {
 // @ts-ignore: decorator
 @inline export function readV(va: u64, size: i32, access: u32 = ACC_READ): u64 {
   if (((va & 0xfff) + <u64>size) <= 0x1000) {
-    const pa = tlbHit(va, access);
-    if (pa != <u64>-1 && pa + <u64>size <= ramSize) {
-      const p = ramBase + <usize>pa;
-      if (size == 8) return load<u64>(p);
-      if (size == 4) return <u64>load<u32>(p);
-      if (size == 2) return <u64>load<u16>(p);
-      return <u64>load<u8>(p);
+    if (access == ACC_READ) {
+      const vpn = va >> 12;
+      const d = DATA_TLB + dataTlbUser + (<usize>(vpn & 255) << 4);
+      if (load<u64>(d) == ((vpn << 1) | 1)) {
+        const p = <usize>(va + load<u64>(d, 8));
+        if (size == 8) return load<u64>(p);
+        if (size == 4) return <u64>load<u32>(p);
+        if (size == 2) return <u64>load<u16>(p);
+        return <u64>load<u8>(p);
+      }
+    } else {
+      const pa = tlbHit(va, access);
+      if (pa != <u64>-1 && pa + <u64>size <= ramSize) {
+        const p = ramBase + <usize>pa;
+        if (size == 8) return load<u64>(p);
+        if (size == 4) return <u64>load<u32>(p);
+        if (size == 2) return <u64>load<u16>(p);
+        return <u64>load<u8>(p);
+      }
     }
   }
   return readVSlow(va, size, access);
@@ -376,6 +412,7 @@ function readVSlow(va: u64, size: i32, access: u32): u64 {
   if (((va & 0xfff) + <u64>size) <= 0x1000) {
     const pa = translate(va, access);
     if (pa == <u64>-1) return 0;
+    if (access == ACC_READ) dataTlbFill(va, pa, false);
     return physRead(pa, size);
   }
   // crosses a page: byte by byte (both pages checked first)
@@ -402,14 +439,15 @@ export function probeWrite(va: u64, size: i32): bool {
 // @ts-ignore: decorator
 @inline export function writeV(va: u64, size: i32, v: u64): void {
   if (((va & 0xfff) + <u64>size) <= 0x1000) {
-    const pa = tlbHit(va, ACC_WRITE);
-    if (pa != <u64>-1 && pa + <u64>size <= ramSize) {
-      const p = ramBase + <usize>pa;
+    const vpn = va >> 12;
+    const d = DATA_TLB + 8192 + dataTlbUser + (<usize>(vpn & 255) << 4);
+    if (load<u64>(d) == ((vpn << 1) | 1)) {
+      const p = <usize>(va + load<u64>(d, 8));
       if (size == 8) store<u64>(p, v);
       else if (size == 4) store<u32>(p, <u32>v);
       else if (size == 2) store<u16>(p, <u16>v);
       else store<u8>(p, <u8>v);
-      noteCodeWrite(pa, size);
+      noteCodeWrite(<u64>(p - ramBase), size);
       return;
     }
   }
@@ -420,6 +458,7 @@ function writeVSlow(va: u64, size: i32, v: u64): void {
   if (((va & 0xfff) + <u64>size) <= 0x1000) {
     const pa = translate(va, ACC_WRITE);
     if (pa == <u64>-1) return;
+    dataTlbFill(va, pa, true);
     physWrite(pa, size, v);
     return;
   }
@@ -462,6 +501,7 @@ export function loadCpu(n: i32): void {
   gsBase = load<u64>(s, 448); kernelGsBase = load<u64>(s, 456); star = load<u64>(s, 464); lstar = load<u64>(s, 472);
   fmask = load<u64>(s, 480); retired = load<u64>(s, 488); tscOffset = load<u64>(s, 496);
   cpl = load<u32>(s, 504); halted = load<u32>(s, 508) != 0; mxcsr = load<u32>(s, 512);
+  dataTlbUser = cpl == 3 ? 4096 : 0;
   if (mxcsr == 0) mxcsr = 0x1f80;
   tlbFlush(); // the TLB is not kept per CPU: refilled after a switch
 }

@@ -113,6 +113,51 @@ describe('long mode', () => {
     expect(m.core.stopVector()).toBe(13);
   });
 
+  it('keeps what one privilege level or access kind may do from serving another (data TLB)', async () => {
+    const m = await bareCore(4 << 20);
+    setupLongMode(m);
+    // kernel: movl 0x8000, %eax (supervisor page); movl 0x10100, %ecx (user, read-only); int3
+    m.poke(0x7000, [0x8b, 0x04, 0x25, 0x00, 0x80, 0x00, 0x00, 0x8b, 0x0c, 0x25, 0x00, 0x01, 0x01, 0x00, 0xcc]);
+    m.core.setSegments(0x08, 0x10);
+    m.regs()[4] = 0x9000n;
+    m.setRip(0x7000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(3);
+    // the same supervisor page read from user mode faults
+    m.poke(0x10000, [0x8b, 0x04, 0x25, 0x00, 0x80, 0x00, 0x00, 0xcc]); // movl 0x8000, %eax; int3
+    enterUser(m, 0x10000, 0x21000);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(14);
+    expect(m.core.stopErrorCode()).toBe(5); // present, read, user
+    // a page user code just read is still not writable: movl 0x10100, %eax; movl %eax, 0x10100
+    m.poke(0x10000, [0x8b, 0x04, 0x25, 0x00, 0x01, 0x01, 0x00, 0x89, 0x04, 0x25, 0x00, 0x01, 0x01, 0x00]);
+    m.setRip(0x10000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(14);
+    expect(m.core.stopPcLo()).toBe(0x10007);
+    expect(m.core.stopErrorCode()).toBe(7); // present, write, user
+    // nor by the kernel with CR0.WP set, after reading it: movl 0x10100, %ecx; movl %ecx, 0x10100
+    m.poke(0x7000, [0x8b, 0x0c, 0x25, 0x00, 0x01, 0x01, 0x00, 0x89, 0x0c, 0x25, 0x00, 0x01, 0x01, 0x00, 0xcc]);
+    m.core.setSegments(0x08, 0x10);
+    m.setRip(0x7000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(14);
+    expect(m.core.stopPcLo()).toBe(0x7007);
+    expect(m.core.stopErrorCode()).toBe(3); // present, write, supervisor
+    // a write the kernel may do; then the page made read-only and invlpg'd: the next write faults
+    const dv = new DataView(m.ram().buffer, m.ram().byteOffset);
+    m.poke(0x7000, [0x89, 0x0c, 0x25, 0x00, 0x80, 0x00, 0x00, 0xcc]); // movl %ecx, 0x8000; int3
+    m.setRip(0x7000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect(m.core.stopVector()).toBe(3);
+    dv.setBigUint64(0x4000 + 8 * 8, 0x8001n, true); // PTE of 0x8000: present, read-only
+    // invlpg 0x8000; movl %ecx, 0x8000; int3
+    m.poke(0x7000, [0x0f, 0x01, 0x3c, 0x25, 0x00, 0x80, 0x00, 0x00, 0x89, 0x0c, 0x25, 0x00, 0x80, 0x00, 0x00, 0xcc]);
+    m.setRip(0x7000n);
+    expect(m.core.run(10)).toBe(STOP_EXCEPTION);
+    expect([m.core.stopVector(), m.core.stopPcLo(), m.core.stopErrorCode(), m.core.stopAddressLo()]).toEqual([14, 0x7008, 3, 0x8000]);
+  });
+
   it('delivers an external interrupt at an instruction boundary when IF=1 and wakes a halted CPU', async () => {
     const m = await bareCore(4 << 20);
     setupLongMode(m);
