@@ -244,21 +244,37 @@ export class Parser {
     return clause;
   }
 
+  /**
+   * Lists being parsed (statements, arguments) are collected on these
+   * stacks, then copied out at their exact size: a list grown by push keeps
+   * spare capacity, and would be one more allocation to copy. Nested lists
+   * stack above the outer one's entries.
+   */
+  private readonly statementStack: Statement[] = [];
+  private statementTop = 0;
+  private readonly argStack: Expr[] = [];
+  private argTop = 0;
+
   private parseStatements(): Statement[] {
-    const out: Statement[] = [];
+    const base = this.statementTop;
     for (;;) {
       const t = this.peek('expr');
-      if (t.kind === 'eof' || (t.kind === 'punct' && t.text === '}')) return out.slice(); // exact-size copy: pushing leaves spare capacity
+      if (t.kind === 'eof' || (t.kind === 'punct' && t.text === '}')) {
+        const out = this.statementStack.slice(base, this.statementTop);
+        this.statementTop = base;
+        return out;
+      }
       if (t.kind === 'punct' && t.text === ';') {
         this.advance();
         continue;
       }
       if (t.kind === 'keyword' && t.text === 'if') {
-        out.push(this.parseIf());
+        const s = this.parseIf();
+        this.statementStack[this.statementTop++] = s;
         continue;
       }
       const expr = this.parseExpression();
-      out.push({ k: 'expr', expr, loc: t.loc });
+      this.statementStack[this.statementTop++] = { k: 'expr', expr, loc: t.loc };
       if (this.accept(';')) continue;
       if (!this.is('}')) this.syntaxError(this.peek('expr'));
     }
@@ -766,15 +782,19 @@ export class Parser {
     const savedPred = this.inPredicate;
     this.inArgs = true;
     this.inPredicate = false;
+    const base = this.argTop;
     for (;;) {
-      args.push(this.parseAssignment());
+      const a = this.parseAssignment();
+      this.argStack[this.argTop++] = a;
       if (this.accept(',')) continue;
       break;
     }
     this.inArgs = savedArgs;
     this.inPredicate = savedPred;
+    const list = this.argStack.slice(base, this.argTop);
+    this.argTop = base;
     this.expect(close);
-    return args.slice(); // exact-size copy: pushing leaves spare capacity
+    return list;
   }
 
   private parsePostfix(): Expr {

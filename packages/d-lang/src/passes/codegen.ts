@@ -75,20 +75,28 @@ function difTypeOfUncached(ctx: CompileContext, t: CType): DifType {
   }
 }
 
-/** One DIFO under construction. */
+/** One DIFO under construction. A compilation has one, started afresh for each DIFO (see compileDifo). */
 class DifoBuilder {
   /** The DIFO being assembled as instructions are emitted (the compilation's one assembler, reset). */
   readonly asm: DifAssembler;
   private used = 1; // bit 0: %r0 is never allocated
   private nextLabel = 1;
-  /** The DIFO's variables, one per (scope, kind, id). */
-  private readonly vars: IrVariable[] = [];
+  /** The DIFO's variables, one per (scope, kind, id): the first `nvars` (the objects are reused from DIFO to DIFO). */
+  private readonly vars: { -readonly [K in keyof IrVariable]: IrVariable[K] }[] = [];
+  private nvars = 0;
+  /** Where the expression starts (for D_NOREG). */
+  loc: Loc = 0;
 
-  constructor(
-    readonly ctx: CompileContext,
-    readonly loc: Loc,
-  ) {
+  constructor(readonly ctx: CompileContext) {
     this.asm = ctx.difAssembler;
+  }
+
+  /** Begin the next DIFO. */
+  start(loc: Loc): void {
+    this.loc = loc;
+    this.used = 1;
+    this.nextLabel = 1;
+    this.nvars = 0;
     this.asm.reset();
   }
 
@@ -155,18 +163,27 @@ class DifoBuilder {
   }
 
   variable(name: string, id: number, kind: number, scope: number, type: DifType, flag: number): IrVariable {
-    let v: IrVariable | undefined;
-    for (const x of this.vars) {
+    for (let j = 0; j < this.nvars; j++) {
+      const x = this.vars[j]!;
       if (x.id === id && x.kind === kind && x.scope === scope) {
-        v = x;
-        break;
+        x.flags |= flag;
+        return x;
       }
     }
+    // The assembler reads a variable's flags when it finishes the DIFO and keeps nothing of it after: its object can serve again.
+    let v = this.vars[this.nvars];
     if (v === undefined) {
-      v = { name, id, kind, scope, type, flags: 0 };
+      v = { name, id, kind, scope, type, flags: flag };
       this.vars.push(v);
+    } else {
+      v.name = name;
+      v.id = id;
+      v.kind = kind;
+      v.scope = scope;
+      v.type = type;
+      v.flags = flag;
     }
-    v.flags |= flag;
+    this.nvars++;
     return v;
   }
 
@@ -225,6 +242,12 @@ class ExprGen {
     readonly ctx: CompileContext,
     readonly b: DifoBuilder,
   ) {}
+
+  /** Begin the next DIFO. */
+  start(loc: Loc): void {
+    this.spills = 0;
+    this.b.start(loc);
+  }
 
   /**
    * Evaluate `next` while the value in `held` must survive. When `next`
@@ -864,9 +887,17 @@ export interface IrEcb {
   readonly speculative: boolean;
 }
 
+/** The code generator of each compilation (DIFOs are generated one at a time). */
+const generators = new WeakMap<CompileContext, ExprGen>();
+
 function compileDifo(ctx: CompileContext, e: Expr, rtypeOverride?: DifType): Difo {
-  const b = new DifoBuilder(ctx, e.loc);
-  const g = new ExprGen(ctx, b);
+  let g = generators.get(ctx);
+  if (g === undefined) {
+    g = new ExprGen(ctx, new DifoBuilder(ctx));
+    generators.set(ctx, g);
+  }
+  g.start(e.loc);
+  const b = g.b;
   const r = g.gen(e);
   b.emit(DIF_OP.RET, 0, 0, r);
   return b.finish(rtypeOverride ?? difTypeOf(ctx, e.type));
