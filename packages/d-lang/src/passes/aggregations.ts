@@ -80,7 +80,8 @@ function checkOrder(statements: CookedStatement[]): void {
   let spec = false;
   let commit = false;
   let drec = false;
-  for (const st of statements) {
+  for (let i = 0; i < statements.length; i++) {
+    const st = statements[i]!;
     if (st.kind === 'aggregate') {
       if (commit) fail('D_AGG_COMM', st.loc);
       if (spec) fail('D_AGG_SPEC', st.loc);
@@ -119,9 +120,13 @@ export const aggregationsPass: Pass = {
   reads: 'clauses[].cooked',
   writes: 'aggregation parameters; diagnostics for bad parameters and action order',
   run(ctx) {
-    for (const clause of ctx.clauses) {
-      const statements = clause.cooked!.statements;
-      for (const st of statements) if (st.kind === 'aggregate') checkParams(ctx, st);
+    // Index loops: these passes run once per compilation, where for-of would make an iterator result per element.
+    for (let c = 0; c < ctx.clauses.length; c++) {
+      const statements = ctx.clauses[c]!.cooked!.statements;
+      for (let i = 0; i < statements.length; i++) {
+        const st = statements[i]!;
+        if (st.kind === 'aggregate') checkParams(ctx, st);
+      }
       checkOrder(statements);
     }
   },

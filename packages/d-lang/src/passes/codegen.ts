@@ -1119,7 +1119,7 @@ export const codegenPass: Pass = {
       const cooked = clause.cooked!;
       const g = new ClauseGen(ctx, formats);
       const predicate = cooked.predicate !== undefined ? compileDifo(ctx, cooked.predicate, difTypeInteger(4)) : undefined;
-      for (const st of cooked.statements) g.statement(st);
+      for (let i = 0; i < cooked.statements.length; i++) g.statement(cooked.statements[i]!);
       if (clause.item.body === undefined || (cooked.statements.length === 0 && clause.item.body === undefined)) {
         // A description without a body takes the default action: trace the probe (an empty record, printed as the probe).
       }

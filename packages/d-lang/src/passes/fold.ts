@@ -37,8 +37,8 @@ export const foldPass: Pass = {
   reads: 'clauses[].cooked',
   writes: 'clauses[].cooked with constant sub-expressions folded',
   run(ctx) {
-    for (const clause of ctx.clauses) {
-      const c = clause.cooked!;
+    for (let i = 0; i < ctx.clauses.length; i++) {
+      const c = ctx.clauses[i]!.cooked!;
       if (c.predicate !== undefined) c.predicate = foldExpr(c.predicate);
       // Statements are copied only when something in them folded.
       c.statements = c.statements.map((s) => {

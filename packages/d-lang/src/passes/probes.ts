@@ -54,7 +54,9 @@ export const probesPass: Pass = {
     const zdefs = ctx.options.zdefs === true || (ctx.option('zdefs') !== undefined && ctx.option('zdefs') !== '0');
     // The clauses the sugar pass split from one clause share its description list: resolve it once.
     const resolved = new Map<ClauseItem['probes'], { probes: ProbeDescription[]; matched: ProbeInfo[] }>();
-    for (const item of ctx.ast!.items) {
+    const items = ctx.ast!.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       if (item.k !== 'clause') continue;
       const known = resolved.get(item.probes);
       if (known !== undefined) {

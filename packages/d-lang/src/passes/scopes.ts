@@ -135,7 +135,9 @@ export const scopesPass: Pass = {
   writes: 'type environment (user types), globals, threadLocals, declaredLocals, externs, inlines, translators',
   run(ctx) {
     const cooker = new Cooker(ctx);
-    for (const item of ctx.ast!.items) {
+    const items = ctx.ast!.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       switch (item.k) {
         case 'decl':
           declare(ctx, cooker, item);

@@ -47,7 +47,8 @@ function lower(clause: ClauseItem, body: Statement[], guard: Expr | undefined, o
     out.push(guard !== undefined ? { k: 'clause', probes: clause.probes, predicate: guard, body, loc: clause.loc } : { k: 'clause', probes: clause.probes, body, loc: clause.loc });
     pending = [];
   };
-  for (const s of body) {
+  for (let i = 0; i < body.length; i++) {
+    const s = body[i]!;
     if (s.k === 'expr') {
       pending.push(s);
       continue;
@@ -95,7 +96,9 @@ export const sugarPass: Pass = {
     const st: SugarState = { counter: 0 };
     const items: ProgramItem[] = [];
     const expand = ctx.options.probes?.expand?.bind(ctx.options.probes);
-    for (const item of ctx.ast!.items) {
+    const all = ctx.ast!.items;
+    for (let i = 0; i < all.length; i++) {
+      const item = all[i]!;
       if (item.k !== 'clause') {
         items.push(item);
         continue;

@@ -88,7 +88,9 @@ class ClauseTyper {
       if (predicate.k === 'agg' || (!isScalar(predicate.type!) && !isString(predicate.type!))) fail('D_PRED_SCALAR', predicate.loc);
     }
     const statements: CookedStatement[] = [];
-    for (const s of item.body ?? []) {
+    const body = item.body ?? [];
+    for (let i = 0; i < body.length; i++) {
+      const s = body[i]!;
       if (s.k !== 'expr') throw new Error('if statements must be removed by the sugar pass');
       statements.push(this.statement(s.expr, s.loc));
     }
@@ -406,6 +408,6 @@ export const typesPass: Pass = {
   writes: 'clauses[].cooked (typed predicate and statements), implicit variables, aggregations',
   run(ctx) {
     const cooker = new Cooker(ctx);
-    for (const clause of ctx.clauses) new ClauseTyper(ctx, cooker, clause).run();
+    for (let i = 0; i < ctx.clauses.length; i++) new ClauseTyper(ctx, cooker, ctx.clauses[i]!).run();
   },
 };
