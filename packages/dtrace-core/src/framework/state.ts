@@ -758,8 +758,8 @@ export class DTraceState {
         spec.state = 'activeone';
         return buf;
       case 'activeone':
-        // Another CPU's speculate() makes it active on many.
-        if (buf.entries.length === 0 && buf.drops === 0) spec.state = 'activemany';
+        // Data in this CPU's buffer means it is the one CPU; otherwise another CPU's speculate() makes it active on many.
+        if (buf.used === 0) spec.state = 'activemany';
         return buf;
       case 'activemany':
         return buf;
@@ -802,7 +802,7 @@ export class DTraceState {
         next = 'committing';
         break;
       case 'activeone':
-        next = src.entries.length > 0 || src.drops > 0 ? 'committing' : 'committingmany';
+        next = src.used > 0 ? 'committing' : 'committingmany';
         break;
       case 'activemany':
         next = 'committingmany';
@@ -833,7 +833,7 @@ export class DTraceState {
         spec.state = 'discarding';
         break;
       case 'activeone':
-        spec.state = buf.entries.length > 0 || buf.drops > 0 ? 'inactive' : 'discarding';
+        spec.state = buf.used > 0 ? 'inactive' : 'discarding';
         break;
       default:
         return;
