@@ -35,6 +35,12 @@ describe('failed speculations: busy and unavailable', () => {
     expect(r.stdout).toBe('cpu0 data\nright after: 0\nlater: 1\ncpu1 data\n\n');
     expect(r.stderr).toBe('dtrace: 1 failed speculation (available buffer(s) still busy)\n');
   });
+  it('counts a CPU whose speculative data was all dropped as a new one: the commit then waits for the cleaner', async () => {
+    // The first speculate()'s record does not fit specsize, so the buffer is still empty at the second (dtb_offset 0).
+    const r = await wdtrace('-q', '-x', 'specsize=40', '--run-for', '1s', '-n', 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("%s", "too long for the speculation buffer"); } BEGIN { speculate(s); printf("x"); } BEGIN { commit(s); } BEGIN { printf("%d\\n", speculation()); exit(0); }');
+    expect(r.stdout).toBe('x0\n\n');
+    expect(r.stderr).toBe('dtrace: 1 speculative drop\ndtrace: 1 failed speculation (available buffer(s) still busy)\n');
+  });
   it('drops the data of a speculate() to a speculation being committed', async () => {
     const r = await wdtrace(
       '-q', '--cpus', '2', '--run-for', '3s', '-n',
