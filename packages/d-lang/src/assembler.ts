@@ -88,12 +88,23 @@ class StringTable {
   /** The table's bytes; DIFOs with the same strings in the same order share one (immutable) array. */
   toBytes(pool: DifArrayPool): Uint8Array {
     const n = this.count;
-    let key = n === 0 ? '' : this.strings[0]!;
-    for (let i = 1; i < n; i++) key += '\0' + this.strings[i]!;
-    const known = pool.strtabs.get(key);
+    // Down the pool's trie of tables, one level per string: no key string is built.
+    let node = pool.strtabs;
+    for (let i = 0; i < n; i++) {
+      const s = this.strings[i]!;
+      let next = node.next;
+      if (next === undefined) node.next = next = new Map();
+      let child = next.get(s);
+      if (child === undefined) {
+        child = { table: undefined, next: undefined };
+        next.set(s, child);
+      }
+      node = child;
+    }
+    const known = node.table;
     if (known !== undefined && known.length === this.size) return known;
     const out = pool.u8(this.size);
-    if (known === undefined) pool.strtabs.set(key, out);
+    if (known === undefined) node.table = out;
     for (let i = 0; i < n; i++) {
       const s = this.strings[i]!;
       const at = this.offsets[i]!;
@@ -103,6 +114,12 @@ class StringTable {
     }
     return out;
   }
+}
+
+/** A node of the string-table trie: the table of the strings on the path to it, and the nodes below by next string. */
+interface StringTableNode {
+  table: Uint8Array | undefined;
+  next: Map<string, StringTableNode> | undefined;
 }
 
 /**
@@ -116,15 +133,16 @@ class StringTable {
  */
 export class DifArrayPool {
   private readonly variables = new Map<DifType, Map<number, DifVariable>>();
-  /** String tables by their strings joined with NULs. */
-  readonly strtabs = new Map<string, Uint8Array>();
+  /** String tables by their strings, in order: a trie with one level per string. */
+  readonly strtabs: StringTableNode = { table: undefined, next: undefined };
   /** The DIFOs made so far, by a hash of their instructions (see DifAssembler.finish). */
   readonly difos = new Map<number, Difo | Difo[]>();
 
   /** Forget the sharing tables once the program is built (the arrays handed out stay valid). */
   release(): void {
     this.variables.clear();
-    this.strtabs.clear();
+    this.strtabs.table = undefined;
+    this.strtabs.next = undefined;
     this.difos.clear();
   }
 
