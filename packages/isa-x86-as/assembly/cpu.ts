@@ -94,10 +94,11 @@ export function setFlags(v: u64): void { rflags = (v & 0x3f7fd5) | 2; lazyOp = L
 // operation (and, or, xor, test) with result r is recorded as r - 0, which
 // sets every flag as the logic operation does (CF = OF = AF = 0).
 export const LAZY_NONE: u32 = 0;
-export const LAZY_SUB32: u32 = 1;
-export const LAZY_SUB64: u32 = 2;
-export const LAZY_ADD32: u32 = 3;
-export const LAZY_ADD64: u32 = 4;
+export const LAZY_SUB8: u32 = 1;
+export const LAZY_SUB32: u32 = 2;
+export const LAZY_SUB64: u32 = 3; // the subtractions are 1..LAZY_SUB64
+export const LAZY_ADD32: u32 = 4;
+export const LAZY_ADD64: u32 = 5;
 export let lazyOp: u32 = LAZY_NONE;
 export let lazyA: u64 = 0;
 export let lazyB: u64 = 0;
@@ -108,8 +109,8 @@ export function flushFlags(): void {
   const op = lazyOp;
   if (op == LAZY_NONE) return;
   const wide = op == LAZY_SUB64 || op == LAZY_ADD64;
-  const m: u64 = wide ? <u64>-1 : 0xffffffff;
-  const sb: u64 = wide ? <u64>0x8000000000000000 : 0x80000000;
+  const m: u64 = wide ? <u64>-1 : op == LAZY_SUB8 ? 0xff : 0xffffffff;
+  const sb: u64 = wide ? <u64>0x8000000000000000 : op == LAZY_SUB8 ? 0x80 : 0x80000000;
   const a = lazyA & m, b = lazyB & m, r = lazyR & m;
   let f: u64 = <u64>parityFlag(<u32>r);
   if (r == 0) f |= ZF;

@@ -10,7 +10,7 @@
 // They compute exactly what the generic handlers compute (same flag rules).
 import {
   rflags, setFlags, reg64, setReg64, readV, writeV, faultVector, nextRip, setNextRip, ZF, SF, OF, ARITH_FLAGS,
-  lazyOp, lazyA, lazyB, lazyR, flushFlags, LAZY_NONE, LAZY_SUB32, LAZY_SUB64, LAZY_ADD32, LAZY_ADD64,
+  lazyOp, lazyA, lazyB, lazyR, flushFlags, LAZY_NONE, LAZY_SUB8, LAZY_SUB32, LAZY_SUB64, LAZY_ADD32, LAZY_ADD64,
 } from './cpu';
 import { condition, push, imulTo } from './exec';
 import { setInsn } from './insn';
@@ -37,14 +37,16 @@ import { parityFlag } from './flags';
 // @ts-ignore: decorator
 @inline function fOpReg(e: usize): u32 { return <u32>load<u8>(e, 28); }
 // @ts-ignore: decorator
+@inline function fOpcode(e: usize): u32 { return <u32>load<u8>(e, 15); }
+// @ts-ignore: decorator
 @inline function fImm(e: usize): i64 { return load<i64>(e, 32); }
 // @ts-ignore: decorator
 @inline function fDisp(e: usize): i64 { return load<i64>(e, 48); }
 
 // @ts-ignore: decorator
-@inline function maskOf(size: i32): u64 { return size == 8 ? <u64>-1 : 0xffffffff; }
+@inline function maskOf(size: i32): u64 { return size == 8 ? <u64>-1 : size == 1 ? 0xff : 0xffffffff; }
 // @ts-ignore: decorator
-@inline function signOf(size: i32): u64 { return size == 8 ? <u64>0x8000000000000000 : 0x80000000; }
+@inline function signOf(size: i32): u64 { return size == 8 ? <u64>0x8000000000000000 : size == 1 ? 0x80 : 0x80000000; }
 
 // @ts-ignore: decorator
 @inline function szpOf(r: u64, size: i32): u64 {
@@ -55,11 +57,11 @@ import { parityFlag } from './flags';
 }
 
 // @ts-ignore: decorator
-@inline function sext(v: u64, size: i32): u64 { return size == 8 ? v : <u64><i64><i32><u32>v; }
+@inline function sext(v: u64, size: i32): u64 { return size == 8 ? v : size == 1 ? <u64><i64><i8><u8>v : <u64><i64><i32><u32>v; }
 
 /**
  * `op` (0 add 1 or 4 and 5 sub 6 xor 7 cmp 8 test) on `a` and `b` (already
- * `size` bytes, size 4 or 8); records the operation for the lazy arithmetic
+ * `size` bytes, size 4 or 8; 1 for the subtractions); records the operation for the lazy arithmetic
  * flags (cpu.ts, flushFlags), returns the result.
  */
 // @ts-ignore: decorator
@@ -72,12 +74,12 @@ import { parityFlag } from './flags';
     lazyA = sext(a, size); lazyB = sext(b, size);
   } else if (op == 5 || op == 7) {
     r = (a - b) & m;
-    lazyOp = size == 8 ? LAZY_SUB64 : LAZY_SUB32;
+    lazyOp = size == 8 ? LAZY_SUB64 : size == 1 ? LAZY_SUB8 : LAZY_SUB32;
     lazyA = sext(a, size); lazyB = sext(b, size);
   } else {
     r = op == 1 ? a | b : op == 6 ? a ^ b : a & b;
     // flags of r - 0: those of a logic operation
-    lazyOp = size == 8 ? LAZY_SUB64 : LAZY_SUB32;
+    lazyOp = size == 8 ? LAZY_SUB64 : size == 1 ? LAZY_SUB8 : LAZY_SUB32;
     lazyA = sext(r, size); lazyB = 0;
   }
   lazyR = sext(r, size);
@@ -126,6 +128,9 @@ import { parityFlag } from './flags';
     default: return lazyCondition(15);
   }
 }
+
+/** lazyConditionAny as a call: setcc and cmov use it (one copy of the tests instead of one per handler). */
+export function lazyConditionOf(cc: u32): bool { return lazyConditionAny(cc); }
 
 /**
  * Effective address of the ModRM memory operand, inlined: specialised handlers
@@ -278,3 +283,64 @@ import { parityFlag } from './flags';
 /** imul Gv,Ev (0F AF) with a register source. */
 // @ts-ignore: decorator
 @inline export function imulRR(e: usize, size: i32): void { setInsn(e); imulTo(regAt(fReg(e), size), regAt(fRm(e), size), size); }
+
+// Byte forms. Without a REX prefix, byte registers 4-7 are ah, ch, dh, bh.
+// @ts-ignore: decorator
+@inline function byteReg(e: usize, n: u32): u64 {
+  if (fRex(e) == 0 && n >= 4 && n < 8) return (reg64(n - 4) >> 8) & 0xff;
+  return reg64(n) & 0xff;
+}
+// @ts-ignore: decorator
+@inline function setByteReg(e: usize, n: u32, v: u64): void {
+  if (fRex(e) == 0 && n >= 4 && n < 8) setReg64(n - 4, (reg64(n - 4) & ~<u64>0xff00) | ((v & 0xff) << 8));
+  else setReg64(n, (reg64(n) & ~<u64>0xff) | (v & 0xff));
+}
+/** C6 /0 movb $imm8, Eb. */
+// @ts-ignore: decorator
+@inline export function movbImm(e: usize, mem: bool): void {
+  if (mem) writeV(ea(e), 1, <u64>fImm(e) & 0xff); else setByteReg(e, fRm(e), <u64>fImm(e));
+}
+/** 88 movb Gb, Eb. */
+// @ts-ignore: decorator
+@inline export function movbStore(e: usize, mem: bool): void {
+  const v = byteReg(e, fReg(e));
+  if (mem) writeV(ea(e), 1, v); else setByteReg(e, fRm(e), v);
+}
+/** 8A movb Eb, Gb. */
+// @ts-ignore: decorator
+@inline export function movbLoad(e: usize, mem: bool): void {
+  let v: u64;
+  if (mem) {
+    v = readV(ea(e), 1);
+    if (faultVector >= 0) return;
+  } else v = byteReg(e, fRm(e));
+  setByteReg(e, fReg(e), v);
+}
+/** 80 /7 cmpb $imm8, Eb. */
+// @ts-ignore: decorator
+@inline export function cmpbImm(e: usize, mem: bool): void {
+  let a: u64;
+  if (mem) {
+    a = readV(ea(e), 1);
+    if (faultVector >= 0) return;
+  } else a = byteReg(e, fRm(e));
+  aluSized(e, 7, 1, a, <u64>fImm(e) & 0xff);
+}
+/** 0F 90-9F setcc Eb. */
+// @ts-ignore: decorator
+@inline export function setccAny(e: usize, mem: bool): void {
+  const v: u64 = lazyConditionOf(fOpcode(e) & 15) ? 1 : 0;
+  if (mem) writeV(ea(e), 1, v); else setByteReg(e, fRm(e), v);
+}
+/** 0F 40-4F cmovcc Gv, Ev: the source is read (and may fault) either way; a 32-bit destination is zero-extended either way. */
+// @ts-ignore: decorator
+@inline export function cmovAny(e: usize, size: i32, mem: bool): void {
+  let v: u64;
+  if (mem) {
+    v = readV(ea(e), size);
+    if (faultVector >= 0) return;
+  } else v = regAt(fRm(e), size);
+  const d = fReg(e);
+  if (lazyConditionOf(fOpcode(e) & 15)) setReg64(d, v);
+  else if (size == 4) setReg64(d, reg64(d) & 0xffffffff);
+}

@@ -168,6 +168,16 @@ fast.push(['ret64', 'map == 0 && opc == 0xc3', 'ret64();']);
 fast.push(['call_rel', 'map == 0 && opc == 0xe8', 'callRel();']);
 fast.push(['jmp_rel', 'map == 0 && (opc == 0xe9 || opc == 0xeb)', 'jmpRel();']);
 for (let cc = 0; cc < 16; cc++) fast.push([`jcc${cc}`, `((map == 0 && opc == 0x${(0x70 + cc).toString(16)}) || (map == 1 && opc == 0x${(0x80 + cc).toString(16)}))`, `jccSized(${cc});`]);
+for (const [name, opc, sub, body] of [['movb_imm', 0xc6, 0, 'movbImm'], ['movb_store', 0x88, -1, 'movbStore'], ['movb_load', 0x8a, -1, 'movbLoad'], ['cmpb_imm', 0x80, 7, 'cmpbImm']]) {
+  for (const mem of [false, true]) {
+    fast.push([`${name}_${mem ? 'm' : 'r'}`, `map == 0 && opc == 0x${opc.toString(16)}${sub >= 0 ? ` && sub == ${sub}` : ''} && mod ${mem ? '!=' : '=='} 3 && size == 1`, `${body}(${mem});`]);
+  }
+}
+fast.push(['setcc_r', 'map == 1 && (opc & 0xf0) == 0x90 && mod == 3', 'setccAny(false);']);
+fast.push(['setcc_m', 'map == 1 && (opc & 0xf0) == 0x90 && mod != 3', 'setccAny(true);']);
+for (const size of [4, 8]) {
+  for (const mem of [false, true]) fast.push([`cmov${size * 8}_${mem ? 'm' : 'r'}`, `map == 1 && (opc & 0xf0) == 0x40 && mod ${mem ? '!=' : '=='} 3 && size == ${size}`, `cmovAny(${size}, ${mem});`]);
+}
 // every form whose handler is nop (multi-byte nops, pause, endbr64, fences,
 // prefetches), whatever its prefixes but LOCK (#UD, left to the generic path):
 // compilers pad with 66- and 2E-prefixed nops
@@ -182,7 +192,7 @@ writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
 // bench about 1.3x faster than the same handlers as a table of functions
 // called indirectly.
 import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm, PFX_LOCK } from '../decode';
-import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel, shiftR, imulRI, imulRR } from '../exec-fast';
+import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel, shiftR, imulRI, imulRR, movbImm, movbStore, movbLoad, cmpbImm, setccAny, cmovAny } from '../exec-fast';
 
 /** Runs specialised handler \`id\` (1..${fast.length}) on decoded record \`e\`. */
 // @ts-ignore: decorator
@@ -196,7 +206,7 @@ ${fast.map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, 
 /** Whether specialised handler \`id\` is a flag-setting ALU operation on registers (a jcc after it can be fused with it). */
 // @ts-ignore: decorator
 @inline export function fastFusable(id: u32): bool {
-  return ${(() => { const ids = fast.map(([n], i) => (/^(add|or|and|sub|xor|cmp|test)(32|64)_(EG|GE|EI)_r$/.test(n) ? i + 1 : 0)).filter((i) => i); return ids.map((i) => `id == ${i}`).join(' || ') || 'false'; })()};
+  return ${(() => { const ids = fast.map(([n], i) => (/^((add|or|and|sub|xor|cmp|test)(32|64)_(EG|GE|EI)_r|cmpb_imm_r)$/.test(n) ? i + 1 : 0)).filter((i) => i); return ids.map((i) => `id == ${i}`).join(' || ') || 'false'; })()};
 }
 
 /** Whether form \`form\` executes as a nop. */

@@ -13,6 +13,7 @@ import { bareCore, type BareCore } from './core-harness.js';
 const STOP_BUDGET = 0, STOP_HALT = 1, STOP_EXCEPTION = 2;
 const CODE = 0x10000;
 const MARKS = 0x80000; // jcc outcomes, one byte per branch (r13)
+const DATA = 0x90000; // bytes byte compares, setcc and cmov read and write (r14)
 
 /** mulberry32 */
 function prng(seed: number) {
@@ -32,9 +33,11 @@ const INTERESTING = [0n, 1n, 2n, 0x7fn, 0x80n, 0xffn, 0x7fffffffn, 0x80000000n, 
 /**
  * A program of `n` segments: two registers loaded with random or edge values
  * (movabs, a generic handler), a flag-setting instruction (the specialised
- * ALU forms at 32 and 64 bits, shifts, imul, and inc/dec which keep CF),
- * sometimes a flag-neutral specialised instruction (mov, shl $0), then a jcc
- * with a random condition over a byte store to MARKS + k; ends with hlt.
+ * ALU forms at 32 and 64 bits, byte compares with registers and memory,
+ * shifts, imul, and inc/dec which keep CF), sometimes a flag-neutral
+ * instruction (mov, shl $0, nops, byte moves), then a reader of the flags
+ * with a random condition: setcc (register, memory), cmovcc (register,
+ * memory) or a jcc over a byte store to MARKS + k; ends with hlt.
  */
 function flagProgram(seed: number, n: number): number[] {
   const r = prng(seed);
@@ -48,7 +51,7 @@ function flagProgram(seed: number, n: number): number[] {
     if (a !== b) { code.push(0x48, 0xb8 + b); imm64(value()); }
     const w = r() % 2 ? [0x48] : [];
     const modrm = (reg: number, rm: number) => 0xc0 | (reg << 3) | rm;
-    const kind = r() % 10;
+    const kind = r() % 12;
     if (kind < 4) {
       const op = pick([0, 1, 4, 5, 6, 7]); // add or and sub xor cmp
       if (r() % 2) code.push(...w, (op << 3) | 1, modrm(b, a));
@@ -62,14 +65,33 @@ function flagProgram(seed: number, n: number): number[] {
       const sub = pick([4, 5, 7]);
       if (r() % 2) code.push(...w, 0xd1, modrm(sub, a)); else code.push(...w, 0xc1, modrm(sub, a), r() % 70);
     } else if (kind < 9) code.push(...w, 0x0f, 0xaf, modrm(a, b)); // imul
-    else code.push(...w, 0xff, modrm(r() % 2, a)); // inc / dec: CF kept from the previous operation
+    else if (kind < 10) code.push(...w, 0xff, modrm(r() % 2, a)); // inc / dec: CF kept from the previous operation
+    else if (kind < 11) code.push(0x80, modrm(7, a + (r() % 2) * 4), pick([0, 1, 0x7f, 0x80, 0xff, r() & 0xff])); // cmpb $imm, al..bl / ah..bh
+    else code.push(0x41, 0x80, 0x7e, r() & 0x7f, pick([0, 1, 0x7f, 0x80, 0xff, r() & 0xff])); // cmpb $imm, d8(%r14)
     const between = r() % 6;
     if (between === 1) code.push(0x48, 0x89, modrm(a, 6)); // mov %rax.., %rsi
     else if (between === 2) code.push(0xc1, modrm(4, 7), 0); // shl $0, %edi: flags unchanged
     else if (between === 3) code.push(0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0); // nopw %cs:0(%rax,%rax)
     else if (between === 4) code.push(0x66, 0x90); // xchg %ax,%ax
-    code.push(0x70 + (r() % 16), 8); // jcc over the store
-    code.push(0x41, 0xc6, 0x85, k & 0xff, (k >> 8) & 0xff, 0, 0, 1); // movb $1, k(%r13)
+    else if (between === 5) {
+      // byte moves (flags unchanged): movb $imm, %ah..; movb %al.., d8(%r14); movb d8(%r14), %cl..; movb %dh, %bl
+      const which = r() % 4;
+      if (which === 0) code.push(0xc6, modrm(0, 4 + (r() % 4)), r() & 0xff);
+      else if (which === 1) code.push(0x41, 0x88, 0x46 | ((r() % 4) << 3), r() & 0x7f);
+      else if (which === 2) code.push(0x41, 0x8a, 0x46 | ((r() % 4) << 3), r() & 0x7f);
+      else code.push(0x88, modrm(4 + (r() % 4), r() % 4));
+    }
+    const use = r() % 4;
+    const cc = r() % 16;
+    if (use === 0) code.push(0x0f, 0x90 + cc, modrm(0, r() % 8)); // setcc %al..%bl / %ah..%bh
+    else if (use === 1) code.push(0x41, 0x0f, 0x90 + cc, 0x46, r() & 0x7f); // setcc d8(%r14)
+    else if (use === 2) {
+      if (r() % 2) code.push(...w, 0x0f, 0x40 + cc, modrm(b, a)); // cmovcc reg
+      else code.push(w.length ? 0x49 : 0x41, 0x0f, 0x40 + cc, 0x46 | (b << 3), r() & 0x7f); // cmovcc d8(%r14)
+    } else {
+      code.push(0x70 + cc, 8); // jcc over the store
+      code.push(0x41, 0xc6, 0x85, k & 0xff, (k >> 8) & 0xff, 0, 0, 1); // movb $1, k(%r13)
+    }
   }
   code.push(0xf4);
   return code;
@@ -84,8 +106,11 @@ async function machine(build: 'debug' | 'release', cache: boolean, code: number[
 
 function start(m: BareCore, flags: number) {
   m.ram().fill(0, MARKS, MARKS + 0x1000);
+  const r = prng(flags);
+  for (let i = 0; i < 0x100; i++) m.ram()[DATA + i] = i < 8 ? [0, 1, 0x7f, 0x80, 0xff, 0xfe, 0x81, 0x7e][i]! : r() & 0xff;
   m.regs().fill(0n);
   m.regs()[13] = BigInt(MARKS);
+  m.regs()[14] = BigInt(DATA);
   m.core.wake();
   m.core.setFlagsValue(flags);
   m.setRip(BigInt(CODE));
@@ -96,6 +121,7 @@ function state(m: BareCore) {
     regs: [...m.regs()].map((v) => v.toString(16)),
     flags: (m.core.getFlags() & 0x8d5).toString(16),
     marks: Buffer.from(m.ram().subarray(MARKS, MARKS + 0x1000)).toString('hex'),
+    data: Buffer.from(m.ram().subarray(DATA, DATA + 0x100)).toString('hex'),
     retired: m.core.retiredLo(),
   };
 }
@@ -116,6 +142,7 @@ describe('run loop: straight-line path and lazy flags', () => {
           const want = state(ref), got = state(fast);
           expect(got.regs).toEqual(want.regs);
           expect(got.marks).toEqual(want.marks);
+          expect(got.data).toEqual(want.data);
           expect(got.flags).toBe(want.flags);
         }
         // the program exercises both outcomes of its branches
