@@ -81,6 +81,12 @@ describe('ARM machine: boot', () => {
       expect(r.machine.retired(cpu)).toBeGreaterThan(0);
     }
   });
+
+  it('brings every CPU online before init runs, however short the program', async () => {
+    const r = await runArm(['/bin/echo', 'hi'], { cpus: 4, cmdline: '' });
+    expect(r.output).toMatch(/smp: CPU 1 online\nsmp: CPU 2 online\nsmp: CPU 3 online\nhi\n$/);
+    for (const cpu of [1, 2, 3]) expect(r.machine.cpuStarted(cpu)).toBe(true);
+  });
 });
 
 describe('ARM machine: several CPUs under load', () => {

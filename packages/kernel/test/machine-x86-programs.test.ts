@@ -136,6 +136,12 @@ describe('x86-64 machine: shell, processes and signals', () => {
     expect(r.machine.cpuStarted(3)).toBe(true);
     expect(r.machine.retired(1)).toBeGreaterThan(0);
   });
+
+  it('brings every CPU online before init runs, however short the program', async () => {
+    const r = await runX86(['/bin/echo', 'hi'], { cpus: 4, cmdline: '' });
+    expect(r.output).toMatch(/smp: CPU 1 online\nsmp: CPU 2 online\nsmp: CPU 3 online\nhi\n$/);
+    for (const cpu of [1, 2, 3]) expect(r.machine.cpuStarted(cpu)).toBe(true);
+  });
 });
 
 describe('x86-64 machine: idle time on several CPUs', () => {

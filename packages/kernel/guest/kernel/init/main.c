@@ -154,6 +154,14 @@ static void start_secondary_cpus(void)
 		cpu_infos[cpu].curr_task = idle;
 		nr_cpus_online++;
 		arch_start_secondary(cpu, (void *)(idle->kstack + KERNEL_STACK_SIZE));
+		/* Wait until the CPU is online, as kernels bring up one CPU at a
+		 * time: it takes the big kernel lock to get there, so let go of it
+		 * meanwhile. Otherwise the new CPU only gets the lock whenever
+		 * this one happens to be outside the kernel when it tries. */
+		unlock_kernel();
+		while (!__atomic_load_n(&cpu_infos[cpu].online, __ATOMIC_ACQUIRE))
+			;
+		lock_kernel();
 	}
 }
 
@@ -203,10 +211,12 @@ __noreturn void start_kernel(const struct boot_info *info)
 	irq_init_cpu();
 	timer_init_cpu();
 	kmod_init();
+	/* Every CPU is online before init exists, so none of them can be
+	 * busy running init while another is still being brought up. */
+	start_secondary_cpus();
 	init_task = kernel_thread(init_main, NULL, "init");
 	if (!init_task)
 		panic("cannot create init");
-	start_secondary_cpus();
 	cpu_idle();
 }
 
