@@ -130,20 +130,11 @@ export interface LexerMark {
   atLineStart: boolean;
 }
 
-/** Every token has the same fields (one object shape for the parser's property loads). */
-function token(
-  kind: TokenKind,
-  text: string,
-  value: bigint | undefined,
-  suffix: string | undefined,
-  decimal: boolean | undefined,
-  stringMacro: boolean | undefined,
-  loc: Loc,
-  end: number,
-  _lineStart: boolean,
-): Token {
-  const flags = suffix === undefined && decimal === undefined && stringMacro === undefined ? 0 : SUFFIXES.indexOf(suffix ?? '') | (decimal === true ? TOKEN_DECIMAL : 0) | (stringMacro === true ? TOKEN_STRING_MACRO : 0);
-  return { kind, text, value, flags, loc, end };
+type MutableToken = { -readonly [K in keyof Token]: Token[K] };
+
+/** A token object to lex into (every token has the same fields: one object shape for the parser's property loads). */
+export function blankToken(): Token {
+  return { kind: 'eof', text: '', value: undefined, flags: 0, loc: 0, end: 0 };
 }
 
 /** Size of a lexer's table of identifier strings (a power of two). */
@@ -154,6 +145,8 @@ export class Lexer {
   private atLineStart = true;
   /** Loc of the text's first character. */
   private readonly base: Loc;
+  /** The object next() lexes into. */
+  private target: MutableToken = blankToken();
   /** Identifier strings met, by a hash of their characters: a repeated name is not sliced again. */
   private readonly names: (string | undefined)[] = new Array<string | undefined>(NAMES).fill(undefined);
 
@@ -193,6 +186,28 @@ export class Lexer {
     const s = this.text.slice(start, end);
     this.names[slot] = s;
     return s;
+  }
+
+  /** The token lexed: its fields written into the target object. */
+  private token(
+    kind: TokenKind,
+    text: string,
+    value: bigint | undefined,
+    suffix: string | undefined,
+    decimal: boolean | undefined,
+    stringMacro: boolean | undefined,
+    loc: Loc,
+    end: number,
+    _lineStart: boolean,
+  ): Token {
+    const o = this.target;
+    o.kind = kind;
+    o.text = text;
+    o.value = value;
+    o.flags = suffix === undefined && decimal === undefined && stringMacro === undefined ? 0 : SUFFIXES.indexOf(suffix ?? '') | (decimal === true ? TOKEN_DECIMAL : 0) | (stringMacro === true ? TOKEN_STRING_MACRO : 0);
+    o.loc = loc;
+    o.end = end;
+    return o;
   }
 
   location(offset = this.pos): Loc {
@@ -250,13 +265,18 @@ export class Lexer {
     }
     const word = /^([A-Za-z_]\w*)/.exec(body);
     if (word !== null && word[1] === 'pragma') {
-      return token('pragma', body.slice(6).trim(), undefined, undefined, undefined, undefined, loc, end, true);
+      return this.token('pragma', body.slice(6).trim(), undefined, undefined, undefined, undefined, loc, end, true);
     }
     if (body === '') return undefined; // a lone '#' is a null directive
     return fail('D_PRAGCTL_INVAL', loc, word !== null ? word[1]! : body.split(/\s/)[0]!);
   }
 
-  next(mode: LexMode): Token {
+  /**
+   * The next token, lexed into `into` (the parser reuses its token objects;
+   * without it, a new object).
+   */
+  next(mode: LexMode, into?: Token): Token {
+    this.target = (into as MutableToken | undefined) ?? blankToken();
     const pragma = this.skip();
     if (pragma !== undefined) return pragma;
     const t = this.text;
@@ -264,7 +284,7 @@ export class Lexer {
     const loc = this.location();
     const lineStart = this.atLineStart;
     this.atLineStart = false;
-    if (start >= t.length) return token('eof', '', undefined, undefined, undefined, undefined, loc, start, lineStart);
+    if (start >= t.length) return this.token('eof', '', undefined, undefined, undefined, undefined, loc, start, lineStart);
     const c = t.charCodeAt(start);
 
     if (mode === 'clause' && c < 128 && PSPEC_START[c] === 1) {
@@ -280,10 +300,10 @@ export class Lexer {
       for (let q = start + 1; plain && q < p; q++) plain = IDENT_PART[t.charCodeAt(q)] === 1;
       if (plain) {
         this.pos = p;
-        return token(D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
+        return this.token(D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
       }
       this.pos = p;
-      return token('pspec', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
+      return this.token('pspec', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
     }
 
     if (c < 128 && IDENT_START[c] === 1) {
@@ -298,7 +318,7 @@ export class Lexer {
       }
       const text = this.name(start, p, hash);
       this.pos = p;
-      return token(D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
+      return this.token(D_KEYWORDS.has(text) ? 'keyword' : 'ident', text, undefined, undefined, undefined, undefined, loc, p, lineStart);
     }
 
     if (c >= 48 && c <= 57) return this.number(start, loc, lineStart);
@@ -317,7 +337,7 @@ export class Lexer {
         } else break;
       }
       this.pos = p;
-      return token('agg', this.name(start + 1, p, hash), undefined, undefined, undefined, undefined, loc, p, lineStart);
+      return this.token('agg', this.name(start + 1, p, hash), undefined, undefined, undefined, undefined, loc, p, lineStart);
     }
 
     if (c === 36) {
@@ -336,23 +356,23 @@ export class Lexer {
       }
       if (p === nameStart) fail('D_SYNTAX', loc, `"${t.slice(start, p + 1)}"`);
       this.pos = p;
-      return token('macro', t.slice(nameStart, p), undefined, undefined, undefined, stringMacro, loc, p, lineStart);
+      return this.token('macro', t.slice(nameStart, p), undefined, undefined, undefined, stringMacro, loc, p, lineStart);
     }
 
     const c2 = t.charCodeAt(start + 1);
     if ((c === 46 || c === 60 || c === 62) && t.startsWith(c === 46 ? '...' : c === 60 ? '<<=' : '>>=', start)) {
       this.pos = start + 3;
-      return token('punct', c === 46 ? '...' : c === 60 ? '<<=' : '>>=', undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
+      return this.token('punct', c === 46 ? '...' : c === 60 ? '<<=' : '>>=', undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
     }
     const two = c2 < 128 ? PUNCT2_BY_CODES.get(c * 128 + c2) : undefined;
     if (two !== undefined) {
       this.pos = start + 2;
-      return token('punct', two, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
+      return this.token('punct', two, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
     }
     const one = c < 128 ? PUNCT1_BY_CODE[c] : undefined;
     if (one !== undefined) {
       this.pos = start + 1;
-      return token('punct', one, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
+      return this.token('punct', one, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
     }
     return fail('D_SYNTAX', loc, `"${t[start]!}"`);
   }
@@ -402,7 +422,7 @@ export class Lexer {
     this.pos = p;
     const norm = suffix.includes('u') ? (suffix.includes('ll') ? 'ull' : suffix.includes('l') ? 'ul' : 'u') : suffix;
     // The parser reads an int's value, not its text (messages quote the source).
-    return token('int', '', value, norm, radix === 10, undefined, loc, p, lineStart);
+    return this.token('int', '', value, norm, radix === 10, undefined, loc, p, lineStart);
   }
 
   /**
@@ -456,7 +476,7 @@ export class Lexer {
       const c = t.charCodeAt(q);
       if (c === 34) {
         this.pos = q + 1;
-        return token('string', t.slice(p, q), undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
+        return this.token('string', t.slice(p, q), undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
       }
       if (c === 92 || c === 10) break;
     }
@@ -486,7 +506,7 @@ export class Lexer {
       p++;
     }
     this.pos = p + 1;
-    return token('string', out, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
+    return this.token('string', out, undefined, undefined, undefined, undefined, loc, this.pos, lineStart);
   }
 
   private charConst(start: number, loc: Loc, lineStart: boolean): Token {
@@ -519,6 +539,6 @@ export class Lexer {
     for (const b of bytes) value = (value << 8n) | BigInt(b);
     if (bytes.length === 1 && value > 127n) value -= 256n; // char is signed
     this.pos = p + 1;
-    return token('char', t.slice(start, p + 1), value, undefined, undefined, undefined, loc, this.pos, lineStart);
+    return this.token('char', t.slice(start, p + 1), value, undefined, undefined, undefined, loc, this.pos, lineStart);
   }
 }

@@ -22,7 +22,7 @@ import type {
   TypeSpecifier,
 } from './ast.js';
 import { CompileError, type Loc, Locator, fail } from './diagnostics.js';
-import { type LexMode, Lexer, type LexerMark, TOKEN_DECIMAL, TOKEN_STRING_MACRO, type Token, tokenSuffix } from './lexer.js';
+import { type LexMode, Lexer, type LexerMark, TOKEN_DECIMAL, TOKEN_STRING_MACRO, type Token, blankToken, tokenSuffix } from './lexer.js';
 
 const BASE_TYPE_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string']);
 const QUALIFIERS = new Set(['const', 'volatile', 'restrict']);
@@ -86,7 +86,22 @@ export class Parser {
     this.base = this.lexer.locator.base;
     this.tokMark = this.lexer.mark();
     this.tokMode = 'clause';
-    this.tok = this.lexer.next('clause');
+    this.tok = this.lexer.next('clause', this.tokA);
+  }
+
+  /**
+   * The two objects tokens are lexed into, in turn (no object per token):
+   * a token stays as it is through the next lex (advance, or a re-lex in
+   * the other mode) and is overwritten by the one after. So a token is read
+   * before anything that may lex twice (a nested parse, accept, expect);
+   * what is needed later (text, loc) is copied out first.
+   */
+  private readonly tokA = blankToken();
+  private readonly tokB = blankToken();
+
+  /** The token object not holding the current token. */
+  private spare(): Token {
+    return this.tok === this.tokA ? this.tokB : this.tokA;
   }
 
   // -------------------------------------------------------------------------
@@ -97,7 +112,7 @@ export class Parser {
     if (mode !== this.tokMode) {
       this.lexer.reset(this.tokMark);
       this.tokMode = mode;
-      this.tok = this.lexer.next(mode);
+      this.tok = this.lexer.next(mode, this.spare());
     }
     return this.tok;
   }
@@ -106,13 +121,14 @@ export class Parser {
     const t = this.tok;
     this.lexer.markInto(this.tokMark);
     this.tokMode = mode;
-    this.tok = this.lexer.next(mode);
+    this.tok = this.lexer.next(mode, this.spare());
     return t;
   }
 
   /** The parser's position, for backtracking. */
   private save(): { lexer: LexerMark; tok: Token; tokMode: LexMode; tokMark: LexerMark } {
-    return { lexer: this.lexer.mark(), tok: this.tok, tokMode: this.tokMode, tokMark: { ...this.tokMark } };
+    // The token is copied: its object is lexed into again.
+    return { lexer: this.lexer.mark(), tok: { ...this.tok }, tokMode: this.tokMode, tokMark: { ...this.tokMark } };
   }
 
   private restore(s: ReturnType<Parser['save']>): void {
@@ -273,8 +289,9 @@ export class Parser {
         this.statementStack[this.statementTop++] = s;
         continue;
       }
+      const loc = t.loc;
       const expr = this.parseExpression();
-      this.statementStack[this.statementTop++] = { k: 'expr', expr, loc: t.loc };
+      this.statementStack[this.statementTop++] = { k: 'expr', expr, loc };
       if (this.accept(';')) continue;
       if (!this.is('}')) this.syntaxError(this.peek('expr'));
     }
@@ -300,10 +317,10 @@ export class Parser {
       return body;
     }
     if (this.is('if')) return [this.parseIf()];
-    const t = this.peek('expr');
+    const loc = this.peek('expr').loc;
     const expr = this.parseExpression();
     this.expect(';');
-    return [{ k: 'expr', expr, loc: t.loc }];
+    return [{ k: 'expr', expr, loc }];
   }
 
   private parseInline(): ProgramItem {
@@ -441,10 +458,10 @@ export class Parser {
       }
       if (t.kind === 'ident' && words.length === 0 && tagged === undefined && !sawTypedefName && this.text[t.end] === '`') {
         // module`type
+        module = t.text;
         this.advance();
         this.advance();
         const n = this.peek('expr');
-        module = t.text;
         if (n.kind === 'keyword' && (n.text === 'struct' || n.text === 'union' || n.text === 'enum')) tagged = this.parseTagged();
         else if (n.kind === 'ident' || n.kind === 'keyword') {
           words.push(n.text);
@@ -476,9 +493,10 @@ export class Parser {
             tagged = this.parseTagged();
             continue;
           }
+          const mtext = m.text;
           this.advance();
           if (this.accept('`')) {
-            module = m.text;
+            module = mtext;
             const n = this.peek('expr');
             if (n.kind === 'keyword' && (n.text === 'struct' || n.text === 'union' || n.text === 'enum')) {
               tagged = this.parseTagged();
@@ -489,7 +507,7 @@ export class Parser {
             } else this.syntaxError(n);
           } else {
             module = '';
-            words.push(m.text);
+            words.push(mtext);
             sawTypedefName = true;
           }
           continue;
@@ -676,9 +694,11 @@ export class Parser {
     const left = this.parseConditional();
     const t = this.peek('expr');
     if (t.kind === 'punct' && ASSIGN_OPS.has(t.text)) {
+      const op = t.text;
+      const loc = t.loc;
       this.advance();
       const right = this.parseAssignment();
-      return { k: 'assign', op: t.text, left, right, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+      return { k: 'assign', op, left, right, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
     }
     return left;
   }
@@ -707,9 +727,11 @@ export class Parser {
       const prec = BINARY_PRECEDENCE.get(t.text);
       if (prec === undefined || prec < minPrecedence) return left;
       if (t.text === '/' && this.inPredicate && this.closesPredicate(t)) return left;
+      const op = t.text;
+      const loc = t.loc;
       this.advance();
       const right = this.parseBinary(prec + 1);
-      left = { k: 'binary', op: t.text, left, right, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+      left = { k: 'binary', op, left, right, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
     }
   }
 
@@ -737,13 +759,15 @@ export class Parser {
 
   private parseUnary(): Expr {
     const t = this.peek('expr');
+    const text = t.text;
+    const loc = t.loc;
     if (t.kind === 'punct') {
-      switch (t.text) {
+      switch (text) {
         case '++':
         case '--': {
           this.advance();
           const operand = this.parseUnary();
-          return { k: 'unary', op: t.text === '++' ? '++pre' : '--pre', operand, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          return { k: 'unary', op: text === '++' ? '++pre' : '--pre', operand, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         case '-':
         case '+':
@@ -753,24 +777,24 @@ export class Parser {
         case '&': {
           this.advance();
           const operand = this.parseCast();
-          return { k: 'unary', op: t.text, operand, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          return { k: 'unary', op: text, operand, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
       }
     }
-    if (t.kind === 'keyword' && (t.text === 'sizeof' || t.text === 'stringof')) {
+    if (t.kind === 'keyword' && (text === 'sizeof' || text === 'stringof')) {
       this.advance();
-      if (t.text === 'sizeof' && this.is('(')) {
+      if (text === 'sizeof' && this.is('(')) {
         const saved = this.save();
         this.advance();
         if (this.startsTypeName()) {
           const typeName = this.parseTypeName();
           this.expect(')');
-          return { k: 'sizeoftype', typeName, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          return { k: 'sizeoftype', typeName, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         this.restore(saved);
       }
       const operand = this.parseUnary();
-      return { k: 'unary', op: t.text, operand, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+      return { k: 'unary', op: text, operand, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
     }
     return this.parsePostfix();
   }
@@ -802,10 +826,12 @@ export class Parser {
     for (;;) {
       const t = this.peek('expr');
       if (t.kind !== 'punct') return e;
-      switch (t.text) {
+      const text = t.text;
+      const loc = t.loc;
+      switch (text) {
         case '[':
           this.advance();
-          e = { k: 'index', base: e, args: this.parseArgs(']'), loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          e = { k: 'index', base: e, args: this.parseArgs(']'), loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           continue;
         case '(':
           this.advance();
@@ -817,13 +843,13 @@ export class Parser {
           const n = this.peek('expr');
           if (n.kind !== 'ident' && n.kind !== 'keyword') this.syntaxError(n);
           this.advance();
-          e = { k: 'member', base: e, arrow: t.text === '->', name: n.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          e = { k: 'member', base: e, arrow: text === '->', name: n.text, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           continue;
         }
         case '++':
         case '--':
           this.advance();
-          e = { k: 'unary', op: t.text === '++' ? '++post' : '--post', operand: e, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          e = { k: 'unary', op: text === '++' ? '++post' : '--post', operand: e, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           continue;
         default:
           return e;
@@ -833,6 +859,9 @@ export class Parser {
 
   private parsePrimary(): Expr {
     const t = this.peek('expr');
+    // Copied out: `t` is lexed into again two tokens on.
+    const text = t.text;
+    const loc = t.loc;
     switch (t.kind) {
       case 'int':
         this.advance();
@@ -845,7 +874,7 @@ export class Parser {
         let value = t.text;
         // Adjacent string literals concatenate.
         while (this.peek('expr').kind === 'string') value += this.advance().text;
-        return { k: 'string', value, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+        return { k: 'string', value, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       }
       case 'ident': {
         this.advance();
@@ -856,7 +885,7 @@ export class Parser {
           const s = this.peek('expr');
           if (s.kind !== 'ident') this.syntaxError(s);
           this.advance();
-          return { k: 'ident', name: s.text, module: t.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          return { k: 'ident', name: s.text, module: text, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         return { k: 'ident', name: t.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
       }
@@ -873,7 +902,7 @@ export class Parser {
           const n = this.peek('expr');
           if (n.kind !== 'ident' && n.kind !== 'keyword') this.syntaxError(n);
           this.advance();
-          return { k: 'var', scope: t.text, name: n.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          return { k: 'var', scope: text as 'self' | 'this', name: n.text, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         if (t.text === 'offsetof') {
           this.advance();
@@ -882,9 +911,10 @@ export class Parser {
           this.expect(',');
           const m = this.peek('expr');
           if (m.kind !== 'ident' && m.kind !== 'keyword') this.syntaxError(m);
+          const member = m.text;
           this.advance();
           this.expect(')');
-          return { k: 'offsetof', typeName, member: m.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          return { k: 'offsetof', typeName, member, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         if (t.text === 'xlate') {
           this.advance();
@@ -894,7 +924,7 @@ export class Parser {
           this.expect('(');
           const operand = this.parseExpression();
           this.expect(')');
-          return { k: 'xlate', typeName, operand, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          return { k: 'xlate', typeName, operand, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         break;
       case 'punct':
@@ -915,14 +945,15 @@ export class Parser {
           this.advance();
           const a = this.peek('expr');
           if (a.kind !== 'ident') this.syntaxError(a);
+          const first = a.text;
           this.advance();
           if (this.accept('`')) {
             const b = this.peek('expr');
             if (b.kind !== 'ident') this.syntaxError(b);
             this.advance();
-            return { k: 'ident', name: b.text, module: a.text, loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+            return { k: 'ident', name: b.text, module: first, loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
           }
-          return { k: 'ident', name: a.text, module: '', loc: t.loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
+          return { k: 'ident', name: first, module: '', loc, type: undefined, constValue: undefined, ref: undefined, lvalue: undefined };
         }
         break;
     }
