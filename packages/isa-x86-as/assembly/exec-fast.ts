@@ -344,3 +344,31 @@ export function lazyConditionOf(cc: u32): bool { return lazyConditionAny(cc); }
   if (lazyConditionOf(fOpcode(e) & 15)) setReg64(d, v);
   else if (size == 4) setReg64(d, reg64(d) & 0xffffffff);
 }
+
+/** B8+r mov $imm, register: 32-bit (zero-extended) or, with REX.W, the 64-bit immediate. */
+// @ts-ignore: decorator
+@inline export function movRegImm(e: usize, size: i32): void {
+  setReg64(fOpReg(e), size == 8 ? <u64>fImm(e) : <u64>fImm(e) & 0xffffffff);
+}
+/** C7 /0 mov $imm32, Ev (sign-extended at 64 bits). */
+// @ts-ignore: decorator
+@inline export function movImmE(e: usize, size: i32, mem: bool): void {
+  const v = <u64>fImm(e) & maskOf(size);
+  if (mem) writeV(ea(e), size, v); else setReg64(fRm(e), v);
+}
+/** F6 /0 testb $imm8, Eb (imm) and 84 testb Gb, Eb. */
+// @ts-ignore: decorator
+@inline export function testb(e: usize, imm: bool, mem: bool): void {
+  let a: u64;
+  if (mem) {
+    a = readV(ea(e), 1);
+    if (faultVector >= 0) return;
+  } else a = byteReg(e, fRm(e));
+  aluSized(e, 8, 1, a, imm ? <u64>fImm(e) & 0xff : byteReg(e, fReg(e)));
+}
+/** op eAX/rAX, Iz (05 0D 25 2D 35 3D, A9 test). */
+// @ts-ignore: decorator
+@inline export function aluAI(e: usize, op: u32, size: i32): void {
+  const r = aluSized(e, op, size, regAt(0, size), <u64>fImm(e) & maskOf(size));
+  if (op != 7 && op != 8) setReg64(0, r);
+}

@@ -168,6 +168,17 @@ fast.push(['ret64', 'map == 0 && opc == 0xc3', 'ret64();']);
 fast.push(['call_rel', 'map == 0 && opc == 0xe8', 'callRel();']);
 fast.push(['jmp_rel', 'map == 0 && (opc == 0xe9 || opc == 0xeb)', 'jmpRel();']);
 for (let cc = 0; cc < 16; cc++) fast.push([`jcc${cc}`, `((map == 0 && opc == 0x${(0x70 + cc).toString(16)}) || (map == 1 && opc == 0x${(0x80 + cc).toString(16)}))`, `jccSized(${cc});`]);
+// every form whose handler is nop (multi-byte nops, pause, endbr64, fences,
+// prefetches), whatever its prefixes but LOCK (#UD, left to the generic path):
+// compilers pad with 66- and 2E-prefixed nops
+const nopForms = ordered.filter((f) => f.handler === 'nop').map((f) => f.id);
+const NOP_FAST = fast.length + 1;
+fast.push(['nop', 'false', '']);
+// The handlers above run from the jump table inlined into the run loop; the
+// ones below from a second table in a function it calls (default case): a
+// bigger inlined table made the run loop's machine code slower (register
+// allocation over the larger loop) by more than the call costs them.
+const INLINED = fast.length;
 for (const [name, opc, sub, body] of [['movb_imm', 0xc6, 0, 'movbImm'], ['movb_store', 0x88, -1, 'movbStore'], ['movb_load', 0x8a, -1, 'movbLoad'], ['cmpb_imm', 0x80, 7, 'cmpbImm']]) {
   for (const mem of [false, true]) {
     fast.push([`${name}_${mem ? 'm' : 'r'}`, `map == 0 && opc == 0x${opc.toString(16)}${sub >= 0 ? ` && sub == ${sub}` : ''} && mod ${mem ? '!=' : '=='} 3 && size == 1`, `${body}(${mem});`]);
@@ -178,12 +189,18 @@ fast.push(['setcc_m', 'map == 1 && (opc & 0xf0) == 0x90 && mod != 3', 'setccAny(
 for (const size of [4, 8]) {
   for (const mem of [false, true]) fast.push([`cmov${size * 8}_${mem ? 'm' : 'r'}`, `map == 1 && (opc & 0xf0) == 0x40 && mod ${mem ? '!=' : '=='} 3 && size == ${size}`, `cmovAny(${size}, ${mem});`]);
 }
-// every form whose handler is nop (multi-byte nops, pause, endbr64, fences,
-// prefetches), whatever its prefixes but LOCK (#UD, left to the generic path):
-// compilers pad with 66- and 2E-prefixed nops
-const nopForms = ordered.filter((f) => f.handler === 'nop').map((f) => f.id);
-const NOP_FAST = fast.length + 1;
-fast.push(['nop', 'false', '']);
+for (const size of [4, 8]) {
+  const w = `size == ${size}`;
+  fast.push([`mov${size * 8}_imm_reg`, `map == 0 && (opc & 0xf8) == 0xb8 && ${w}`, `movRegImm(${size});`]);
+  fast.push([`mov${size * 8}_imm_r`, `map == 0 && opc == 0xc7 && sub == 0 && mod == 3 && ${w}`, `movImmE(${size}, false);`]);
+  fast.push([`mov${size * 8}_imm_m`, `map == 0 && opc == 0xc7 && sub == 0 && mod != 3 && ${w}`, `movImmE(${size}, true);`]);
+  for (const [name, op] of Object.entries(ALU)) fast.push([`${name}${size * 8}_AI`, `map == 0 && opc == 0x${((op << 3) | 5).toString(16)} && ${w}`, `aluAI(${op}, ${size});`]);
+  fast.push([`test${size * 8}_AI`, `map == 0 && opc == 0xa9 && ${w}`, `aluAI(8, ${size});`]);
+}
+for (const mem of [false, true]) {
+  fast.push([`testb_imm_${mem ? 'm' : 'r'}`, `map == 0 && opc == 0xf6 && sub == 0 && mod ${mem ? '!=' : '=='} 3 && size == 1`, `testb(true, ${mem});`]);
+  fast.push([`testb_reg_${mem ? 'm' : 'r'}`, `map == 0 && opc == 0x84 && mod ${mem ? '!=' : '=='} 3 && size == 1`, `testb(false, ${mem});`]);
+}
 if (fast.length > 255) throw new Error(`gen-decoder: ${fast.length} fast handlers do not fit the record's byte`);
 writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
 // Specialised handlers: runFast(selectFast()) runs a decoded instruction
@@ -192,13 +209,21 @@ writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
 // bench about 1.3x faster than the same handlers as a table of functions
 // called indirectly.
 import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm, PFX_LOCK } from '../decode';
-import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel, shiftR, imulRI, imulRR, movbImm, movbStore, movbLoad, cmpbImm, setccAny, cmovAny } from '../exec-fast';
+import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel, shiftR, imulRI, imulRR, movbImm, movbStore, movbLoad, cmpbImm, setccAny, cmovAny, movRegImm, movImmE, testb, aluAI } from '../exec-fast';
 
 /** Runs specialised handler \`id\` (1..${fast.length}) on decoded record \`e\`. */
 // @ts-ignore: decorator
 @inline export function runFast(id: u32, e: usize): void {
   switch (id) {
-${fast.map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, '$1(e, ')} return; } // ${n}`).join('\n')}
+${fast.slice(0, INLINED).map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, '$1(e, ')} return; } // ${n}`).join('\n')}
+    default: runFastMore(id, e);
+  }
+}
+
+/** Specialised handlers ${INLINED + 1}..${fast.length}, called from runFast. */
+function runFastMore(id: u32, e: usize): void {
+  switch (id) {
+${fast.slice(INLINED).map(([n, , body], i) => `    case ${INLINED + i + 1}: { ${body.replace(/^(\w+)\(/, '$1(e, ')} return; } // ${n}`).join('\n')}
     default: unreachable();
   }
 }
@@ -206,7 +231,7 @@ ${fast.map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, 
 /** Whether specialised handler \`id\` is a flag-setting ALU operation on registers (a jcc after it can be fused with it). */
 // @ts-ignore: decorator
 @inline export function fastFusable(id: u32): bool {
-  return ${(() => { const ids = fast.map(([n], i) => (/^((add|or|and|sub|xor|cmp|test)(32|64)_(EG|GE|EI)_r|cmpb_imm_r)$/.test(n) ? i + 1 : 0)).filter((i) => i); return ids.map((i) => `id == ${i}`).join(' || ') || 'false'; })()};
+  return ${(() => { const ids = fast.map(([n], i) => (/^((add|or|and|sub|xor|cmp|test)(32|64)_(EG|GE|EI|AI)(_r)?|cmpb_imm_r|testb_(imm|reg)_r)$/.test(n) ? i + 1 : 0)).filter((i) => i); return ids.map((i) => `id == ${i}`).join(' || ') || 'false'; })()};
 }
 
 /** Whether form \`form\` executes as a nop. */

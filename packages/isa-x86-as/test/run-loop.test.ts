@@ -51,7 +51,7 @@ function flagProgram(seed: number, n: number): number[] {
     if (a !== b) { code.push(0x48, 0xb8 + b); imm64(value()); }
     const w = r() % 2 ? [0x48] : [];
     const modrm = (reg: number, rm: number) => 0xc0 | (reg << 3) | rm;
-    const kind = r() % 12;
+    const kind = r() % 15;
     if (kind < 4) {
       const op = pick([0, 1, 4, 5, 6, 7]); // add or and sub xor cmp
       if (r() % 2) code.push(...w, (op << 3) | 1, modrm(b, a));
@@ -67,13 +67,31 @@ function flagProgram(seed: number, n: number): number[] {
     } else if (kind < 9) code.push(...w, 0x0f, 0xaf, modrm(a, b)); // imul
     else if (kind < 10) code.push(...w, 0xff, modrm(r() % 2, a)); // inc / dec: CF kept from the previous operation
     else if (kind < 11) code.push(0x80, modrm(7, a + (r() % 2) * 4), pick([0, 1, 0x7f, 0x80, 0xff, r() & 0xff])); // cmpb $imm, al..bl / ah..bh
-    else code.push(0x41, 0x80, 0x7e, r() & 0x7f, pick([0, 1, 0x7f, 0x80, 0xff, r() & 0xff])); // cmpb $imm, d8(%r14)
-    const between = r() % 6;
+    else if (kind < 12) code.push(0x41, 0x80, 0x7e, r() & 0x7f, pick([0, 1, 0x7f, 0x80, 0xff, r() & 0xff])); // cmpb $imm, d8(%r14)
+    else if (kind < 13) {
+      // testb $imm / testb %reg with a byte register or d8(%r14)
+      const imm = r() % 2 === 0, mem = r() % 2 === 0;
+      const m8 = mem ? [0x46 | ((r() % 8) << 3), r() & 0x7f] : [modrm(r() % 8, r() % 8)];
+      code.push(...(mem ? [0x41] : []), imm ? 0xf6 : 0x84, ...(imm ? [m8[0]! & ~0x38, ...m8.slice(1), r() & 0xff] : m8));
+    } else if (kind < 14) {
+      // op $imm32, %eax/%rax (05 0D 25 2D 35 3D A9)
+      const op = pick([0x05, 0x0d, 0x25, 0x2d, 0x35, 0x3d, 0xa9]);
+      const v = pick([0, 1, 0x7fffffff, 0x80000000, 0xffffffff, r()]);
+      code.push(...w, op, v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24);
+    } else code.push(0x3c, pick([0, 1, 0x7f, 0x80, 0xff])); // cmpb $imm, %al (generic)
+    const between = r() % 7;
     if (between === 1) code.push(0x48, 0x89, modrm(a, 6)); // mov %rax.., %rsi
     else if (between === 2) code.push(0xc1, modrm(4, 7), 0); // shl $0, %edi: flags unchanged
     else if (between === 3) code.push(0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0); // nopw %cs:0(%rax,%rax)
     else if (between === 4) code.push(0x66, 0x90); // xchg %ax,%ax
-    else if (between === 5) {
+    else if (between === 6) {
+      // immediate moves: movl/movabs $imm, %rsi; movl/movq $imm32, %edi / d8(%r14)
+      const which = r() % 4;
+      if (which === 0) code.push(0xbe, r() & 0xff, r() & 0xff, r() & 0xff, r() & 0xff);
+      else if (which === 1) { code.push(0x48, 0xbe); imm64(value()); }
+      else if (which === 2) code.push(...w, 0xc7, 0xc7, r() & 0xff, r() & 0xff, r() & 0xff, r() & 0xff);
+      else code.push(w.length ? 0x49 : 0x41, 0xc7, 0x46, r() & 0x7f, r() & 0xff, r() & 0xff, r() & 0xff, r() & 0xff);
+    } else if (between === 5) {
       // byte moves (flags unchanged): movb $imm, %ah..; movb %al.., d8(%r14); movb d8(%r14), %cl..; movb %dh, %bl
       const which = r() % 4;
       if (which === 0) code.push(0xc6, modrm(0, 4 + (r() % 4)), r() & 0xff);
