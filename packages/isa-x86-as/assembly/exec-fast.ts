@@ -372,3 +372,21 @@ export function lazyConditionOf(cc: u32): bool { return lazyConditionAny(cc); }
   const r = aluSized(e, op, size, regAt(0, size), <u64>fImm(e) & maskOf(size));
   if (op != 7 && op != 8) setReg64(0, r);
 }
+
+/** FF /4 jmp *Ev and FF /2 call *Ev (64-bit target, register or memory). */
+// @ts-ignore: decorator
+@inline export function branchE(e: usize, call: bool, mem: bool): void {
+  let t: u64;
+  if (mem) {
+    t = readV(ea(e), 8);
+    if (faultVector >= 0) return;
+  } else t = reg64(fRm(e));
+  if (call) {
+    push(nextRip, 8);
+    if (faultVector >= 0) return;
+  }
+  setNextRip(t);
+}
+/** 6A / 68 push $imm (sign-extended to 64 bits). */
+// @ts-ignore: decorator
+@inline export function pushImm(e: usize): void { push(<u64>fImm(e), 8); }

@@ -179,6 +179,11 @@ fast.push(['nop', 'false', '']);
 // bigger inlined table made the run loop's machine code slower (register
 // allocation over the larger loop) by more than the call costs them.
 const INLINED = fast.length;
+for (const mem of [false, true]) {
+  fast.push([`jmp_E_${mem ? 'm' : 'r'}`, `map == 0 && opc == 0xff && sub == 4 && mod ${mem ? '!=' : '=='} 3 && size == 8`, `branchE(false, ${mem});`]);
+  fast.push([`call_E_${mem ? 'm' : 'r'}`, `map == 0 && opc == 0xff && sub == 2 && mod ${mem ? '!=' : '=='} 3 && size == 8`, `branchE(true, ${mem});`]);
+}
+fast.push(['push_imm', 'map == 0 && (opc == 0x6a || opc == 0x68) && size == 8', 'pushImm();']);
 for (const [name, opc, sub, body] of [['movb_imm', 0xc6, 0, 'movbImm'], ['movb_store', 0x88, -1, 'movbStore'], ['movb_load', 0x8a, -1, 'movbLoad'], ['cmpb_imm', 0x80, 7, 'cmpbImm']]) {
   for (const mem of [false, true]) {
     fast.push([`${name}_${mem ? 'm' : 'r'}`, `map == 0 && opc == 0x${opc.toString(16)}${sub >= 0 ? ` && sub == ${sub}` : ''} && mod ${mem ? '!=' : '=='} 3 && size == 1`, `${body}(${mem});`]);
@@ -209,13 +214,13 @@ writeFileSync(join(pkg, 'assembly/generated/fast.ts'), `${HEADER}
 // bench about 1.3x faster than the same handlers as a table of functions
 // called indirectly.
 import { dPrefixes, dEncoding, dForm, dMap, dOpcode, dOpSize, dMod, dModrm, dHasModrm, PFX_LOCK } from '../decode';
-import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel, shiftR, imulRI, imulRR, movbImm, movbStore, movbLoad, cmpbImm, setccAny, cmovAny, movRegImm, movImmE, testb, aluAI } from '../exec-fast';
+import { aluEG, aluGE, aluEI, jccSized, movRR, movStore, movLoad, movsxdSized, movzxByte, leaSized, push64, pop64, ret64, callRel, jmpRel, shiftR, imulRI, imulRR, movbImm, movbStore, movbLoad, cmpbImm, setccAny, cmovAny, movRegImm, movImmE, testb, aluAI, branchE, pushImm } from '../exec-fast';
 
 /** Runs specialised handler \`id\` (1..${fast.length}) on decoded record \`e\`. */
 // @ts-ignore: decorator
 @inline export function runFast(id: u32, e: usize): void {
   switch (id) {
-${fast.slice(0, INLINED).map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, '$1(e, ')} return; } // ${n}`).join('\n')}
+${fast.slice(0, INLINED).map(([n, , body], i) => `    case ${i + 1}: { ${body.replace(/^(\w+)\(/, '$1(e, ').replace('(e, )', '(e)')} return; } // ${n}`).join('\n')}
     default: runFastMore(id, e);
   }
 }
@@ -223,7 +228,7 @@ ${fast.slice(0, INLINED).map(([n, , body], i) => `    case ${i + 1}: { ${body.re
 /** Specialised handlers ${INLINED + 1}..${fast.length}, called from runFast. */
 function runFastMore(id: u32, e: usize): void {
   switch (id) {
-${fast.slice(INLINED).map(([n, , body], i) => `    case ${INLINED + i + 1}: { ${body.replace(/^(\w+)\(/, '$1(e, ')} return; } // ${n}`).join('\n')}
+${fast.slice(INLINED).map(([n, , body], i) => `    case ${INLINED + i + 1}: { ${body.replace(/^(\w+)\(/, '$1(e, ').replace('(e, )', '(e)')} return; } // ${n}`).join('\n')}
     default: unreachable();
   }
 }

@@ -188,6 +188,40 @@ describe('run loop: straight-line path and lazy flags', () => {
     }
   });
 
+  it('runs indirect jumps and calls (register and memory) and push $imm as the generic handlers do', async () => {
+    // 0x10000: movl $0x10040, %ebx            bb 40 00 01 00
+    //          movq $0x10050, 0x800(%rbx)     48 c7 83 00 08 00 00 50 00 01 00   (function pointer in memory)
+    // loop:    callq *%rbx                     ff d3          (f1 at 0x10040: addl $3,%eax; ret)
+    //          callq *0x800(%rbx)              ff 93 00 08 00 00 (f2 at 0x10050: push $7; push $-300; pop %rdx; pop %rsi; addl %esi,%ecx; ret)
+    //          leaq 0x12(%rip), %rdi           48 8d 3d 12 00 00 00
+    //          jmpq *%rdi                      ff e7          -> skips the hlt below to `next`
+    //          hlt x16
+    // next:    subl $1, %ebp; jne loop; hlt
+    const code = new Array(0x100).fill(0xf4);
+    const put = (at: number, bytes: number[]) => bytes.forEach((b, i) => { code[at + i] = b; });
+    put(0x00, [0xbb, 0x40, 0x00, 0x01, 0x00]);
+    put(0x05, [0x48, 0xc7, 0x83, 0x00, 0x08, 0x00, 0x00, 0x50, 0x00, 0x01, 0x00]);
+    put(0x10, [0xff, 0xd3, 0xff, 0x93, 0x00, 0x08, 0x00, 0x00, 0x48, 0x8d, 0x3d, 0x12, 0x00, 0x00, 0x00, 0xff, 0xe7]);
+    put(0x31, [0x83, 0xed, 0x01, 0x75, 0xda, 0xf4]); // next: 0x1f + 0x12 = 0x31; jne back to 0x10
+    put(0x40, [0x83, 0xc0, 0x03, 0xc3]);
+    put(0x50, [0x6a, 0x07, 0x68, 0xd4, 0xfe, 0xff, 0xff, 0x5a, 0x5e, 0x01, 0xf1, 0xc3]);
+    const ref = await machine('release', false, code);
+    const fast = await machine('release', true, code);
+    for (const m of [ref, fast]) {
+      for (let pass = 0; pass < 2; pass++) {
+        start(m, 2);
+        m.regs()[4] = 0x70000n;
+        m.regs()[5] = 50n;
+        expect(m.core.run(100_000)).toBe(STOP_HALT);
+        expect(m.rip()).toBe(BigInt(CODE + 0x37));
+        expect(m.regs()[0]).toBe(150n);
+        expect(m.regs()[1]).toBe(350n);
+        expect(m.regs()[2]).toBe(BigInt.asUintN(64, -300n));
+      }
+    }
+    expect(state(fast)).toEqual(state(ref));
+  });
+
   it('stops after exactly `budget` instructions inside a straight-line run', async () => {
     // loop: addl $1,%eax; addq %rax,%rcx; subl $3,%edx; cmpl $1000000,%eax; jne loop; hlt
     // (cmpl in its 81 /7 form: the jne is fused with it, and budgets end between the two too)
