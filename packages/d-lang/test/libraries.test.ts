@@ -2,10 +2,10 @@
 // probe arguments the provider translates (sdt_argdesc: native type,
 // translated type, mapping). Programs run on dtrace-core's framework (the
 // real DIF VM); a probe is fired with native arguments.
-import { Consumer, DTraceState, IdleMachine, ProbeRegistry, defaultOptions, setOption } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
 import { InMemoryTypeDictionary, integerType, layoutStruct, type StructType } from '@wdtrace/dtrace-core/types';
 import { compile, formatDiagnostics, type CompileOptions, type ProbeInfo } from '../src/index.js';
+import { fireOnce } from './fire.js';
 
 /** A library in the manner of io.d: an output type, an inline and a translator from a native integer. */
 const LIB = {
@@ -38,27 +38,7 @@ const options = (probes: ProbeInfo[] = [FIRE]): CompileOptions => ({
   probes: { match: (d) => probes.filter((p) => (d.provider === '' || d.provider === p.provider) && (d.name === '' || d.name === p.name)) },
 });
 
-function run(source: string, args: bigint[]): string {
-  const r = compile(source, options());
-  if (r.program === undefined) throw new Error(formatDiagnostics(r));
-  const registry = new ProbeRegistry();
-  registry.registerProvider({
-    name: 'test',
-    attributes: { provider: '', module: '', function: '', name: '', args: '' },
-    ops: { provide: (rg) => void rg.createProbe('test', 'kernel', 'f', 'fire'), enable() {}, disable() {} },
-  });
-  const o = defaultOptions();
-  setOption(o, 'quiet', null);
-  const state = new DTraceState(r.program, registry, new IdleMachine(1), o);
-  let out = '';
-  let err = '';
-  const consumer = new Consumer(state, { out: (s) => (out += s), err: (s) => (err += s) });
-  state.go(0);
-  state.probe(registry.lookup('test', 'kernel', 'f', 'fire')!.id, 0, args);
-  consumer.consume(true);
-  expect(err).toBe('');
-  return out;
-}
+const run = (source: string, args: bigint[]): string => fireOnce(source, args, options());
 
 describe('D libraries', () => {
   it("makes a library's typedefs, inlines and translators visible to the program", () => {

@@ -1,32 +1,10 @@
 // Translators run: programs compiled here are loaded into dtrace-core's
 // framework (DTraceState, the real DIF VM) and a probe is fired with
 // arguments; the consumer's output shows what the translations computed.
-import { Consumer, DTraceState, IdleMachine, ProbeRegistry, defaultOptions, setOption } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
-import { compile, formatDiagnostics } from '../src/index.js';
+import { fireOnce } from './fire.js';
 
-/** Compile `source`, fire test:kernel:f:fire once with `args`, return what the consumer printed. */
-function run(source: string, args: bigint[]): string {
-  const r = compile(source, {});
-  if (r.program === undefined) throw new Error(formatDiagnostics(r));
-  const registry = new ProbeRegistry();
-  registry.registerProvider({
-    name: 'test',
-    attributes: { provider: '', module: '', function: '', name: '', args: '' },
-    ops: { provide: (rg) => void rg.createProbe('test', 'kernel', 'f', 'fire'), enable() {}, disable() {} },
-  });
-  const options = defaultOptions();
-  setOption(options, 'quiet', null);
-  const state = new DTraceState(r.program, registry, new IdleMachine(1), options);
-  let out = '';
-  let err = '';
-  const consumer = new Consumer(state, { out: (s) => (out += s), err: (s) => (err += s) });
-  state.go(0);
-  state.probe(registry.lookup('test', 'kernel', 'f', 'fire')!.id, 0, args);
-  consumer.consume(true);
-  expect(err).toBe('');
-  return out;
-}
+const run = (source: string, args: bigint[]): string => fireOnce(source, args);
 
 const OUT = `
 typedef struct out { int id; long twice; string name; int unset; } out_t;
