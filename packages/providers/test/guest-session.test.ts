@@ -1,26 +1,13 @@
 // D programs on a booted guest, end to end: the real compiler, the framework,
 // the kernel providers patching the running kernel of each ISA, the guest's
 // own structures behind execname and pid, and stacks walked in guest memory.
-import { compile, formatDiagnostics } from '@wdtrace/d-lang';
 import { describe, expect, it } from 'vitest';
 import { defaultOptions } from '@wdtrace/dtrace-core';
 import { defaultImages } from '@wdtrace/kernel';
 import { GuestTracer } from '../src/index.js';
+import { compileForGuest, traceGuest } from './guest-support.js';
 
-async function trace(isa: 'x86_64' | 'arm', script: string, args: string[]) {
-  let guestOut = '';
-  const tracer = await GuestTracer.create({ isa, args, machine: { cmdline: 'quiet' }, consoleOutput: (b) => (guestOut += new TextDecoder().decode(b)) });
-  const catalogue = {
-    match: (d: { provider: string; module: string; function: string; name: string }) =>
-      tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })),
-  };
-  const result = compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue });
-  if (!result.program) throw new Error(formatDiagnostics(result, {}));
-  let out = '';
-  const run = await tracer.session(result.program, { out: (s) => (out += s), err: (s) => (out += s) }, {});
-  out += run.consumer.printAggregations();
-  return { out, guestOut, run, tracer };
-}
+const trace = (isa: 'x86_64' | 'arm', script: string, args: string[]) => traceGuest(isa, script, args);
 
 describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => {
   it('counts kernel function calls by the guest process name, and the program runs as untraced', async () => {
@@ -46,9 +33,7 @@ describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => 
     const run = async (script: string) => {
       let guestOut = '';
       const tracer = await GuestTracer.create({ isa, cpus: 2, args: ['/bin/syscallheavy', '200'], machine: { cmdline: 'quiet' }, consoleOutput: (b) => (guestOut += new TextDecoder().decode(b)) });
-      const catalogue = { match: (d: { provider: string; module: string; function: string; name: string }) => tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })) };
-      const result = compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue });
-      const r = await tracer.session(result.program!, { out: () => {}, err: () => {} }, {});
+      const r = await tracer.session(compileForGuest(tracer, isa, script), { out: () => {}, err: () => {} }, {});
       return { guestOut, at: r.stoppedAt };
     };
     const plain = await run('BEGIN { }');
@@ -66,13 +51,12 @@ describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => 
       machine: { cmdline: 'quiet', modules: [] },
       consoleOutput: (b) => (guestOut += new TextDecoder().decode(b)),
     });
-    const catalogue = { match: (d: { provider: string; module: string; function: string; name: string }) => tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })) };
     const script = 'sdt:hello::hello-open { @opens[execname] = count(); }';
     // No hello module yet: the description matches nothing (-Z).
-    const result = compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue, zdefs: true });
+    const program = compileForGuest(tracer, isa, script, { zdefs: true });
     expect(tracer.registry.match({ provider: 'sdt', module: 'hello', function: '', name: 'hello-open' })).toHaveLength(0);
     let loaded = false;
-    const r = await tracer.session(result.program!, { out: () => {}, err: () => {} }, {
+    const r = await tracer.session(program, { out: () => {}, err: () => {} }, {
       options: { ...defaultOptions(), zdefs: true },
       pause: async () => {
         if (!loaded) {

@@ -3,24 +3,11 @@
 // sched:::off-cpu sites) and the machine's virtual clock. A thread's
 // vtimestamp stands still while it is off CPU, and never moves faster than
 // timestamp.
-import { compile, formatDiagnostics } from '@wdtrace/d-lang';
-import { defaultOptions } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
-import { GuestTracer, tracepointsOf } from '../src/index.js';
+import { tracepointsOf } from '../src/index.js';
+import { traceGuest } from './guest-support.js';
 
-async function trace(isa: 'x86_64' | 'arm', script: string, args: string[]) {
-  const tracer = await GuestTracer.create({ isa, args, machine: { cmdline: 'quiet' }, consoleOutput: () => {} });
-  const catalogue = {
-    match: (d: { provider: string; module: string; function: string; name: string }) =>
-      tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })),
-  };
-  const result = compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue });
-  if (!result.program) throw new Error(formatDiagnostics(result, {}));
-  let out = '';
-  const run = await tracer.session(result.program, { out: (s) => (out += s), err: (s) => (out += s) }, { options: { ...defaultOptions(), quiet: true } });
-  out += run.consumer.printAggregations();
-  return { out, run, tracer };
-}
+const trace = (isa: 'x86_64' | 'arm', script: string, args: string[]) => traceGuest(isa, script, args, { quiet: true });
 
 describe.each(['x86_64', 'arm'] as const)('vtimestamp on a %s guest', (isa) => {
   it('stands still while the thread sleeps off CPU, and never advances more than timestamp', async () => {

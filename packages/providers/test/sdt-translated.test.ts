@@ -3,42 +3,10 @@
 // library (library.ts) and its kernel types, args[N] read through the
 // translators from what the probe sites pass, and the values compared with
 // what the guest did (its process ids, names, transfers and signals).
-import { compile, formatDiagnostics } from '@wdtrace/d-lang';
-import { defaultOptions } from '@wdtrace/dtrace-core';
-import { dwarfTypeDictionary } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
-import { GUEST_D_LIBRARIES, GuestTracer } from '../src/index.js';
+import { traceGuest } from './guest-support.js';
 
-async function trace(isa: 'x86_64' | 'arm', script: string, args: string[]) {
-  let guestOut = '';
-  const tracer = await GuestTracer.create({ isa, args, machine: { cmdline: 'quiet' }, consoleOutput: (b) => (guestOut += new TextDecoder().decode(b)) });
-  const catalogue = {
-    match: (d: { provider: string; module: string; function: string; name: string }) =>
-      tracer.registry.match(d).map((p) => {
-        const ops = tracer.registry.provider(p.provider)!.ops;
-        const descs = [];
-        for (let n = 0; ; n++) {
-          const a = ops.getArgDesc?.(p.id, p.providerArg, n);
-          if (!a) break;
-          descs.push(a);
-        }
-        return { id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name, args: descs };
-      }),
-  };
-  const result = compile(script, {
-    origin: { kind: 'probe', text: script },
-    dataModel: isa === 'arm' ? 'ILP32' : 'LP64',
-    probes: catalogue,
-    types: [dwarfTypeDictionary(tracer.view.dwarf)],
-    threadType: 'struct task_struct *',
-    libraries: GUEST_D_LIBRARIES,
-  });
-  if (!result.program) throw new Error(formatDiagnostics(result, {}));
-  let out = '';
-  const run = await tracer.session(result.program, { out: (s) => (out += s), err: (s) => (out += s) }, { options: { ...defaultOptions(), quiet: true } });
-  out += run.consumer.printAggregations();
-  return { out, guestOut, run };
-}
+const trace = (isa: 'x86_64' | 'arm', script: string, args: string[]) => traceGuest(isa, script, args, { typed: true, quiet: true });
 
 const lines = (s: string) => s.split('\n').filter((l) => l !== '');
 
