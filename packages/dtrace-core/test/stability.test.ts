@@ -2,7 +2,8 @@
 // dt_probe_info, statement attributes from what the clauses reference.
 import { describe, expect, it } from 'vitest';
 import { ProbeRegistry, type StabilityAttributes } from '../src/framework/probes.js';
-import { programAttributes, formatStabilityReport, stabilityName, className, type Attribute } from '../src/framework/stability.js';
+import { programAttributes, formatStabilityReport } from '../src/framework/stability.js';
+import { stabilityName, className, type Attribute } from '../src/program/attributes.js';
 import { DTRACEACT } from '../src/program/index.js';
 import { DIF_OP, DIF_VAR, difInstrLdv, difInstrRet, difInstrSetx } from '../src/dif/index.js';
 import { buildDifo, buildEcb, buildProgram, DIF_INT64 } from '../src/builder.js';
@@ -43,6 +44,21 @@ describe('programAttributes (dtrace_program_info)', () => {
     expect(attrs(['fbt::a:entry'], [loadVar(DIF_OP.LDGS, DIF_VAR.CURTHREAD)])).toEqual(['Private/Private/ISA', 'Stable/Private/Common']);
     expect(attrs(['fbt::a:entry'], [loadVar(DIF_OP.LDGS, DIF_VAR.PROBEMOD)])).toEqual(['Private/Private/ISA', 'Private/Private/Unknown']);
     expect(text(programAttributes(buildProgram([]), registry()).descattr)).toBe('Stable/Stable/Common');
+  });
+  it('lowers a statement to the attributes of the kernel symbols and types its clause names (referenceAttributes)', () => {
+    const ecb = (clause: number, referenceAttributes?: string) => {
+      const e = buildEcb(clause, ['fbt::a:entry'], [{ kind: DTRACEACT.DIFEXPR, difo: loadVar(DIF_OP.LDGS, DIF_VAR.TIMESTAMP) }]);
+      return referenceAttributes !== undefined ? { ...e, referenceAttributes } : e;
+    };
+    const stmt = (...ecbs: ReturnType<typeof ecb>[]) => text(programAttributes(buildProgram(ecbs), registry()).stmtattr);
+    expect(stmt(ecb(0))).toBe('Stable/Stable/Common');
+    expect(stmt(ecb(0, 'Private/Private/Unknown'))).toBe('Private/Private/Unknown');
+    expect(stmt(ecb(0), ecb(1, 'Private/Private/Unknown'))).toBe('Private/Private/Unknown');
+    // The least of each part with what the DIF references: curthread's Stable/Private/Common.
+    const e = buildEcb(0, ['fbt::a:entry'], [{ kind: DTRACEACT.DIFEXPR, difo: loadVar(DIF_OP.LDGS, DIF_VAR.CURTHREAD) }]);
+    expect(stmt({ ...e, referenceAttributes: 'Evolving/Evolving/ISA' })).toBe('Evolving/Private/ISA');
+    // Never above Stable/Stable/Common.
+    expect(stmt(ecb(0, 'Standard/Standard/Common'))).toBe('Stable/Stable/Common');
   });
   it('formats dtrace(1)\'s report', () => {
     const a = programAttributes(buildProgram([buildEcb(0, ['io::x:start'], [])]), registry());

@@ -8,25 +8,17 @@
 // attributes below that (dt_open.c's table) and the context variables
 // probeprov, probemod, probefunc, probename and args[], which take their
 // provider's attributes (dt_setcontext). The references are read from the
-// clause's DIF.
+// clause's DIF; what the DIF does not show — kernel symbols and kernel types
+// the clause names (_dtrace_symattr, _dtrace_typattr) — the compiler
+// records in the ECB's referenceAttributes, which the statement's
+// attributes are lowered to as well.
 
 import { DIF_OP } from '../dif/opcodes.js';
 import { DIF_SUBR, DIF_VAR } from '../dif/constants.js';
 import type { Difo } from '../dif/difo.js';
+import { type Attribute, DEPENDENCY_CLASSES, STABILITY_LEVELS, attributeMin, className, parseAttribute, stabilityName } from '../program/attributes.js';
 import type { CompiledProgram, ProbeDescription } from '../program/program.js';
 import type { Probe, ProbeRegistry, StabilityAttributes } from './probes.js';
-
-/** dtrace_stability_name's levels, lowest first. */
-export const STABILITY_LEVELS = ['Internal', 'Private', 'Obsolete', 'External', 'Unstable', 'Evolving', 'Stable', 'Standard'] as const;
-/** dtrace_class_name's classes, lowest first. */
-export const DEPENDENCY_CLASSES = ['Unknown', 'CPU', 'Platform', 'Group', 'ISA', 'Common'] as const;
-
-/** dtrace_attribute_t: name stability, data stability, dependency class (indexes into the tables above). */
-export interface Attribute {
-  readonly name: number;
-  readonly data: number;
-  readonly class: number;
-}
 
 const attr = (name: string, data: string, klass: string): Attribute => ({
   name: STABILITY_LEVELS.indexOf(name as never),
@@ -39,28 +31,6 @@ export const MAX_ATTRIBUTE = attr('Standard', 'Standard', 'Common');
 export const DEFAULT_ATTRIBUTE = attr('Stable', 'Stable', 'Common');
 const UNSTABLE = attr('Unstable', 'Unstable', 'Common');
 const EVOLVING = attr('Evolving', 'Evolving', 'Common');
-
-/** A provider attribute as written in its definition ("Evolving/Evolving/ISA"); missing parts are the lowest. */
-export function parseAttribute(text: string): Attribute {
-  const [n, d, c] = text.split('/');
-  return {
-    name: Math.max(0, STABILITY_LEVELS.indexOf((n ?? '') as never)),
-    data: Math.max(0, STABILITY_LEVELS.indexOf((d ?? '') as never)),
-    class: Math.max(0, DEPENDENCY_CLASSES.indexOf((c ?? '') as never)),
-  };
-}
-
-/** dt_attr_min. */
-export function attributeMin(a: Attribute, b: Attribute): Attribute {
-  return { name: Math.min(a.name, b.name), data: Math.min(a.data, b.data), class: Math.min(a.class, b.class) };
-}
-
-export function stabilityName(level: number): string {
-  return STABILITY_LEVELS[level] ?? 'Unknown';
-}
-export function className(klass: number): string {
-  return DEPENDENCY_CLASSES[klass] ?? 'Unknown';
-}
 
 /** Built-in variables below Stable/Stable/Common (the others cannot lower a statement's attributes). */
 const VARIABLE_ATTRIBUTES = new Map<number, Attribute>([[DIF_VAR.CURTHREAD, attr('Stable', 'Private', 'Common')]]);
@@ -180,7 +150,7 @@ export function programAttributes(program: CompiledProgram, registry: ProbeRegis
     for (const desc of ecb.probes) {
       const d = describe(registry, desc);
       descattr = attributeMin(descattr, d.descattr);
-      let s = difoAttribute(ecb.predicate, d.context, DEFAULT_ATTRIBUTE);
+      let s = difoAttribute(ecb.predicate, d.context, ecb.referenceAttributes !== undefined ? attributeMin(DEFAULT_ATTRIBUTE, parseAttribute(ecb.referenceAttributes)) : DEFAULT_ATTRIBUTE);
       for (const act of ecb.actions) s = difoAttribute(act.difo, d.context, s);
       stmtattr = attributeMin(stmtattr, s);
     }

@@ -3,5 +3,6 @@
 // format and translator descriptions), the table of the C types records
 // refer to, and the DTRACEACT_* action kinds.
 export * from './actions.js';
+export * from './attributes.js';
 export * from './program.js';
 export * from './type-table.js';

@@ -85,6 +85,15 @@ export interface EcbDescription {
   readonly destructive: boolean;
   /** Clause speculates: its records go to the speculation buffer. */
   readonly speculative: boolean;
+  /**
+   * The least stability attributes, written as parseAttribute reads them
+   * ("Private/Private/Unknown"), of what the clause names that its DIF does
+   * not show: kernel symbols (`sym, module`sym, externs) and types that are
+   * not C or D definitions (kernel types in casts, sizeof, offsetof,
+   * xlate). dtrace -v lowers the statement's attributes to them. Absent
+   * when the clause names none.
+   */
+  readonly referenceAttributes?: string;
 }
 
 /** One aggregation (@name). Keys and values are described by records relative to the key tuple. */
