@@ -114,7 +114,12 @@ export interface ResolvedClause {
   /** Probes matched (when a catalogue was given), for args[] types. */
   readonly matched: ProbeInfo[];
   /** Typed predicate and statements, set by the types pass. */
-  cooked?: { predicate?: Expr; statements: CookedStatement[] };
+  cooked?: {
+    predicate?: Expr;
+    statements: CookedStatement[];
+    /** The least attributes of the kernel symbols and types the clause names (EcbDescription.referenceAttributes), when it names any. */
+    referenceAttributes?: string;
+  };
 }
 
 /** A clause statement after typing: a plain expression, an action call, or an aggregation. */

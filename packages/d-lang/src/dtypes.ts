@@ -41,6 +41,16 @@ export class TypeEnvironment {
   readonly void = VOID;
   /** strsize option. */
   stringSize = 256;
+  /**
+   * Set when a type name written in the program resolved to a type from
+   * outside the C and D definitions (user declarations are D's): a kernel
+   * type from the `types` dictionaries, which lowers the attributes of the
+   * statement naming it (dt_node_type's _dtrace_typattr). The cooker
+   * clears and reads it per clause.
+   */
+  foreignTypeNamed = false;
+  /** The `types` dictionaries (the kernel's), after the built-in ones in the chain. */
+  private readonly extra: readonly TypeDictionary[];
 
   constructor(
     readonly dataModel: DataModel,
@@ -50,6 +60,7 @@ export class TypeEnvironment {
     this.d = createDTypeDictionary(this.c);
     this.user = new InMemoryTypeDictionary('D', dataModel);
     this.chain = new TypeDictionaryChain('D', dataModel, [this.user, this.d, this.c, ...extra]);
+    this.extra = extra;
     const get = (n: string): CType => this.c.lookupType(n)!;
     this.int = get('int') as IntegerType;
     this.uint = get('unsigned int') as IntegerType;
@@ -69,6 +80,33 @@ export class TypeEnvironment {
 
   lookup(name: string): CType | undefined {
     return this.chain.lookupType(name);
+  }
+
+  /**
+   * A type name written in the program, looked up as the chain does (user
+   * declarations, D, C, then the `types` dictionaries), noting in
+   * foreignTypeNamed a type found only in the last.
+   */
+  lookupWritten(name: string): CType | undefined {
+    const t = this.user.lookupType(name) ?? this.d.lookupType(name) ?? this.c.lookupType(name);
+    if (t !== undefined) return t;
+    for (let i = 0; i < this.extra.length; i++) {
+      const x = this.extra[i]!.lookupType(name);
+      if (x !== undefined) {
+        this.foreignTypeNamed = true;
+        return x;
+      }
+    }
+    return undefined;
+  }
+
+  /** A type name written with a module scope (module`name, or `name for every dictionary), noting a foreign type as lookupWritten does. */
+  lookupWrittenIn(module: string, name: string): CType | undefined {
+    if (module === '') return this.lookupWritten(name);
+    const dict = this.chain.module(module);
+    const t = dict?.lookupType(name);
+    if (t !== undefined && dict !== this.user && dict !== this.d && dict !== this.c) this.foreignTypeNamed = true;
+    return t;
   }
 
   pointerTo(t: CType): CType {
@@ -121,8 +159,7 @@ export class TypeEnvironment {
 
   private resolveWords(words: readonly string[], loc: Loc, module?: string): CType {
     if (words.length === 1 && module !== undefined) {
-      const dict = module === '' ? this.chain : this.chain.module(module);
-      const t = dict?.lookupType(words[0]!);
+      const t = this.lookupWrittenIn(module, words[0]!);
       if (t === undefined) {
         if (module === '') fail('D_DECL_IDENT', loc, words[0]!);
         fail('D_TYPE_ERR', loc, `failed to resolve type ${module}\`${words[0]}: Unknown type name`);
@@ -151,7 +188,7 @@ export class TypeEnvironment {
         case 'double':
           return this.c.lookupType(w)!;
       }
-      const t = this.chain.lookupType(w);
+      const t = this.lookupWritten(w);
       if (t === undefined) fail('D_DECL_IDENT', loc, w);
       return t;
     }
@@ -164,7 +201,7 @@ export class TypeEnvironment {
       if (has('long') || has('short')) fail('D_DECL_LONGINT', loc);
       if (has('signed') || has('unsigned')) fail('D_DECL_SIGNINT', loc);
       if (words.length > 1) fail('D_DECL_COMBO', loc, words.join(' '));
-      const t = this.chain.lookupType(typedefName);
+      const t = this.lookupWritten(typedefName);
       if (t === undefined) fail('D_DECL_IDENT', loc, typedefName);
       return t;
     }

@@ -7,6 +7,7 @@
 // pass (constant expressions) and the types pass (clauses).
 
 import { DIF_VAR_OTHER_UBASE } from '@wdtrace/dtrace-core/dif';
+import { SYMBOL_REFERENCE_ATTRIBUTES, TYPE_REFERENCE_ATTRIBUTES, attributeMin, attributeText, parseAttribute } from '@wdtrace/dtrace-core/program';
 import {
   type CType,
   type EnumType,
@@ -224,6 +225,30 @@ const QUALIFIERS: ReadonlySet<string> = new Set(['const', 'volatile', 'restrict'
 export class Cooker {
   constructor(readonly ctx: CompileContext) {}
 
+  /**
+   * Set when an expression cooked names a kernel symbol (`sym, module`sym
+   * or an extern), which lowers the attributes of its statement
+   * (_dtrace_symattr); kernel types named set the environment's
+   * foreignTypeNamed. Cleared and read per clause (clearReferences,
+   * referenceAttributes); translator bodies do not count.
+   */
+  private symbolNamed = false;
+
+  clearReferences(): void {
+    this.symbolNamed = false;
+    this.env.foreignTypeNamed = false;
+  }
+
+  /** The least attributes of the references noted since clearReferences, written; undefined for none. */
+  referenceAttributes(): string | undefined {
+    const symbol = this.symbolNamed;
+    const type = this.env.foreignTypeNamed;
+    if (!symbol && !type) return undefined;
+    if (!type) return SYMBOL_REFERENCE_ATTRIBUTES;
+    if (!symbol) return TYPE_REFERENCE_ATTRIBUTES;
+    return attributeText(attributeMin(parseAttribute(SYMBOL_REFERENCE_ATTRIBUTES), parseAttribute(TYPE_REFERENCE_ATTRIBUTES)));
+  }
+
   private get env() {
     return this.ctx.env;
   }
@@ -406,6 +431,7 @@ export class Cooker {
     if (e.module !== undefined) {
       const sym = this.env.chain.lookupSymbol(e.name);
       if (sym === undefined) fail('D_IDENT_UNDEF', e.loc, `${e.module}\`${e.name}`, 'Unknown symbol name');
+      this.symbolNamed = true;
       return into(e, { type: sym.type, ref: { kind: 'symbol', address: sym.address }, lvalue: false });
     }
     if (cs.translatorInput !== undefined && e.name === cs.translatorInput.name) {
@@ -448,7 +474,10 @@ export class Cooker {
     const en = this.env.chain.lookupEnumConstant(e.name);
     if (en !== undefined) return { k: 'int', value: BigInt(en.value), suffix: '', decimal: true, loc: e.loc, type: en.type, constValue: BigInt(en.value) };
     const ext = this.ctx.externs.get(e.name);
-    if (ext !== undefined) return { ...e, type: ext.type, ref: { kind: 'symbol', address: ext.address } };
+    if (ext !== undefined) {
+      this.symbolNamed = true;
+      return { ...e, type: ext.type, ref: { kind: 'symbol', address: ext.address } };
+    }
     if (BUILTIN_FUNCTIONS.has(e.name)) fail('D_FUNC_IDKIND', e.loc, e.name);
     return fail('D_IDENT_UNDEF', e.loc, e.name, 'Unknown variable name');
   }
@@ -975,6 +1004,9 @@ export class Cooker {
       argument = this.defineVariable('local', name, 'scalar', operand.type!, false, cs);
     }
     const members: { name: string; offset: number; type: CType; value: Expr }[] = [];
+    // The translator's own references are not the statement's (its operand's were noted above).
+    const symbolNamed = this.symbolNamed;
+    const foreignTypeNamed = this.env.foreignTypeNamed;
     for (const [name, body] of tr.members) {
       const m = findMember(output, name)!;
       const v = argument;
@@ -988,6 +1020,8 @@ export class Cooker {
       );
       members.push({ name, offset: m.offset, type: m.type, value });
     }
+    this.symbolNamed = symbolNamed;
+    this.env.foreignTypeNamed = foreignTypeNamed;
     const expansion = { size: this.env.sizeOf(output), members, ...(argument !== undefined ? { argument } : {}) };
     return into(x, { operand, type: target, lvalue: false, expansion });
   }
@@ -1005,8 +1039,12 @@ export class Cooker {
       if (findMember(output, e.name) === undefined) fail('D_TYPE_MEMBER', e.loc, e.name, dtypeName(output));
       fail('D_XLATE_NOCONV', e.loc, e.name);
     }
-    // The member's expression with the input parameter bound to the operand, cooked here.
+    // The member's expression with the input parameter bound to the operand, cooked here (its own references are the translator's, not the statement's).
+    const symbolNamed = this.symbolNamed;
+    const foreignTypeNamed = this.env.foreignTypeNamed;
     const cooked = this.cook(this.translatorMember(tr, body, () => ({ ...x.operand })), cs);
+    this.symbolNamed = symbolNamed;
+    this.env.foreignTypeNamed = foreignTypeNamed;
     const m = findMember(output, e.name)!;
     const type = isString(m.type) ? STRING : m.type;
     return cooked.constValue !== undefined
@@ -1076,9 +1114,8 @@ export class Cooker {
   defineTagged(spec: TypeSpecifier): CType {
     const tg = spec.tagged!;
     const key = `${tg.keyword} ${tg.name}`;
-    const dict = spec.module !== undefined && spec.module !== '' ? this.env.chain.module(spec.module) : this.env.chain;
     if (tg.members === undefined && tg.enumerators === undefined) {
-      const known = tg.name !== '' ? dict?.lookupType(key) : undefined;
+      const known = tg.name !== '' ? this.env.lookupWrittenIn(spec.module ?? '', key) : undefined;
       if (known !== undefined) return known;
       if (spec.module !== undefined) fail('D_TYPE_ERR', spec.loc, `failed to resolve type ${spec.module === '' ? '' : spec.module + '`'}${key}: Unknown type name`);
       // A forward declaration.

@@ -70,9 +70,11 @@ export const assemblePass: Pass = {
         alignment = Math.max(alignment, al);
       }
       const size = Math.ceil(offset / alignment) * alignment;
-      return predicate !== undefined
-        ? { clause: e.clause, probes: e.probes, predicate, actions, size, alignment, headerSize: DTRACE_RECHDR_SIZE, destructive: e.destructive, speculative: e.speculative }
-        : { clause: e.clause, probes: e.probes, actions, size, alignment, headerSize: DTRACE_RECHDR_SIZE, destructive: e.destructive, speculative: e.speculative };
+      const ecb: EcbDescription =
+        predicate !== undefined
+          ? { clause: e.clause, probes: e.probes, predicate, actions, size, alignment, headerSize: DTRACE_RECHDR_SIZE, destructive: e.destructive, speculative: e.speculative }
+          : { clause: e.clause, probes: e.probes, actions, size, alignment, headerSize: DTRACE_RECHDR_SIZE, destructive: e.destructive, speculative: e.speculative };
+      return e.referenceAttributes !== undefined ? { ...ecb, referenceAttributes: e.referenceAttributes } : ecb;
     });
     // The packed parameters of each aggregation, from its first aggregating action.
     const argById = new Map<bigint, bigint>();

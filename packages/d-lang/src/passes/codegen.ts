@@ -885,6 +885,7 @@ export interface IrEcb {
   readonly actions: IrAction[];
   readonly destructive: boolean;
   readonly speculative: boolean;
+  readonly referenceAttributes?: string;
 }
 
 /** The code generator of each compilation (DIFOs are generated one at a time). */
@@ -1123,11 +1124,11 @@ export const codegenPass: Pass = {
       if (clause.item.body === undefined || (cooked.statements.length === 0 && clause.item.body === undefined)) {
         // A description without a body takes the default action: trace the probe (an empty record, printed as the probe).
       }
-      ecbs.push(
+      const ecb: IrEcb =
         predicate !== undefined
           ? { clause: index, probes: clause.probes, predicate, actions: g.actions.slice(), destructive: g.destructive, speculative: g.speculative }
-          : { clause: index, probes: clause.probes, actions: g.actions.slice(), destructive: g.destructive, speculative: g.speculative },
-      );
+          : { clause: index, probes: clause.probes, actions: g.actions.slice(), destructive: g.destructive, speculative: g.speculative };
+      ecbs.push(cooked.referenceAttributes !== undefined ? { ...ecb, referenceAttributes: cooked.referenceAttributes } : ecb);
     });
     ctx.ir = { ecbs, formats };
     if (ecbs.some((e) => e.destructive)) {

@@ -82,6 +82,7 @@ class ClauseTyper {
 
   run(): void {
     const item = this.clause.item;
+    this.cooker.clearReferences();
     let predicate: Expr | undefined;
     if (item.predicate !== undefined) {
       predicate = this.cook(item.predicate);
@@ -96,6 +97,8 @@ class ClauseTyper {
     }
     const exact = statements.slice(); // exact-size copy: pushing leaves spare capacity
     this.clause.cooked = predicate !== undefined ? { predicate, statements: exact } : { statements: exact };
+    const referenceAttributes = this.cooker.referenceAttributes();
+    if (referenceAttributes !== undefined) this.clause.cooked.referenceAttributes = referenceAttributes;
   }
 
   private statement(e: Expr, loc: Loc): CookedStatement {
