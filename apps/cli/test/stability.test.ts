@@ -51,3 +51,24 @@ describe('dtrace -v stability reports', () => {
     expect(readFileSync(out, 'utf8').startsWith(report('description', 'dtrace:::BEGIN ', ['Stable', 'Stable', 'Common'], ['Evolving', 'Evolving', 'Common']))).toBe(true);
   });
 });
+
+describe('dtrace -v on the guest: kernel symbols and types the clauses name', () => {
+  it('lowers a clause naming a kernel symbol or a kernel type to Private/Private/Unknown; built-in types leave it Stable', async () => {
+    const r = await wdtrace(
+      '-v',
+      '-n', 'fbt::sys_write:entry /pid == $target/ { trace(`nr_cpus_online); }',
+      '-n', 'fbt::sys_write:entry /pid == $target/ { trace((struct task_struct *)arg0); }',
+      '-n', 'fbt::sys_write:entry /pid == $target/ { trace((uint64_t)arg0 + sizeof (int)); }',
+      '-c', '/bin/true',
+    );
+    const name = 'fbt::sys_write:entry ';
+    // fbt's function field is Private/Private/ISA.
+    const fbt: [string, string, string] = ['Private', 'Private', 'ISA'];
+    expect(r.stdout.startsWith(
+      report('description', name, fbt, ['Private', 'Private', 'Unknown']) +
+        report('description', name, fbt, ['Private', 'Private', 'Unknown']) +
+        report('description', name, fbt, ['Stable', 'Stable', 'Common']),
+    )).toBe(true);
+    expect(r.status).toBe(0);
+  }, 120_000);
+});
