@@ -214,7 +214,11 @@ export class CompileContext {
     const last = this.locators[this.locators.length - 1];
     const locator = new Locator(text, last === undefined ? 0 : last.end + 1);
     this.locators.push(locator);
-    return parseProgram(text, { isTypedefName: (name) => !name.includes(' ') && this.env.lookup(name) !== undefined, locator });
+    return parseProgram(text, {
+      isTypedefName: (name) => !name.includes(' ') && this.env.lookup(name) !== undefined,
+      isScopedTypeName: (module, name) => this.env.hasScopedType(module, name),
+      locator,
+    });
   }
 
   /** Line, column and file of a Loc in any text parsed. */

@@ -103,10 +103,30 @@ export class TypeEnvironment {
   /** A type name written with a module scope (module`name, or `name for every dictionary), noting a foreign type as lookupWritten does. */
   lookupWrittenIn(module: string, name: string): CType | undefined {
     if (module === '') return this.lookupWritten(name);
-    const dict = this.chain.module(module);
-    const t = dict?.lookupType(name);
-    if (t !== undefined && dict !== this.user && dict !== this.d && dict !== this.c) this.foreignTypeNamed = true;
-    return t;
+    // D names the program's declarations and the built-in D types, which take in the C ones here.
+    if (module === 'D') return this.user.lookupType(name) ?? this.d.lookupType(name) ?? this.c.lookupType(name);
+    if (module === 'C') return this.c.lookupType(name);
+    for (let i = 0; i < this.extra.length; i++) {
+      const dict = this.extra[i]!;
+      if (dict.name !== module) continue;
+      const t = dict.lookupType(name);
+      if (t !== undefined) {
+        this.foreignTypeNamed = true;
+        return t;
+      }
+    }
+    return undefined;
+  }
+
+  /** Whether module`name names a type (the parser's test for a scoped type name in an expression). */
+  hasScopedType(module: string, name: string): boolean {
+    if (module === 'D') return this.user.lookupType(name) !== undefined || this.d.lookupType(name) !== undefined || this.c.lookupType(name) !== undefined;
+    if (module === 'C') return this.c.lookupType(name) !== undefined;
+    for (let i = 0; i < this.extra.length; i++) {
+      const dict = this.extra[i]!;
+      if (dict.name === module && dict.lookupType(name) !== undefined) return true;
+    }
+    return false;
   }
 
   pointerTo(t: CType): CType {

@@ -58,6 +58,8 @@ const PREDICATE_END = /(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)*(?:\{|$)/y;
 export interface ParserOptions {
   /** Is `name` a typedef name known before the program (C, D and kernel dictionaries)? */
   readonly isTypedefName?: (name: string) => boolean;
+  /** Whether module`name names a type (a scoped type name may start a cast, sizeof or offsetof operand). */
+  readonly isScopedTypeName?: (module: string, name: string) => boolean;
   /**
    * The text's locator: its base places the text in the compilation's
    * location space, and it collects the line markers for resolving Locs
@@ -400,7 +402,16 @@ export class Parser {
     if (t.kind === 'keyword') {
       return BASE_TYPE_WORDS.has(t.text) || QUALIFIERS.has(t.text) || t.text === 'struct' || t.text === 'union' || t.text === 'enum';
     }
-    return t.kind === 'ident' && this.isTypedefName(t.text);
+    if (t.kind !== 'ident') return false;
+    if (this.text[t.end] === '`') {
+      // module`type or struct/union/enum module`tag: a type when the module has one of that name.
+      const m = /^`[ \t]*([A-Za-z_][A-Za-z0-9_]*)/.exec(this.text.slice(t.end, t.end + 256));
+      if (m === null) return false;
+      const word = m[1]!;
+      if (word === 'struct' || word === 'union' || word === 'enum') return true;
+      return this.options.isScopedTypeName?.(t.text, word) ?? false;
+    }
+    return this.isTypedefName(t.text);
   }
 
   private parseDeclaration(): DeclarationItem {
@@ -453,7 +464,9 @@ export class Parser {
         continue;
       }
       if (t.kind === 'keyword' && (t.text === 'struct' || t.text === 'union' || t.text === 'enum') && words.length === 0 && tagged === undefined && !sawTypedefName) {
-        tagged = this.parseTagged();
+        const scope: { module?: string } = {};
+        tagged = this.parseTagged(module === undefined ? scope : undefined);
+        if (scope.module !== undefined) module = scope.module;
         continue;
       }
       if (t.kind === 'ident' && words.length === 0 && tagged === undefined && !sawTypedefName && this.text[t.end] === '`') {
@@ -527,7 +540,8 @@ export class Parser {
     return { specifier, ...(storage !== undefined ? { storage } : {}) };
   }
 
-  private parseTagged(): TaggedTypeSpec {
+  /** struct/union/enum with its tag (`struct module`tag` gives the module in `scope`) or body. */
+  private parseTagged(scope?: { module?: string }): TaggedTypeSpec {
     const keyword = this.advance().text as 'struct' | 'union' | 'enum';
     let name = '';
     const t = this.peek('expr');
@@ -535,6 +549,15 @@ export class Parser {
       if (!this.is('{')) {
         name = t.text;
         this.advance();
+        if (scope !== undefined && t.kind === 'ident' && this.text[t.end] === '`') {
+          // struct module`tag
+          this.advance();
+          const tag = this.peek('expr');
+          if (tag.kind !== 'ident') this.syntaxError(tag);
+          scope.module = name;
+          name = tag.text;
+          this.advance();
+        }
       }
     }
     if (!this.accept('{')) {
