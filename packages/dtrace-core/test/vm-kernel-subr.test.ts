@@ -37,9 +37,11 @@ class TestMachine implements MachineInterface {
     return v;
   }
   storeUser(addr: bigint, bytes: Uint8Array): bigint | undefined {
-    for (let i = 0; i < bytes.length; i++) if (!this.region(addr + BigInt(i), 1, true)) return addr + BigInt(i);
-    const [mem, off] = this.region(addr, bytes.length, true)!;
-    mem.set(bytes, off);
+    for (let i = 0; i < bytes.length; i++) {
+      const r = this.region(addr + BigInt(i), 1, true);
+      if (!r) return addr + BigInt(i);
+      r[0][r[1]] = bytes[i]!;
+    }
     return undefined;
   }
   thread() {

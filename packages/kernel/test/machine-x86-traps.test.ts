@@ -146,6 +146,8 @@ describe('x86-64 machine: NOFAULT access', () => {
     m.writeText(at, Uint8Array.of(0xcc));
     const results: (bigint | undefined)[] = [];
     let text = '';
+    let straddled = '';
+    let holeAt = 0n;
     m.addInvopHandler((trap) => {
       if (trap.pc !== at) return undefined;
       const regs = m.registers(trap.cpu);
@@ -157,11 +159,19 @@ describe('x86-64 machine: NOFAULT access', () => {
       // copyout into user text (read-only) is refused, nothing written
       // (0x201000: the program's text, mapped read-only at its link address)
       results.push(m.writeUserString(root, 0x20_1000n, 'x'));
+      // copyout across the end of the buffer's mapping: the bytes before the hole are written
+      let hole = (regs.get(RSI) & ~0xfffn) + 0x1000n;
+      while (!('fault' in m.readString(hole, 1, root))) hole += 0x1000n;
+      holeAt = hole;
+      results.push(m.writeUser(root, hole - 2n, new TextEncoder().encode('ABCD')));
+      const before = m.readString(hole - 2n, 2, root);
+      straddled = 'text' in before ? before.text : '';
       return { kind: 'emulate', code: X86Emulation.pushRbp };
     });
     expect(await m.runUntilPowerOff({ instructions: 100_000_000 })).toEqual({ kind: 'poweroff', status: 0 });
     expect(text).toBe('quiet');
     expect(out()).toBe('QUIET words\n');
-    expect(results).toEqual([undefined, 0x20_1000n]);
+    expect(results).toEqual([undefined, 0x20_1000n, holeAt]);
+    expect(straddled).toBe('AB');
   });
 });

@@ -37,10 +37,11 @@ export interface MachineInterface {
   load(addr: bigint, size: number, user: boolean): bigint | undefined;
   /**
    * Destructive copyout (copyout(), copyoutstr()): writes `bytes` into the
-   * current user address space at `addr`. Returns undefined when written,
-   * else the first address that is not user-writable (nothing is written
-   * then). A machine without user memory leaves it out: every copyout
-   * faults at its destination.
+   * current user address space at `addr`, in order. Returns undefined when
+   * all was written, else the first address that is not user-writable (the
+   * bytes before it stay written, as a NOFAULT copy leaves them). A machine
+   * without user memory leaves it out: every copyout faults at its
+   * destination.
    */
   storeUser?(addr: bigint, bytes: Uint8Array): bigint | undefined;
   /** The thread running on `cpu` now. */

@@ -671,24 +671,21 @@ export class Machine {
 
   /**
    * Destructive copyout: writes `bytes` into user-writable pages of the
-   * address space at `pageTableRoot`. Nothing is written unless every page
-   * is user-writable; returns the first address that is not, or undefined.
+   * address space at `pageTableRoot`, in order, as DTrace's NOFAULT copy does:
+   * at the first address that is not user-writable it stops (what came before
+   * stays written) and returns that address; undefined when all was written.
    */
   writeUser(pageTableRoot: bigint, va: bigint, bytes: Uint8Array): bigint | undefined {
-    const pieces: { pa: number; from: number; n: number }[] = [];
+    const ram = this.port.ram();
     let done = 0;
     while (done < bytes.length) {
       const at = va + BigInt(done);
       const pa = this.port.translate(0, at, pageTableRoot, true);
       if (pa === undefined) return at;
       const n = Math.min(bytes.length - done, 4096 - Number(at & 0xfffn));
-      pieces.push({ pa, from: done, n });
+      ram.set(bytes.subarray(done, done + n), pa);
+      this.port.codeWritten(pa, n);
       done += n;
-    }
-    const ram = this.port.ram();
-    for (const p of pieces) {
-      ram.set(bytes.subarray(p.from, p.from + p.n), p.pa);
-      this.port.codeWritten(p.pa, p.n);
     }
     return undefined;
   }

@@ -117,7 +117,7 @@ export class GuestMachineView implements MachineInterface {
     return 'bytes' in r ? littleEndian(r.bytes) : undefined;
   }
 
-  /** copyout()/copyoutstr(): into the firing CPU's user address space (every page user-writable, or nothing is written). */
+  /** copyout()/copyoutstr(): into the firing CPU's user address space, up to the first page that is not user-writable. */
   storeUser(addr: bigint, bytes: Uint8Array): bigint | undefined {
     return this.machine.writeUser(this.machine.registers(this.firingCpu).pageTableRoot(), BigInt.asUintN(64, addr), bytes);
   }
