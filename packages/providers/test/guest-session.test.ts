@@ -21,6 +21,17 @@ describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => 
     expect(out).toBe('  echo                                                sys_write                                                         2\n                2\n');
   }, 120_000);
 
+  it('names user addresses inside the program\'s segments only (Pobjname: no object for an unmapped address)', async () => {
+    const { out } = await trace(
+      isa,
+      'syscall::write:entry /execname == "echo"/ { @f[ufunc(0)] = count(); @m[umod(0)] = count(); @s[umod(ustackdepth > 0 ? ucaller : 0)] = count(); }',
+      ['/bin/echo', 'hi'],
+    );
+    const keys = out.split('\n').map((l) => l.trim().split(/\s+/)[0]).filter((k) => k !== undefined && k !== '');
+    expect(keys.filter((k) => k === '0x0')).toHaveLength(2);
+    expect(keys).toContain('echo');
+  }, 120_000);
+
   it('walks the kernel stack at an fbt entry probe from the caller outwards', async () => {
     const { out, run } = await trace(isa, 'fbt::sys_write:entry /execname == "echo"/ { stack(); exit(0); }', ['/bin/echo', 'hi']);
     expect(run.status).toBe(0);

@@ -11,6 +11,7 @@
 //   through that CPU's address space. The session sets it before each firing.
 import {
   DEFAULT_EPOCH_SECONDS,
+  PT_LOAD,
   parseElf,
   readDwarf,
   type DwarfInfo,
@@ -47,6 +48,11 @@ interface KernelLayout {
 const IDLE: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
 const MAX_FRAMES = 256;
 
+interface ProgramImage {
+  readonly symbols: readonly { name: string; value: bigint; size: bigint }[];
+  readonly ranges: readonly (readonly [bigint, bigint])[];
+}
+
 export class GuestMachineView implements MachineInterface {
   readonly ncpus: number;
   readonly symbols: ConsumerSymbols;
@@ -70,7 +76,8 @@ export class GuestMachineView implements MachineInterface {
 
   /** The name each process had when a probe last fired in it (for naming its addresses later). */
   private readonly pidNames = new Map<number, string>();
-  private readonly programSymbols = new Map<string, { name: string; value: bigint; size: bigint }[] | undefined>();
+  /** A guest program's function symbols and the address ranges its PT_LOAD segments occupy, by path (undefined: no such file). */
+  private readonly programSymbols = new Map<string, ProgramImage | undefined>();
   private readonly programFile: (path: string) => Uint8Array | undefined;
 
   constructor(
@@ -295,34 +302,34 @@ export class GuestMachineView implements MachineInterface {
   private userSymbol(pid: number, address: bigint): { module: string; symbol?: { name: string; value: bigint } } | undefined {
     const name = this.pidNames.get(pid);
     if (name === undefined) return undefined;
-    let symbols: { name: string; value: bigint; size: bigint }[] | undefined;
-    let found = false;
+    let image: ProgramImage | undefined;
     for (const dir of ['/bin/', '/sbin/', '/host/']) {
       const path = dir + name;
-      if (!this.programSymbols.has(path)) {
-        const bytes = this.programFile(path);
-        let list: { name: string; value: bigint; size: bigint }[] | undefined;
-        if (bytes !== undefined) {
-          try {
-            list = parseElf(bytes)
-              .symbols()
-              .filter((s) => s.type === 2 && s.size > 0 && s.name !== '')
-              .map((s) => ({ name: s.name, value: this.machine.isa === 'arm' ? s.value & ~1n : s.value, size: BigInt(s.size) }));
-          } catch {
-            list = [];
-          }
-        }
-        this.programSymbols.set(path, list);
-      }
-      symbols = this.programSymbols.get(path);
-      if (symbols !== undefined) {
-        found = true;
-        break;
-      }
+      if (!this.programSymbols.has(path)) this.programSymbols.set(path, this.programImage(path));
+      image = this.programSymbols.get(path);
+      if (image !== undefined) break;
     }
-    if (!found || symbols === undefined) return undefined;
-    const s = symbols.find((x) => address >= x.value && address < x.value + x.size);
+    // Pobjname names an object only for an address inside one of its mappings.
+    if (image === undefined || !image.ranges.some(([lo, hi]) => address >= lo && address < hi)) return undefined;
+    const s = image.symbols.find((x) => address >= x.value && address < x.value + x.size);
     return s ? { module: name, symbol: { name: s.name, value: s.value } } : { module: name };
+  }
+
+  private programImage(path: string): ProgramImage | undefined {
+    const bytes = this.programFile(path);
+    if (bytes === undefined) return undefined;
+    try {
+      const elf = parseElf(bytes);
+      return {
+        symbols: elf
+          .symbols()
+          .filter((s) => s.type === 2 && s.size > 0 && s.name !== '')
+          .map((s) => ({ name: s.name, value: this.machine.isa === 'arm' ? s.value & ~1n : s.value, size: BigInt(s.size) })),
+        ranges: elf.programHeaders.filter((ph) => ph.type === PT_LOAD).map((ph) => [ph.vaddr, ph.vaddr + BigInt(ph.memsz)] as const),
+      };
+    } catch {
+      return { symbols: [], ranges: [] };
+    }
   }
 
   private isKernelText(address: bigint): boolean {
