@@ -6,46 +6,24 @@
 // keeps load changes on a shared machine from favouring one of them, and the
 // time is the process's CPU time, not wall time, so waiting for a core while
 // other programs run does not count.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { buildGuestImage, loadGuest } from './guest.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const files = process.argv.slice(2);
 if (files.length === 0) throw new Error('usage: compare.mjs build1.wasm [build2.wasm ...]');
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const REPEAT = Number(process.env.REPEAT ?? 8);
 const SLICE = Number(process.env.SLICE ?? 10_000);
-const dir = mkdtempSync(join(tmpdir(), 'x86-compare-'));
-const cflags = ['-O2', '-fno-pic', '-fno-stack-protector', '-fcf-protection=none', '-mno-sse', '-mno-red-zone', '-fno-builtin'];
-execFileSync('clang', ['-c', ...cflags, '-ffreestanding', '-o', join(dir, 'w.o'), join(here, 'workload.c')]);
-execFileSync('clang', ['-c', '-o', join(dir, 'e.o'), join(here, 'guest-entry.s')]);
-execFileSync('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-Ttext=0x100000', '-Tbss=0x400000', '--oformat=binary', '-o', join(dir, 'guest.bin'), join(dir, 'e.o'), join(dir, 'w.o')]);
-const image = readFileSync(join(dir, 'guest.bin'));
+const image = buildGuestImage(mkdtempSync(join(tmpdir(), 'x86-compare-')));
 
 const modules = files.map((f) => new WebAssembly.Module(readFileSync(f)));
 const env = { abort() { throw new Error('abort'); }, mmioRead: () => -1, mmioWrite: () => {} };
 
 function once(module) {
   const core = new WebAssembly.Instance(module, { env }).exports;
-  const RAM = 16 << 20;
-  core.initRam(RAM);
-  const ram = new Uint8Array(core.memory.buffer, core.ramOffset(), RAM);
-  const dv = new DataView(core.memory.buffer, core.ramOffset(), RAM);
-  dv.setBigUint64(0x1000, 0x2003n, true);
-  dv.setBigUint64(0x2000, 0x3003n, true);
-  for (let i = 0; i < 8; i++) dv.setBigUint64(0x3000 + i * 8, BigInt(i) * 0x200000n | 0x83n, true);
-  ram.set(image, 0x100000);
-  core.setControlRegister(3, 0x1000, 0);
-  core.setControlRegister(4, 0x20, 0);
-  core.writeMsr(0xc0000080, 0x500, 0);
-  core.setControlRegister(0, 0x80000001, 0);
-  core.setSegments(0x08, 0x10);
-  const regs = new BigUint64Array(core.memory.buffer, core.regsOffset(), 16);
-  regs[7] = BigInt(ROUNDS);
-  core.setRipParts(0x100000, 0);
+  const regs = loadGuest(core, image, ROUNDS);
   const c0 = process.cpuUsage();
   let stop;
   do stop = core.run(SLICE); while (stop === 0);

@@ -4,40 +4,19 @@
 // mode with identity-mapped 2 MiB pages, and the same program natively and
 // under qemu-x86_64 (when installed), as ratios measured in the same run.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createX86Core } from '../dist/index.js';
+import { buildGuestImage, cflags, here, loadGuest } from './guest.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.argv[2] ?? 30);
 const dir = mkdtempSync(join(tmpdir(), 'x86-bench-'));
-const cflags = ['-O2', '-fno-pic', '-fno-stack-protector', '-fcf-protection=none', '-mno-sse', '-mno-red-zone', '-fno-builtin'];
-execFileSync('clang', ['-c', ...cflags, '-ffreestanding', '-o', join(dir, 'w.o'), join(here, 'workload.c')]);
-execFileSync('clang', ['-c', '-o', join(dir, 'e.o'), join(here, 'guest-entry.s')]);
-execFileSync('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-Ttext=0x100000', '-Tbss=0x400000', '--oformat=binary', '-o', join(dir, 'guest.bin'), join(dir, 'e.o'), join(dir, 'w.o')]);
+const image = buildGuestImage(dir);
 execFileSync('clang', [...cflags, '-static', '-o', join(dir, 'native'), join(here, 'native-main.c'), join(here, 'workload.c')]);
-const image = readFileSync(join(dir, 'guest.bin'));
 
 const core = await createX86Core('release');
-const RAM = 16 << 20;
-core.initRam(RAM);
-const ram = new Uint8Array(core.memory.buffer, core.ramOffset(), RAM);
-const dv = new DataView(core.memory.buffer, core.ramOffset(), RAM);
-// identity map the first 16 MiB with 2 MiB pages: PML4 0x1000, PDPT 0x2000, PD 0x3000
-dv.setBigUint64(0x1000, 0x2003n, true);
-dv.setBigUint64(0x2000, 0x3003n, true);
-for (let i = 0; i < 8; i++) dv.setBigUint64(0x3000 + i * 8, BigInt(i) * 0x200000n | 0x83n, true);
-ram.set(image, 0x100000);
-core.setControlRegister(3, 0x1000, 0);
-core.setControlRegister(4, 0x20, 0);
-core.writeMsr(0xc0000080, 0x500, 0);
-core.setControlRegister(0, 0x80000001, 0);
-core.setSegments(0x08, 0x10);
-const regs = new BigUint64Array(core.memory.buffer, core.regsOffset(), 16);
-regs[7] = BigInt(ROUNDS); // %rdi
-core.setRipParts(0x100000, 0);
+const regs = loadGuest(core, image, ROUNDS);
 if (process.env.NO_CACHE) core.setCodeCache(false);
 // run() in slices as the machine layer calls it (packages/kernel: 10,000
 // instructions per CPU slice by default). One run(1 << 24) call kept the run
