@@ -9,8 +9,6 @@
 // (bss) and COMMON symbols, then a GOT if GOT-relative relocations need one.
 
 import {
-  EM_ARM,
-  EM_X86_64,
   ET_EXEC,
   ET_REL,
   ElfFile,
@@ -31,8 +29,9 @@ import {
   type ElfSection,
   type ElfSymbol,
 } from '../elf/index.js';
+import { isaOfElfMachine, type Isa } from '../isa.js';
 import { readField, relocName, relocTable, writeField } from './relocate.js';
-import { SDT_ARGTYPES_SECTION, SDT_PREFIX, parseSdtArgTypes, patchSdtSite, sdtProbeName, type KernelIsa, type SdtArgTypes, type SdtSite } from './sdt.js';
+import { SDT_ARGTYPES_SECTION, SDT_PREFIX, parseSdtArgTypes, patchSdtSite, sdtProbeName, type SdtArgTypes, type SdtSite } from './sdt.js';
 
 /** Error raised for anything that prevents linking; names module and place. */
 export class KrtldError extends Error {
@@ -78,7 +77,7 @@ export interface LinkedSymbol {
 
 export interface LinkedModule {
   readonly name: string;
-  readonly isa: KernelIsa;
+  readonly isa: Isa;
   readonly base: bigint;
   /** Bytes used from base (end of the last section, rounded to 16). */
   readonly size: number;
@@ -94,10 +93,10 @@ export interface LinkedModule {
   readonly sectionAddresses: ReadonlyMap<number, bigint>;
 }
 
-function isaOf(elf: ElfFile): KernelIsa {
-  if (elf.machine === EM_X86_64) return 'x86_64';
-  if (elf.machine === EM_ARM) return 'arm';
-  throw new KrtldError(`unsupported machine ${elf.machine}`);
+function isaOf(elf: ElfFile): Isa {
+  const isa = isaOfElfMachine(elf.machine);
+  if (isa === undefined) throw new KrtldError(`unsupported machine ${elf.machine}`);
+  return isa;
 }
 
 const alignUp = (v: bigint, a: number): bigint => {
@@ -340,7 +339,7 @@ export interface KernelPatch {
 }
 
 export interface KernelSdtResult {
-  readonly isa: KernelIsa;
+  readonly isa: Isa;
   readonly sites: readonly SdtSite[];
   readonly patches: readonly KernelPatch[];
   /** Problems with the kernel's SDT argument-type records (its sites then lack types). */
