@@ -6,7 +6,6 @@ import { ProbeRegistry, parseProbeDescription } from '@wdtrace/dtrace-core';
 import { Machine } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { FbtProvider } from '../src/fbt/provider.js';
-import { machineKernelTarget } from '../src/machine-target.js';
 
 const SCRIPT = 'echo hi; ls /';
 
@@ -17,7 +16,7 @@ async function run(isa: 'x86_64' | 'arm', traced: boolean) {
   const counts = new Map<string, number>();
   const cpus = new Set<number>();
   const strcmpValues: bigint[] = [];
-  const fbt = await FbtProvider.create(machineKernelTarget(machine), {
+  const fbt = await FbtProvider.create(machine, {
     probe: (id, cpu, args) => {
       const p = registry.probe(id)!;
       const key = `${p.function}:${p.name}`;
