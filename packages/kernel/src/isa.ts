@@ -8,6 +8,9 @@ export const ISAS = ['x86_64', 'arm'] as const;
 /** An instruction set the machine emulates. */
 export type Isa = (typeof ISAS)[number];
 
+/** Bytes of a pointer-sized word (the guest kernel's long and pointers). */
+export const WORD_BYTES: Readonly<Record<Isa, 4 | 8>> = { x86_64: 8, arm: 4 };
+
 /** e_machine of each ISA's ELF files. */
 export const ELF_MACHINE: Readonly<Record<Isa, number>> = { x86_64: EM_X86_64, arm: EM_ARM };
 

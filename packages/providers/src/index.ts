@@ -9,6 +9,7 @@ export * from './tracepoints.js';
 export * from './isa/index.js';
 export * from './exclusions.js';
 export * from './fbt/provider.js';
+export * from './fbt/points.js';
 export * from './sdt/provider.js';
 export * from './sdt/library.js';
 export * from './kinst/provider.js';

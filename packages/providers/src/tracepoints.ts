@@ -32,6 +32,11 @@ export interface Tracepoint {
   readonly order?: number;
 }
 
+/** A probe that places its tracepoints together and takes them out together (fbt's, sdt's). */
+export interface PlacedProbe {
+  tracepoints?: Tracepoint[];
+}
+
 interface Site {
   readonly original: Uint8Array;
   readonly owners: Tracepoint[];
@@ -90,6 +95,31 @@ export class TracepointTable {
     this.sites.set(tp.address, { original, owners: [tp], written: tp.patch });
     this.text.writeText(tp.address, tp.patch);
     if (!this.removeHandler) this.removeHandler = this.text.addInvopHandler((trap) => this.handle(trap));
+  }
+
+  /**
+   * Installs every tracepoint of a probe and records them on it, or none:
+   * when one cannot be installed those before it come out again.
+   */
+  place(probe: PlacedProbe, tps: Tracepoint[]): void {
+    const done: Tracepoint[] = [];
+    try {
+      for (const tp of tps) {
+        this.install(tp);
+        done.push(tp);
+      }
+    } catch (e) {
+      for (const tp of done) this.remove(tp);
+      throw e;
+    }
+    probe.tracepoints = tps;
+  }
+
+  /** Removes the tracepoints a probe placed (none placed: nothing to do). */
+  unplace(probe: PlacedProbe): void {
+    if (!probe.tracepoints) return;
+    for (const tp of probe.tracepoints) this.remove(tp);
+    probe.tracepoints = undefined;
   }
 
   remove(tp: Tracepoint): void {

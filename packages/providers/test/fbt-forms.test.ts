@@ -5,6 +5,7 @@
 import { X86Emulation } from '@wdtrace/isa-x86-as';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
+import { fbtPoints } from '../src/fbt/points.js';
 import { createIsaSupport } from '../src/isa/index.js';
 import { tracepointsOf } from '../src/tracepoints.js';
 
@@ -32,7 +33,7 @@ describe('x86-64 fbt return forms', () => {
     const support = await createIsaSupport('x86_64');
     const place = (at: bigint, code: number[]) => {
       target.machine.writeText(at, Uint8Array.from(code));
-      return support.fbtPoints(at, code.length, support.decode(Uint8Array.from(code), at));
+      return fbtPoints(support, at, code.length, support.decode(Uint8Array.from(code), at));
     };
     const f = target.scratch;
     const g = target.scratch + 0x100n;

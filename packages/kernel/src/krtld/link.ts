@@ -30,6 +30,7 @@ import {
   type ElfSymbol,
 } from '../elf/index.js';
 import { isaOfElfMachine, type Isa } from '../isa.js';
+import { floorIndex } from '../symbols/floor.js';
 import { readField, relocName, relocTable, writeField } from './relocate.js';
 import { SDT_ARGTYPES_SECTION, SDT_PREFIX, parseSdtArgTypes, patchSdtSite, sdtProbeName, type SdtArgTypes, type SdtSite } from './sdt.js';
 
@@ -115,16 +116,7 @@ function layoutClass(s: ElfSection): number {
 /** The function symbol (STT_FUNC) covering `address` among `symbols`, or ''. */
 function functionAt(functions: readonly { name: string; start: bigint; end: bigint }[], address: bigint): string {
   // functions are sorted by start; find the last one starting at or before address.
-  let lo = 0;
-  let hi = functions.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (functions[mid]!.start <= address) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
+  const found = floorIndex(functions, address, (f) => f.start);
   for (let i = found; i >= 0 && i > found - 8; i--) {
     const f = functions[i]!;
     if (f.start <= address && address < f.end) return f.name;

@@ -21,6 +21,7 @@ import { UNTRACEABLE_FUNCTIONS } from '../exclusions.js';
 import { KernelText, uniqueFunctions } from '../kernel-text.js';
 import { KERNEL_FUNCTION_ATTRIBUTES, ProviderError, type ProbeSink } from '../provider.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
+import { fbtPoints } from './points.js';
 
 export const FBT_PROVIDER_NAME = 'fbt';
 /** Arguments an entry probe passes (args[0..9]). */
@@ -93,7 +94,7 @@ export class FbtProvider {
     let p = this.points.get(key);
     if (!p) {
       const excluded = module.name === 'kernel' ? UNTRACEABLE_FUNCTIONS.get(fn.name) : undefined;
-      p = excluded ? { returns: [], noEntry: `excluded: ${excluded}`, noReturn: `excluded: ${excluded}` } : this.support.fbtPoints(fn.address, fn.size, this.text.decode(module, fn));
+      p = excluded ? { returns: [], noEntry: `excluded: ${excluded}`, noReturn: `excluded: ${excluded}` } : fbtPoints(this.support, fn.address, fn.size, this.text.decode(module, fn));
       this.points.set(key, p);
     }
     return p;
@@ -193,24 +194,11 @@ export class FbtProvider {
         return pt.result;
       },
     }));
-    const done: Tracepoint[] = [];
-    try {
-      for (const tp of tps) {
-        table.install(tp);
-        done.push(tp);
-      }
-    } catch (e) {
-      for (const tp of done) table.remove(tp);
-      throw e;
-    }
-    probe.tracepoints = tps;
+    table.place(probe, tps);
   }
 
   private disable(probe: FbtProbe): void {
-    if (!probe.tracepoints) return;
-    const table = tracepointsOf(this.machine);
-    for (const tp of probe.tracepoints) table.remove(tp);
-    probe.tracepoints = undefined;
+    tracepointsOf(this.machine).unplace(probe);
   }
 
   private fire(probe: FbtProbe, pt: FbtPoint, trap: Trap): void {

@@ -95,8 +95,14 @@ export interface IsaSupport {
   displaced(insn: KernelInsn): InvopResult;
 
   // ---- what each provider patches ----
-  /** fbt: the entry and return points of the function at `start` (`size` bytes), with their emulations. */
-  fbtPoints(start: bigint, size: number, decoded: DecodedFunction): FbtFunctionPoints;
+  /** fbt: the entry point, the function's first instruction patched and performed, or why it can have none. */
+  fbtEntry(first: KernelInsn, start: bigint): FbtPoint | string;
+  /** fbt: the return points among the instructions of the function [start, end) — returns and tail calls, with their emulations. */
+  fbtReturns(insns: readonly KernelInsn[], start: bigint, end: bigint): FbtPoint[];
+  /** fbt: why a function whose decoding stopped early gets no return probe. */
+  fbtIncomplete(decoded: DecodedFunction): string;
+  /** fbt: why a function with no return site gets no return probe. */
+  readonly fbtNoReturn: string;
   /** sdt: the trapping pattern written over a disabled site, and how the probe resumes. */
   sdtPatch(site: SdtSite): PatchedInstruction;
 

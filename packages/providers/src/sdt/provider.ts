@@ -177,39 +177,28 @@ export class SdtProvider {
     if (probe.tracepoints) return;
     const table = tracepointsOf(this.machine);
     const name = `${probe.provider}:${probe.module}:${probe.function}:${probe.name}`;
-    const tps: Tracepoint[] = [];
-    try {
-      for (const site of probe.sites) {
-        // The site must still hold what krtld wrote, or the text is not what the site describes.
-        const now = table.readOriginal(site.address, site.patch.length);
-        if (!now.every((b, i) => b === site.patch[i])) {
-          throw new Error(`${name}: the site at ${hex(site.address)} holds ${[...now].map((b) => b.toString(16).padStart(2, '0')).join(' ')}, not the no-op krtld wrote`);
-        }
-        const { patch, result } = this.support.sdtPatch(site);
-        const tp: Tracepoint = {
-          address: site.address,
-          patch,
-          name,
-          fire: (trap: Trap) => {
-            this.fire(probe, trap);
-            return result;
-          },
-        };
-        table.install(tp);
-        tps.push(tp);
+    const tps = probe.sites.map((site): Tracepoint => {
+      // The site must still hold what krtld wrote, or the text is not what the site describes.
+      const now = table.readOriginal(site.address, site.patch.length);
+      if (!now.every((b, i) => b === site.patch[i])) {
+        throw new Error(`${name}: the site at ${hex(site.address)} holds ${[...now].map((b) => b.toString(16).padStart(2, '0')).join(' ')}, not the no-op krtld wrote`);
       }
-    } catch (e) {
-      for (const tp of tps) table.remove(tp);
-      throw e;
-    }
-    probe.tracepoints = tps;
+      const { patch, result } = this.support.sdtPatch(site);
+      return {
+        address: site.address,
+        patch,
+        name,
+        fire: (trap: Trap) => {
+          this.fire(probe, trap);
+          return result;
+        },
+      };
+    });
+    table.place(probe, tps);
   }
 
   private disable(probe: SdtProbe): void {
-    if (!probe.tracepoints) return;
-    const table = tracepointsOf(this.machine);
-    for (const tp of probe.tracepoints) table.remove(tp);
-    probe.tracepoints = undefined;
+    tracepointsOf(this.machine).unplace(probe);
   }
 
   private fire(probe: SdtProbe, trap: Trap): void {

@@ -7,7 +7,7 @@
 //   MOVW, MOV_IMM, CMP_IMM ... or the general displaced execution);
 // - return: `pop {..., pc}` / `ldm ... {..., pc}`, `ldr pc, [sp], #4`,
 //   `bx lr`, `mov pc, lr`, and a `b` out of the function (a tail call).
-import type { DecodedFunction, FbtFunctionPoints, FbtPoint, KernelInsn } from '../support.js';
+import type { FbtPoint, KernelInsn } from '../support.js';
 import { breakpointArm, emulatedArm, unprobeableArm } from './decode.js';
 
 function isReturn(insn: KernelInsn, start: bigint, end: bigint): boolean {
@@ -19,24 +19,14 @@ function isReturn(insn: KernelInsn, start: bigint, end: bigint): boolean {
 
 const point = (insn: KernelInsn): FbtPoint => ({ insn, patch: breakpointArm(insn), result: emulatedArm(insn) });
 
-export function armFbtPoints(start: bigint, size: number, decoded: DecodedFunction): FbtFunctionPoints {
-  const insns = decoded.insns;
-  const end = start + BigInt(size);
-  if (insns.length === 0) return { returns: [], noEntry: 'no instructions', noReturn: 'no instructions' };
-  const first = insns[0]!;
-  let entry: FbtPoint | undefined;
-  let noEntry: string | undefined;
-  if (first.address !== start) noEntry = 'the function starts with data';
-  else {
-    const why = unprobeableArm(first);
-    if (why) noEntry = `first instruction "${first.text}": ${why}`;
-    else entry = point(first);
-  }
-  const returns: FbtPoint[] = [];
-  for (const insn of insns) {
-    if (!isReturn(insn, start, end) || unprobeableArm(insn)) continue;
-    returns.push(point(insn));
-  }
-  if (!decoded.complete) return { entry, returns: [], noEntry, noReturn: 'the function is not whole words of A32 code' };
-  return { entry, returns, noEntry, noReturn: returns.length ? undefined : 'no return instruction or tail branch' };
+/** The entry point: whatever instruction comes first, or why it can have no probe. */
+export function armFbtEntry(first: KernelInsn, start: bigint): FbtPoint | string {
+  if (first.address !== start) return 'the function starts with data';
+  const why = unprobeableArm(first);
+  return why ? `first instruction "${first.text}": ${why}` : point(first);
+}
+
+/** The return points: every return instruction and tail branch out of the function. */
+export function armFbtReturns(insns: readonly KernelInsn[], start: bigint, end: bigint): FbtPoint[] {
+  return insns.filter((insn) => isReturn(insn, start, end) && !unprobeableArm(insn)).map(point);
 }

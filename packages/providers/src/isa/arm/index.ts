@@ -2,7 +2,7 @@
 import type { IsaSupport } from '../support.js';
 import { ARM_ARGUMENT_REGISTERS, ARM_SYSCALL_ARGUMENT_REGISTERS, ARM_USER_FRAME, armArgs, armReturnValue } from './abi.js';
 import { breakpointArm, decodeArm, displacedArm, unprobeableArm } from './decode.js';
-import { armFbtPoints } from './fbt.js';
+import { armFbtEntry, armFbtReturns } from './fbt.js';
 import { armFrameEstablished, armReturnAddress } from './frames.js';
 import { armSdtPatch } from './sdt.js';
 
@@ -14,7 +14,10 @@ export const ARM_SUPPORT: IsaSupport = {
   unprobeable: unprobeableArm,
   breakpoint: breakpointArm,
   displaced: displacedArm,
-  fbtPoints: armFbtPoints,
+  fbtEntry: armFbtEntry,
+  fbtReturns: armFbtReturns,
+  fbtIncomplete: () => 'the function is not whole words of A32 code',
+  fbtNoReturn: 'no return instruction or tail branch',
   sdtPatch: armSdtPatch,
   argumentRegisters: ARM_ARGUMENT_REGISTERS,
   entryArgs: armArgs,

@@ -15,7 +15,7 @@
 //   performed out of line (the jump behaves exactly as in place); arg1 is
 //   then rax as it stands, not a value the function computed.
 import { X86Emulation } from '@wdtrace/isa-x86-as';
-import { internalTargets, type DecodedFunction, type FbtFunctionPoints, type FbtPoint, type KernelInsn } from '../support.js';
+import { internalTargets, type DecodedFunction, type FbtPoint, type KernelInsn } from '../support.js';
 import { INT3, displacedX86, isNearRet } from './decode.js';
 
 const emulated = (insn: KernelInsn, code: X86Emulation): FbtPoint => ({ insn, patch: INT3, result: { kind: 'emulate', code } });
@@ -30,16 +30,15 @@ function displaceableEntry(insn: KernelInsn): boolean {
   return !NOT_DISPLACEABLE_MNEMONICS.test(insn.text);
 }
 
-export function x86FbtPoints(start: bigint, size: number, decoded: DecodedFunction): FbtFunctionPoints {
-  const insns = decoded.insns;
-  const end = start + BigInt(size);
-  if (insns.length === 0) return { returns: [], noEntry: 'no instructions', noReturn: 'no instructions' };
-  const first = insns[0]!;
-  let entry: FbtPoint | undefined;
-  let noEntry: string | undefined;
-  if (first.classes.has('push_rbp')) entry = emulated(first, X86Emulation.pushRbp);
-  else if (displaceableEntry(first)) entry = displaced(first);
-  else noEntry = `first instruction is "${first.text}", which transfers control or waits (no frame: hand-written code)`;
+/** The entry point: the first instruction, or why it can have no probe. */
+export function x86FbtEntry(first: KernelInsn): FbtPoint | string {
+  if (first.classes.has('push_rbp')) return emulated(first, X86Emulation.pushRbp);
+  if (displaceableEntry(first)) return displaced(first);
+  return `first instruction is "${first.text}", which transfers control or waits (no frame: hand-written code)`;
+}
+
+/** The return points: each near ret (or the leave / pop %rbp before it), and direct jumps out of the function. */
+export function x86FbtReturns(insns: readonly KernelInsn[], start: bigint, end: bigint): FbtPoint[] {
   const targets = internalTargets(insns, start, end);
   const returns: FbtPoint[] = [];
   for (let i = 0; i < insns.length; i++) {
@@ -55,10 +54,10 @@ export function x86FbtPoints(start: bigint, size: number, decoded: DecodedFuncti
       returns.push(displaced(insn));
     }
   }
-  // Decoding that stopped early leaves the rest of the function unseen: its
-  // returns would be missed, so the function gets none rather than some.
-  if (!decoded.complete) {
-    return { entry, returns: [], noEntry, noReturn: `decoding stopped at 0x${decoded.stoppedAt!.address.toString(16)}: ${decoded.stoppedAt!.reason}` };
-  }
-  return { entry, returns, noEntry, noReturn: returns.length ? undefined : 'no ret or tail jump' };
+  return returns;
+}
+
+/** Why a function whose decoding stopped early has no return probe. */
+export function x86FbtIncomplete(decoded: DecodedFunction): string {
+  return `decoding stopped at 0x${decoded.stoppedAt!.address.toString(16)}: ${decoded.stoppedAt!.reason}`;
 }

@@ -4,7 +4,7 @@ import { createX86Decoder } from '@wdtrace/isa-x86-as';
 import type { IsaSupport } from '../support.js';
 import { X86_ARGUMENT_REGISTERS, X86_SYSCALL_ARGUMENT_REGISTERS, X86_USER_FRAME, x86CallArgs, x86EntryArgs, x86ReturnValue } from './abi.js';
 import { INT3, decodeX86, displacedX86, unprobeableX86 } from './decode.js';
-import { x86FbtPoints } from './fbt.js';
+import { x86FbtEntry, x86FbtIncomplete, x86FbtReturns } from './fbt.js';
 import { x86FrameEstablished, x86ReturnAddress } from './frames.js';
 import { x86SdtPatch } from './sdt.js';
 
@@ -18,7 +18,10 @@ export async function createX86Support(): Promise<IsaSupport> {
     unprobeable: unprobeableX86,
     breakpoint: () => INT3,
     displaced: displacedX86,
-    fbtPoints: x86FbtPoints,
+    fbtEntry: x86FbtEntry,
+    fbtReturns: x86FbtReturns,
+    fbtIncomplete: x86FbtIncomplete,
+    fbtNoReturn: 'no ret or tail jump',
     sdtPatch: x86SdtPatch,
     argumentRegisters: X86_ARGUMENT_REGISTERS,
     entryArgs: x86EntryArgs,
