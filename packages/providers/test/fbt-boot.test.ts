@@ -3,13 +3,13 @@
 // MMU maps it: those traps arrive at the text's alias): the guest boots and
 // runs a shell exactly as untraced, and the probes fire on both CPUs.
 import { ProbeRegistry, parseProbeDescription } from '@wdtrace/dtrace-core';
-import { Machine } from '@wdtrace/kernel';
+import { Machine, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { FbtProvider } from '../src/fbt/provider.js';
 
 const SCRIPT = 'echo hi; ls /';
 
-async function run(isa: 'x86_64' | 'arm', traced: boolean) {
+async function run(isa: Isa, traced: boolean) {
   let output = '';
   const machine = await Machine.create({ isa, cpus: 2, cmdline: 'quiet', args: ['/bin/sh', '-c', SCRIPT], consoleOutput: (b) => (output += new TextDecoder().decode(b)) });
   const registry = new ProbeRegistry();

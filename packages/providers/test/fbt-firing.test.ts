@@ -4,6 +4,7 @@
 // sites, traps arrive at the probe addresses, the emulations leave the CPU
 // exactly as native execution does, and disabling restores the bytes.
 import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
+import type { Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
 import { FbtProvider } from '../src/fbt/provider.js';
@@ -27,7 +28,7 @@ class Recorder {
   }
 }
 
-async function setUp(isa: 'x86_64' | 'arm') {
+async function setUp(isa: Isa) {
   const target = await KernelCalls.create(isa);
   const rec = new Recorder();
   const fbt = await FbtProvider.create(target.machine, rec);

@@ -4,6 +4,7 @@
 // place); offsets must be instruction boundaries; inline functions expand
 // from DWARF into probes at every inlined copy, and those fire.
 import { ProbeRegistry, parseProbeDescription, type Probe } from '@wdtrace/dtrace-core';
+import type { Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
 import { FbtProvider } from '../src/fbt/provider.js';
@@ -19,7 +20,7 @@ class Recorder {
   }
 }
 
-async function setUp(isa: 'x86_64' | 'arm') {
+async function setUp(isa: Isa) {
   const target = await KernelCalls.create(isa);
   const rec = new Recorder();
   const registry = new ProbeRegistry();

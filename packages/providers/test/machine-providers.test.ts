@@ -2,7 +2,7 @@
 // Machine of @wdtrace/kernel while its kernel
 // runs a shell, and the guest's output is the same as without tracing.
 import { ProbeRegistry, parseProbeDescription, type Probe } from '@wdtrace/dtrace-core';
-import { Machine, defaultImages } from '@wdtrace/kernel';
+import { Machine, defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { FbtProvider } from '../src/fbt/provider.js';
 import { KinstProvider } from '../src/kinst/provider.js';
@@ -19,7 +19,7 @@ class Recorder {
 
 const SCRIPT = 'echo hi; cat /dev/hello';
 
-async function boot(isa: 'x86_64' | 'arm', traced: boolean) {
+async function boot(isa: Isa, traced: boolean) {
   const images = defaultImages(isa);
   let output = '';
   const machine = await Machine.create({

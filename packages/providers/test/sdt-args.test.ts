@@ -5,13 +5,13 @@
 // and io probes' arguments are translated as illumos's sdt_args describes
 // them (translated type, and the native argument it maps from).
 import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
-import { defaultImages } from '@wdtrace/kernel';
+import { defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
 import { SdtProvider, sdtArgTypes, type SdtProbe } from '../src/sdt/provider.js';
 
 
-async function setUp(isa: 'x86_64' | 'arm') {
+async function setUp(isa: Isa) {
   const target = await KernelCalls.create(isa);
   const sdt = await SdtProvider.create(target.machine, { probe: () => undefined });
   const registry = new ProbeRegistry();

@@ -3,13 +3,13 @@
 // fire with the arguments the kernel passes at each site (read during the
 // firing, as D would).
 import { ProbeRegistry, parseProbeDescription } from '@wdtrace/dtrace-core';
-import { Machine } from '@wdtrace/kernel';
+import { Machine, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { SdtProvider } from '../src/sdt/provider.js';
 
 const SCRIPT = 'echo hi; ls /';
 
-async function run(isa: 'x86_64' | 'arm', traced: boolean) {
+async function run(isa: Isa, traced: boolean) {
   let output = '';
   const machine = await Machine.create({ isa, cpus: 2, cmdline: 'quiet', args: ['/bin/sh', '-c', SCRIPT], consoleOutput: (b) => (output += new TextDecoder().decode(b)) });
   const registry = new ProbeRegistry();

@@ -4,7 +4,7 @@
 // the exact bytes, and a firing takes the site's argument registers and
 // resumes after the site with the state native execution leaves.
 import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
-import { defaultImages } from '@wdtrace/kernel';
+import { defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
 import { SdtProvider } from '../src/sdt/provider.js';
@@ -19,7 +19,7 @@ class Recorder {
   }
 }
 
-async function setUp(isa: 'x86_64' | 'arm') {
+async function setUp(isa: Isa) {
   const target = await KernelCalls.create(isa);
   const rec = new Recorder();
   const sdt = await SdtProvider.create(target.machine, rec);

@@ -3,7 +3,7 @@
 // last goes; overlapping patches are refused; the unpatched text stays
 // readable; a module's tracepoints go with the module.
 import { ProbeRegistry, parseProbeDescription, type Probe } from '@wdtrace/dtrace-core';
-import { defaultImages } from '@wdtrace/kernel';
+import { defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
 import { FbtProvider } from '../src/fbt/provider.js';
@@ -12,7 +12,7 @@ import { SdtProvider } from '../src/sdt/provider.js';
 import { tracepointsOf } from '../src/tracepoints.js';
 
 
-async function setUp(isa: 'x86_64' | 'arm') {
+async function setUp(isa: Isa) {
   const target = await KernelCalls.create(isa);
   const fired: string[] = [];
   const registry = new ProbeRegistry();

@@ -3,10 +3,10 @@
 // own structures behind execname and pid, and stacks walked in guest memory.
 import { describe, expect, it } from 'vitest';
 import { defaultOptions } from '@wdtrace/dtrace-core';
-import { defaultImages } from '@wdtrace/kernel';
+import { defaultImages, type Isa } from '@wdtrace/kernel';
 import { guestSession, traceGuest } from './guest-support.js';
 
-const trace = (isa: 'x86_64' | 'arm', script: string, args: string[]) => traceGuest(isa, script, args);
+const trace = (isa: Isa, script: string, args: string[]) => traceGuest(isa, script, args);
 
 describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => {
   it('counts kernel function calls by the guest process name, and the program runs as untraced', async () => {

@@ -3,11 +3,12 @@
 // sched:::off-cpu sites) and the machine's virtual clock. A thread's
 // vtimestamp stands still while it is off CPU, and never moves faster than
 // timestamp.
+import type { Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { tracepointsOf } from '@wdtrace/providers';
 import { traceGuest } from './guest-support.js';
 
-const trace = (isa: 'x86_64' | 'arm', script: string, args: string[]) => traceGuest(isa, script, args, { quiet: true });
+const trace = (isa: Isa, script: string, args: string[]) => traceGuest(isa, script, args, { quiet: true });
 
 describe.each(['x86_64', 'arm'] as const)('vtimestamp on a %s guest', (isa) => {
   it('stands still while the thread sleeps off CPU, and never advances more than timestamp', async () => {

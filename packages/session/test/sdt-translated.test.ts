@@ -3,10 +3,11 @@
 // library (library.ts) and its kernel types, args[N] read through the
 // translators from what the probe sites pass, and the values compared with
 // what the guest did (its process ids, names, transfers and signals).
+import type { Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { traceGuest } from './guest-support.js';
 
-const trace = (isa: 'x86_64' | 'arm', script: string, args: string[]) => traceGuest(isa, script, args, { quiet: true });
+const trace = (isa: Isa, script: string, args: string[]) => traceGuest(isa, script, args, { quiet: true });
 
 const lines = (s: string) => s.split('\n').filter((l) => l !== '');
 
