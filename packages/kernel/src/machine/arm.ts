@@ -72,6 +72,7 @@ export class ArmPort implements CpuPort {
     this.core = core;
     this.cpuCount = cpuCount;
     this.ramSize = ramSize;
+    this.space = { ram: () => this.ram(), ramBytes: ramSize, address: (va, offset) => va + BigInt(offset) };
     for (let cpu = 0; cpu < cpuCount; cpu++) this.files.push(new ArmRegisterFile(this, cpu));
   }
 
@@ -234,18 +235,16 @@ export class ArmPort implements CpuPort {
   }
 
   /** Guest RAM for NOFAULT access: an address past 2^32 is left as it is, and nothing translates it. */
-  private space(): NofaultSpace {
-    return { ram: this.ram(), ramBytes: this.ramSize, address: (va, offset) => va + BigInt(offset) };
-  }
+  private readonly space: NofaultSpace;
 
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     this.checkCpu(cpu);
-    return nofaultRead(this.space(), va, length, (at) => (at > 0xffff_ffffn ? undefined : this.cachedRead(cpu, Number(at), root)));
+    return nofaultRead(this.space, va, length, (at) => (at > 0xffff_ffffn ? undefined : this.cachedRead(cpu, Number(at), root)));
   }
 
   writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {
     this.checkCpu(cpu);
-    return nofaultWrite(this.space(), va, bytes, (at) => this.translate(cpu, at, root, true), (pa, n) => this.codeWritten(pa, n));
+    return nofaultWrite(this.space, va, bytes, (at) => this.translate(cpu, at, root, true), (pa, n) => this.codeWritten(pa, n));
   }
 
   translate(cpu: number, va: bigint, root?: bigint, userWrite?: boolean): number | undefined {

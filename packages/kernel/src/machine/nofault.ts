@@ -20,7 +20,8 @@ export type PageTranslation = (va: bigint) => number | undefined;
 
 /** Where a NOFAULT access works: guest RAM, its size, and the ISA's address arithmetic. */
 export interface NofaultSpace {
-  readonly ram: Uint8Array;
+  /** Guest RAM from physical 0 (a live view). */
+  ram(): Uint8Array;
   readonly ramBytes: number;
   /** The address `va + offset` as the ISA forms it (x86-64 wraps at 2^64; ARM leaves it past 2^32, where nothing translates). */
   address(va: bigint, offset: number): bigint;
@@ -36,6 +37,7 @@ function firstBad(space: NofaultSpace, at: bigint, pa: number, n: number): bigin
 /** Reads `length` bytes at `va`: the bytes, or the first address that faulted. */
 export function nofaultRead(space: NofaultSpace, va: bigint, length: number, translate: PageTranslation): SafeRead {
   const out = new Uint8Array(length);
+  const ram = space.ram();
   let done = 0;
   while (done < length) {
     const at = space.address(va, done);
@@ -44,7 +46,7 @@ export function nofaultRead(space: NofaultSpace, va: bigint, length: number, tra
     const n = Math.min(length - done, PAGE - Number(at & 0xfffn));
     const bad = firstBad(space, at, pa, n);
     if (bad !== undefined) return { fault: bad };
-    out.set(space.ram.subarray(pa, pa + n), done);
+    out.set(ram.subarray(pa, pa + n), done);
     done += n;
   }
   return { bytes: out };
@@ -57,6 +59,7 @@ export function nofaultRead(space: NofaultSpace, va: bigint, length: number, tra
  * when all was written. `written` hears of each physical range written.
  */
 export function nofaultWrite(space: NofaultSpace, va: bigint, bytes: Uint8Array, translate: PageTranslation, written: (pa: number, n: number) => void): bigint | undefined {
+  const ram = space.ram();
   let done = 0;
   while (done < bytes.length) {
     const at = space.address(va, done);
@@ -65,7 +68,7 @@ export function nofaultWrite(space: NofaultSpace, va: bigint, bytes: Uint8Array,
     const n = Math.min(bytes.length - done, PAGE - Number(at & 0xfffn));
     const bad = firstBad(space, at, pa, n);
     if (bad !== undefined) return bad;
-    space.ram.set(bytes.subarray(done, done + n), pa);
+    ram.set(bytes.subarray(done, done + n), pa);
     written(pa, n);
     done += n;
   }

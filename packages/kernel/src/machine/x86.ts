@@ -61,6 +61,7 @@ export class X86Port implements CpuPort {
     this.core = core;
     this.cpuCount = config.cpuCount;
     this.ramBytes = config.ramBytes;
+    this.space = { ram: () => this.ram(), ramBytes: config.ramBytes, address: (va, offset) => BigInt.asUintN(64, va + BigInt(offset)) };
     if (core.initRam(config.ramBytes) === 0) throw new Error(`the x86-64 core could not allocate ${config.ramBytes} bytes of RAM`);
     this.view = new Uint8Array(core.memory.buffer, core.ramOffset(), config.ramBytes);
     this.dv = new DataView(core.memory.buffer, core.ramOffset(), config.ramBytes);
@@ -261,18 +262,16 @@ export class X86Port implements CpuPort {
   }
 
   /** Guest RAM for NOFAULT access: addresses wrap at 2^64, as the CPU forms them. */
-  private space(): NofaultSpace {
-    return { ram: this.ram(), ramBytes: this.ramBytes, address: (va, offset) => BigInt.asUintN(64, va + BigInt(offset)) };
-  }
+  private readonly space: NofaultSpace;
 
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     const cr3 = this.rootOf(cpu, root);
-    return nofaultRead(this.space(), va, length, (at) => this.cachedWalk(cr3, at));
+    return nofaultRead(this.space, va, length, (at) => this.cachedWalk(cr3, at));
   }
 
   writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {
     const cr3 = this.rootOf(cpu, root);
-    return nofaultWrite(this.space(), va, bytes, (at) => this.walk(cr3, at, true), (pa, n) => this.codeWritten(pa, n));
+    return nofaultWrite(this.space, va, bytes, (at) => this.walk(cr3, at, true), (pa, n) => this.codeWritten(pa, n));
   }
 
   registers(cpu: number): RegisterFile {
