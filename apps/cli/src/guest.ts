@@ -3,8 +3,8 @@
 // program), -c's command placed as `wdtrace run` places a program, --cpus,
 // and -p's grab of a process of the guest's shell.
 import { LoadError } from '@wdtrace/dtrace-core';
-import { ELF_MACHINE, defaultImages, readInitrdEntries, type Isa } from '@wdtrace/kernel';
-import { Session, type SessionEvent } from '@wdtrace/session';
+import type { Isa } from '@wdtrace/kernel';
+import { Session, guestExecProblem, type SessionEvent } from '@wdtrace/session';
 import { placeProgram } from './run.js';
 
 /** Providers that exist only in a booted guest's kernel. */
@@ -30,25 +30,6 @@ export function wantsGuest(r: GuestRequest): boolean {
 }
 
 export class GuestCliError extends Error {}
-
-/**
- * Why a file of the guest's own file system cannot be run as the -c command,
- * in libproc's Pcreate_error() words as dtrace(1) reports a bad -c command
- * ("dtrace: failed to execute <file>: cannot execute file"); undefined when
- * it is an executable of the guest's ISA or not one of the guest's files.
- */
-export function guestExecProblem(isa: Isa, path: string): string | undefined {
-  const archive = defaultImages(isa).initrd;
-  const entry = readInitrdEntries(archive).entries.find((e) => `/${e.name}` === path);
-  if (entry === undefined) return undefined;
-  const head = archive.subarray(entry.dataStart, entry.dataStart + Math.min(entry.size, 20));
-  const regular = (entry.mode & 0o170000) === 0o100000;
-  const executable = (entry.mode & 0o111) !== 0;
-  const elf = head.length === 20 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46;
-  // ET_EXEC for this ISA's machine: what the guest kernel's execve loads.
-  const loadable = elf && (head[16]! | (head[17]! << 8)) === 2 && (head[18]! | (head[19]! << 8)) === ELF_MACHINE[isa];
-  return regular && executable && loadable ? undefined : 'cannot execute file';
-}
 
 /** The session of a guest trace; its events (the guest's console from boot on) go to `onEvent`. */
 export async function openGuestSession(r: GuestRequest, onEvent: (e: SessionEvent) => void): Promise<Session> {

@@ -6,6 +6,7 @@ export { Session, CompileFailure, SessionError, type SessionOptions, type RunOpt
 export { decodeText, messageEvent, type SessionEvent, type TextEvent, type DropKind } from './events.js';
 export { aggregationData, type AggregationData, type AggregationRow, type AggregationKey, type AggregatingFunction } from './aggregations.js';
 export { GuestTarget, usesVtimestamp, type GuestOptions } from './guest-target.js';
+export { guestExecProblem, guestHasFile } from './guest-command.js';
 export { IdleTarget, type IdleOptions } from './idle-target.js';
 export { workLoop, nextWakeup, type LoopOptions, type LoopEnd } from './loop.js';
 export { TargetCompiler, expandInlineDescription, probeArgTypes } from './compile.js';

@@ -31,6 +31,8 @@ export interface LoopOptions {
   readonly yield?: () => Promise<unknown>;
   /** -p: tracing ends when this process has exited (checked at every step). */
   readonly grabbed?: number;
+  /** Called once the program is enabled and BEGIN has fired, before the first step. */
+  readonly onEnabled?: () => void;
   /**
    * An interactive guest waits for console input: resolves when input came
    * (or the real-time wait for the next timer, `deadlineMs`, is over). Without
@@ -69,6 +71,7 @@ export async function workLoop(target: TracingTarget, state: DTraceState, consum
   try {
     const rate = state.options.switchrate;
     state.go(0, (cpu) => fireBegin(state, cpu));
+    o.onEnabled?.();
     consumer.consume(false);
     let nextSwitch = target.now() + rate;
     let steps = 0;

@@ -52,6 +52,8 @@ export interface RunOptions {
   readonly records?: boolean;
   /** The host's side of system(), freopen() and ftruncate() (destructive actions, -w). */
   readonly actions?: Pick<ConsumerOutput, 'system' | 'freopen' | 'ftruncate'>;
+  /** Called once the program's probes are in the text and BEGIN has fired, before the guest runs on (to look at the live kernel text). */
+  readonly onEnabled?: () => void;
 }
 
 export interface SessionResult extends LoopEnd {
@@ -205,6 +207,7 @@ export class Session {
       pace: o.pace,
       yield: o.yield,
       grabbed: this.grabbed,
+      onEnabled: o.onEnabled,
       waitForInput: this.guest?.interactive ? (deadlineMs) => this.waitForInput(deadlineMs) : undefined,
     });
     this.reportGuestEnd(end, state.options.quiet);

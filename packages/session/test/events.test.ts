@@ -85,4 +85,21 @@ describe('session events', () => {
     expect(final.kind === 'aggregations' && final.text).toBe('\n' + (final.kind === 'aggregations' ? final.printout : ''));
     expect(r.stdout.endsWith(final.kind === 'aggregations' ? final.text : '')).toBe(true);
   });
+
+  it('gives the quantizations\' buckets with the labels their lines print, without lquantize\'s parameters', async () => {
+    const r = await run('BEGIN { @l = lquantize(3, 0, 10, 2); @l = lquantize(-1, 0, 10, 2); @ll = llquantize(50, 10, 0, 2, 10); @q = quantize(5); exit(0); }');
+    const [l, ll, q] = r.result.aggregations;
+    expect(l!.bucketLabels).toEqual(['< 0', '0', '2', '4', '6', '8', '>= 10']);
+    expect(l!.rows[0]).toEqual({ keys: [], value: 2n, buckets: [1n, 0n, 1n, 0n, 0n, 0n, 0n] });
+    // 1 to 9 in units, 10 to 90 in tens, 100 to 900 in hundreds (ten steps an order).
+    expect(ll!.bucketLabels).toEqual(['< 1', ...[1, 10, 100].flatMap((m) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((d) => String(d * m))), '>= 1000']);
+    expect(ll!.rows[0]!.value).toBe(1n);
+    expect(ll!.bucketLabels![ll!.rows[0]!.buckets!.indexOf(1n)]).toBe('50');
+    expect(q!.bucketLabels).toHaveLength(127);
+    expect(q!.bucketLabels![q!.rows[0]!.buckets!.indexOf(1n)]).toBe('4');
+    // The labels are the printout's.
+    const printout = r.events.find((e) => e.kind === 'aggregations');
+    expect(printout?.kind === 'aggregations' && printout.printout).toContain('\n             < 0 |');
+    expect(r.result.aggregations.map((a) => a.rows[0]!.buckets!.length)).toEqual([7, 29, 127]);
+  });
 });
