@@ -1,13 +1,27 @@
 import { defineConfig } from 'vitepress';
+import { machineAssets } from './machine-assets';
+import { playgroundLinks } from './playground-links';
 
 export default defineConfig({
   title: 'wdtrace',
   description: 'DTrace on emulated x86-64 and ARM machines that run in WebAssembly',
   base: process.env.WDTRACE_DOCS_BASE ?? '/',
   cleanUrls: true,
-  srcExclude: ['README.md', 'test/**'],
+  srcExclude: ['README.md', 'test/**', 'bench/**'],
+  markdown: {
+    // Every command example that runs a trace gets a "run in the playground" link.
+    config: (md) => playgroundLinks(md),
+  },
+  vite: {
+    plugins: [machineAssets()],
+    // The playground's worker imports the guest images and cores per ISA on demand.
+    worker: { format: 'es', plugins: () => [machineAssets()] },
+  },
   themeConfig: {
-    nav: [{ text: 'Guide', link: '/guide/introduction' }],
+    nav: [
+      { text: 'Guide', link: '/guide/introduction' },
+      { text: 'Playground', link: '/playground' },
+    ],
     sidebar: [
       {
         text: 'Guide',
@@ -25,6 +39,7 @@ export default defineConfig({
           { text: 'Disassembling guest code', link: '/guide/disassembler' },
           { text: 'Tracing the guest kernel', link: '/guide/tracing-the-guest' },
           { text: 'Using wdtrace from JavaScript', link: '/guide/javascript' },
+          { text: 'Playground', link: '/playground' },
         ],
       },
       {

@@ -1,0 +1,151 @@
+// The playground's wdtrace: what the CLI does for `wdtrace --arch ISA
+// [--cpus N] OPTIONS -n SOURCE [-c COMMAND]`, over @wdtrace/session in the
+// worker — the same checks and messages, the matched-probes notice, -l, -d,
+// -e and -v, then the trace — written to the host in the order dtrace(1)
+// writes it, with the exit status. The guest images come from the host (the
+// site fetches them); nothing here touches the DOM.
+import { dtraceOptions, xOptions } from '@wdtrace/cli/dtrace-options';
+import { dumpSugared, formatDiagnostics, type CompileOptions } from '@wdtrace/d-lang';
+import { formatStabilityReport, parseProbeDescription, programAttributes, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
+import type { GuestImages } from '@wdtrace/kernel';
+import { Session, formatStatementInfo, guestExecProblem, guestHasFile, type AggregationData, type SessionEvent } from '@wdtrace/session';
+import { OptionsError, parseOptions, type TraceFlags } from './command-line.js';
+import type { Isa } from './state.js';
+
+export interface TraceRequest {
+  readonly source: string;
+  readonly isa: Isa;
+  readonly command: string;
+  readonly cpus: number;
+  readonly options: string;
+}
+
+export interface TraceHost {
+  /** dtrace(1)'s output, in order: each piece with the stream it goes to. */
+  write(stream: 'stdout' | 'stderr', text: string): void;
+  /** The lines of the program the compiler reported errors at. */
+  errorLines(lines: number[]): void;
+  /** The program's probes are in the kernel's text now (before the guest runs on). */
+  enabled(session: Session, program: CompiledProgram): void;
+  /** The aggregations when tracing ended, as data. */
+  aggregations(data: readonly AggregationData[], session: Session): void;
+  /** Lets the page's messages in between steps; resolves true when the page asked to stop. */
+  pause(): Promise<boolean>;
+}
+
+/** A bad option or argument: dtrace(1) reports it with status 2. */
+class UsageError extends Error {}
+
+/** "5s", "250ms", "2m", "100" (seconds) in nanoseconds, as --run-for reads them. */
+function parseDuration(text: string): bigint {
+  const m = /^(\d+)(ns|us|ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new UsageError(`invalid duration '${text}': expected a number with an optional unit (ns, us, ms, s, m, h)`);
+  const unit = { ns: 1n, us: 1_000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n };
+  return BigInt(m[1]!) * unit[(m[2] ?? 's') as keyof typeof unit];
+}
+
+/** compile_str's name for reports: the text cropped at its first '{', '/' or ';'. */
+function reportedName(source: string): string {
+  const cut = source.search(/[{/;]/);
+  return cut < 0 ? source : source.slice(0, cut);
+}
+
+/** -l's probes: those of each comma-separated description when the text is only descriptions, else of the text as one. */
+function listed(session: Session, source: string): ReturnType<Session['probes']> {
+  const bare = /[{}/;]/.test(source) ? undefined : source.split(',').map((s) => s.trim());
+  const descriptions = bare?.every((d) => d !== '') ? bare : [source];
+  return descriptions.flatMap((d) => session.registry.match(parseProbeDescription(d)));
+}
+
+/** Traces the request; returns the exit status dtrace(1) would have. */
+export async function trace(request: TraceRequest, images: GuestImages, host: TraceHost): Promise<number> {
+  try {
+    return await traceOrThrow(request, images, host);
+  } catch (e) {
+    host.write('stderr', `dtrace: ${e instanceof Error ? e.message : String(e)}\n`);
+    return e instanceof UsageError || e instanceof OptionsError ? 2 : 1;
+  }
+}
+
+async function traceOrThrow(request: TraceRequest, images: GuestImages, host: TraceHost): Promise<number> {
+  const flags: TraceFlags = parseOptions(request.options);
+  const options = dtraceOptions({ x: flags.x, q: flags.quiet, F: flags.flowindent, w: flags.destructive, Z: flags.zdefs, b: flags.bufsize });
+  if (!Number.isInteger(request.cpus) || request.cpus < 1 || request.cpus > 8) throw new UsageError(`invalid CPU count '${request.cpus}': the guest machine has 1 to 8 CPUs`);
+  // -c's command: a program of the guest's own (there is no host to bring one from).
+  const words = request.command.trim().split(/\s+/).filter((w) => w !== '');
+  if (words.length > 0) {
+    if (!guestHasFile(request.isa, words[0]!, images.initrd)) throw new UsageError(`failed to execute ${words[0]}: no such file in the guest file system`);
+    const problem = guestExecProblem(request.isa, words[0]!, images.initrd);
+    if (problem !== undefined) throw new Error(`failed to execute ${words[0]}: ${problem}`);
+  }
+
+  const onEvent = (e: SessionEvent): void => {
+    if ('stream' in e) host.write(e.stream, e.text);
+  };
+  const session = await Session.create({
+    guest: {
+      isa: request.isa,
+      cpus: request.cpus,
+      command: words.length > 0 ? words : undefined,
+      machine: { kernel: images.kernel, initrd: images.initrd, modules: Object.entries(images.modules).map(([name, bytes]) => ({ name, bytes })) },
+    },
+    onEvent,
+  });
+  if (flags.list) {
+    host.write('stdout', session.listProbes(listed(session, request.source), flags.verbose));
+    return 0;
+  }
+
+  const compileOptions: CompileOptions = {
+    origin: { kind: 'probe', text: request.source },
+    macroVariables: { pid: 1, ppid: 0, uid: 0, gid: 0 },
+    options: xOptions(flags.x),
+    zdefs: flags.zdefs,
+  };
+  const reportOptions = { ...compileOptions, errtags: options.errtags };
+  if (flags.sugar) {
+    const d = dumpSugared(request.source, session.compileOptions(compileOptions));
+    if (d.text === undefined) {
+      host.errorLines(d.diagnostics.flatMap((x) => (x.location ? [x.location.line] : [])));
+      host.write('stderr', formatDiagnostics({ diagnostics: d.diagnostics }, compileOptions) + '\n');
+      return 1;
+    }
+    host.write('stdout', d.text);
+    return 0;
+  }
+  const result = session.compileResult(request.source, compileOptions);
+  const warnings = result.diagnostics.filter((x) => x.severity === 'warning');
+  if (warnings.length > 0) host.write('stderr', formatDiagnostics({ diagnostics: warnings }, reportOptions) + '\n');
+  if (!result.program) {
+    const errors = result.diagnostics.filter((x) => x.severity === 'error');
+    host.errorLines(errors.flatMap((x) => (x.location && x.location.file === undefined ? [x.location.line] : [])));
+    host.write('stderr', formatDiagnostics({ diagnostics: errors }, reportOptions) + '\n');
+    return 1;
+  }
+  const program = result.program;
+  const matched = new Set<number>();
+  for (const e of program.ecbs) for (const d of e.probes) for (const p of session.registry.match(d)) matched.add(p.id);
+  for (const opt of program.options) setOption(options, opt.name, opt.value);
+  const name = reportedName(request.source);
+  const report = flags.verbose ? formatStabilityReport('description', name, programAttributes(program, session.registry)) : undefined;
+  if (flags.exitAfterMatch) {
+    if (report !== undefined) host.write('stdout', report + formatStatementInfo(program, session.registry));
+    return 0;
+  }
+  if (!options.quiet) host.write('stderr', `dtrace: description '${name}' matched ${matched.size} probe${matched.size === 1 ? '' : 's'}\n`);
+  if (report !== undefined) host.write('stdout', report + '\n');
+  if (!options.quiet && options.destructive) host.write('stderr', 'dtrace: allowing destructive actions\n');
+
+  const end = await session.run(program, {
+    options,
+    timeLimit: flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined,
+    records: false,
+    untilInterrupted: true,
+    onEnabled: () => host.enabled(session, program),
+    yield: async () => {
+      if (await host.pause()) session.interrupt();
+    },
+  });
+  host.aggregations(end.aggregations, session);
+  return end.status;
+}
