@@ -15,7 +15,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'vite';
 
 const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const IMAGES = join(ROOT, 'packages/kernel/guest/images');
@@ -77,7 +76,15 @@ function fetchCore(build) {
 `;
 }
 
-export function machineAssets(): Plugin {
+/** The plugin, typed by the hooks it has (it serves the vite that VitePress brings). */
+export interface MachineAssetsPlugin {
+  readonly name: string;
+  readonly enforce: 'pre';
+  resolveId(id: string): string | undefined;
+  load(id: string): string | undefined;
+}
+
+export function machineAssets(): MachineAssetsPlugin {
   return {
     name: 'wdtrace-machine-assets',
     enforce: 'pre',

@@ -53,7 +53,7 @@ export async function serveSite(dir = DIST): Promise<SiteServer> {
     if (!existsSync(file) && existsSync(`${file}.html`)) file = `${file}.html`;
     const found = existsSync(file);
     if (!found) file = join(dir, '404.html');
-    let body = readFileSync(file);
+    let body: Buffer = readFileSync(file);
     const headers: Record<string, string> = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' };
     if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
       const key = `${file}:gz`;
@@ -70,7 +70,12 @@ export async function serveSite(dir = DIST): Promise<SiteServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     sent,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // Closed, it answers nothing more: not even on the connections the browser keeps open.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -198,16 +198,29 @@ describe('the playground in Chromium', () => {
     expect(ran).toBeGreaterThan(15);
   }, 20 * RUN_TIMEOUT);
 
-  it('runs offline once loaded', async () => {
+  it('runs offline once loaded: in the open page, and reloaded through its service worker', async () => {
     const s = galleryState(GALLERY.find((e) => e.id === 'syscalls-of-command')!, 'arm');
+    const other = { ...s, command: '/bin/ls /bin' };
+    const expected = (await runCli(commandArguments(other))).output;
     const online = await runInPage(page, site, s);
     await browser.context.setOffline(true);
     try {
-      const again = await runInPage(page, site, { ...s, command: '/bin/ls /bin' });
-      expect(again).toBe((await runCli(commandArguments({ ...s, command: '/bin/ls /bin' }))).output);
-      expect(online).not.toBe(again);
+      // The open page has the guest and core of the ISA it ran.
+      expect(await runInPage(page, site, other)).toBe(expected);
+      expect(online).not.toBe(expected);
     } finally {
       await browser.context.setOffline(false);
     }
-  }, RUN_TIMEOUT);
+    // Loaded again under the service worker (registered on the first visit), the page keeps what it fetches.
+    await page.goto(`${site.url}/playground`);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: RUN_TIMEOUT });
+    await page.reload();
+    await runInPage(page, site, s);
+    // The server gone, the site still opens and runs (the last test: nothing serves it after this).
+    const link = playgroundUrl(site, other);
+    await site.close();
+    await page.goto('about:blank');
+    await page.goto(link, { timeout: RUN_TIMEOUT });
+    expect(await finishedOutput(page, 0)).toBe(expected);
+  }, 3 * RUN_TIMEOUT);
 });
