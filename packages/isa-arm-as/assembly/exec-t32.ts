@@ -369,10 +369,11 @@ export function exec_UDF_T2(w: u32): void { raise(w == DTRACE_BREAKPOINT_T32 ? E
   if (isHint(w, size, true)) return;
   transfer(wRt(w), 15, alignedPc(), w & 0xfff, flag(w, 23), true, false, size, true, signed, false);
 }
-/** imm8 forms with P, U, W (bits 10, 9, 8): P = W = 0 is UNDEFINED. */
+/** imm8 forms with P, U, W (bits 10, 9, 8): P = W = 0 is UNDEFINED; a load from Rn = 15 is the literal form. */
 @inline function imm8Transfer(w: u32, size: u32, load: bool, signed: bool): void {
   if (isHint(w, size, load)) return;
   const n = wRn(w);
+  if (n == 15 && load) { literalTransfer(w, size, signed); return; }
   const index = flag(w, 10);
   const wback = flag(w, 8);
   if ((!index && !wback) || n == 15) { raise(EXC_UNDEF); return; }
@@ -381,6 +382,7 @@ export function exec_UDF_T2(w: u32): void { raise(w == DTRACE_BREAKPOINT_T32 ? E
 /** The unprivileged forms (LDRT and friends): Rn + imm8, no writeback, User permissions. */
 @inline function unprivilegedTransfer(w: u32, size: u32, load: bool, signed: bool): void {
   const n = wRn(w);
+  if (n == 15 && load) { literalTransfer(w, size, signed); return; }
   if (n == 15) { raise(EXC_UNDEF); return; }
   transfer(wRt(w), n, reg(n), w & 0xff, true, true, false, size, load, signed, true);
 }
@@ -388,6 +390,7 @@ export function exec_UDF_T2(w: u32): void { raise(w == DTRACE_BREAKPOINT_T32 ? E
 @inline function regTransfer(w: u32, size: u32, load: bool, signed: bool): void {
   if (isHint(w, size, load)) return;
   const n = wRn(w);
+  if (n == 15 && load) { literalTransfer(w, size, signed); return; }
   if (n == 15) { raise(EXC_UNDEF); return; }
   transfer(wRt(w), n, reg(n), reg(wRm(w)) << bits(w, 4, 2), true, true, false, size, load, signed, false);
 }

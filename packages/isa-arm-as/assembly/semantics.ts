@@ -310,9 +310,10 @@ export function psrRead(d: u32, spsr: bool): void {
     if (at == 0) { raised = EXC_UNDEF; return; }
     v = st(at);
   } else {
-    v = readCpsr();
-    // The execution state bits (IT, J, T) read as zero (B9.3.9).
-    v &= privileged() ? 0xf80f03df : 0xf80f0000;
+    // The execution state bits (IT, J, T) read as zero (B9.3.9). In User
+    // mode the bits other than the APSR's are UNKNOWN: they read as the
+    // CPSR's, as on qemu.
+    v = readCpsr() & 0xf80f03df;
   }
   setRegRaw(d, v);
 }

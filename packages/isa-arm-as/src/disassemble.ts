@@ -3,6 +3,8 @@
 // UAL text. Literal pools marked by $d mapping symbols print as .word, as
 // llvm-objdump does; Thumb ($t) ranges are reported as not yet supported.
 import { describeA32 } from './describe.js';
+import { describeT32, isT32Wide, itStateAfter } from './describe-t32.js';
+import type { ArmInstruction } from './arm-syntax.js';
 
 /** One line of disassembly. */
 export interface DisassemblyLine {
@@ -12,6 +14,41 @@ export interface DisassemblyLine {
   readonly text: string;
   /** Function symbol the address belongs to, if any. */
   readonly symbol?: string;
+}
+
+/** One T32 instruction of a stream: where it is, its size and what it is. */
+export interface ThumbLine {
+  readonly address: number;
+  /** 2 or 4 bytes. */
+  readonly size: number;
+  readonly insn: ArmInstruction;
+}
+
+/**
+ * Walks T32 code as llvm-objdump does: a 32-bit instruction takes 4 bytes,
+ * anything undecodable (or a first halfword at the end) 2, and the IT state
+ * an IT instruction sets applies to the instructions after it.
+ */
+export function walkT32(bytes: Uint8Array, address = 0): ThumbLine[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: ThumbLine[] = [];
+  let it = 0;
+  for (let at = 0; at + 2 <= bytes.length; ) {
+    const first = view.getUint16(at, true);
+    const wide = isT32Wide(first) && at + 4 <= bytes.length;
+    const value = wide ? ((first << 16) | view.getUint16(at + 2, true)) >>> 0 : first;
+    const insn = describeT32(value, address + at, it);
+    const size = wide && insn.mnemonic !== '<unknown>' ? 4 : 2;
+    out.push({ address: (address + at) >>> 0, size, insn });
+    it = insn.mnemonic === '<unknown>' ? 0 : itStateAfter(insn, it);
+    at += size;
+  }
+  return out;
+}
+
+/** Disassembles T32 code starting at `address` (`word` is the halfword or first << 16 | second). */
+export function disassembleT32(bytes: Uint8Array, address = 0): DisassemblyLine[] {
+  return walkT32(bytes, address).map((l) => ({ address: l.address, word: l.insn.mnemonic === '<unknown>' ? l.insn.word >>> (l.insn.word > 0xffff ? 16 : 0) : l.insn.word, text: l.insn.text }));
 }
 
 /** Disassembles little-endian A32 words starting at `address`. */

@@ -6,7 +6,9 @@ import { instantiateWasm, wasmBytes, type WasmBuild } from './generated/wasm.js'
 
 export { wasmBytes, type WasmBuild };
 export { describeA32, expandModifiedImmediate, CONDITION_NAMES, REGISTER_NAMES, type A32Instruction, type A32Class } from './describe.js';
-export { disassembleA32, disassembleElf, type DisassemblyLine } from './disassemble.js';
+export { disassembleA32, disassembleT32, walkT32, disassembleElf, type DisassemblyLine, type ThumbLine } from './disassemble.js';
+export { describeT32, thumbExpandImmediate, itStateAfter, isT32Wide } from './describe-t32.js';
+export type { ArmInstruction, ArmClass } from './arm-syntax.js';
 
 /** Reasons `run` returns (and `stopReason` reports). */
 export const StopReason = {
