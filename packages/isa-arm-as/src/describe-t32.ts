@@ -247,7 +247,8 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
           return;
         case 'CPS_T1': {
           const flags = (f('a') ? 'a' : '') + (f('i') ? 'i' : '') + (f('f') ? 'f' : '');
-          set(f('im') ? 'cpsid' : 'cpsie', flags || 'none');
+          // llvm-objdump writes the 16-bit form with a space, not a tab.
+          set(`${f('im') ? 'cpsid' : 'cpsie'} ${flags || 'none'}`, '');
           cond = 15;
           return;
         }
@@ -534,7 +535,7 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
         const imod = f('imod');
         const flags = (f('a') ? 'a' : '') + (f('i') ? 'i' : '') + (f('f') ? 'f' : '');
         cond = 15;
-        if (imod >= 2) set(`${imod === 2 ? 'cpsie' : 'cpsid'}.w`, f('m') ? `${flags || 'none'}, #${f('mode')}` : flags || 'none');
+        if (imod >= 2) set(`${imod === 2 ? 'cpsie' : 'cpsid'}${f('m') ? '' : '.w'}`, f('m') ? `${flags || 'none'}, #${f('mode')}` : flags || 'none');
         else if (imod === 0 && f('m')) set('cps', `#${f('mode')}`);
         else classes.add('undefined');
         return;
@@ -747,19 +748,16 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
       const off = signedImm(f('u'), imm);
       if (p) text = `${r(t)}, [${r(n)}${imm === 0 && f('u') ? '' : `, ${off}`}]${wb ? '!' : ''}`;
       else text = `${r(t)}, [${r(n)}], ${off}`;
-      // str rt, [sp, #-4]! and ldr rt, [sp], #4: single-register push/pop.
+      // str rt, [sp, #-4]! and ldr rt, [sp], #4 are single-register push/pop
+      // (PUSH/POP encoding T3): llvm-objdump keeps their str/ldr spelling.
       if (n === 13 && imm === 4 && op === 'str' && p && wb && !f('u')) {
-        set(mn('push', false, true), `{${r(t)}}`);
         classes.add('push');
         d.registerList = 1 << t;
-        return true;
       }
       if (n === 13 && imm === 4 && op === 'ldr' && !p && wb && f('u')) {
-        set(mn('pop', false, true), `{${r(t)}}`);
         classes.add('pop');
         d.registerList = 1 << t;
-        if (t === 15) classes.add('writes-pc').add('ldm-pc');
-        return true;
+        if (t === 15) classes.add('ldm-pc');
       }
     }
     set(mn(op, false, w), text);
