@@ -19,7 +19,8 @@ import {
   fastRecord, K_MOV_I, K_ADD_I, K_RSB_I, K_AND_I, K_ORR_I, K_EOR_I, K_MOV_R, K_MVN_R, K_ADD_R, K_SUB_R, K_RSB_R, K_AND_R, K_ORR_R,
   K_EOR_R, K_BIC_R, K_MOVT, K_CMP_I, K_CMN_I, K_CMP_R, K_CMN_R, K_TST_I, K_TST_R, K_ADDS_I, K_SUBS_I, K_ADDS_R, K_SUBS_R, K_MUL, K_MLA,
   K_UXTB, K_UXTH, K_SXTB, K_SXTH, K_LDR_I, K_STR_I, K_LDRB_I, K_STRB_I, K_LDR_R, K_STR_R, K_LDRB_R, K_STRB_R, K_B, K_BL, K_BX,
-  K_LDR_IW, K_STR_IW, K_LDRB_IW, K_STRB_IW,
+  K_LDR_IW, K_STR_IW, K_LDRB_IW, K_STRB_IW, K_FUSABLE, K_FUSABLE_COUNT, K_MOVS_I, K_MOVS_R, K_MVNS_R, K_ANDS_R, K_ORRS_R, K_EORS_R, K_BICS_R,
+  K_BX_T, K_BCOND, K_LDR_PC, thumbFastRecord,
 } from './fast';
 import {
   beginInstruction, beginThumbInstruction, clearRaised, conditionPassed, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
@@ -205,7 +206,7 @@ function decodeInto(entry: usize, pa: u32): void {
  * Fills the T32 decode-cache entry for the instruction at `pa` (its page
  * holds both halfwords of a 32-bit one): +0 tag, +4 the halfword or first
  * << 16 | second, +8 the handler's table index, +12 the TOp id | 32-bit
- * << 29 | run-loop class << 30, +16 the specialised record (none yet).
+ * << 29 | run-loop class << 30, +16 the specialised record (assembly/fast.ts).
  */
 function decodeThumbInto(entry: usize, pa: u32): void {
   const first = u32(load<u16>(ramBase + usize(pa)));
@@ -220,7 +221,7 @@ function decodeThumbInto(entry: usize, pa: u32): void {
   store<u32>(entry, value, 4);
   store<u32>(entry, thumbHandlerIndex(op), 8);
   store<u32>(entry, op | (u32(wide) << 29) | (thumbShortClass(op, value, wide) << 30), 12);
-  store<u8>(entry, 0, 16);
+  thumbFastRecord(op, value, entry + 16);
   markThumbPage(pa);
 }
 
@@ -367,6 +368,206 @@ function fetchMiss(pc: u32): u32 {
   setNZ(r);
   setSt(FLAG_C, u32(r < a));
   setSt(FLAG_V, (~(a ^ b) & (a ^ r)) >>> 31);
+}
+
+/** What inlineForm returns when the inline path does not apply (instruction addresses are even). */
+const NOT_INLINE: u32 = 1;
+
+/**
+ * Executes the specialised form `kind` (assembly/fast.ts) of the decoded
+ * instruction at `entry` from its record — the same forms for A32 and T32 —
+ * and returns the next pc: `pc` + `size` (the instruction's address and
+ * size), a branch target (bl links to `link`), or NOT_INLINE when the
+ * inline path does not apply (a load or store that needs the walk, a
+ * device or alignment checking, a bx that changes instruction set): the
+ * handler then runs.
+ */
+@inline function inlineForm(kind: u32, entry: usize, pc: u32, size: u32, link: u32): u32 {
+  switch (kind) {
+    case K_MOV_I: setROff(recA(entry), recImm(entry)); return pc + size;
+    case K_ADD_I: setROff(recA(entry), rOff(recB(entry)) + recImm(entry)); return pc + size;
+    case K_RSB_I: setROff(recA(entry), recImm(entry) - rOff(recB(entry))); return pc + size;
+    case K_AND_I: setROff(recA(entry), rOff(recB(entry)) & recImm(entry)); return pc + size;
+    case K_ORR_I: setROff(recA(entry), rOff(recB(entry)) | recImm(entry)); return pc + size;
+    case K_EOR_I: setROff(recA(entry), rOff(recB(entry)) ^ recImm(entry)); return pc + size;
+    case K_MOV_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_MVN_R: setROff(recA(entry), ~shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_ADD_R: setROff(recA(entry), rOff(recB(entry)) + shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_SUB_R: setROff(recA(entry), rOff(recB(entry)) - shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_RSB_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry)) - rOff(recB(entry))); return pc + size;
+    case K_AND_R: setROff(recA(entry), rOff(recB(entry)) & shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_ORR_R: setROff(recA(entry), rOff(recB(entry)) | shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_EOR_R: setROff(recA(entry), rOff(recB(entry)) ^ shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_BIC_R: setROff(recA(entry), rOff(recB(entry)) & ~shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_MOVT: setROff(recA(entry), (rOff(recA(entry)) & 0xffff) | recImm(entry)); return pc + size;
+    case K_CMP_I: {
+      const x = rOff(recB(entry));
+      subFlags(x, recImm(entry), x - recImm(entry));
+      return pc + size;
+    }
+    case K_CMN_I: {
+      const x = rOff(recB(entry));
+      addFlags(x, recImm(entry), x + recImm(entry));
+      return pc + size;
+    }
+    case K_CMP_R: {
+      const x = rOff(recB(entry));
+      const y = shifted(rOff(recC(entry)), recExtra(entry));
+      subFlags(x, y, x - y);
+      return pc + size;
+    }
+    case K_CMN_R: {
+      const x = rOff(recB(entry));
+      const y = shifted(rOff(recC(entry)), recExtra(entry));
+      addFlags(x, y, x + y);
+      return pc + size;
+    }
+    case K_TST_I: {
+      setNZ(rOff(recB(entry)) & recImm(entry));
+      if (recExtra(entry)) setSt(FLAG_C, recImm(entry) >>> 31);
+      return pc + size;
+    }
+    case K_TST_R: setNZ(rOff(recB(entry)) & rOff(recC(entry))); return pc + size;
+    case K_ADDS_I: {
+      const x = rOff(recB(entry));
+      const r = x + recImm(entry);
+      setROff(recA(entry), r);
+      addFlags(x, recImm(entry), r);
+      return pc + size;
+    }
+    case K_SUBS_I: {
+      const x = rOff(recB(entry));
+      const r = x - recImm(entry);
+      setROff(recA(entry), r);
+      subFlags(x, recImm(entry), r);
+      return pc + size;
+    }
+    case K_ADDS_R: {
+      const x = rOff(recB(entry));
+      const y = shifted(rOff(recC(entry)), recExtra(entry));
+      const r = x + y;
+      setROff(recA(entry), r);
+      addFlags(x, y, r);
+      return pc + size;
+    }
+    case K_SUBS_R: {
+      const x = rOff(recB(entry));
+      const y = shifted(rOff(recC(entry)), recExtra(entry));
+      const r = x - y;
+      setROff(recA(entry), r);
+      subFlags(x, y, r);
+      return pc + size;
+    }
+    case K_MUL: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry))); return pc + size;
+    case K_MLA: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry)) + rOff(usize(recExtra(entry)))); return pc + size;
+    case K_UXTB: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xff); return pc + size;
+    case K_UXTH: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xffff); return pc + size;
+    case K_SXTB: setROff(recA(entry), u32(i32(i8(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); return pc + size;
+    case K_SXTH: setROff(recA(entry), u32(i32(i16(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); return pc + size;
+    case K_LDR_I: case K_LDR_R: {
+      const va = rOff(recB(entry)) + (kind == K_LDR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+      const p = ramAccess(va, 4, needR());
+      if (p == 0 || (va & alignMask()) != 0) return NOT_INLINE;
+      setROff(recA(entry), load<u32>(p));
+      return pc + size;
+    }
+    case K_LDRB_I: case K_LDRB_R: {
+      const va = rOff(recB(entry)) + (kind == K_LDRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+      const p = ramAccess(va, 1, needR());
+      if (p == 0) return NOT_INLINE;
+      setROff(recA(entry), load<u8>(p));
+      return pc + size;
+    }
+    case K_STR_I: case K_STR_R: {
+      const va = rOff(recB(entry)) + (kind == K_STR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+      const p = ramAccess(va, 4, needW());
+      if (p == 0 || (va & alignMask()) != 0) return NOT_INLINE;
+      store<u32>(p, rOff(recA(entry)));
+      const pa = u32(p - ramBase);
+      invalidateCodeWord(pa);
+      if (pa & 3) invalidateCodeWord(pa + 4);
+      return pc + size;
+    }
+    case K_STRB_I: case K_STRB_R: {
+      const va = rOff(recB(entry)) + (kind == K_STRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+      const p = ramAccess(va, 1, needW());
+      if (p == 0) return NOT_INLINE;
+      store<u8>(p, u8(rOff(recA(entry))));
+      invalidateCodeWord(u32(p - ramBase));
+      return pc + size;
+    }
+    case K_LDR_IW: case K_LDRB_IW: {
+      const base = rOff(recB(entry));
+      const next = base + recImm(entry);
+      const va = recExtra(entry) != 0 ? next : base;
+      const bytes: u32 = kind == K_LDR_IW ? 4 : 1;
+      const p = ramAccess(va, bytes, needR());
+      if (p == 0 || (va & (bytes - 1) & alignMask()) != 0) return NOT_INLINE;
+      setROff(recA(entry), bytes == 4 ? load<u32>(p) : u32(load<u8>(p)));
+      setROff(recB(entry), next);
+      return pc + size;
+    }
+    case K_STR_IW: case K_STRB_IW: {
+      const base = rOff(recB(entry));
+      const next = base + recImm(entry);
+      const va = recExtra(entry) != 0 ? next : base;
+      const bytes: u32 = kind == K_STR_IW ? 4 : 1;
+      const p = ramAccess(va, bytes, needW());
+      if (p == 0 || (va & (bytes - 1) & alignMask()) != 0) return NOT_INLINE;
+      const v = rOff(recA(entry));
+      const pa = u32(p - ramBase);
+      if (bytes == 4) {
+        store<u32>(p, v);
+        if (pa & 3) invalidateCodeWord(pa + 4);
+      } else store<u8>(p, u8(v));
+      invalidateCodeWord(pa);
+      setROff(recB(entry), next);
+      return pc + size;
+    }
+    case K_MOVS_I: {
+      const r = recImm(entry);
+      setROff(recA(entry), r);
+      setNZ(r);
+      return pc + size;
+    }
+    case K_MOVS_R: case K_MVNS_R: {
+      const x = rOff(recC(entry));
+      const r = kind == K_MOVS_R ? x : ~x;
+      setROff(recA(entry), r);
+      setNZ(r);
+      return pc + size;
+    }
+    case K_ANDS_R: case K_ORRS_R: case K_EORS_R: case K_BICS_R: {
+      const x = rOff(recB(entry));
+      const y = rOff(recC(entry));
+      const r = kind == K_ANDS_R ? x & y : kind == K_ORRS_R ? x | y : kind == K_EORS_R ? x ^ y : x & ~y;
+      setROff(recA(entry), r);
+      setNZ(r);
+      return pc + size;
+    }
+    case K_B: return pc + recImm(entry);
+    case K_BL: {
+      setRegRaw(14, link);
+      return pc + recImm(entry);
+    }
+    case K_BX: {
+      const target = rOff(recC(entry));
+      return (target & 1) == 0 ? target & ~3 : NOT_INLINE; // to Thumb: the full path changes CPSR.T
+    }
+    case K_BX_T: {
+      const target = rOff(recC(entry));
+      return (target & 1) != 0 ? target & ~1 : NOT_INLINE; // to ARM: the full path changes CPSR.T
+    }
+    case K_BCOND: return conditionPassed(recExtra(entry)) ? pc + recImm(entry) : pc + size;
+    case K_LDR_PC: {
+      const va = ((pc + 4) & ~3) + recImm(entry);
+      const p = ramAccess(va, 4, needR());
+      if (p == 0 || (va & alignMask()) != 0) return NOT_INLINE;
+      setROff(recA(entry), load<u32>(p));
+      return pc + size;
+    }
+  }
+  return NOT_INLINE;
 }
 
 /** Executes one decoded instruction at pc; returns a stop reason or 0. */
@@ -593,6 +794,16 @@ export function run(cpu: u32, budget: u32): u32 {
         const value = load<u32>(entry, 4);
         const info = load<u32>(entry, 12);
         const size: u32 = 2 + ((info >>> 28) & 2);
+        const kind = load<u8>(entry, 16);
+        if (kind != 0 && load<u32>(S + IT_STATE) == 0) {
+          // Specialised forms (outside IT blocks), executed inline from the record.
+          const after = inlineForm(kind, entry, pc, size, (pc + 4) | 1);
+          if (after != NOT_INLINE) {
+            pc = after;
+            done++;
+            continue;
+          }
+        }
         const shortClass = info >>> 30;
         if (shortClass != 0 && load<u32>(S + IT_STATE) == 0) {
           if (shortClass == 1) {
@@ -666,203 +877,20 @@ export function run(cpu: u32, budget: u32): u32 {
         done++;
         continue;
       }
-      let inline = true;
-      switch (kind) {
-        case K_MOV_I: setROff(recA(entry), recImm(entry)); break;
-        case K_ADD_I: setROff(recA(entry), rOff(recB(entry)) + recImm(entry)); break;
-        case K_RSB_I: setROff(recA(entry), recImm(entry) - rOff(recB(entry))); break;
-        case K_AND_I: setROff(recA(entry), rOff(recB(entry)) & recImm(entry)); break;
-        case K_ORR_I: setROff(recA(entry), rOff(recB(entry)) | recImm(entry)); break;
-        case K_EOR_I: setROff(recA(entry), rOff(recB(entry)) ^ recImm(entry)); break;
-        case K_MOV_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_MVN_R: setROff(recA(entry), ~shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_ADD_R: setROff(recA(entry), rOff(recB(entry)) + shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_SUB_R: setROff(recA(entry), rOff(recB(entry)) - shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_RSB_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry)) - rOff(recB(entry))); break;
-        case K_AND_R: setROff(recA(entry), rOff(recB(entry)) & shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_ORR_R: setROff(recA(entry), rOff(recB(entry)) | shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_EOR_R: setROff(recA(entry), rOff(recB(entry)) ^ shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_BIC_R: setROff(recA(entry), rOff(recB(entry)) & ~shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_MOVT: setROff(recA(entry), (rOff(recA(entry)) & 0xffff) | recImm(entry)); break;
-        case K_CMP_I: {
-          const x = rOff(recB(entry));
-          subFlags(x, recImm(entry), x - recImm(entry));
-          // A b<cond> right after the compare (the commonest pair) runs in
-          // the same step when it is decoded and in the budget.
-          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
-            const next = entry + DECODE_ENTRY_SIZE;
-            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
-              const bc = load<u32>(next, 4) >>> 28;
-              done += 2;
-              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
-              continue;
-            }
+      const after = inlineForm(kind, entry, pc, 4, pc + 4);
+      if (after != NOT_INLINE) {
+        // A b<cond> right after a compare (the commonest pair) runs in the
+        // same step when it is decoded and in the budget.
+        if (kind - K_FUSABLE < K_FUSABLE_COUNT && (pa & 0xffc) != 0xffc && done + 1 < limit) {
+          const next = entry + DECODE_ENTRY_SIZE;
+          if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
+            const bc = load<u32>(next, 4) >>> 28;
+            done += 2;
+            pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
+            continue;
           }
-          break;
         }
-        case K_CMN_I: {
-          const x = rOff(recB(entry));
-          addFlags(x, recImm(entry), x + recImm(entry));
-          break;
-        }
-        case K_CMP_R: {
-          const x = rOff(recB(entry));
-          const y = shifted(rOff(recC(entry)), recExtra(entry));
-          subFlags(x, y, x - y);
-          // A b<cond> right after the compare (the commonest pair) runs in
-          // the same step when it is decoded and in the budget.
-          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
-            const next = entry + DECODE_ENTRY_SIZE;
-            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
-              const bc = load<u32>(next, 4) >>> 28;
-              done += 2;
-              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
-              continue;
-            }
-          }
-          break;
-        }
-        case K_CMN_R: {
-          const x = rOff(recB(entry));
-          const y = shifted(rOff(recC(entry)), recExtra(entry));
-          addFlags(x, y, x + y);
-          break;
-        }
-        case K_TST_I: {
-          setNZ(rOff(recB(entry)) & recImm(entry));
-          if (recExtra(entry)) setSt(FLAG_C, recImm(entry) >>> 31);
-          break;
-        }
-        case K_TST_R: setNZ(rOff(recB(entry)) & rOff(recC(entry))); break;
-        case K_ADDS_I: {
-          const x = rOff(recB(entry));
-          const r = x + recImm(entry);
-          setROff(recA(entry), r);
-          addFlags(x, recImm(entry), r);
-          break;
-        }
-        case K_SUBS_I: {
-          const x = rOff(recB(entry));
-          const r = x - recImm(entry);
-          setROff(recA(entry), r);
-          subFlags(x, recImm(entry), r);
-          // A b<cond> right after the compare (the commonest pair) runs in
-          // the same step when it is decoded and in the budget.
-          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
-            const next = entry + DECODE_ENTRY_SIZE;
-            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
-              const bc = load<u32>(next, 4) >>> 28;
-              done += 2;
-              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
-              continue;
-            }
-          }
-          break;
-        }
-        case K_ADDS_R: {
-          const x = rOff(recB(entry));
-          const y = shifted(rOff(recC(entry)), recExtra(entry));
-          const r = x + y;
-          setROff(recA(entry), r);
-          addFlags(x, y, r);
-          break;
-        }
-        case K_SUBS_R: {
-          const x = rOff(recB(entry));
-          const y = shifted(rOff(recC(entry)), recExtra(entry));
-          const r = x - y;
-          setROff(recA(entry), r);
-          subFlags(x, y, r);
-          break;
-        }
-        case K_MUL: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry))); break;
-        case K_MLA: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry)) + rOff(usize(recExtra(entry)))); break;
-        case K_UXTB: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xff); break;
-        case K_UXTH: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xffff); break;
-        case K_SXTB: setROff(recA(entry), u32(i32(i8(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); break;
-        case K_SXTH: setROff(recA(entry), u32(i32(i16(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); break;
-        case K_LDR_I: case K_LDR_R: {
-          const va = rOff(recB(entry)) + (kind == K_LDR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
-          const p = ramAccess(va, 4, needR());
-          if (p == 0 || (va & alignMask()) != 0) { inline = false; break; }
-          setROff(recA(entry), load<u32>(p));
-          break;
-        }
-        case K_LDRB_I: case K_LDRB_R: {
-          const va = rOff(recB(entry)) + (kind == K_LDRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
-          const p = ramAccess(va, 1, needR());
-          if (p == 0) { inline = false; break; }
-          setROff(recA(entry), load<u8>(p));
-          break;
-        }
-        case K_STR_I: case K_STR_R: {
-          const va = rOff(recB(entry)) + (kind == K_STR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
-          const p = ramAccess(va, 4, needW());
-          if (p == 0 || (va & alignMask()) != 0) { inline = false; break; }
-          store<u32>(p, rOff(recA(entry)));
-          const pa = u32(p - ramBase);
-          invalidateCodeWord(pa);
-          if (pa & 3) invalidateCodeWord(pa + 4);
-          break;
-        }
-        case K_STRB_I: case K_STRB_R: {
-          const va = rOff(recB(entry)) + (kind == K_STRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
-          const p = ramAccess(va, 1, needW());
-          if (p == 0) { inline = false; break; }
-          store<u8>(p, u8(rOff(recA(entry))));
-          invalidateCodeWord(u32(p - ramBase));
-          break;
-        }
-        case K_LDR_IW: case K_LDRB_IW: {
-          const base = rOff(recB(entry));
-          const next = base + recImm(entry);
-          const va = recExtra(entry) != 0 ? next : base;
-          const size: u32 = kind == K_LDR_IW ? 4 : 1;
-          const p = ramAccess(va, size, needR());
-          if (p == 0 || (va & (size - 1) & alignMask()) != 0) { inline = false; break; }
-          setROff(recA(entry), size == 4 ? load<u32>(p) : u32(load<u8>(p)));
-          setROff(recB(entry), next);
-          break;
-        }
-        case K_STR_IW: case K_STRB_IW: {
-          const base = rOff(recB(entry));
-          const next = base + recImm(entry);
-          const va = recExtra(entry) != 0 ? next : base;
-          const size: u32 = kind == K_STR_IW ? 4 : 1;
-          const p = ramAccess(va, size, needW());
-          if (p == 0 || (va & (size - 1) & alignMask()) != 0) { inline = false; break; }
-          const v = rOff(recA(entry));
-          const pa = u32(p - ramBase);
-          if (size == 4) {
-            store<u32>(p, v);
-            if (pa & 3) invalidateCodeWord(pa + 4);
-          } else store<u8>(p, u8(v));
-          invalidateCodeWord(pa);
-          setROff(recB(entry), next);
-          break;
-        }
-        case K_B: {
-          pc += recImm(entry);
-          done++;
-          continue;
-        }
-        case K_BL: {
-          setRegRaw(14, pc + 4);
-          pc += recImm(entry);
-          done++;
-          continue;
-        }
-        case K_BX: {
-          const target = rOff(recC(entry));
-          if (target & 1) { inline = false; break; } // to Thumb: the full path changes CPSR.T
-          pc = target & ~3;
-          done++;
-          continue;
-        }
-        default: inline = false;
-      }
-      if (inline) {
-        pc += 4;
+        pc = after;
         done++;
         continue;
       }
