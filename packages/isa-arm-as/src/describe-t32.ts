@@ -247,7 +247,7 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
           return;
         case 'CPS_T1': {
           const flags = (f('a') ? 'a' : '') + (f('i') ? 'i' : '') + (f('f') ? 'f' : '');
-          // llvm-objdump writes the 16-bit form with a space, not a tab.
+          // llvm-objdump writes the 16-bit form with a space, not a tab, in armv7-a objects.
           set(`${f('im') ? 'cpsid' : 'cpsie'} ${flags || 'none'}`, '');
           cond = 15;
           return;
@@ -378,7 +378,7 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
         const db = name.includes('DB');
         const n = f('rn');
         const wb = f('w') === 1;
-        const list = (f('p') << 15) | (f('m') << 14) | f('list');
+        const list = enc.fields.some(([x]) => x === 'm') ? (f('m') << 14) | f('list') : f('list');
         d.registerList = list;
         if (n === 13 && wb && ((load && !db) || (!load && db)) && bitCount(list) > 1) {
           set(mn(load ? 'pop' : 'push', false, true), regList(list));
@@ -476,11 +476,12 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
         set(mn(name.slice(0, 4).toLowerCase(), false, false), `${r(f('rd'))}, ${r(f('rn'))}, #${(f('imm3') << 2) | f('imm2')}, #${f('widthm1') + 1}`);
         return;
       case 'BFI_T1': case 'BFC_T1': {
-        const lsb = (f('imm3') << 2) | f('imm2');
-        const width = f('msb') - lsb + 1;
+        let lsb = (f('imm3') << 2) | f('imm2');
+        let width = f('msb') - lsb + 1;
         if (width < 1) {
-          classes.add('undefined');
-          return;
+          // UNPREDICTABLE (msb < lsb): llvm-objdump shows one bit at msb.
+          lsb = f('msb');
+          width = 1;
         }
         set(mn(name.slice(0, 3).toLowerCase(), false, false), name === 'BFC_T1' ? `${r(f('rd'))}, #${lsb}, #${width}` : `${r(f('rd'))}, ${r(f('rn'))}, #${lsb}, #${width}`);
         return;
@@ -604,7 +605,7 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
         const imm8 = f('imm8');
         const sign = f('u') ? '' : '-';
         let at: string;
-        if (f('p')) at = `[${r(f('rn'))}, #${sign}${imm8 * 4}]${f('w') ? '!' : ''}`;
+        if (f('p')) at = imm8 === 0 && f('u') && !f('w') ? `[${r(f('rn'))}]` : `[${r(f('rn'))}, #${sign}${imm8 * 4}]${f('w') ? '!' : ''}`;
         else if (f('w')) at = `[${r(f('rn'))}], #${sign}${imm8 * 4}`;
         else at = `[${r(f('rn'))}], {${imm8}}`;
         set(m, `p${f('coproc')}, c${f('crd')}, ${at}`);
@@ -616,9 +617,10 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
     classes.add('undefined');
   }
 
-  /** Coprocessors 10 and 11 (VFP, Advanced SIMD) have no second-space (…2) forms: undefined. */
+  /** Coprocessors 10 and 11 (VFP, Advanced SIMD) have no second-space (…2) forms but the unindexed ldc2/stc2: undefined. */
   function coprocessor2(): boolean {
     if (!name.includes('2_') || (f('coproc') & 0xe) !== 10) return false;
+    if (/^(LDC|STC)2/.test(name) && !f('p') && !f('w') && f('u')) return false;
     classes.add('undefined');
     return true;
   }
@@ -696,7 +698,11 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
   function describeWideLoadStore(base: string): boolean {
     const hint = /^(PLD|PLI)_(lit|imm|reg)$/.exec(base);
     if (hint) {
-      const kind = hint[1]!.toLowerCase() + (hint[1] === 'PLD' && enc.fields.some(([n]) => n === 'w') && f('w') ? 'w' : '');
+      if (hint[1] === 'PLD' && enc.fields.some(([n]) => n === 'w') && f('w')) {
+        classes.add('undefined'); // pldw needs the Multiprocessing Extensions, which llvm's thumbv7 lacks
+        return true;
+      }
+      const kind = hint[1]!.toLowerCase();
       if (hint[2] === 'lit') set(kind, `[pc, ${signedImm(f('u'), f('imm12'))}]`);
       else if (hint[2] === 'reg') set(kind, `[${r(f('rn'))}, ${r(f('rm'))}${f('imm2') ? `, lsl #${f('imm2')}` : ''}]`);
       else if (name.endsWith('_T1')) set(kind, `[${r(f('rn'))}, #${f('imm12')}]`);
@@ -712,7 +718,8 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
     const n = f('rn');
     const kind = m[3] ? 'unprivileged' : m[4];
     const hasPuw = enc.fields.some(([x]) => x === 'p');
-    if ((!load && n === 15) || (hasPuw && !f('p') && !f('w') && n !== 15)) {
+    // Stores with Rn = 15, P = W = 0, and byte or halfword loads to r15 that are no hint: UNDEFINED or unallocated.
+    if ((!load && n === 15) || (hasPuw && !f('p') && !f('w') && n !== 15) || (load && t === 15 && m[1] === 'LDR' && m[2] !== undefined)) {
       classes.add('undefined');
       return true;
     }
