@@ -27,6 +27,7 @@
 import { Op } from './generated/a32-decoder';
 import { TOp } from './generated/t32-decoder';
 import { expandImmediate } from './shifter';
+import { DP_AND, DP_EOR, DP_SUB, DP_RSB, DP_ADD, DP_ORR, DP_MOV, DP_BIC, DP_MVN } from './semantics';
 
 // Data processing without flags: Rd = f(Rn, operand). Record: rd, rn, rm.
 export const K_MOV_I: u8 = 1; // Rd = imm (MOV, MVN with the inverted immediate, MOVW)
@@ -113,6 +114,42 @@ export const K_LDR_PC: u8 = 60;
   return ((w >>> 5) & 3) | (((w >>> 7) & 31) << 2);
 }
 
+// Data-processing forms by operation (semantics.ts DP_*, the A32 opcode):
+// the kind of the register form and of the immediate form, without flags and
+// with them. The immediate forms fold SUB, BIC and MVN into ADD, AND and MOV
+// by negating or inverting the immediate (immediateOperand).
+@inline function registerKind(dp: u32, s: u32): u8 {
+  if (s != 0) return dp == DP_ADD ? K_ADDS_R : dp == DP_SUB ? K_SUBS_R : 0;
+  switch (dp) {
+    case DP_MOV: return K_MOV_R;
+    case DP_MVN: return K_MVN_R;
+    case DP_ADD: return K_ADD_R;
+    case DP_SUB: return K_SUB_R;
+    case DP_RSB: return K_RSB_R;
+    case DP_AND: return K_AND_R;
+    case DP_ORR: return K_ORR_R;
+    case DP_EOR: return K_EOR_R;
+    case DP_BIC: return K_BIC_R;
+  }
+  return 0;
+}
+@inline function immediateKind(dp: u32, s: u32): u8 {
+  if (s != 0) return dp == DP_ADD ? K_ADDS_I : dp == DP_SUB ? K_SUBS_I : 0;
+  switch (dp) {
+    case DP_MOV: case DP_MVN: return K_MOV_I;
+    case DP_ADD: case DP_SUB: return K_ADD_I;
+    case DP_RSB: return K_RSB_I;
+    case DP_AND: case DP_BIC: return K_AND_I;
+    case DP_ORR: return K_ORR_I;
+    case DP_EOR: return K_EOR_I;
+  }
+  return 0;
+}
+@inline function immediateOperand(dp: u32, s: u32, imm: u32): u32 {
+  if (s != 0) return imm;
+  return dp == DP_SUB ? 0 - imm : dp == DP_BIC || dp == DP_MVN ? ~imm : imm;
+}
+
 /**
  * Fills the specialised record at `rec` (entry + 16) for `word` decoded as
  * `op`: its kind and operands, or kind 0 when it has no specialised form.
@@ -140,20 +177,9 @@ export function fastRecord(op: u32, word: u32, rec: usize): void {
         kind = K_TST_I;
         extra = (word & 0xf00) != 0 ? 1 : 0;
       } else if (!rdPc) {
-        if (s == 0) {
-          switch (op) {
-            case Op.MOV_imm: kind = K_MOV_I; break;
-            case Op.MVN_imm: kind = K_MOV_I; imm = ~imm; break;
-            case Op.ADD_imm: kind = K_ADD_I; break;
-            case Op.SUB_imm: kind = K_ADD_I; imm = 0 - imm; break;
-            case Op.RSB_imm: kind = K_RSB_I; break;
-            case Op.AND_imm: kind = K_AND_I; break;
-            case Op.BIC_imm: kind = K_AND_I; imm = ~imm; break;
-            case Op.ORR_imm: kind = K_ORR_I; break;
-            case Op.EOR_imm: kind = K_EOR_I; break;
-          }
-        } else if (op == Op.ADD_imm) kind = K_ADDS_I;
-        else if (op == Op.SUB_imm) kind = K_SUBS_I;
+        // Op ids AND_imm .. MVN_imm follow the opcode order.
+        kind = immediateKind(op - Op.AND_imm, s);
+        imm = immediateOperand(op - Op.AND_imm, s, imm);
       }
     }
   } else if (op >= Op.AND_reg && op <= Op.MVN_reg) {
@@ -167,22 +193,7 @@ export function fastRecord(op: u32, word: u32, rec: usize): void {
       if (op == Op.CMP_reg) kind = K_CMP_R;
       else if (op == Op.CMN_reg) kind = K_CMN_R;
       else if (op == Op.TST_reg) kind = extra == 0 ? K_TST_R : 0;
-      else if (!rdPc) {
-        if (s == 0) {
-          switch (op) {
-            case Op.MOV_reg: kind = K_MOV_R; break;
-            case Op.MVN_reg: kind = K_MVN_R; break;
-            case Op.ADD_reg: kind = K_ADD_R; break;
-            case Op.SUB_reg: kind = K_SUB_R; break;
-            case Op.RSB_reg: kind = K_RSB_R; break;
-            case Op.AND_reg: kind = K_AND_R; break;
-            case Op.ORR_reg: kind = K_ORR_R; break;
-            case Op.EOR_reg: kind = K_EOR_R; break;
-            case Op.BIC_reg: kind = K_BIC_R; break;
-          }
-        } else if (op == Op.ADD_reg) kind = K_ADDS_R;
-        else if (op == Op.SUB_reg) kind = K_SUBS_R;
-      }
+      else if (!rdPc) kind = registerKind(op - Op.AND_reg, s); // AND_reg .. MVN_reg follow the opcode order
     }
   } else if (op == Op.MOVW || op == Op.MOVT) {
     if (!rdPc) {
@@ -264,6 +275,26 @@ function thumbImmediate(value: u32): u32 {
     }
   }
   return rotr<u32>(0x80 | (imm12 & 0x7f), imm12 >>> 7);
+}
+
+/** The shift of a 32-bit T32 shifted-register operand (type, imm3:imm2) in the record's form. */
+@inline function thumbShift(v: u32): u32 {
+  return ((v >>> 4) & 3) | (((((v >>> 12) & 7) << 2) | ((v >>> 6) & 3)) << 2);
+}
+
+/** The operation (semantics.ts DP_*) of the 32-bit T32 data-processing encodings the records cover. */
+function thumbOperation(op: u32): u32 {
+  switch (op) {
+    case TOp.AND_imm_T1: case TOp.AND_reg_T2: return DP_AND;
+    case TOp.BIC_imm_T1: case TOp.BIC_reg_T2: return DP_BIC;
+    case TOp.ORR_imm_T1: case TOp.ORR_reg_T2: return DP_ORR;
+    case TOp.EOR_imm_T1: case TOp.EOR_reg_T2: return DP_EOR;
+    case TOp.ADD_imm_T3: case TOp.ADD_reg_T3: return DP_ADD;
+    case TOp.SUB_imm_T3: case TOp.SUB_reg_T2: return DP_SUB;
+    case TOp.RSB_imm_T2: case TOp.RSB_reg_T1: return DP_RSB;
+    case TOp.MOV_imm_T2: case TOp.MOV_reg_T3: return DP_MOV;
+    default: return DP_MVN;
+  }
 }
 
 /** A 3-bit (low) register field of a 16-bit T32 instruction as a state-block byte offset. */
@@ -392,21 +423,9 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       if (!wRdPc && !wRnPc) {
         a = regAt(v, 8);
         b = regAt(v, 16);
-        imm = thumbImmediate(v);
-        if (s == 0) {
-          switch (op) {
-            case TOp.AND_imm_T1: kind = K_AND_I; break;
-            case TOp.BIC_imm_T1: kind = K_AND_I; imm = ~imm; break;
-            case TOp.ORR_imm_T1: kind = K_ORR_I; break;
-            case TOp.EOR_imm_T1: kind = K_EOR_I; break;
-            case TOp.ADD_imm_T3: kind = K_ADD_I; break;
-            case TOp.SUB_imm_T3: kind = K_ADD_I; imm = 0 - imm; break;
-            case TOp.RSB_imm_T2: kind = K_RSB_I; break;
-            case TOp.MOV_imm_T2: kind = K_MOV_I; break;
-            default: kind = K_MOV_I; imm = ~imm; break; // MVN
-          }
-        } else if (op == TOp.ADD_imm_T3) kind = K_ADDS_I;
-        else if (op == TOp.SUB_imm_T3) kind = K_SUBS_I;
+        const dp = thumbOperation(op);
+        kind = immediateKind(dp, s);
+        imm = immediateOperand(dp, s, thumbImmediate(v));
       }
       break;
     case TOp.AND_reg_T2: case TOp.ORR_reg_T2: case TOp.EOR_reg_T2: case TOp.BIC_reg_T2: case TOp.ADD_reg_T3: case TOp.SUB_reg_T2:
@@ -415,21 +434,8 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
         a = regAt(v, 8);
         b = regAt(v, 16);
         c = regAt(v, 0);
-        extra = ((v >>> 4) & 3) | (((((v >>> 12) & 7) << 2) | ((v >>> 6) & 3)) << 2);
-        if (s == 0) {
-          switch (op) {
-            case TOp.AND_reg_T2: kind = K_AND_R; break;
-            case TOp.ORR_reg_T2: kind = K_ORR_R; break;
-            case TOp.EOR_reg_T2: kind = K_EOR_R; break;
-            case TOp.BIC_reg_T2: kind = K_BIC_R; break;
-            case TOp.ADD_reg_T3: kind = K_ADD_R; break;
-            case TOp.SUB_reg_T2: kind = K_SUB_R; break;
-            case TOp.RSB_reg_T1: kind = K_RSB_R; break;
-            case TOp.MOV_reg_T3: kind = K_MOV_R; break;
-            default: kind = K_MVN_R; break;
-          }
-        } else if (op == TOp.ADD_reg_T3) kind = K_ADDS_R;
-        else if (op == TOp.SUB_reg_T2) kind = K_SUBS_R;
+        extra = thumbShift(v);
+        kind = registerKind(thumbOperation(op), s);
       }
       break;
     case TOp.CMP_reg_T3: case TOp.CMN_reg_T2:
@@ -437,7 +443,7 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
         kind = op == TOp.CMP_reg_T3 ? K_CMP_R : K_CMN_R;
         b = regAt(v, 16);
         c = regAt(v, 0);
-        extra = ((v >>> 4) & 3) | (((((v >>> 12) & 7) << 2) | ((v >>> 6) & 3)) << 2);
+        extra = thumbShift(v);
       }
       break;
     case TOp.MUL_T2: case TOp.MLA_T1:

@@ -290,6 +290,17 @@ function fetchMiss(pc: u32): u32 {
   return pa;
 }
 
+/**
+ * After a fetch that did not give an address: the stop reason, or 0 when a
+ * prefetch abort was taken in-guest and the run goes on at the vector. Such
+ * an exception entry retires nothing; a vector whose fetch aborts too must
+ * still hand control back once the budget is spent.
+ */
+@inline function fetchFailed(result: u32): u32 {
+  if (result == FETCH_STOPPED) return fetchStopReason;
+  return stalledOut() ? STOP_BUDGET : 0;
+}
+
 /** Counts a prefetch abort taken in-guest; true when as many as the budget have been (the run ends). */
 @inline function stalledOut(): bool {
   const n = load<u32>(CTX, CTX_STALLED) + 1;
@@ -765,12 +776,9 @@ export function run(cpu: u32, budget: u32): u32 {
           limit = 0;
           pa = fetchMiss(pc);
           if (pa & 1) {
-            if (pa == FETCH_STOPPED) {
-              reason = fetchStopReason;
-              break;
-            }
+            const r = fetchFailed(pa);
+            if (r != 0) { reason = r; break; }
             pc = reg(15);
-            if (stalledOut()) { reason = STOP_BUDGET; break; }
             continue;
           }
         }
@@ -852,16 +860,10 @@ export function run(cpu: u32, budget: u32): u32 {
     } else {
       limit = 0;
       pa = fetchMiss(pc);
-      if (pa & 3) {
-        if (pa == FETCH_STOPPED) {
-          reason = fetchStopReason;
-          break;
-        }
-        // A prefetch abort taken in-guest: an exception entry retires
-        // nothing; a vector whose fetch aborts too must still hand control
-        // back once the budget is spent.
+      if (pa & 1) {
+        const r = fetchFailed(pa);
+        if (r != 0) { reason = r; break; }
         pc = reg(15);
-        if (stalledOut()) { reason = STOP_BUDGET; break; }
         continue;
       }
     }

@@ -7,18 +7,9 @@
 // (`it` is the IT instruction; the slots before it hold nops), so it runs
 // under a random condition and, for 16-bit data processing, without setting
 // flags. Registers r13-r15 are never operands.
-import { BUFFER_SIZE, prng, fnv1a } from './diff-cases.mjs';
+import { BUFFER_SIZE, prng, fnv1a, value } from './diff-cases.mjs';
 
 export { BUFFER_SIZE, fnv1a };
-
-const EDGES = [0, 1, 2, 0xffffffff, 0x80000000, 0x7fffffff, 0x8000, 0x7fff, 0xffff, 0xff, 0x80, 0x7f, 0xffff8000, 0x10000, 31, 32, 33];
-
-function value(rnd) {
-  const k = rnd() % 8;
-  if (k < 3) return EDGES[rnd() % EDGES.length];
-  if (k < 5) return rnd() & 0xff;
-  return rnd();
-}
 
 /** A ThumbExpandImm field i:imm3:imm8 whose value is defined (no zero byte in the replicated forms). */
 function modifiedImmediate(rnd) {

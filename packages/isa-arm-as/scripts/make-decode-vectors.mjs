@@ -8,6 +8,7 @@
 //                                                seeded random halfword stream
 //        test/vectors/decode-t32-corpus.json.gz  the corpus built with clang -mthumb: each
 //                                                object and llvm-objdump -d's listing of it
+//        test/vectors/structs-thumb-O2.o (.objdump.json)  one such object and its listing
 // Usage: make-decode-vectors.mjs [a32|t32] [randomCount]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -57,6 +58,10 @@ if (isa === 't32') {
     rmSync(dir, { recursive: true, force: true });
   }
   writeFileSync(join(out, 'decode-t32-corpus.json.gz'), gzipSync(JSON.stringify({ objects }), { level: 9 }));
+  // A Thumb-2 object and llvm-objdump -d's listing of it, for the disassembler test and the documentation.
+  const thumbObj = join(out, 'structs-thumb-O2.o');
+  execFileSync('clang', ['--target=armv7a-none-eabi', '-mthumb', '-mfloat-abi=soft', '-O2', '-ffreestanding', '-fno-builtin', '-c', join(root, 'test', 'corpus', 'structs.c'), '-o', thumbObj]);
+  writeFileSync(join(out, 'structs-thumb-O2.objdump.json'), JSON.stringify(objdumpListing(thumbObj, 'thumbv7')));
   console.log(`t32 random: ${halfwords} halfwords, ${listing.length} instructions; corpus: ${objects.length} objects, ${objects.reduce((n, o) => n + o.listing.length, 0)} lines`);
   process.exit(0);
 }
@@ -102,21 +107,7 @@ console.log(`random: ${randomCount} words; corpus: ${corpus.length} instructions
 
 // An ELF object and llvm-objdump -d's listing of it, for the disassembler test.
 {
-  const dir = mkdtempSync(join(tmpdir(), 'a32-elf-'));
-  try {
-    const obj = join(out, 'structs-O2.o');
-    execFileSync('clang', ['--target=armv7a-linux-gnueabi', '-marm', '-mfloat-abi=soft', '-O2', '-ffreestanding', '-fno-builtin', '-c', join(root, 'test', 'corpus', 'structs.c'), '-o', obj]);
-    const listing = execFileSync('llvm-objdump', ['-d', '--triple=armv7a', '--no-show-raw-insn', obj]).toString();
-    const lines = [];
-    let symbol = '';
-    for (const line of listing.split('\n')) {
-      const s = /^[0-9a-f]+ <([^>]+)>:$/.exec(line);
-      if (s && !s[1].startsWith('$')) symbol = s[1]; // mapping symbols label pools, not functions
-      const m = /^\s*([0-9a-f]+):\s+(.*)$/.exec(line);
-      if (m) lines.push({ address: parseInt(m[1], 16), symbol, text: normalise(m[2].replace(/^([0-9a-f]{2}\s)+\s*(?=\.word)/, '')) });
-    }
-    writeFileSync(join(out, 'structs-O2.objdump.json'), JSON.stringify(lines));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const obj = join(out, 'structs-O2.o');
+  execFileSync('clang', ['--target=armv7a-linux-gnueabi', '-marm', '-mfloat-abi=soft', '-O2', '-ffreestanding', '-fno-builtin', '-c', join(root, 'test', 'corpus', 'structs.c'), '-o', obj]);
+  writeFileSync(join(out, 'structs-O2.objdump.json'), JSON.stringify(objdumpListing(obj, 'armv7a')));
 }
