@@ -114,6 +114,16 @@ export const K_LDR_PC: u8 = 60;
   return ((w >>> 5) & 3) | (((w >>> 7) & 31) << 2);
 }
 
+/** Stores a record (layout at the head of this file). */
+@inline function writeRecord(rec: usize, kind: u8, a: u32, b: u32, c: u32, imm: u32, extra: u32): void {
+  store<u8>(rec, kind);
+  store<u8>(rec, u8(a), 1);
+  store<u8>(rec, u8(b), 2);
+  store<u8>(rec, u8(c), 3);
+  store<u32>(rec, imm, 4);
+  store<u32>(rec, extra, 8);
+}
+
 // Data-processing forms by operation (semantics.ts DP_*, the A32 opcode):
 // the kind of the register form and of the immediate form, without flags and
 // with them. The immediate forms fold SUB, BIC and MVN into ADD, AND and MOV
@@ -254,12 +264,7 @@ export function fastRecord(op: u32, word: u32, rec: usize): void {
       c = regAt(word, 0);
     }
   }
-  store<u8>(rec, kind);
-  store<u8>(rec, u8(a), 1);
-  store<u8>(rec, u8(b), 2);
-  store<u8>(rec, u8(c), 3);
-  store<u32>(rec, imm, 4);
-  store<u32>(rec, extra, 8);
+  writeRecord(rec, kind, a, b, c, imm, extra);
 }
 
 /** ThumbExpandImm of i:imm3:imm8 in a 32-bit T32 value (A6.3.2). */
@@ -498,10 +503,5 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       }
       break;
   }
-  store<u8>(rec, kind);
-  store<u8>(rec, u8(a), 1);
-  store<u8>(rec, u8(b), 2);
-  store<u8>(rec, u8(c), 3);
-  store<u32>(rec, imm, 4);
-  store<u32>(rec, extra, 8);
+  writeRecord(rec, kind, a, b, c, imm, extra);
 }
