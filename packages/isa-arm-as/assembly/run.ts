@@ -767,7 +767,10 @@ export function run(cpu: u32, budget: u32): u32 {
     if ((st(CPSR_CTL) & PSR_T) != 0) {
       // Thumb state: the same shape with halfword fetch, the T32 decode
       // cache and ITSTATE. Instructions inside an IT block take the full
-      // step, which checks the block's condition and advances it.
+      // step, which checks the block's condition and advances it. Only a
+      // full step changes ITSTATE, and each leaves this loop, so it is
+      // read once per entry.
+      const inItBlock = st(IT_STATE) != 0;
       while (done < limit) {
         let pa: u32;
         if (((pc ^ load<u32>(CTX, CTX_PAGE_VA)) & 0xfffff001) == 0) {
@@ -803,7 +806,7 @@ export function run(cpu: u32, budget: u32): u32 {
         const info = load<u32>(entry, 12);
         const size: u32 = 2 + ((info >>> 28) & 2);
         const kind = load<u8>(entry, 16);
-        if (kind != 0 && load<u32>(S + IT_STATE) == 0) {
+        if (kind != 0 && !inItBlock) {
           // Specialised forms (outside IT blocks), executed inline from the record.
           const after = inlineForm(kind, entry, pc, size, (pc + 4) | 1);
           if (after != NOT_INLINE) {
@@ -813,7 +816,7 @@ export function run(cpu: u32, budget: u32): u32 {
           }
         }
         const shortClass = info >>> 30;
-        if (shortClass != 0 && load<u32>(S + IT_STATE) == 0) {
+        if (shortClass != 0 && !inItBlock) {
           if (shortClass == 1) {
             // @pure: no pc, memory or exception bookkeeping.
             call_indirect<void>(load<u32>(entry, 8), value);
