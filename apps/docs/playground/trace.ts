@@ -8,7 +8,7 @@ import { dtraceOptions, xOptions } from '@wdtrace/cli/dtrace-options';
 import { dumpSugared, formatDiagnostics, type CompileOptions } from '@wdtrace/d-lang';
 import { formatStabilityReport, parseProbeDescription, programAttributes, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
 import type { GuestImages } from '@wdtrace/kernel';
-import { Session, formatStatementInfo, guestExecProblem, guestHasFile, type AggregationData, type SessionEvent } from '@wdtrace/session';
+import { Session, formatStatementInfo, guestExecProblem, guestHasFile, type AggregationData, type RunOptions, type SessionEvent } from '@wdtrace/session';
 import { OptionsError, parseOptions, type TraceFlags } from './command-line.js';
 import type { Isa } from './state.js';
 
@@ -31,6 +31,20 @@ export interface TraceHost {
   aggregations(data: readonly AggregationData[], session: Session): void;
   /** Lets the page's messages in between steps; resolves true when the page asked to stop. */
   pause(): Promise<boolean>;
+}
+
+/**
+ * The host's side of the destructive actions, in a page: there is no shell
+ * for system() (it says so on standard error) and no file for freopen()
+ * (dtrace reports it as it reports a file it cannot open); ftruncate() of
+ * the page's output does nothing, as the CLI's does to a terminal.
+ */
+function pageActions(host: TraceHost): NonNullable<RunOptions['actions']> {
+  return {
+    system: (command) => host.write('stderr', `dtrace: system("${command}") not run: the playground has no shell\n`),
+    freopen: (path) => (path === '' ? undefined : 'Read-only file system'),
+    ftruncate: () => {},
+  };
 }
 
 /** A bad option or argument: dtrace(1) reports it with status 2. */
@@ -141,6 +155,7 @@ async function traceOrThrow(request: TraceRequest, images: GuestImages, host: Tr
     timeLimit: flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined,
     records: false,
     untilInterrupted: true,
+    actions: pageActions(host),
     onEnabled: () => host.enabled(session, program),
     yield: async () => {
       if (await host.pause()) session.interrupt();
