@@ -71,21 +71,30 @@ describe('the playground in Chromium', () => {
     expect(await page.textContent('.cm-content')).toContain('copyinstr(arg1)');
   }, RUN_TIMEOUT);
 
-  it('stops a trace as ^C does: END fires and the aggregations print', async () => {
+  it('streams the output as it comes, and stops as ^C does: END fires and the aggregations print', async () => {
     const s = state({
-      source: 'tick-10ms { @ticks = count(); }\nsyscall:::entry /pid == $target/ { @calls[probefunc] = count(); }\nEND { printf("END fired\\n"); }',
+      source: 'BEGIN { ticks = 0; }\ntick-10ms { printf("tick %d\\n", ++ticks); }\nsyscall:::entry /pid == $target/ { @calls[probefunc] = count(); }\nEND { printf("END after %d ticks\\n", ticks); }',
       command: '/bin/cpubound 100000000',
-      options: '-q',
+      options: '-q -x switchrate=100hz',
     });
     await page.goto(playgroundUrl(site, s));
-    await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'tracing…', undefined, { timeout: RUN_TIMEOUT });
-    // The guest's program prints nothing before it ends: wait until it has run a while.
-    await page.waitForTimeout(1500);
+    // Lines come while the guest still runs (its program would run for hours of virtual time).
+    await page.waitForFunction(
+      () => {
+        const o = document.querySelector('[data-testid="output"]');
+        return o?.getAttribute('data-state') === 'done' || (o?.getAttribute('data-state') === 'running' && (o.textContent ?? '').includes('tick 3\n'));
+      },
+      undefined,
+      { timeout: RUN_TIMEOUT, polling: 50 },
+    );
+    expect(await page.getAttribute('[data-testid="output"]', 'data-state'), await page.textContent('[data-testid="output"]') ?? '').toBe('running');
     await page.click('[data-testid="stop"]');
     const out = await finishedOutput(page, 0);
-    // END's output, then @ticks (no key: the count alone) and @calls.
-    expect(out).toMatch(/^END fired\n\n +\d+\n( {2}\w+ +\d+\n)+$/);
-    expect(out).not.toContain('has exited');
+    const m = /^((?:tick \d+\n)+)END after (\d+) ticks\n\n( {2}\w+ +\d+\n)+$/.exec(out);
+    expect(m, out).not.toBeNull();
+    const ticks = m![1]!.trim().split('\n');
+    expect(ticks).toEqual(ticks.map((_, i) => `tick ${i + 1}`));
+    expect(ticks.length).toBe(Number(m![2]));
     expect(await page.textContent('[data-testid="status"]')).toBe('exit status 0');
     expect(await page.isDisabled('[data-testid="stop"]')).toBe(true);
   }, RUN_TIMEOUT);
