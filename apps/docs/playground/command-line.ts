@@ -5,7 +5,15 @@
 // the playground" link). The options field takes the command line's option
 // words that make sense without files or a terminal; each is read here into
 // flags the worker acts on, in dtrace(1)'s terms. Pure: no DOM, no worker.
-import type { Isa, PlaygroundState } from './state.js';
+import type { Arch, PlaygroundState } from './state.js';
+
+/** Providers only a booted guest's kernel has. */
+const KERNEL_PROVIDERS = /(?:^|[\s,{};/])(?:fbt|sdt|kinst|proc|sched|io|syscall)\s*:/m;
+
+/** Whether wdtrace without --arch boots a guest for this program and command: a command to run, or a kernel provider's probe named. */
+export function needsGuest(source: string, command: string): boolean {
+  return command.trim() !== '' || KERNEL_PROVIDERS.test(source);
+}
 
 /** What the options field asks for. */
 export interface TraceFlags {
@@ -135,7 +143,7 @@ export function parseOptions(text: string): TraceFlags {
 
 /** wdtrace's arguments for a state: what the CLI runs to print what the playground prints. */
 export function commandArguments(state: PlaygroundState): string[] {
-  const args = ['--arch', state.isa];
+  const args = state.isa === 'none' ? [] : ['--arch', state.isa];
   if (state.cpus !== 1) args.push('--cpus', String(state.cpus));
   args.push(...shellWords(state.options).words, '-n', state.source);
   if (state.command.trim() !== '') args.push('-c', state.command);
@@ -165,7 +173,7 @@ export function exampleState(command: string): PlaygroundState | undefined {
   if (head !== 'wdtrace') return undefined;
   if (args[0] === 'dis') return liveExampleState(args.slice(1));
   if (args[0] === 'run') return undefined;
-  let isa: Isa = 'x86_64';
+  let isa: Arch | undefined;
   let cpus = 1;
   let source: string | undefined;
   let guestCommand = '';
@@ -199,13 +207,15 @@ export function exampleState(command: string): PlaygroundState | undefined {
     else return undefined;
   }
   if (source === undefined || !Number.isInteger(cpus) || cpus < 1 || cpus > 8) return undefined;
+  // Without --arch the example runs as the CLI runs it: on the x86-64 guest when it needs one, else on the idle machine.
+  isa ??= needsGuest(source, guestCommand) ? 'x86_64' : 'none';
   return { source, isa, command: guestCommand, cpus, options: options.map(shellQuote).join(' '), view: 'output', fn: '' };
 }
 
 /** `wdtrace dis --live DESC... [--symbol NAME] [--arch ISA]` as the live view of a run of those probe descriptions. */
 function liveExampleState(args: string[]): PlaygroundState | undefined {
   const descriptions: string[] = [];
-  let isa: Isa = 'x86_64';
+  let isa: Arch = 'x86_64';
   let fn = '';
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;

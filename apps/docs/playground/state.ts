@@ -5,12 +5,20 @@
 // DOM, no worker.
 
 export type Isa = 'x86_64' | 'arm';
+/** wdtrace's --arch: an ISA, or none given (the idle machine, unless the program needs a guest). */
+export type Arch = Isa | 'none';
 export type View = 'output' | 'chart' | 'live';
 
 export interface PlaygroundState {
   /** The D program, given to wdtrace as -n's text. */
   readonly source: string;
-  readonly isa: Isa;
+  /**
+   * The guest's ISA, or 'none' for wdtrace without --arch: no guest (BEGIN,
+   * END, profile and tick probes on the idle machine), unless the program
+   * names kernel probes or a command is given — then the x86-64 guest, as
+   * the CLI decides.
+   */
+  readonly isa: Arch;
   /** The guest command traced (-c), '' for none: the guest's shell then runs with no input. */
   readonly command: string;
   readonly cpus: number;
@@ -33,6 +41,7 @@ export const DEFAULT_STATE: PlaygroundState = {
 };
 
 const VIEWS: readonly View[] = ['output', 'chart', 'live'];
+const ARCHES: readonly Arch[] = ['x86_64', 'arm', 'none'];
 
 /** The state a hash describes (what it leaves out is the default's) and whether it asks to run at once. */
 export function parseHash(hash: string): { state: PlaygroundState; run: boolean } {
@@ -54,7 +63,7 @@ export function parseHash(hash: string): { state: PlaygroundState; run: boolean 
   const view = params.get('v') as View | undefined;
   const state: PlaygroundState = {
     source: params.get('s') ?? d.source,
-    isa: params.get('arch') === 'arm' ? 'arm' : 'x86_64',
+    isa: ARCHES.find((a) => a === params.get('arch')) ?? d.isa,
     command: params.has('s') ? (params.get('c') ?? '') : (params.get('c') ?? d.command),
     cpus: Number.isInteger(cpus) && cpus >= 1 ? cpus : d.cpus,
     options: params.get('o') ?? d.options,

@@ -1,20 +1,21 @@
-// The playground's wdtrace: what the CLI does for `wdtrace --arch ISA
+// The playground's wdtrace: what the CLI does for `wdtrace [--arch ISA]
 // [--cpus N] OPTIONS -n SOURCE [-c COMMAND]`, over @wdtrace/session in the
-// worker — the same checks and messages, the matched-probes notice, -l, -d,
-// -e and -v, then the trace — written to the host in the order dtrace(1)
-// writes it, with the exit status. The guest images come from the host (the
-// site fetches them); nothing here touches the DOM.
+// worker — a guest of the ISA (without --arch: the idle machine, unless the
+// program needs a guest), the same checks and messages, the matched-probes
+// notice, -l, -d, -e and -v, then the trace — written to the host in the
+// order dtrace(1) writes it, with the exit status. The guest images come
+// from the host (the site fetches them); nothing here touches the DOM.
 import { dtraceOptions, xOptions } from '@wdtrace/cli/dtrace-options';
 import { dumpSugared, formatDiagnostics, type CompileOptions } from '@wdtrace/d-lang';
 import { formatStabilityReport, parseProbeDescription, programAttributes, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
 import type { GuestImages } from '@wdtrace/kernel';
 import { Session, formatStatementInfo, guestExecProblem, guestHasFile, type AggregationData, type RunOptions, type SessionEvent } from '@wdtrace/session';
-import { OptionsError, parseOptions, type TraceFlags } from './command-line.js';
-import type { Isa } from './state.js';
+import { OptionsError, needsGuest, parseOptions, type TraceFlags } from './command-line.js';
+import type { Arch, Isa } from './state.js';
 
 export interface TraceRequest {
   readonly source: string;
-  readonly isa: Isa;
+  readonly isa: Arch;
   readonly command: string;
   readonly cpus: number;
   readonly options: string;
@@ -71,8 +72,18 @@ function listed(session: Session, source: string): ReturnType<Session['probes']>
   return descriptions.flatMap((d) => session.registry.match(parseProbeDescription(d)));
 }
 
+/** Resolves true once real time since `startedAt` reaches virtual time `t`; waits at most 100 ms at a time (dtrace(1) on the idle machine waits for ^C in real time). */
+function paceTo(startedAt: number, t: bigint): Promise<boolean> {
+  const wait = Number(t / 1_000_000n) - (Date.now() - startedAt);
+  if (wait <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => setTimeout(() => resolve(wait <= 100), Math.min(wait, 100)));
+}
+
+/** The guest images of an ISA, from the host (fetched on first use in the site). */
+export type ImageLoader = (isa: Isa) => Promise<GuestImages>;
+
 /** Traces the request; returns the exit status dtrace(1) would have. */
-export async function trace(request: TraceRequest, images: GuestImages, host: TraceHost): Promise<number> {
+export async function trace(request: TraceRequest, images: ImageLoader, host: TraceHost): Promise<number> {
   try {
     return await traceOrThrow(request, images, host);
   } catch (e) {
@@ -81,29 +92,37 @@ export async function trace(request: TraceRequest, images: GuestImages, host: Tr
   }
 }
 
-async function traceOrThrow(request: TraceRequest, images: GuestImages, host: TraceHost): Promise<number> {
-  const flags: TraceFlags = parseOptions(request.options);
-  const options = dtraceOptions({ x: flags.x, q: flags.quiet, F: flags.flowindent, w: flags.destructive, Z: flags.zdefs, b: flags.bufsize });
-  if (!Number.isInteger(request.cpus) || request.cpus < 1 || request.cpus > 8) throw new UsageError(`invalid CPU count '${request.cpus}': the guest machine has 1 to 8 CPUs`);
+/** The session: a booted guest of the request's ISA (or, without one, when the program needs a guest), else the idle machine. */
+async function openSession(request: TraceRequest, images: ImageLoader, onEvent: (e: SessionEvent) => void): Promise<Session> {
+  if (!Number.isInteger(request.cpus) || request.cpus < 1 || request.cpus > 64) throw new UsageError(`invalid CPU count '${request.cpus}': expected 1 to 64`);
+  const isa: Isa | undefined = request.isa !== 'none' ? request.isa : needsGuest(request.source, request.command) ? 'x86_64' : undefined;
+  // Virtual time starts at 0; walltimestamp counts from the real time the session starts.
+  if (isa === undefined) return Session.create({ idle: { ncpus: request.cpus, walltime: BigInt(Date.now()) * 1_000_000n }, onEvent });
+  if (request.cpus > 8) throw new UsageError(`invalid CPU count '${request.cpus}': the guest machine has 1 to 8 CPUs`);
+  const guest = await images(isa);
   // -c's command: a program of the guest's own (there is no host to bring one from).
   const words = request.command.trim().split(/\s+/).filter((w) => w !== '');
   if (words.length > 0) {
-    if (!guestHasFile(request.isa, words[0]!, images.initrd)) throw new UsageError(`failed to execute ${words[0]}: no such file in the guest file system`);
-    const problem = guestExecProblem(request.isa, words[0]!, images.initrd);
+    if (!guestHasFile(isa, words[0]!, guest.initrd)) throw new UsageError(`failed to execute ${words[0]}: no such file in the guest file system`);
+    const problem = guestExecProblem(isa, words[0]!, guest.initrd);
     if (problem !== undefined) throw new Error(`failed to execute ${words[0]}: ${problem}`);
   }
-
-  const onEvent = (e: SessionEvent): void => {
-    if ('stream' in e) host.write(e.stream, e.text);
-  };
-  const session = await Session.create({
+  return Session.create({
     guest: {
-      isa: request.isa,
+      isa,
       cpus: request.cpus,
       command: words.length > 0 ? words : undefined,
-      machine: { kernel: images.kernel, initrd: images.initrd, modules: Object.entries(images.modules).map(([name, bytes]) => ({ name, bytes })) },
+      machine: { kernel: guest.kernel, initrd: guest.initrd, modules: Object.entries(guest.modules).map(([name, bytes]) => ({ name, bytes })) },
     },
     onEvent,
+  });
+}
+
+async function traceOrThrow(request: TraceRequest, images: ImageLoader, host: TraceHost): Promise<number> {
+  const flags: TraceFlags = parseOptions(request.options);
+  const options = dtraceOptions({ x: flags.x, q: flags.quiet, F: flags.flowindent, w: flags.destructive, Z: flags.zdefs, b: flags.bufsize });
+  const session = await openSession(request, images, (e) => {
+    if ('stream' in e) host.write(e.stream, e.text);
   });
   if (flags.list) {
     host.write('stdout', session.listProbes(listed(session, request.source), flags.verbose));
@@ -150,9 +169,20 @@ async function traceOrThrow(request: TraceRequest, images: GuestImages, host: Tr
   if (report !== undefined) host.write('stdout', report + '\n');
   if (!options.quiet && options.destructive) host.write('stderr', 'dtrace: allowing destructive actions\n');
 
+  const timeLimit = flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined;
+  const startedAt = Date.now();
   const end = await session.run(program, {
     options,
-    timeLimit: flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined,
+    timeLimit,
+    // Without a guest and a time limit, virtual time follows real time until ^C, as in the CLI.
+    pace:
+      session.guest === undefined && timeLimit === undefined
+        ? async (t) => {
+            const caughtUp = await paceTo(startedAt, t);
+            if (await host.pause()) session.interrupt();
+            return caughtUp;
+          }
+        : undefined,
     records: false,
     untilInterrupted: true,
     actions: pageActions(host),

@@ -36,8 +36,12 @@ function guestImages(isa: Isa): Promise<GuestImages> {
     const urls = (GUEST_IMAGE_URLS as Record<Isa, ImageUrls>)[isa];
     p = (async () => {
       const names = Object.keys(urls.modules);
-      const [kernel, initrd, ...mods] = await Promise.all([urls.kernel, urls.initrd, ...names.map((n) => urls.modules[n]!)].map(fetchBytes));
-      return { kernel: kernel!, initrd: initrd!, modules: Object.fromEntries(names.map((n, i) => [n, mods[i]!])) };
+      try {
+        const [kernel, initrd, ...mods] = await Promise.all([urls.kernel, urls.initrd, ...names.map((n) => urls.modules[n]!)].map(fetchBytes));
+        return { kernel: kernel!, initrd: initrd!, modules: Object.fromEntries(names.map((n, i) => [n, mods[i]!])) };
+      } catch (e) {
+        throw new Error(`could not load the ${isa} guest (${(e as Error).message})`);
+      }
     })();
     p.catch(() => images.delete(isa));
     images.set(isa, p);
@@ -47,14 +51,14 @@ function guestImages(isa: Isa): Promise<GuestImages> {
 
 /** Kernel addresses named as dtrace(1) names them in aggregation keys. */
 function keySymbolizer(session: Session): KeySymbolizer {
-  const symbols = session.machine!.symbols;
+  const symbols = session.machine?.symbols;
   return {
     pointerSize: session.isa === 'arm' ? 4 : 8,
     kernel(address, form) {
-      const info = symbols.lookup(address);
+      const info = symbols?.lookup(address);
       if (!info) return `0x${address.toString(16)}`;
       if (form === 'mod') return info.module;
-      return form === 'func' || info.offset === 0n ? `${info.module}\`${info.symbol.name}` : symbols.format(address);
+      return form === 'func' || info.offset === 0n ? `${info.module}\`${info.symbol.name}` : symbols!.format(address);
     },
   };
 }
@@ -101,22 +105,21 @@ async function runRequest(id: number, request: TraceRequest): Promise<void> {
   };
   let status = 1;
   try {
-    post({ kind: 'status', run: id, text: `loading the ${request.isa} guest` });
-    let guest: GuestImages;
-    try {
-      guest = await guestImages(request.isa);
-    } catch (e) {
-      chunks.push({ stream: 'stderr', text: `dtrace: could not load the ${request.isa} guest (${(e as Error).message})\n` });
-      return;
-    }
+    const loader = async (isa: Isa): Promise<GuestImages> => {
+      post({ kind: 'status', run: id, text: `loading the ${isa} guest` });
+      const guest = await guestImages(isa);
+      post({ kind: 'status', run: id, text: 'tracing' });
+      return guest;
+    };
     post({ kind: 'status', run: id, text: 'tracing' });
-    status = await trace(request, guest, {
+    status = await trace(request, loader, {
       write: (stream, text) => chunks.push({ stream, text }),
       errorLines: (lines) => post({ kind: 'error-lines', run: id, lines }),
       enabled: (session) => {
         // What came before tracing (the matched-probes notice) shows before the guest runs.
         flush();
-        run.live = LiveText.capture(session.machine!, session.registry);
+        if (!session.machine) return;
+        run.live = LiveText.capture(session.machine, session.registry);
         post({ kind: 'live-functions', run: id, functions: run.live.list() });
       },
       aggregations: (aggregations, session) => post({ kind: 'charts', run: id, charts: aggregationCharts(aggregations, keySymbolizer(session)) }),

@@ -18,6 +18,7 @@ describe('the playground\'s state', () => {
     expect(hash).toMatch(/^#s=[^&]+&arch=arm&c=%2Fbin%2Fcat%20%2Fetc%2Fmotd&cpus=2&o=-q%20-x%20bufsize%3D1m&v=live&fn=kernel%60sys_getpid&run=1$/);
     expect(parseHash(hash)).toEqual({ state: s, run: true });
     expect(parseHash(formatHash(s))).toEqual({ state: s, run: false });
+    expect(parseHash(formatHash({ ...s, isa: 'none' })).state.isa).toBe('none');
   });
 
   it('takes what a hash leaves out from the defaults, and a link\'s program without a command as having none', () => {
@@ -81,6 +82,10 @@ describe('the command line of a state', () => {
     expect(exampleState(`wdtrace dis --live 'kinst::sys_getpid:' --live 'fbt::sys_getpid:entry' --arch arm --symbol sys_getpid`)).toEqual({
       ...DEFAULT_STATE, source: 'kinst::sys_getpid:,\nfbt::sys_getpid:entry', command: '', isa: 'arm', view: 'live', fn: 'sys_getpid',
     });
+    // Without --arch: the idle machine when the program needs no guest (as the CLI decides).
+    expect(exampleState(`wdtrace -q --run-for 5s -n 'tick-1s { exit(0); }'`)).toEqual({ ...DEFAULT_STATE, source: 'tick-1s { exit(0); }', isa: 'none', command: '', options: '-q --run-for 5s' });
+    expect(exampleState(`wdtrace -n 'BEGIN { exit(0); }' -c /bin/true`)?.isa).toBe('x86_64');
+    expect(commandArguments({ ...DEFAULT_STATE, isa: 'none', source: 'BEGIN', command: '' })).toEqual(['-n', 'BEGIN']);
     // What the playground cannot run: other verbs, a terminal, files, a pipe into wdtrace.
     for (const c of ['wdtrace run -- /bin/echo hi', 'wdtrace dis kernel.elf', `wdtrace -p 2 -n 'BEGIN'`, 'wdtrace -s prog.d', `printf 'x' | wdtrace -n BEGIN`, 'wdtrace -q', `wdtrace --arch mips -n BEGIN`]) {
       expect(exampleState(c), c).toBeUndefined();

@@ -6,18 +6,24 @@ import { describe, expect, it } from 'vitest';
 import { defaultImages } from '@wdtrace/kernel';
 import { trace, type TraceRequest } from '../playground/trace.js';
 
-async function run(request: Partial<TraceRequest> & Pick<TraceRequest, 'source'>) {
+async function run(request: Partial<TraceRequest> & Pick<TraceRequest, 'source'>, stopAfterMs = Infinity) {
+  const started = Date.now();
   let text = '';
   const errorLines: number[] = [];
   let enabled = 0;
-  const status = await trace({ isa: 'x86_64', command: '', cpus: 1, options: '', ...request }, defaultImages(request.isa ?? 'x86_64'), {
+  const loaded: string[] = [];
+  const images = async (isa: 'x86_64' | 'arm') => {
+    loaded.push(isa);
+    return defaultImages(isa);
+  };
+  const status = await trace({ isa: 'x86_64', command: '', cpus: 1, options: '', ...request }, images, {
     write: (_stream, t) => (text += t),
     errorLines: (lines) => errorLines.push(...lines),
     enabled: () => enabled++,
     aggregations: () => {},
-    pause: async () => false,
+    pause: async () => Date.now() - started >= stopAfterMs,
   });
-  return { text, status, errorLines, enabled };
+  return { text, status, errorLines, enabled, loaded };
 }
 
 describe('the playground\'s wdtrace', () => {
@@ -41,6 +47,19 @@ describe('the playground\'s wdtrace', () => {
       status: 2,
       text: "dtrace: description 'BEGIN ' matched 1 probe\ndtrace: invalid duration 'soon': expected a number with an optional unit (ns, us, ms, s, m, h)\n",
     });
+  }, 120_000);
+
+  it('runs without a guest when no ISA is chosen and the program needs none, in real time, until it exits or is stopped', async () => {
+    const idle = await run({ source: 'BEGIN { printf("hello\\n"); exit(0); }', isa: 'none', cpus: 3, options: '-q' });
+    expect(idle).toEqual({ status: 0, text: 'hello\n\n', enabled: 1, errorLines: [], loaded: [] });
+    // tick-1s on the idle machine waits a real second, as dtrace(1) does (a guest's virtual time runs ahead).
+    const started = Date.now();
+    expect(await run({ source: 'tick-1s { exit(0); }', isa: 'none', options: '-q' })).toMatchObject({ status: 0, text: '\n' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    // A program that never exits ends when the page stops it (else this test would time out); END fires.
+    expect(await run({ source: 'tick-10s { printf("tick\\n"); } END { printf("end\\n"); }', isa: 'none', options: '-q' }, 300)).toMatchObject({ status: 0, text: 'end\n\n' });
+    // Without an ISA, a kernel probe or a command boots the x86-64 guest, as the CLI does without --arch.
+    expect(await run({ source: 'syscall::exit_group:entry { printf("%s\\n", execname); }', isa: 'none', command: '/bin/true', options: '-q' })).toMatchObject({ text: 'true\n\n', loaded: ['x86_64'] });
   }, 120_000);
 
   it('gives the lines of the errors to mark', async () => {
