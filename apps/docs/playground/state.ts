@@ -31,7 +31,7 @@ export interface PlaygroundState {
 }
 
 export const DEFAULT_STATE: PlaygroundState = {
-  source: 'syscall:::entry\n/pid == $target/\n{\n\t@calls[probefunc] = count();\n}\n',
+  source: 'syscall:::entry /pid == $target/ {\n\t@calls[probefunc] = count();\n}\n',
   isa: 'x86_64',
   command: '/bin/ls /etc',
   cpus: 1,
