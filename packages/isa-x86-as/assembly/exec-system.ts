@@ -239,8 +239,8 @@ export function exec_cpuid(): void {
   if (leaf == 0) { a = 1; b = 0x756e6547; d = 0x49656e69; c = 0x6c65746e; } // "GenuineIntel"
   else if (leaf == 1) {
     a = 0x000306a9;
-    // EDX: TSC 4, MSR 5, PAE 6, CX8 8, CMOV 15, CLFSH 19, SSE 25, SSE2 26
-    d = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 8) | (1 << 15) | (1 << 19) | (1 << 25) | (1 << 26);
+    // EDX: FPU 0, TSC 4, MSR 5, PAE 6, CX8 8, CMOV 15 (with FPU: FCMOVcc), CLFSH 19, FXSR 24, SSE 25, SSE2 26
+    d = 1 | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 8) | (1 << 15) | (1 << 19) | (1 << 24) | (1 << 25) | (1 << 26);
     // ECX: CX16 13, MOVBE 22, POPCNT 23
     c = (1 << 13) | (1 << 22) | (1 << 23);
     b = 8 << 8; // clflush line 64 bytes

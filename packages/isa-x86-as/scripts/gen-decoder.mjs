@@ -5,7 +5,7 @@
 //   assembly/generated/fast.ts           specialised handlers of the most frequent forms
 //   src/generated/opcodes.ts             form id -> mnemonic, operands, classes
 // All four carry a "generated — do not edit" header.
-import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forms as readForms, LENGTH_ONLY } from './opcodes.mjs';
@@ -110,8 +110,9 @@ export const FORM_COUNT: i32 = ${ordered.length + 1};
 // dispatch: one handler per form id (0 = no form)
 // Only handlers that assembly/exec*.ts defines are bound; the rest stay #UD
 // until written, so the table can name them ahead of the code.
-const execSource = ['exec.ts', 'exec-sse.ts', 'exec-system.ts']
-  .map((f) => { try { return readFileSync(join(pkg, 'assembly', f), 'utf8'); } catch { return ''; } }).join('\n');
+// every assembly/exec*.ts module holds handlers
+const EXEC_MODULES = readdirSync(join(pkg, 'assembly')).filter((f) => /^exec(-[\w-]+)?\.ts$/.test(f)).map((f) => f.slice(0, -3)).sort();
+const execSource = EXEC_MODULES.map((m) => readFileSafe(m)).join('\n');
 const defined = new Set([...execSource.matchAll(/export function exec_(\w+)\(/g)].map((m) => m[1]));
 for (const f of ordered) if (f.handler && !defined.has(f.handler)) f.handler = '';
 const handlers = [...new Set(ordered.map((f) => f.handler).filter((h) => h && h !== 'ud'))].sort();
@@ -119,7 +120,7 @@ writeFileSync(join(pkg, 'assembly/generated/dispatch.ts'), `${HEADER}
 // Interpreter dispatch: HANDLERS[form id] executes one decoded instruction.
 // Forms without a handler raise #UD.
 import { exec_ud } from '../exec';
-${['exec', 'exec-sse', 'exec-system'].map((m) => { const hs = handlers.filter((h) => new RegExp(`export function exec_${h}\\(`).test(readFileSafe(m))); return hs.length ? `import { ${hs.map((h) => `exec_${h}`).join(', ')} } from '../${m}';` : ''; }).join('\n')}
+${EXEC_MODULES.map((m) => { const hs = handlers.filter((h) => new RegExp(`export function exec_${h}\\(`).test(readFileSafe(m))); return hs.length ? `import { ${hs.map((h) => `exec_${h}`).join(', ')} } from '../${m}';` : ''; }).join('\n')}
 
 export const HANDLERS: StaticArray<() => void> = [
   exec_ud,

@@ -89,7 +89,7 @@ add('1 98 o64 cltq @cbw');
 add('1 99 o16 cwtd @cwd');
 add('1 99 o32 cltd @cwd');
 add('1 99 o64 cqto @cwd');
-add('1 9B wait');
+add('1 9B wait !x87 @fwait');
 add('1 9C d64 pushf? @pushf');
 add('1 9D d64 popf? @popf');
 add('1 9E sahf @sahf');
@@ -196,7 +196,7 @@ const x87mem = {
   DF: ['filds', 'fisttps', 'fists', 'fistps', 'fbld', 'fildll', 'fbstp', 'fistpll'],
 };
 for (const [op, names] of Object.entries(x87mem)) {
-  names.forEach((m, i) => { if (m) add(`1 ${op} /${i} mem ${m} M !x87`); });
+  names.forEach((m, i) => { if (m) add(`1 ${op} /${i} mem ${m} M !x87 @x87`); });
 }
 const x87reg = {
   D8: ['fadd', 'fmul', 'fcom', 'fcomp', 'fsub', 'fsubr', 'fdiv', 'fdivr'],
@@ -209,18 +209,18 @@ const x87reg = {
   DF: [null, null, null, null, null, 'fucompi', 'fcompi', null],
 };
 for (const [op, names] of Object.entries(x87reg)) {
-  names.forEach((m, i) => { if (m) add(`1 ${op} /${i} reg ${m} ST !x87`); });
+  names.forEach((m, i) => { if (m) add(`1 ${op} /${i} reg ${m} ST !x87 @x87`); });
 }
 const d9 = { E0: 'fchs', E1: 'fabs', E4: 'ftst', E5: 'fxam', E8: 'fld1', E9: 'fldl2t', EA: 'fldl2e', EB: 'fldpi', EC: 'fldlg2', ED: 'fldln2', EE: 'fldz', F0: 'f2xm1', F1: 'fyl2x', F2: 'fptan', F3: 'fpatan', F4: 'fxtract', F5: 'fprem1', F6: 'fdecstp', F7: 'fincstp', F8: 'fprem', F9: 'fyl2xp1', FA: 'fsqrt', FB: 'fsincos', FC: 'frndint', FD: 'fscale', FE: 'fsin', FF: 'fcos', D0: 'fnop' };
 for (const [b, m] of Object.entries(d9)) {
   const v = parseInt(b, 16);
-  add(`1 D9 /${(v >> 3) & 7} reg rm=${v & 7} ${m} !x87`);
+  add(`1 D9 /${(v >> 3) & 7} reg rm=${v & 7} ${m} !x87 @x87`);
 }
-add('1 DB /4 reg rm=2 fnclex !x87');
-add('1 DB /4 reg rm=3 fninit !x87');
-add('1 DF /4 reg rm=0 fnstsw AX !x87');
-add('1 DE /3 reg rm=1 fcompp !x87');
-add('1 DA /5 reg rm=1 fucompp !x87');
+add('1 DB /4 reg rm=2 fnclex !x87 @x87');
+add('1 DB /4 reg rm=3 fninit !x87 @x87');
+add('1 DF /4 reg rm=0 fnstsw AX !x87 @x87');
+add('1 DE /3 reg rm=1 fcompp !x87 @x87');
+add('1 DA /5 reg rm=1 fucompp !x87 @x87');
 
 // ---- two-byte map 0F -------------------------------------------------------
 ['sldt', 'str', 'lldt', 'ltr', 'verr', 'verw'].forEach((m, i) => add(`0F 00 /${i} ${m} Ew !priv${m === 'ltr' ? ' @ltr' : m === 'str' ? ' @str' : ''}`));
@@ -286,7 +286,7 @@ add('0F AE /1 reg F3 rdgsbase? Ry');
 add('0F AE /2 reg F3 wrfsbase? Ry');
 add('0F AE /3 reg F3 wrgsbase? Ry');
 ['fxsave', 'fxrstor', 'ldmxcsr', 'stmxcsr', 'xsave', 'xrstor', 'xsaveopt', 'clflush'].forEach((m, i) =>
-  add(`0F AE /${i} mem ${m} M${i === 2 ? ' @ldmxcsr' : i === 3 ? ' @stmxcsr' : i === 7 ? ' @nop' : ''}`));
+  add(`0F AE /${i} mem ${m} M${i === 0 ? ' @fxsave' : i === 1 ? ' @fxrstor' : i === 2 ? ' @ldmxcsr' : i === 3 ? ' @stmxcsr' : i === 7 ? ' @nop' : ''}`));
 add('0F AF /r imul? Gv,Ev @imul2');
 add('0F B0 /r lock cmpxchg? Eb,Gb @cmpxchg');
 add('0F B1 /r lock cmpxchg? Ev,Gv @cmpxchg');
