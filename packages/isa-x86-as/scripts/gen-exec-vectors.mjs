@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { initialState, prng, encodeCases, DATA_SIZE, DATA_ADDR } from '../test/exec-case.mjs';
+import { initialState, prng, encodeCases, DATA_SIZE, DATA_ADDR, FPU_LAYOUT, FPU_TABLES, FXSAVE_IMAGE, KINDS } from '../test/exec-case.mjs';
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
 const COUNT = Number(process.argv[2] ?? 24000);
@@ -213,7 +213,91 @@ function templates() {
   }
   add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `cvtss2sd ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
   add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `cvtsd2ss ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+  x87Templates(add);
   return t;
+}
+
+// ---- x87 --------------------------------------------------------------------------------
+// A case loads operands from the tables test/exec-case.mjs puts at rbx
+// (FPU_LAYOUT), runs a few x87 instructions (under a random control word
+// half of the time), stores results below rbx, and ends with FXSAVE of the
+// whole FPU/SSE state at rbx + 0x900: the memory comparison then covers
+// registers, stack top, tags, status and control words. The image's last
+// instruction and data pointers, opcode and MXCSR_MASK are zeroed after it
+// (implementation details: this host's FXSAVE leaves them 0 unless an
+// exception is pending, and its MXCSR_MASK is its own).
+const FXSAVE_AT = FXSAVE_IMAGE - FPU_TABLES;
+const FPU_EPILOGUE = [`fxsave64 ${FXSAVE_AT}(%rbx)`, `movw $0, ${FXSAVE_AT + 6}(%rbx)`, `movq $0, ${FXSAVE_AT + 8}(%rbx)`,
+  `movq $0, ${FXSAVE_AT + 16}(%rbx)`, `movl $0, ${FXSAVE_AT + 28}(%rbx)`];
+const ENV = -0x180; // 108 bytes for FNSAVE
+/** FNSTENV/FNSAVE images: the pointer fields (bytes 12-27) zeroed, as in the FXSAVE image. */
+const maskEnvironment = () => [12, 16, 20, 24].map((o) => `movl $0, ${ENV + o}(%rbx)`);
+
+function x87Templates(add) {
+  const slot = (rnd, table, n, size) => `${FPU_LAYOUT[table] + rnd(n) * size}(%rbx)`;
+  const X80 = (rnd) => slot(rnd, 'x80', 32, 16);
+  const F64 = (rnd) => slot(rnd, 'f64', 32, 8);
+  const F32 = (rnd) => slot(rnd, 'f32', 32, 4);
+  const I16 = (rnd) => slot(rnd, 'i16', 8, 2);
+  const I32 = (rnd) => slot(rnd, 'i32', 8, 4);
+  const I64 = (rnd) => slot(rnd, 'i64', 8, 8);
+  const CW = (rnd) => slot(rnd, 'cw', 8, 2);
+  const OUT = (rnd) => `${-0x300 + rnd(8) * 16}(%rbx)`;
+  const st = (rnd) => `%st(${rnd(8)})`;
+  const loads = [
+    (rnd) => [`flds ${F32(rnd)}`], (rnd) => [`fldl ${F64(rnd)}`], (rnd) => [`fldt ${X80(rnd)}`], (rnd) => [`fldt ${X80(rnd)}`],
+    (rnd) => [`filds ${I16(rnd)}`], (rnd) => [`fildl ${I32(rnd)}`], (rnd) => [`fildll ${I64(rnd)}`],
+    (rnd) => [['fld1', 'fldz', 'fldpi', 'fldl2e', 'fldl2t', 'fldlg2', 'fldln2'][rnd(7)]],
+    (rnd) => [`fld ${st(rnd)}`],
+  ];
+  const ARITH = ['add', 'mul', 'sub', 'subr', 'div', 'divr'];
+  const ops = [
+    ...loads,
+    (rnd) => { const o = ARITH[rnd(6)]; return [[`f${o}s ${F32(rnd)}`, `f${o}l ${F64(rnd)}`, `fi${o}s ${I16(rnd)}`, `fi${o}l ${I32(rnd)}`][rnd(4)]]; },
+    (rnd) => { const o = ARITH[rnd(6)]; return [[`f${o} ${st(rnd)}, %st`, `f${o} %st, ${st(rnd)}`, `f${o}p %st, ${st(rnd)}`][rnd(3)]]; },
+    (rnd) => { const o = ARITH[rnd(6)]; return [[`f${o} ${st(rnd)}, %st`, `f${o} %st, ${st(rnd)}`, `f${o}p %st, ${st(rnd)}`][rnd(3)]]; },
+    (rnd) => [[`fcoms ${F32(rnd)}`, `fcoml ${F64(rnd)}`, `fcomps ${F32(rnd)}`, `fcompl ${F64(rnd)}`, `ficoms ${I16(rnd)}`, `ficoml ${I32(rnd)}`, `ficomps ${I16(rnd)}`, `ficompl ${I32(rnd)}`][rnd(8)]],
+    (rnd) => [[`fcom ${st(rnd)}`, `fcomp ${st(rnd)}`, `fucom ${st(rnd)}`, `fucomp ${st(rnd)}`, 'fcompp', 'fucompp', 'ftst', 'fxam'][rnd(8)]],
+    (rnd) => [`${['fcomi', 'fcomip', 'fucomi', 'fucomip'][rnd(4)]} ${st(rnd)}, %st`],
+    (rnd) => [[`fsts ${OUT(rnd)}`, `fstps ${OUT(rnd)}`, `fstl ${OUT(rnd)}`, `fstpl ${OUT(rnd)}`, `fstpt ${OUT(rnd)}`][rnd(5)]],
+    (rnd) => [[`fists ${OUT(rnd)}`, `fistps ${OUT(rnd)}`, `fistl ${OUT(rnd)}`, `fistpl ${OUT(rnd)}`, `fistpll ${OUT(rnd)}`, `fisttps ${OUT(rnd)}`, `fisttpl ${OUT(rnd)}`, `fisttpll ${OUT(rnd)}`][rnd(8)]],
+    (rnd) => { const o = OUT(rnd); return rnd(2) ? [`fbstp ${o}`, `fbld ${o}`] : [`fbstp ${o}`]; },
+    (rnd) => [[`fxch ${st(rnd)}`, `fst ${st(rnd)}`, `fstp ${st(rnd)}`, `ffree ${st(rnd)}`, 'fincstp', 'fdecstp', 'fabs', 'fchs', 'fnop'][rnd(9)]],
+    (rnd) => [['fsqrt', 'frndint', 'fscale', 'fxtract', 'fprem', 'fprem1', 'fsqrt', 'frndint'][rnd(8)]],
+    (rnd) => [`${['fcmovb', 'fcmove', 'fcmovbe', 'fcmovu', 'fcmovnb', 'fcmovne', 'fcmovnbe', 'fcmovnu'][rnd(8)]} ${st(rnd)}, %st`],
+    (rnd) => [[`fldcw ${CW(rnd)}`, `fnstcw ${OUT(rnd)}`, `fnstsw ${OUT(rnd)}`, 'fnstsw %ax', 'fnclex', 'fwait'][rnd(6)]],
+    (rnd) => [[`fnstenv ${ENV}(%rbx)`, ...maskEnvironment()], [`fnstenv ${ENV}(%rbx)`, ...maskEnvironment(), `fldenv ${ENV}(%rbx)`],
+      [`fnsave ${ENV}(%rbx)`, ...maskEnvironment()], [`fnsave ${ENV}(%rbx)`, `frstor ${ENV}(%rbx)`, ...maskEnvironment(), ...(rnd(2) ? [] : ['fninit'])],
+      [`fxsave64 ${FXSAVE_AT}(%rbx)`, 'fninit', `fxrstor64 ${FXSAVE_AT}(%rbx)`]][rnd(5)],
+  ];
+  const sequence = (rnd, unmasked) => {
+    const asm = [];
+    if (unmasked) asm.push(`movw $${0x37f & ~(1 << rnd(6)) & ~(rnd(3) ? 0 : 1 << rnd(6))}, ${-0x100}(%rbx)`, `fldcw ${-0x100}(%rbx)`);
+    else if (rnd(2)) asm.push(`fldcw ${CW(rnd)}`);
+    for (let i = 1 + rnd(3); i > 0; i--) asm.push(...loads[rnd(loads.length - 1)](rnd));
+    for (let i = 1 + rnd(4); i > 0; i--) asm.push(...ops[rnd(ops.length)](rnd));
+    if (unmasked) asm.push('fwait');
+    return { asm: [...asm, ...FPU_EPILOGUE], mask: ALL, kind: 'fpu' };
+  };
+  add(60, (rnd) => sequence(rnd, false));
+  add(4, (rnd) => sequence(rnd, true));
+  // a stack that overflows, or underflows, with a masked or unmasked invalid exception
+  add(4, (rnd) => {
+    const asm = rnd(3) ? [] : [`movw $0x37e, ${-0x100}(%rbx)`, `fldcw ${-0x100}(%rbx)`];
+    if (rnd(2)) for (let i = 0; i < 9; i++) asm.push(...loads[rnd(loads.length - 1)](rnd));
+    else asm.push(...ops[rnd(ops.length)](rnd), ...ops[rnd(ops.length)](rnd));
+    return { asm: [...asm, ...FPU_EPILOGUE], mask: ALL, kind: 'fpu' };
+  });
+  // transcendental instructions: results compared within an ulp (their last bit is the processor's own)
+  const TRANS = ['f2xm1', 'fyl2x', 'fyl2xp1', 'fpatan', 'fsin', 'fcos', 'fsincos', 'fptan'];
+  add(16, (rnd) => {
+    const asm = [];
+    if (rnd(2)) asm.push(`fldcw ${CW(rnd)}`);
+    asm.push(`fldt ${X80(rnd)}`, `fldt ${X80(rnd)}`);
+    asm.push(TRANS[rnd(TRANS.length)]);
+    asm.push('fstpt -0x300(%rbx)', 'fstpt -0x2f0(%rbx)', 'fnstsw -0x2e0(%rbx)');
+    return { asm, mask: ALL, kind: 'fpu-approx' };
+  });
 }
 
 function assemble(lines) {
@@ -247,7 +331,7 @@ for (let i = 0; i < COUNT; i++) {
     let guard = 0;
     while (asm.length + (bytes.length ? 1 : 0) < n && guard++ < 100) {
       const g = pick(rnd).f(rnd);
-      if (g.mask !== ALL || g.kind === 'string') continue;
+      if (g.mask !== ALL || g.kind) continue;
       if (g.bytes) { if (asm.length || bytes.length) continue; bytes.push(...g.bytes); } else asm.push(...g.asm);
     }
     // byte-coded parts go first: they are self-contained
@@ -255,7 +339,7 @@ for (let i = 0; i < COUNT; i++) {
     continue;
   }
   const g = pick(rnd).f(rnd);
-  cases.push({ seed, asm: g.asm ?? [], bytes: g.bytes, mask: g.mask, kind: g.kind === 'string' ? 1 : 0 });
+  cases.push({ seed, asm: g.asm ?? [], bytes: g.bytes, mask: g.mask, kind: Math.max(0, KINDS.indexOf(g.kind ?? 'plain')) });
 }
 // assemble each case's instructions; relative labels (1f) need the whole block, so
 // assemble the block with markers and split by instruction count.
@@ -273,6 +357,8 @@ for (const c of cases) {
   if (bytes.some((b) => Number.isNaN(b))) throw new Error(`unresolved fixup in case ${c.seed}: ${c.asm.join('; ')}`);
   c.code = bytes;
 }
+// a record keeps at most 255 code bytes: the few longer x87 sequences are left out
+for (let i = cases.length - 1; i >= 0; i--) if (cases[i].code.length > 255) cases.splice(i, 1);
 
 // native run
 const dir = mkdtempSync(join(tmpdir(), 'x86-vectors-'));
@@ -280,7 +366,7 @@ const harness = join(dir, 'native-harness');
 execFileSync('clang', ['-O1', '-o', harness, join(pkg, 'scripts/native-harness.c')]);
 const input = [];
 for (const c of cases) {
-  const st = initialState(c.seed, c.kind === 1 ? 'string' : 'plain');
+  const st = initialState(c.seed, KINDS[c.kind]);
   c.state = st;
   const b = Buffer.alloc(4 + 136 + DATA_SIZE + c.code.length);
   b.writeUInt32LE(c.code.length, 0);
@@ -295,12 +381,14 @@ writeFileSync(inFile, Buffer.concat(input));
 const out = execFileSync(harness, { input: Buffer.concat(input), maxBuffer: 1 << 30 });
 const recSize = 4 + 136 + DATA_SIZE;
 if (out.length !== recSize * cases.length) throw new Error(`native harness returned ${out.length} bytes for ${cases.length} cases`);
-const SIG_TO_VECTOR = { 8: 0, 5: 3, 4: 6, 11: 13 };
+// the signal, and for SIGFPE the trap number the harness read (#DE 0, #MF 16, #XM 19)
+const SIGNAL_VECTOR = { 5: 3, 4: 6, 11: 13, 7: 13 };
 const records = [];
 cases.forEach((c, i) => {
   const o = i * recSize;
-  const sig = out.readUInt32LE(o);
-  const fault = sig ? (SIG_TO_VECTOR[sig] ?? 255) : 0;
+  const word = out.readUInt32LE(o);
+  const sig = word & 0xff;
+  const fault = !sig ? 0 : sig === 8 ? (word >> 8) & 0xff : (SIGNAL_VECTOR[sig] ?? 255);
   const regs = [];
   const mem = [];
   let flags = 0;
@@ -316,7 +404,7 @@ cases.forEach((c, i) => {
       if (v !== was) mem.push([q, v]);
     }
   } else for (let j = 0; j < 16; j++) regs.push(undefined);
-  if (sig && fault !== 0) return; // only #DE is an expected fault
+  if (sig && fault !== 0 && fault !== 16) return; // only #DE and the x87's #MF are expected faults
   records.push({ seed: c.seed, kind: c.kind, code: c.code, fault: sig ? 0x80 | fault : 0, flagMask: c.mask, flags, regs, mem });
 });
 writeFileSync(OUT, gzipSync(encodeCases(records), { level: 9 }));
