@@ -6,32 +6,12 @@
 // NaN (negative quiet NaN), out-of-range conversions give the integer
 // indefinite value; rounding is round-to-nearest-even (MXCSR.RC = 0 assumed)
 // and MXCSR exception flags are not recorded.
-import { dReg, dRm, dMod, dRex, dImm } from './insn';
-import { XMM, readV, writeV, readReg, writeReg, raise, faultVector, VEC_GP, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
+import { dReg, dRm, dMod, dRex, dImm, dAddr32 } from './insn';
+import { XMM, readV, writeV, readReg, writeReg, faultVector, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
 import { effectiveAddress } from './exec';
+import { xmm, readW128, writeW128, binop, put, dst, SCRATCH } from './sse-operands';
+import { laneF64, laneF32, isNaN64, isNaN32 } from './sse-float';
 
-// @ts-ignore: decorator
-@inline function xmm(n: u32): usize { return XMM + (<usize>n << 4); }
-
-/** Reads the W operand: register or 16 bytes of memory (aligned if `aligned`). */
-function readW128(aligned: bool): v128 {
-  if (dMod() == 3) return v128.load(xmm(dRm()));
-  const a = effectiveAddress();
-  if (aligned && (a & 15) != 0) { raise(VEC_GP, 0); return i64x2.splat(0); }
-  const lo = readV(a, 8);
-  const hi = readV(a + 8, 8);
-  return i64x2.replace_lane(i64x2.splat(<i64>lo), 1, <i64>hi);
-}
-function writeW128(v: v128, aligned: bool): void {
-  if (dMod() == 3) { v128.store(xmm(dRm()), v); return; }
-  const a = effectiveAddress();
-  if (aligned && (a & 15) != 0) { raise(VEC_GP, 0); return; }
-  // check both halves before writing either
-  readV(a, 1); readV(a + 15, 1);
-  if (faultVector >= 0) return;
-  writeV(a, 8, <u64>i64x2.extract_lane(v, 0));
-  writeV(a + 8, 8, <u64>i64x2.extract_lane(v, 1));
-}
 
 // ---- moves ----------------------------------------------------------------------------
 export function exec_movups(): void { const v = readW128(false); if (faultVector < 0) v128.store(xmm(dReg()), v); }
@@ -89,12 +69,6 @@ export function exec_movq_store(): void {
 }
 
 // ---- logic and packed integer -------------------------------------------------------------
-// @ts-ignore: decorator
-@inline function binop(): v128 { return readW128(true); }
-// @ts-ignore: decorator
-@inline function put(v: v128): void { if (faultVector < 0) v128.store(xmm(dReg()), v); }
-// @ts-ignore: decorator
-@inline function dst(): v128 { return v128.load(xmm(dReg())); }
 
 export function exec_pand(): void { const b = binop(); put(v128.and(dst(), b)); }
 export function exec_pandn(): void { const b = binop(); put(v128.andnot(b, dst())); }
@@ -130,7 +104,7 @@ export function exec_pshufd(): void {
   const s = readW128(true);
   if (faultVector >= 0) return;
   const order = <u32>dImm();
-  const t = XMM + 16 * 16; // scratch slot past xmm15
+  const t = SCRATCH;
   v128.store(t, s);
   let r = i32x4.splat(0);
   r = i32x4.replace_lane(r, 0, load<i32>(t + ((order & 3) << 2)));
@@ -142,7 +116,7 @@ export function exec_pshufd(): void {
 function shuffleWords(high: bool): void {
   const s = readW128(true);
   if (faultVector >= 0) return;
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, s);
   const order = <u32>dImm();
   const base: usize = high ? 8 : 0;
@@ -156,7 +130,7 @@ export function exec_pshuflw(): void { shuffleWords(false); }
 export function exec_shufps(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, dst());
   v128.store(t + 16, b);
   const o = <u32>dImm();
@@ -171,7 +145,7 @@ export function exec_shufpd(): void {
   const o = <u32>dImm();
   const d = xmm(dReg());
   const lo = load<u64>(d + ((o & 1) << 3));
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, b);
   const hi = load<u64>(t + (((o >> 1) & 1) << 3));
   store<u64>(d, lo); store<u64>(d, hi, 8);
@@ -180,7 +154,7 @@ export function exec_shufpd(): void {
 export function exec_psrldq(): void {
   const n = <u32>dImm() > 16 ? 16 : <u32>dImm();
   const d = xmm(dRm());
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, i64x2.splat(0)); v128.store(t + 16, i64x2.splat(0));
   v128.store(t, v128.load(d));
   v128.store(d, v128.load(t + n));
@@ -188,7 +162,7 @@ export function exec_psrldq(): void {
 export function exec_pslldq(): void {
   const n = <u32>dImm() > 16 ? 16 : <u32>dImm();
   const d = xmm(dRm());
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, i64x2.splat(0)); v128.store(t + 16, v128.load(d));
   v128.store(d, v128.load(t + 16 - n));
 }
@@ -273,55 +247,9 @@ export function exec_pinsrw(): void {
 export function exec_pextrw(): void { writeReg(dReg(), 4, true, <u64>load<u16>(xmm(dRm()) + ((<usize>dImm() & 7) << 1))); }
 
 // ---- scalar floating point -------------------------------------------------------------------
-const DEFAULT_NAN64: u64 = 0xfff8000000000000;
-const DEFAULT_NAN32: u32 = 0xffc00000;
-
-// @ts-ignore: decorator
-@inline function isNaN64(b: u64): bool { return (b & 0x7fffffffffffffff) > 0x7ff0000000000000; }
-// @ts-ignore: decorator
-@inline function isNaN32(b: u32): bool { return (b & 0x7fffffff) > 0x7f800000; }
-
 function srcSd(): u64 { return dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8); }
 function srcSs(): u32 { return dMod() == 3 ? load<u32>(xmm(dRm())) : <u32>readV(effectiveAddress(), 4); }
 
-/** One double lane; op: 0 add 1 sub 2 mul 3 div 4 min 5 max 6 sqrt (of b). */
-function laneF64(op: i32, a: u64, b: u64): u64 {
-  let r: u64;
-  if (op == 4 || op == 5) {
-    const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
-    r = (op == 4 ? x < y : x > y) ? a : b; // NaN or equal: the source
-  } else if (op == 6) {
-    if (isNaN64(b)) r = b | 0x0008000000000000;
-    else { r = reinterpret<u64>(Math.sqrt(reinterpret<f64>(b))); if (isNaN64(r)) r = DEFAULT_NAN64; }
-  } else if (isNaN64(a)) r = a | 0x0008000000000000;
-  else if (isNaN64(b)) r = b | 0x0008000000000000;
-  else {
-    const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
-    const v = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
-    r = reinterpret<u64>(v);
-    if (isNaN64(r)) r = DEFAULT_NAN64;
-  }
-  return r;
-}
-/** One float lane, as laneF64. */
-function laneF32(op: i32, a: u32, b: u32): u32 {
-  let r: u32;
-  if (op == 4 || op == 5) {
-    const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
-    r = (op == 4 ? x < y : x > y) ? a : b;
-  } else if (op == 6) {
-    if (isNaN32(b)) r = b | 0x400000;
-    else { r = reinterpret<u32>(Mathf.sqrt(reinterpret<f32>(b))); if (isNaN32(r)) r = DEFAULT_NAN32; }
-  } else if (isNaN32(a)) r = a | 0x400000;
-  else if (isNaN32(b)) r = b | 0x400000;
-  else {
-    const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
-    const v: f32 = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
-    r = reinterpret<u32>(v);
-    if (isNaN32(r)) r = DEFAULT_NAN32;
-  }
-  return r;
-}
 function arithSd(op: i32): void {
   const b = srcSd();
   if (faultVector >= 0) return;
@@ -390,7 +318,7 @@ export function exec_cmpps(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
   const d = xmm(dReg());
-  const t = XMM + 16 * 16; // scratch slot past xmm15
+  const t = SCRATCH;
   v128.store(t, b);
   for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, cmpF32(load<u32>(d + i), load<u32>(t + i)));
 }
@@ -512,7 +440,7 @@ function psToDq(truncate: bool): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
   const d = xmm(dReg());
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, b);
   for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, toI32(<f64>load<f32>(t + i), truncate));
 }
@@ -545,3 +473,12 @@ export function exec_cvtsd2ss(): void {
   store<u32>(xmm(dReg()), r);
 }
 
+
+// MASKMOVDQU (66 0F F7): the bytes of xmm (ModRM.reg) whose mask byte (ModRM.rm) has bit 7 set, stored at [rdi]
+export function exec_maskmovdqu(): void {
+  const data = xmm(dReg()), mask = xmm(dRm());
+  const base = dAddr32() ? reg64(7) & 0xffffffff : reg64(7);
+  // every selected byte must be writable before any is written
+  for (let i: usize = 0; i < 16; i++) if ((load<u8>(mask + i) & 0x80) != 0) { readV(base + <u64>i, 1); if (faultVector >= 0) return; }
+  for (let i: usize = 0; i < 16; i++) if ((load<u8>(mask + i) & 0x80) != 0) writeV(base + <u64>i, 1, <u64>load<u8>(data + i));
+}

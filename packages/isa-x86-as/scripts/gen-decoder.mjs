@@ -114,17 +114,31 @@ export const FORM_COUNT: i32 = ${ordered.length + 1};
 const EXEC_MODULES = readdirSync(join(pkg, 'assembly')).filter((f) => /^exec(-[\w-]+)?\.ts$/.test(f)).map((f) => f.slice(0, -3)).sort();
 const execSource = EXEC_MODULES.map((m) => readFileSafe(m)).join('\n');
 const defined = new Set([...execSource.matchAll(/export function exec_(\w+)\(/g)].map((m) => m[1]));
-for (const f of ordered) if (f.handler && !defined.has(f.handler)) f.handler = '';
-const handlers = [...new Set(ordered.map((f) => f.handler).filter((h) => h && h !== 'ud'))].sort();
+// `mmx:NAME`: the form runs exec_mmx, which calls exec_NAME on the MMX registers (MMX_HANDLERS)
+const mmxName = (h) => (h.startsWith('mmx:') ? h.slice(4) : '');
+for (const f of ordered) {
+  if (!f.handler) continue;
+  const inner = mmxName(f.handler);
+  if (inner ? !defined.has(inner) || !defined.has('mmx') : !defined.has(f.handler)) f.handler = '';
+}
+const handlers = [...new Set(ordered.flatMap((f) => (mmxName(f.handler) ? ['mmx', mmxName(f.handler)] : [f.handler])).filter((h) => h && h !== 'ud'))].sort();
 writeFileSync(join(pkg, 'assembly/generated/dispatch.ts'), `${HEADER}
 // Interpreter dispatch: HANDLERS[form id] executes one decoded instruction.
 // Forms without a handler raise #UD.
 import { exec_ud } from '../exec';
 ${EXEC_MODULES.map((m) => { const hs = handlers.filter((h) => new RegExp(`export function exec_${h}\\(`).test(readFileSafe(m))); return hs.length ? `import { ${hs.map((h) => `exec_${h}`).join(', ')} } from '../${m}';` : ''; }).join('\n')}
 
+// MMX_HANDLERS[form id]: what exec_mmx runs for an MMX form (the rest #UD)
+const MMX_HANDLERS: StaticArray<() => void> = [
+  exec_ud,
+${ordered.map((f) => `  ${mmxName(f.handler) ? `exec_${mmxName(f.handler)}` : 'exec_ud'},`).join('\n')}
+];
+/** Runs the MMX handler of form \`form\` (called by exec_mmx). */
+export function runMmxHandler(form: i32): void { unchecked(MMX_HANDLERS[form])(); }
+
 export const HANDLERS: StaticArray<() => void> = [
   exec_ud,
-${ordered.map((f) => `  ${f.handler ? `exec_${f.handler}` : 'exec_ud'}, // ${f.line.replace(/\s+/g, ' ')}`).join('\n')}
+${ordered.map((f) => `  ${f.handler ? `exec_${mmxName(f.handler) ? 'mmx' : f.handler}` : 'exec_ud'}, // ${f.line.replace(/\s+/g, ' ')}`).join('\n')}
 ];
 `);
 

@@ -213,8 +213,105 @@ function templates() {
   }
   add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `cvtss2sd ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
   add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `cvtsd2ss ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+  sse3to42Templates(add, { x, mem, reg, notBx });
   x87Templates(add);
+  mmxTemplates(add);
   return t;
+}
+
+// ---- SSE3, SSSE3, SSE4.1, SSE4.2 --------------------------------------------------------------
+// Operands loaded from the data block (unaligned movdqu), results stored back;
+// floating-point ones see random bit patterns (NaNs, denormals, infinities).
+function sse3to42Templates(add, { x, mem, reg, notBx }) {
+  const twoXmm = (op, imm) => (rnd) => {
+    const a = x(rnd), b = x(rnd);
+    const same = rnd(6) === 0;
+    return { asm: [`movdqu ${mem(rnd)}, ${a}`, `movdqu ${mem(rnd)}, ${b}`, `${op} ${imm ? `$${imm(rnd)}, ` : ''}${same ? a : b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  };
+  const binary = ['addsubpd', 'addsubps', 'haddpd', 'haddps', 'hsubpd', 'hsubps', 'movsldup', 'movshdup', 'movddup',
+    'pshufb', 'phaddw', 'phaddd', 'phaddsw', 'phsubw', 'phsubd', 'phsubsw', 'pmaddubsw', 'pmulhrsw', 'psignb', 'psignw', 'psignd', 'pabsb', 'pabsw', 'pabsd',
+    'pmovsxbw', 'pmovsxbd', 'pmovsxbq', 'pmovsxwd', 'pmovsxwq', 'pmovsxdq', 'pmovzxbw', 'pmovzxbd', 'pmovzxbq', 'pmovzxwd', 'pmovzxwq', 'pmovzxdq',
+    'pmuldq', 'pcmpeqq', 'packusdw', 'pminsb', 'pminsd', 'pminuw', 'pminud', 'pmaxsb', 'pmaxsd', 'pmaxuw', 'pmaxud', 'pmulld', 'phminposuw', 'pcmpgtq'];
+  for (const op of binary) add(1, twoXmm(op));
+  for (const op of ['pmovsxbw', 'pmovzxbq', 'pmovsxwq', 'pmovzxdq', 'movddup']) add(1, (rnd) => { const a = x(rnd); return { asm: [`${op} ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+  add(1, (rnd) => { const a = x(rnd); return { asm: [`lddqu ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+  const imm8 = (rnd) => rnd(256);
+  for (const op of ['palignr', 'pblendw', 'blendps', 'blendpd', 'mpsadbw', 'dpps', 'dppd', 'insertps']) add(1, twoXmm(op, op === 'palignr' ? (rnd) => (rnd(2) ? rnd(40) : rnd(256)) : imm8));
+  for (const op of ['roundps', 'roundpd', 'roundss', 'roundsd']) add(1, twoXmm(op, (rnd) => rnd(16)));
+  for (const op of ['pblendvb', 'blendvps', 'blendvpd']) add(1, (rnd) => {
+    const a = `%xmm${1 + rnd(15)}`, b = `%xmm${1 + rnd(15)}`;
+    return { asm: [`movdqu ${mem(rnd)}, %xmm0`, `movdqu ${mem(rnd)}, ${a}`, `movdqu ${mem(rnd)}, ${b}`, `${op} %xmm0, ${b}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL };
+  });
+  add(2, (rnd) => { const a = x(rnd), b = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, rnd(3) ? `movdqu ${mem(rnd)}, ${b}` : `movdqa ${a}, ${b}`, `ptest ${b}, ${a}`], mask: ALL }; });
+  // element inserts and extracts, register and memory forms
+  for (const [op, s, n] of [['pextrb', 'l', 16], ['pextrw', 'l', 8], ['pextrd', 'l', 4], ['pextrq', 'q', 2], ['extractps', 'l', 4]]) {
+    add(1, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `${op} $${rnd(n * 2)}, ${a}, ${rnd(2) ? notBx(rnd, s) : mem(rnd)}`], mask: ALL }; });
+  }
+  for (const [op, s, n] of [['pinsrb', 'l', 16], ['pinsrd', 'l', 4], ['pinsrq', 'q', 2]]) {
+    add(1, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `${op} $${rnd(n * 2)}, ${rnd(2) ? notBx(rnd, s) : mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
+  }
+  // string compares: every format, aggregation, polarity and output selection; explicit lengths in rax and rdx
+  for (const op of ['pcmpestri', 'pcmpestrm', 'pcmpistri', 'pcmpistrm']) add(4, (rnd) => {
+    const a = x(rnd), b = x(rnd);
+    const lengths = op.includes('estr') && rnd(2) ? [`movq $${rnd(40) - 20}, %rax`, `movq $${rnd(40) - 20}, %rdx`] : [];
+    // short strings: some elements zero now and then
+    const pokes = rnd(2) ? [`movb $0, ${mem(rnd)}`] : [];
+    return { asm: [...pokes, `movdqu ${mem(rnd)}, ${a}`, `movdqu ${mem(rnd)}, ${b}`, ...lengths, `${op} $${rnd(128)}, ${rnd(4) ? b : mem(rnd)}, ${a}`, `movdqu %xmm0, ${mem(rnd)}`], mask: ALL };
+  });
+  // CRC32C of bytes, words, doublewords and quadwords
+  add(3, (rnd) => {
+    // source size b/w/l/q; a byte source may accumulate into a 64-bit register too
+    const size = 'bwlq'[rnd(4)];
+    const src = rnd(2) ? reg(rnd, size) : mem(rnd);
+    const dst = size === 'q' || (size === 'b' && rnd(2)) ? reg(rnd, 'q') : reg(rnd, 'l');
+    const suffix = size;
+    return { asm: [`crc32${suffix} ${src}, ${dst}`], mask: ALL };
+  });
+}
+
+// ---- MMX ------------------------------------------------------------------------------------
+// MMX registers are the x87 registers' significands: these cases end with the
+// FXSAVE image as the x87 ones do, so TOP, the tags and the exponents written
+// all ones are compared with the registers.
+function mmxTemplates(add) {
+  const mm = (rnd) => `%mm${rnd(8)}`;
+  const Q = (rnd) => `${FPU_LAYOUT.x80 + rnd(64) * 8}(%rbx)`;
+  const OUT = (rnd) => `${-0x300 + rnd(16) * 8}(%rbx)`;
+  const binary = ['paddb', 'paddw', 'paddd', 'paddq', 'psubb', 'psubw', 'psubd', 'psubq', 'paddsb', 'paddsw', 'paddusb', 'paddusw',
+    'psubsb', 'psubsw', 'psubusb', 'psubusw', 'pcmpeqb', 'pcmpeqw', 'pcmpeqd', 'pcmpgtb', 'pcmpgtw', 'pcmpgtd', 'pand', 'pandn', 'por', 'pxor',
+    'pmullw', 'pmulhw', 'pmulhuw', 'pmaddwd', 'pmuludq', 'pavgb', 'pavgw', 'pminub', 'pmaxub', 'pminsw', 'pmaxsw', 'psadbw',
+    'punpcklbw', 'punpcklwd', 'punpckldq', 'punpckhbw', 'punpckhwd', 'punpckhdq', 'packsswb', 'packuswb', 'packssdw',
+    'psllw', 'pslld', 'psllq', 'psrlw', 'psrld', 'psrlq', 'psraw', 'psrad',
+    'pshufb', 'phaddw', 'phaddd', 'phaddsw', 'phsubw', 'phsubd', 'phsubsw', 'pmaddubsw', 'pmulhrsw', 'psignb', 'psignw', 'psignd', 'pabsb', 'pabsw', 'pabsd'];
+  const op = (rnd) => {
+    const k = rnd(10);
+    const a = mm(rnd), b = mm(rnd);
+    if (k < 6) return [`${binary[rnd(binary.length)]} ${rnd(3) ? b : Q(rnd)}, ${a}`];
+    if (k === 6) return [`${['psllw', 'pslld', 'psllq', 'psrlw', 'psrld', 'psrlq', 'psraw', 'psrad'][rnd(8)]} $${rnd(4) ? rnd(70) : rnd(256)}, ${a}`];
+    if (k === 7) return [[`pshufw $${rnd(256)}, ${rnd(2) ? b : Q(rnd)}, ${a}`, `palignr $${rnd(20)}, ${b}, ${a}`, `pinsrw $${rnd(8)}, ${rnd(2) ? '%ecx' : Q(rnd)}, ${a}`, `pextrw $${rnd(8)}, ${b}, %edx`][rnd(4)]];
+    if (k === 8) return [[`movd ${a}, %esi`, `movq ${a}, %rsi`, `movd %edi, ${a}`, `movq %rdi, ${a}`, `movd ${a}, ${OUT(rnd)}`, `movq ${b}, ${a}`, `pmovmskb ${a}, %eax`, `movntq ${a}, ${OUT(rnd)}`][rnd(8)]];
+    return [['emms', `movq2dq ${a}, %xmm${rnd(16)}`, `movdq2q %xmm${rnd(16)}, ${a}`][rnd(3)]];
+  };
+  add(12, (rnd) => {
+    const asm = [];
+    for (let i = 1 + rnd(3); i > 0; i--) asm.push(`movq ${Q(rnd)}, ${mm(rnd)}`);
+    if (rnd(3) === 0) asm.push(`movdqu ${Q(rnd)}, %xmm${rnd(16)}`);
+    for (let i = 1 + rnd(3); i > 0; i--) asm.push(...op(rnd));
+    asm.push(`movq ${mm(rnd)}, ${OUT(rnd)}`);
+    if (rnd(4) === 0) asm.push('emms');
+    return { asm: [...asm, ...FPU_EPILOGUE], mask: ALL, kind: 'fpu' };
+  });
+  // conversions between MMX and XMM registers: without the FXSAVE image (
+  // this core does not record MXCSR's exception flags), results stored
+  add(3, (rnd) => {
+    const a = mm(rnd), x = `%xmm${rnd(16)}`;
+    const conv = [`cvtpi2ps ${rnd(2) ? a : Q(rnd)}, ${x}`, `cvtpi2pd ${rnd(2) ? a : Q(rnd)}, ${x}`, `cvtps2pi ${rnd(2) ? x : Q(rnd)}, ${a}`,
+      `cvttps2pi ${rnd(2) ? x : Q(rnd)}, ${a}`, `cvtpd2pi ${x}, ${a}`, `cvttpd2pi ${x}, ${a}`][rnd(6)];
+    return { asm: [`movq ${Q(rnd)}, ${a}`, `movdqu ${Q(rnd)}, ${x}`, conv, `movq ${a}, ${OUT(rnd)}`, `movdqu ${x}, ${OUT(rnd)}`], mask: ALL, kind: 'fpu' };
+  });
+  // MASKMOVQ / MASKMOVDQU store through rdi: pointed into the results area
+  add(1, (rnd) => ({ asm: [`leaq ${-0x300 + rnd(64)}(%rbx), %rdi`, `movq ${Q(rnd)}, %mm1`, `movq ${Q(rnd)}, %mm2`, 'maskmovq %mm2, %mm1', ...FPU_EPILOGUE], mask: ALL, kind: 'fpu' }));
+  add(1, (rnd) => ({ asm: [`leaq ${-0x300 + rnd(64)}(%rbx), %rdi`, `movdqu ${Q(rnd)}, %xmm1`, `movdqu ${Q(rnd)}, %xmm2`, 'maskmovdqu %xmm2, %xmm1', ...FPU_EPILOGUE], mask: ALL, kind: 'fpu' }));
 }
 
 // ---- x87 --------------------------------------------------------------------------------
