@@ -30,8 +30,12 @@ import { parityFlag } from './flags';
   return <u64>((<i64>(v << s)) >> s);
 }
 
-/** Effective address of the ModRM memory operand (SDM vol. 2, 2.2.1.6 RIP-relative). */
-export function effectiveAddress(): u64 {
+/**
+ * The offset the ModRM memory operand computes, before any segment base: what
+ * lea writes (SDM vol. 2, 2.2.1.6 RIP-relative; 32-bit address size wraps).
+ */
+// @ts-ignore: decorator
+@inline function operandOffset(): u64 {
   let a: u64;
   if (dRipRel()) a = nextRip + <u64>dDisp();
   else {
@@ -40,8 +44,14 @@ export function effectiveAddress(): u64 {
     if (dIndex() >= 0) a += reg64(<u32>dIndex()) << <u64>dScale();
   }
   if (dAddr32()) a &= 0xffffffff;
-  if (dSeg() == 4) a += fsBase;
-  else if (dSeg() == 5) a += gsBase;
+  return a;
+}
+
+/** Effective address of the ModRM memory operand: its offset plus the FS or GS base. */
+export function effectiveAddress(): u64 {
+  const a = operandOffset();
+  if (dSeg() == 4) return a + fsBase;
+  if (dSeg() == 5) return a + gsBase;
   return a;
 }
 
@@ -210,18 +220,8 @@ export function exec_mov_moffs(): void {
   else writeV(a, size, readReg(0, size, false));
 }
 
-export function exec_lea(): void {
-  // the segment base does not take part in lea
-  let a: u64;
-  if (dRipRel()) a = nextRip + <u64>dDisp();
-  else {
-    a = <u64>dDisp();
-    if (dBase() >= 0) a += reg64(<u32>dBase());
-    if (dIndex() >= 0) a += reg64(<u32>dIndex()) << <u64>dScale();
-  }
-  if (dAddr32()) a &= 0xffffffff;
-  writeG(dOpSize(), a);
-}
+// the segment base does not take part in lea
+export function exec_lea(): void { writeG(dOpSize(), operandOffset()); }
 
 export function exec_movzx(): void {
   const src = dOpcode() == 0xb6 ? 1 : 2;
