@@ -80,7 +80,7 @@ const formBytes = [0, 0, 0, 0, 0, 0, 0, 0];
 const isByte = (ops) => ops.length > 0 && /^(Eb|Gb|Zb|AL|Ob|Xb|Yb)$/.test(ops[0]);
 for (const f of ordered) {
   const wc = f.rexb ? 6 : f.w === 'W0' ? 1 : f.w === 'W1' ? 2 : f.osize === 'o16' ? 3 : f.osize === 'o32' ? 4 : f.osize === 'o64' ? 5 : 0;
-  const flags = (f.modrm ? 1 : 0) | (f.d64 ? 2 : 0) | (isByte(f.operands) ? 4 : 0) | (f.lock ? 8 : 0);
+  const flags = (f.modrm ? 1 : 0) | (f.d64 ? 2 : 0) | (isByte(f.operands) ? 4 : 0) | (f.lock ? 8 : 0) | (f.classes.includes('sse') ? 16 : 0);
   formBytes.push(PFX[f.prefix], f.reg < 0 ? 0xff : f.reg, f.mod === 'mem' ? 1 : f.mod === 'reg' ? 2 : 0, f.rm < 0 ? 0xff : f.rm, wc, immKind(f.operands), flags, f.opreg ?? 0);
 }
 const arr = (a) => {
@@ -99,7 +99,7 @@ ${arr(index)}
 // FORMS[id * 8]: u8 mandatory prefix (0 any, 1 none, 2 66, 3 F3, 4 F2), u8 ModRM.reg
 // (0xff any), u8 mod (0 any, 1 mem, 2 reg), u8 rm (0xff any), u8 size constraint
 // (0 any, 1 W0, 2 W1, 3 o16, 4 o32, 5 o64, 6 REX.B), u8 immediate kind,
-// u8 flags (1 ModRM, 2 default 64-bit, 4 byte operation, 8 LOCK allowed), u8 register in opcode.
+// u8 flags (1 ModRM, 2 default 64-bit, 4 byte operation, 8 LOCK allowed, 16 SSE/MMX: CR0.EM and TS apply), u8 register in opcode.
 export const FORMS: usize = memory.data<u8>([
 ${arr(formBytes)}
 ]);
