@@ -17,6 +17,7 @@ import { effectiveAddress } from './exec';
 import { runMmxHandler } from './generated/dispatch';
 import { exceptionPending, enterMmx, emms, mmxWritten } from './x87-state';
 import { xmm, mmx, readW128, binop, put, dst, setMmxOperands, SCRATCH } from './sse-operands';
+import { sseBegin, sseCommit, intToFloat, floatToInt } from './sse-float';
 
 const VEC_NM: i32 = 7;
 const VEC_MF: i32 = 16;
@@ -143,13 +144,16 @@ function readQ(): u64 {
   if (dMod() == 3) return mmxTransition() ? load<u64>(mmx(dRm())) : 0;
   return readV(effectiveAddress(), 8);
 }
-// CVTPI2PS (NP 0F 2A): two doublewords to singles (rounded) in the low half; CVTPI2PD (66 0F 2A): to doubles
+// CVTPI2PS (NP 0F 2A): two doublewords to singles (MXCSR.RC) in the low half; CVTPI2PD (66 0F 2A): to doubles (exact)
 export function exec_cvtpi2ps(): void {
   const q = readQ();
   if (faultVector >= 0) return;
+  sseBegin();
+  const lo = <u32>intToFloat(<i64><i32><u32>q, true), hi = <u32>intToFloat(<i64><i32><u32>(q >> 32), true);
+  if (!sseCommit()) return;
   const d = xmm(dReg());
-  store<f32>(d, <f32><i32><u32>q);
-  store<f32>(d + 4, <f32><i32><u32>(q >> 32));
+  store<u32>(d, lo);
+  store<u32>(d + 4, hi);
 }
 export function exec_cvtpi2pd(): void {
   const q = readQ();
@@ -158,28 +162,29 @@ export function exec_cvtpi2pd(): void {
   store<f64>(d, <f64><i32><u32>q);
   store<f64>(d + 8, <f64><i32><u32>(q >> 32));
 }
-/** A double or single to int32 (truncating or nearest); NaN and out of range give the integer indefinite. */
-function toInt32(x: f64, truncate: bool): u32 {
-  const y = truncate ? Math.trunc(x) : nearest<f64>(x);
-  return (y != y || y >= 2147483648.0 || y < -2147483648.0) ? 0x80000000 : <u32><i32>y;
+/** Two doubles (a pair of singles widened) to doublewords in mm: truncated or with MXCSR.RC, invalid giving the indefinite. */
+function toMmx(x0: f64, x1: f64, denormal0: bool, denormal1: bool, truncate: bool): void {
+  sseBegin();
+  const lo = floatToInt(x0, 4, truncate, denormal0), hi = floatToInt(x1, 4, truncate, denormal1);
+  if (!sseCommit() || !mmxTransition()) return;
+  store<u64>(mmx(dReg()), (lo & 0xffffffff) | (hi << 32));
+  mmxWritten(dReg());
 }
-// CVTPS2PI/CVTTPS2PI (NP 0F 2D/2C): two singles (xmm low half or m64) to doublewords in mm
+// CVTPS2PI/CVTTPS2PI (NP 0F 2D/2C): two singles (xmm low half or m64)
 function singlesToMmx(truncate: bool): void {
   const q = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
-  if (faultVector >= 0 || !mmxTransition()) return;
-  const lo = toInt32(<f64>reinterpret<f32>(<u32>q), truncate), hi = toInt32(<f64>reinterpret<f32>(<u32>(q >> 32)), truncate);
-  store<u64>(mmx(dReg()), <u64>lo | (<u64>hi << 32));
-  mmxWritten(dReg());
+  if (faultVector >= 0) return;
+  const a = <u32>q, b = <u32>(q >> 32);
+  toMmx(<f64>reinterpret<f32>(a), <f64>reinterpret<f32>(b), (a & 0x7f800000) == 0 && (a << 1) != 0, (b & 0x7f800000) == 0 && (b << 1) != 0, truncate);
 }
 export function exec_cvtps2pi(): void { singlesToMmx(false); }
 export function exec_cvttps2pi(): void { singlesToMmx(true); }
-// CVTPD2PI/CVTTPD2PI (66 0F 2D/2C): two doubles (xmm or m128, aligned) to doublewords in mm
+// CVTPD2PI/CVTTPD2PI (66 0F 2D/2C): two doubles (xmm or m128, aligned)
 function doublesToMmx(truncate: bool): void {
   const v = readW128(true);
-  if (faultVector >= 0 || !mmxTransition()) return;
-  const lo = toInt32(reinterpret<f64>(i64x2.extract_lane(v, 0)), truncate), hi = toInt32(reinterpret<f64>(i64x2.extract_lane(v, 1)), truncate);
-  store<u64>(mmx(dReg()), <u64>lo | (<u64>hi << 32));
-  mmxWritten(dReg());
+  if (faultVector >= 0) return;
+  const a = <u64>i64x2.extract_lane(v, 0), b = <u64>i64x2.extract_lane(v, 1);
+  toMmx(reinterpret<f64>(a), reinterpret<f64>(b), (a & 0x7ff0000000000000) == 0 && (a << 1) != 0, (b & 0x7ff0000000000000) == 0 && (b << 1) != 0, truncate);
 }
 export function exec_cvtpd2pi(): void { doublesToMmx(false); }
 export function exec_cvttpd2pi(): void { doublesToMmx(true); }

@@ -1,16 +1,14 @@
-// SSE/SSE2 subset that compilers emit for copies, zeroing and scalar floating
-// point: moves, logic, packed integer add/sub/compare/shuffle/unpack,
-// pmovmskb, and ss/sd arithmetic, conversions and compares. XMM registers
-// live in XMM (16 x 16 bytes). Floating point follows the SDM: NaN operands
-// propagate (first source wins, quieted), invalid operations give the default
-// NaN (negative quiet NaN), out-of-range conversions give the integer
-// indefinite value; rounding is round-to-nearest-even (MXCSR.RC = 0 assumed)
-// and MXCSR exception flags are not recorded.
-import { dReg, dRm, dMod, dRex, dImm, dAddr32 } from './insn';
+// SSE and SSE2 (SDM vol. 1, chapters 10 and 11): moves, logic, packed
+// integer arithmetic, compares, shuffles and unpacks, and the scalar and
+// packed floating-point arithmetic, compares and conversions. XMM registers
+// live in XMM (16 x 16 bytes). Floating-point lanes go through sse-float.ts:
+// NaN rules, MXCSR's rounding control, FTZ/DAZ and exceptions (flags, #XM);
+// out-of-range conversions give the integer indefinite value.
+import { dReg, dRm, dMod, dRex, dImm, dAddr32, dOpcode } from './insn';
 import { XMM, readV, writeV, readReg, writeReg, faultVector, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
 import { effectiveAddress } from './exec';
 import { xmm, readW128, writeW128, binop, put, dst, SCRATCH } from './sse-operands';
-import { laneF64, laneF32, isNaN64, isNaN32 } from './sse-float';
+import { laneF64, laneF32, sseBegin, sseCommit, compareF64, compareF32, comparedA, comparedB, f32ToF64, f64ToF32, intToFloat, floatToInt } from './sse-float';
 
 
 // ---- moves ----------------------------------------------------------------------------
@@ -246,36 +244,46 @@ export function exec_pinsrw(): void {
 }
 export function exec_pextrw(): void { writeReg(dReg(), 4, true, <u64>load<u16>(xmm(dRm()) + ((<usize>dImm() & 7) << 1))); }
 
-// ---- scalar floating point -------------------------------------------------------------------
+// ---- floating point ---------------------------------------------------------------------------
+// Every lane goes through sse-float.ts (NaN rules, MXCSR rounding and
+// exceptions); results are written only after sseCommit, so an unmasked
+// exception leaves the destination as it was.
 function srcSd(): u64 { return dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8); }
 function srcSs(): u32 { return dMod() == 3 ? load<u32>(xmm(dRm())) : <u32>readV(effectiveAddress(), 4); }
 
+/** Scalar forms (F2/F3 0F 51, 58-5F): the low lane; op as laneF64's. */
 function arithSd(op: i32): void {
   const b = srcSd();
   if (faultVector >= 0) return;
-  store<u64>(xmm(dReg()), laneF64(op, load<u64>(xmm(dReg())), b));
+  sseBegin();
+  const r = laneF64(op, load<u64>(xmm(dReg())), b);
+  if (sseCommit()) store<u64>(xmm(dReg()), r);
 }
 function arithSs(op: i32): void {
   const b = srcSs();
   if (faultVector >= 0) return;
-  store<u32>(xmm(dReg()), laneF32(op, load<u32>(xmm(dReg())), b));
+  sseBegin();
+  const r = laneF32(op, load<u32>(xmm(dReg())), b);
+  if (sseCommit()) store<u32>(xmm(dReg()), r);
 }
 // packed forms (NP 0F 51/58-5F ps, 66 pd): every lane as the scalar form
 function arithPd(op: i32): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
   const d = xmm(dReg());
-  store<u64>(d, laneF64(op, load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
-  store<u64>(d, laneF64(op, load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
+  sseBegin();
+  const r0 = laneF64(op, load<u64>(d), <u64>i64x2.extract_lane(b, 0));
+  const r1 = laneF64(op, load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1));
+  if (sseCommit()) { store<u64>(d, r0); store<u64>(d, r1, 8); }
 }
 function arithPs(op: i32): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
   const d = xmm(dReg());
-  store<u32>(d, laneF32(op, load<u32>(d), <u32>i32x4.extract_lane(b, 0)));
-  store<u32>(d, laneF32(op, load<u32>(d, 4), <u32>i32x4.extract_lane(b, 1)), 4);
-  store<u32>(d, laneF32(op, load<u32>(d, 8), <u32>i32x4.extract_lane(b, 2)), 8);
-  store<u32>(d, laneF32(op, load<u32>(d, 12), <u32>i32x4.extract_lane(b, 3)), 12);
+  v128.store(SCRATCH, b);
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + 16 + i, laneF32(op, load<u32>(d + i), load<u32>(SCRATCH + i)));
+  if (sseCommit()) v128.store(d, v128.load(SCRATCH + 16));
 }
 export function exec_addpd(): void { arithPd(0); }
 export function exec_subpd(): void { arithPd(1); }
@@ -291,39 +299,6 @@ export function exec_divps(): void { arithPs(3); }
 export function exec_minps(): void { arithPs(4); }
 export function exec_maxps(): void { arithPs(5); }
 export function exec_sqrtps(): void { arithPs(6); }
-
-// cmpps/cmppd/cmpss/cmpsd (0F C2 /r ib): predicate imm8[2:0] = eq lt le unord neq nlt nle ord; all ones or zero
-// @ts-ignore: decorator
-@inline function predicate(p: u32, unordered: bool, less: bool, equal: bool): bool {
-  const q = p & 3;
-  const r = q == 0 ? (!unordered && equal) : q == 1 ? (!unordered && less) : q == 2 ? (!unordered && (less || equal)) : unordered;
-  return (p & 4) != 0 ? !r : r;
-}
-function cmpF64(a: u64, b: u64): u64 {
-  const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
-  return predicate(<u32>dImm() & 7, x != x || y != y, x < y, x == y) ? <u64>-1 : 0;
-}
-function cmpF32(a: u32, b: u32): u32 {
-  const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
-  return predicate(<u32>dImm() & 7, x != x || y != y, x < y, x == y) ? <u32>-1 : 0;
-}
-export function exec_cmppd(): void {
-  const b = readW128(true);
-  if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  store<u64>(d, cmpF64(load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
-  store<u64>(d, cmpF64(load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
-}
-export function exec_cmpps(): void {
-  const b = readW128(true);
-  if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  const t = SCRATCH;
-  v128.store(t, b);
-  for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, cmpF32(load<u32>(d + i), load<u32>(t + i)));
-}
-export function exec_cmpsd(): void { const b = srcSd(); if (faultVector < 0) store<u64>(xmm(dReg()), cmpF64(load<u64>(xmm(dReg())), b)); }
-export function exec_cmpss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg()), cmpF32(load<u32>(xmm(dReg())), b)); }
 export function exec_addsd(): void { arithSd(0); }
 export function exec_subsd(): void { arithSd(1); }
 export function exec_mulsd(): void { arithSd(2); }
@@ -339,7 +314,61 @@ export function exec_minss(): void { arithSs(4); }
 export function exec_maxss(): void { arithSs(5); }
 export function exec_sqrtss(): void { arithSs(6); }
 
-// ucomisd/comisd (66 0F 2E/2F), ucomiss/comiss: ZF PF CF = 111 unordered, 100 equal, 001 less, 000 greater
+// cmpps/cmppd/cmpss/cmpsd (0F C2 /r ib): predicate imm8[2:0] = eq lt le unord neq nlt nle ord; all ones or zero
+// (lt, le, nlt, nle signal invalid for a QNaN too)
+// @ts-ignore: decorator
+@inline function predicate(p: u32, unordered: bool, less: bool, equal: bool): bool {
+  const q = p & 3;
+  const r = q == 0 ? (!unordered && equal) : q == 1 ? (!unordered && less) : q == 2 ? (!unordered && (less || equal)) : unordered;
+  return (p & 4) != 0 ? !r : r;
+}
+function cmpF64(a: u64, b: u64): u64 {
+  const p = <u32>dImm() & 7;
+  compareF64(a, b, (p & 3) == 1 || (p & 3) == 2);
+  const x = comparedA, y = comparedB;
+  return predicate(p, x != x || y != y, x < y, x == y) ? <u64>-1 : 0;
+}
+function cmpF32(a: u32, b: u32): u32 {
+  const p = <u32>dImm() & 7;
+  compareF32(a, b, (p & 3) == 1 || (p & 3) == 2);
+  const x = comparedA, y = comparedB;
+  return predicate(p, x != x || y != y, x < y, x == y) ? <u32>-1 : 0;
+}
+export function exec_cmppd(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg());
+  sseBegin();
+  const r0 = cmpF64(load<u64>(d), <u64>i64x2.extract_lane(b, 0));
+  const r1 = cmpF64(load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1));
+  if (sseCommit()) { store<u64>(d, r0); store<u64>(d, r1, 8); }
+}
+export function exec_cmpps(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg());
+  v128.store(SCRATCH, b);
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + 16 + i, cmpF32(load<u32>(d + i), load<u32>(SCRATCH + i)));
+  if (sseCommit()) v128.store(d, v128.load(SCRATCH + 16));
+}
+export function exec_cmpsd(): void {
+  const b = srcSd();
+  if (faultVector >= 0) return;
+  sseBegin();
+  const r = cmpF64(load<u64>(xmm(dReg())), b);
+  if (sseCommit()) store<u64>(xmm(dReg()), r);
+}
+export function exec_cmpss(): void {
+  const b = srcSs();
+  if (faultVector >= 0) return;
+  sseBegin();
+  const r = cmpF32(load<u32>(xmm(dReg())), b);
+  if (sseCommit()) store<u32>(xmm(dReg()), r);
+}
+
+// ucomisd/comisd (66 0F 2E/2F), ucomiss/comiss: ZF PF CF = 111 unordered, 100 equal, 001 less, 000 greater;
+// COMISx signals invalid for a QNaN too (opcode 2F)
 function compareFlags(unordered: bool, less: bool, equal: bool): void {
   let f: u64 = 0;
   if (unordered) f = ZF | PF | CF;
@@ -350,48 +379,64 @@ function compareFlags(unordered: bool, less: bool, equal: bool): void {
 export function exec_ucomisd(): void {
   const b = srcSd();
   if (faultVector >= 0) return;
-  const x = reinterpret<f64>(load<u64>(xmm(dReg()))), y = reinterpret<f64>(b);
-  compareFlags(x != x || y != y, x < y, x == y);
+  sseBegin();
+  compareF64(load<u64>(xmm(dReg())), b, dOpcode() == 0x2f);
+  const x = comparedA, y = comparedB;
+  if (sseCommit()) compareFlags(x != x || y != y, x < y, x == y);
 }
 export function exec_ucomiss(): void {
   const b = srcSs();
   if (faultVector >= 0) return;
-  const x = reinterpret<f32>(load<u32>(xmm(dReg()))), y = reinterpret<f32>(b);
-  compareFlags(x != x || y != y, x < y, x == y);
+  sseBegin();
+  compareF32(load<u32>(xmm(dReg())), b, dOpcode() == 0x2f);
+  const x = comparedA, y = comparedB;
+  if (sseCommit()) compareFlags(x != x || y != y, x < y, x == y);
 }
 
-// conversions
+// ---- conversions ----------------------------------------------------------------------------------
+// integers to floating point (F2/F3 0F 2A): rounded with MXCSR.RC
 export function exec_cvtsi2sd(): void {
   const size = (dRex() & 8) != 0 ? 8 : 4;
   const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
   if (faultVector >= 0) return;
-  store<f64>(xmm(dReg()), size == 8 ? <f64><i64>v : <f64><i32>v);
+  sseBegin();
+  const r = intToFloat(size == 8 ? <i64>v : <i64><i32><u32>v, false);
+  if (sseCommit()) store<u64>(xmm(dReg()), r);
 }
 export function exec_cvtsi2ss(): void {
   const size = (dRex() & 8) != 0 ? 8 : 4;
   const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
   if (faultVector >= 0) return;
-  store<f32>(xmm(dReg()), size == 8 ? <f32><i64>v : <f32><i32>v);
+  sseBegin();
+  const r = intToFloat(size == 8 ? <i64>v : <i64><i32><u32>v, true);
+  if (sseCommit()) store<u32>(xmm(dReg()), <u32>r);
 }
-function toInt(x: f64, truncate: bool): void {
+// floating point to integers (F2/F3 0F 2C truncating, 2D with MXCSR.RC)
+function toInt(x: f64, truncate: bool, denormal: bool): void {
   const size = (dRex() & 8) != 0 ? 8 : 4;
-  const y = truncate ? Math.trunc(x) : nearest<f64>(x);
-  let r: u64;
-  if (size == 8) r = (y != y || y >= 9223372036854775808.0 || y < -9223372036854775808.0) ? 0x8000000000000000 : <u64><i64>y;
-  else r = (y != y || y >= 2147483648.0 || y < -2147483648.0) ? 0x80000000 : <u64><u32><i32>y;
-  writeReg(dReg(), size, true, r);
+  sseBegin();
+  const r = floatToInt(x, size, truncate, denormal);
+  if (sseCommit()) writeReg(dReg(), size, true, r);
 }
-export function exec_cvttsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), true); }
-export function exec_cvtsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), false); }
-export function exec_cvttss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), true); }
-export function exec_cvtss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), false); }
+function isDenormal64(b: u64): bool { return (b & 0x7ff0000000000000) == 0 && (b << 1) != 0; }
+function isDenormal32(b: u32): bool { return (b & 0x7f800000) == 0 && (b << 1) != 0; }
+export function exec_cvttsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), true, isDenormal64(b)); }
+export function exec_cvtsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), false, isDenormal64(b)); }
+export function exec_cvttss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), true, isDenormal32(b)); }
+export function exec_cvtss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), false, isDenormal32(b)); }
 export function exec_cvtss2sd(): void {
   const b = srcSs();
   if (faultVector >= 0) return;
-  let r: u64;
-  if (isNaN32(b)) r = (<u64>(b >> 31) << 63) | 0x7ff8000000000000 | (<u64>(b & 0x3fffff) << 29);
-  else r = reinterpret<u64>(<f64>reinterpret<f32>(b));
-  store<u64>(xmm(dReg()), r);
+  sseBegin();
+  const r = f32ToF64(b);
+  if (sseCommit()) store<u64>(xmm(dReg()), r);
+}
+export function exec_cvtsd2ss(): void {
+  const b = srcSd();
+  if (faultVector >= 0) return;
+  sseBegin();
+  const r = f64ToF32(b);
+  if (sseCommit()) store<u32>(xmm(dReg()), r);
 }
 // unpcklps/unpckhps (NP 0F 14/15): interleave the low / high doublewords
 export function exec_unpcklps(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 0, 4, 1, 5)); }
@@ -404,75 +449,61 @@ export function exec_movmskps(): void { writeReg(dReg(), 4, true, <u64>i32x4.bit
 export function exec_movmskpd(): void { writeReg(dReg(), 4, true, <u64>i64x2.bitmask(v128.load(xmm(dRm())))); }
 
 // packed conversions (0F 5A, 5B, E6)
-// @ts-ignore: decorator
-@inline function f32ToF64(b: u32): u64 {
-  if (isNaN32(b)) return (<u64>(b >> 31) << 63) | 0x7ff8000000000000 | (<u64>(b & 0x3fffff) << 29);
-  return reinterpret<u64>(<f64>reinterpret<f32>(b));
-}
-// @ts-ignore: decorator
-@inline function f64ToF32(b: u64): u32 {
-  if (isNaN64(b)) return (<u32>(b >> 63) << 31) | 0x7fc00000 | <u32>((b >> 29) & 0x3fffff);
-  return reinterpret<u32>(<f32>reinterpret<f64>(b));
-}
-// @ts-ignore: decorator
-@inline function toI32(x: f64, truncate: bool): u32 {
-  const y = truncate ? Math.trunc(x) : nearest<f64>(x);
-  return (y != y || y >= 2147483648.0 || y < -2147483648.0) ? 0x80000000 : <u32><i32>y;
-}
 export function exec_cvtps2pd(): void {
   // source: two floats (xmm low quadword or m64)
   const v = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  store<u64>(d, f32ToF64(<u32>v));
-  store<u64>(d, f32ToF64(<u32>(v >> 32)), 8);
+  sseBegin();
+  const r0 = f32ToF64(<u32>v), r1 = f32ToF64(<u32>(v >> 32));
+  if (sseCommit()) { const d = xmm(dReg()); store<u64>(d, r0); store<u64>(d, r1, 8); }
 }
 export function exec_cvtpd2ps(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  store<u32>(d, f64ToF32(<u64>i64x2.extract_lane(b, 0)));
-  store<u32>(d, f64ToF32(<u64>i64x2.extract_lane(b, 1)), 4);
-  store<u64>(d, 0, 8);
+  sseBegin();
+  const r0 = f64ToF32(<u64>i64x2.extract_lane(b, 0)), r1 = f64ToF32(<u64>i64x2.extract_lane(b, 1));
+  if (sseCommit()) { const d = xmm(dReg()); store<u32>(d, r0); store<u32>(d, r1, 4); store<u64>(d, 0, 8); }
 }
-export function exec_cvtdq2ps(): void { const b = readW128(true); if (faultVector < 0) v128.store(xmm(dReg()), f32x4.convert_i32x4_s(b)); }
+export function exec_cvtdq2ps(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  v128.store(SCRATCH, b);
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + 16 + i, <u32>intToFloat(<i64>load<i32>(SCRATCH + i), true));
+  if (sseCommit()) v128.store(xmm(dReg()), v128.load(SCRATCH + 16));
+}
 function psToDq(truncate: bool): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  const t = SCRATCH;
-  v128.store(t, b);
-  for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, toI32(<f64>load<f32>(t + i), truncate));
+  v128.store(SCRATCH, b);
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) {
+    const f = load<u32>(SCRATCH + i);
+    store<u32>(SCRATCH + 16 + i, <u32>floatToInt(<f64>reinterpret<f32>(f), 4, truncate, isDenormal32(f)));
+  }
+  if (sseCommit()) v128.store(xmm(dReg()), v128.load(SCRATCH + 16));
 }
 export function exec_cvtps2dq(): void { psToDq(false); }
 export function exec_cvttps2dq(): void { psToDq(true); }
 function pdToDq(truncate: bool): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  store<u32>(d, toI32(reinterpret<f64>(<u64>i64x2.extract_lane(b, 0)), truncate));
-  store<u32>(d, toI32(reinterpret<f64>(<u64>i64x2.extract_lane(b, 1)), truncate), 4);
-  store<u64>(d, 0, 8);
+  const x0 = <u64>i64x2.extract_lane(b, 0), x1 = <u64>i64x2.extract_lane(b, 1);
+  sseBegin();
+  const r0 = floatToInt(reinterpret<f64>(x0), 4, truncate, isDenormal64(x0));
+  const r1 = floatToInt(reinterpret<f64>(x1), 4, truncate, isDenormal64(x1));
+  if (sseCommit()) { const d = xmm(dReg()); store<u32>(d, <u32>r0); store<u32>(d, <u32>r1, 4); store<u64>(d, 0, 8); }
 }
 export function exec_cvtpd2dq(): void { pdToDq(false); }
 export function exec_cvttpd2dq(): void { pdToDq(true); }
 export function exec_cvtdq2pd(): void {
-  // source: two doublewords (xmm low quadword or m64)
+  // source: two doublewords (xmm low quadword or m64): exact
   const v = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
   const d = xmm(dReg());
   store<f64>(d, <f64><i32><u32>v);
   store<f64>(d, <f64><i32><u32>(v >> 32), 8);
 }
-export function exec_cvtsd2ss(): void {
-  const b = srcSd();
-  if (faultVector >= 0) return;
-  let r: u32;
-  if (isNaN64(b)) r = (<u32>(b >> 63) << 31) | 0x7fc00000 | <u32>((b >> 29) & 0x3fffff);
-  else r = reinterpret<u32>(<f32>reinterpret<f64>(b));
-  store<u32>(xmm(dReg()), r);
-}
-
 
 // MASKMOVDQU (66 0F F7): the bytes of xmm (ModRM.reg) whose mask byte (ModRM.rm) has bit 7 set, stored at [rdi]
 export function exec_maskmovdqu(): void {

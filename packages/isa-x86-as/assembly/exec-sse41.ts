@@ -3,10 +3,10 @@
 // size, rounding to integers, element insert/extract, dot products,
 // MPSADBW, PHMINPOSUW, PACKUSDW, MOVNTDQA.
 import { dReg, dRm, dMod, dRex, dImm } from './insn';
-import { readV, writeV, readReg, writeReg, faultVector, rflags, setFlags, ARITH_FLAGS, ZF, CF, mxcsr } from './cpu';
+import { readV, writeV, readReg, writeReg, faultVector, rflags, setFlags, ARITH_FLAGS, ZF, CF } from './cpu';
 import { effectiveAddress } from './exec';
 import { xmm, readW128, readWLow, binop, put, dst, SCRATCH } from './sse-operands';
-import { laneF64, laneF32, isNaN64, isNaN32 } from './sse-float';
+import { laneF64, laneF32, roundF64, roundF32, sseBegin, sseCommit } from './sse-float';
 
 // ---- blends --------------------------------------------------------------------------------
 // BLENDPS/BLENDPD/PBLENDW (66 0F3A 0C/0D/0E): element i from the source when imm8 bit i is set
@@ -120,43 +120,37 @@ export function exec_mpsadbw(): void {
 
 // ---- rounding (66 0F3A 08-0B) ------------------------------------------------------------------
 // imm8 bits 1:0: nearest (even), down, up, toward zero; bit 2: MXCSR.RC instead; bit 3: no
-// precision exception (exceptions are not recorded in MXCSR here). NaNs come back quieted.
-function roundingOf(imm: u32): u32 { return (imm & 4) != 0 ? (mxcsr >> 13) & 3 : imm & 3; }
-function round64(bits: u64, mode: u32): u64 {
-  if (isNaN64(bits)) return bits | 0x0008000000000000;
-  const x = reinterpret<f64>(bits);
-  const r = mode == 0 ? nearest<f64>(x) : mode == 1 ? Math.floor(x) : mode == 2 ? Math.ceil(x) : Math.trunc(x);
-  return reinterpret<u64>(r);
-}
-function round32(bits: u32, mode: u32): u32 {
-  if (isNaN32(bits)) return bits | 0x400000;
-  const x = reinterpret<f32>(bits);
-  const r: f32 = mode == 0 ? nearest<f32>(x) : mode == 1 ? Mathf.floor(x) : mode == 2 ? Mathf.ceil(x) : Mathf.trunc(x);
-  return reinterpret<u32>(r);
-}
+// precision exception (sse-float.ts roundF64/roundF32). NaNs come back quieted.
 export function exec_roundpd(): void {
   const b = binop();
   if (faultVector >= 0) return;
-  const mode = roundingOf(<u32>dImm());
-  put(i64x2.replace_lane(i64x2.splat(<i64>round64(<u64>i64x2.extract_lane(b, 0), mode)), 1, <i64>round64(<u64>i64x2.extract_lane(b, 1), mode)));
+  const imm = <u32>dImm();
+  sseBegin();
+  const r0 = roundF64(<u64>i64x2.extract_lane(b, 0), imm), r1 = roundF64(<u64>i64x2.extract_lane(b, 1), imm);
+  if (sseCommit()) put(i64x2.replace_lane(i64x2.splat(<i64>r0), 1, <i64>r1));
 }
 export function exec_roundps(): void {
   const b = binop();
   if (faultVector >= 0) return;
-  const mode = roundingOf(<u32>dImm());
+  const imm = <u32>dImm();
   v128.store(SCRATCH, b);
-  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + i, round32(load<u32>(SCRATCH + i), mode));
-  put(v128.load(SCRATCH));
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + i, roundF32(load<u32>(SCRATCH + i), imm));
+  if (sseCommit()) put(v128.load(SCRATCH));
 }
 export function exec_roundsd(): void {
   const b = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
-  store<u64>(xmm(dReg()), round64(b, roundingOf(<u32>dImm())));
+  sseBegin();
+  const r = roundF64(b, <u32>dImm());
+  if (sseCommit()) store<u64>(xmm(dReg()), r);
 }
 export function exec_roundss(): void {
   const b = dMod() == 3 ? load<u32>(xmm(dRm())) : <u32>readV(effectiveAddress(), 4);
   if (faultVector >= 0) return;
-  store<u32>(xmm(dReg()), round32(b, roundingOf(<u32>dImm())));
+  sseBegin();
+  const r = roundF32(b, <u32>dImm());
+  if (sseCommit()) store<u32>(xmm(dReg()), r);
 }
 
 // ---- dot products (66 0F3A 40/41) -----------------------------------------------------------------
@@ -168,23 +162,25 @@ export function exec_dpps(): void {
   v128.store(SCRATCH, dst());
   v128.store(SCRATCH + 16, b);
   const imm = <u32>dImm();
+  sseBegin();
   const p0 = ((imm >> 4) & 1) != 0 ? laneF32(2, load<u32>(SCRATCH), load<u32>(SCRATCH + 16)) : 0;
   const p1 = ((imm >> 5) & 1) != 0 ? laneF32(2, load<u32>(SCRATCH + 4), load<u32>(SCRATCH + 20)) : 0;
   const p2 = ((imm >> 6) & 1) != 0 ? laneF32(2, load<u32>(SCRATCH + 8), load<u32>(SCRATCH + 24)) : 0;
   const p3 = ((imm >> 7) & 1) != 0 ? laneF32(2, load<u32>(SCRATCH + 12), load<u32>(SCRATCH + 28)) : 0;
   const sum = laneF32(0, laneF32(0, p0, p1), laneF32(0, p2, p3));
   for (let i: u32 = 0; i < 4; i++) store<u32>(SCRATCH + 32 + (<usize>i << 2), ((imm >> i) & 1) != 0 ? sum : 0);
-  put(v128.load(SCRATCH + 32));
+  if (sseCommit()) put(v128.load(SCRATCH + 32));
 }
 export function exec_dppd(): void {
   const b = binop();
   if (faultVector >= 0) return;
   const a = dst();
   const imm = <u32>dImm();
+  sseBegin();
   const p0 = ((imm >> 4) & 1) != 0 ? laneF64(2, <u64>i64x2.extract_lane(a, 0), <u64>i64x2.extract_lane(b, 0)) : 0;
   const p1 = ((imm >> 5) & 1) != 0 ? laneF64(2, <u64>i64x2.extract_lane(a, 1), <u64>i64x2.extract_lane(b, 1)) : 0;
   const sum = laneF64(0, p0, p1);
-  put(i64x2.replace_lane(i64x2.splat((imm & 1) != 0 ? <i64>sum : 0), 1, (imm & 2) != 0 ? <i64>sum : 0));
+  if (sseCommit()) put(i64x2.replace_lane(i64x2.splat((imm & 1) != 0 ? <i64>sum : 0), 1, (imm & 2) != 0 ? <i64>sum : 0));
 }
 
 // ---- insert and extract -------------------------------------------------------------------------

@@ -7,41 +7,47 @@ import { dReg, dRm, dMod, dImm } from './insn';
 import { readV, faultVector } from './cpu';
 import { effectiveAddress } from './exec';
 import { xmm, readW128, binop, put, dst, SCRATCH, mmxOperands } from './sse-operands';
-import { laneF64, laneF32 } from './sse-float';
+import { laneF64, laneF32, sseBegin, sseCommit } from './sse-float';
 
 // ---- SSE3 floating point ----------------------------------------------------------------
-// ADDSUBPD (66 0F D0): the low lane subtracts, the high one adds; ADDSUBPS (F2 0F D0): even lanes subtract
+// ADDSUBPD (66 0F D0): the low lane subtracts, the high lane adds; ADDSUBPS (F2 0F D0): even lanes subtract
 export function exec_addsubpd(): void {
   const b = binop();
   if (faultVector >= 0) return;
   const d = xmm(dReg());
-  store<u64>(d, laneF64(1, load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
-  store<u64>(d, laneF64(0, load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
+  sseBegin();
+  const r0 = laneF64(1, load<u64>(d), <u64>i64x2.extract_lane(b, 0));
+  const r1 = laneF64(0, load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1));
+  if (sseCommit()) { store<u64>(d, r0); store<u64>(d, r1, 8); }
 }
 export function exec_addsubps(): void {
   const b = binop();
   if (faultVector >= 0) return;
   const d = xmm(dReg());
   v128.store(SCRATCH, b);
-  for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, laneF32((i & 4) != 0 ? 0 : 1, load<u32>(d + i), load<u32>(SCRATCH + i)));
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + 16 + i, laneF32((i & 4) != 0 ? 0 : 1, load<u32>(d + i), load<u32>(SCRATCH + i)));
+  if (sseCommit()) v128.store(d, v128.load(SCRATCH + 16));
 }
 // HADDPD/HSUBPD (66 0F 7C/7D): [d0 op d1, s0 op s1]; HADDPS/HSUBPS (F2 0F 7C/7D): the destination's pairs, then the source's
 function horizontalPd(op: i32): void {
   const b = binop();
   if (faultVector >= 0) return;
   const d = xmm(dReg());
+  sseBegin();
   const lo = laneF64(op, load<u64>(d), load<u64>(d, 8));
   const hi = laneF64(op, <u64>i64x2.extract_lane(b, 0), <u64>i64x2.extract_lane(b, 1));
-  store<u64>(d, lo); store<u64>(d, hi, 8);
+  if (sseCommit()) { store<u64>(d, lo); store<u64>(d, hi, 8); }
 }
 function horizontalPs(op: i32): void {
   const b = binop();
   if (faultVector >= 0) return;
   const d = xmm(dReg());
   v128.store(SCRATCH, b);
+  sseBegin();
   const r0 = laneF32(op, load<u32>(d), load<u32>(d, 4)), r1 = laneF32(op, load<u32>(d, 8), load<u32>(d, 12));
   const r2 = laneF32(op, load<u32>(SCRATCH), load<u32>(SCRATCH, 4)), r3 = laneF32(op, load<u32>(SCRATCH, 8), load<u32>(SCRATCH, 12));
-  store<u32>(d, r0); store<u32>(d, r1, 4); store<u32>(d, r2, 8); store<u32>(d, r3, 12);
+  if (sseCommit()) { store<u32>(d, r0); store<u32>(d, r1, 4); store<u32>(d, r2, 8); store<u32>(d, r3, 12); }
 }
 export function exec_haddpd(): void { horizontalPd(0); }
 export function exec_hsubpd(): void { horizontalPd(1); }

@@ -773,8 +773,8 @@ function remainder(nearest: bool): void {
   F.remainder80(regSe(st0), regSig(st0), regSe(st1), regSig(st1), nearest);
   orStatus(F.flags & 0x3f);
   if (!F.hasResult) return;
-  // a NaN result (NaN or invalid operands) defines only C2 = 0
-  if (!F.remainderValid) { clearStatus(SW_C2); writeReg(st0, F.resultSe, F.resultSig); return; }
+  // a NaN result (NaN or invalid operands): C1 = C2 = 0, C0 and C3 as they were
+  if (!F.remainderValid) { clearStatus(SW_C1 | SW_C2); writeReg(st0, F.resultSe, F.resultSig); return; }
   clearStatus(SW_CC);
   const q = F.remainderQuotient;
   if (!F.remainderComplete) orStatus(SW_C2);

@@ -71,6 +71,8 @@ export let roundedUp: bool = false;
 export let hasResult: bool = true;
 export let resultSe: u32 = 0;
 export let resultSig: u64 = 0;
+/** A binary32/64 result (toFloat, and the operations when binaryFormat is set). */
+export let resultBits: u64 = 0;
 export function clearFlags(): void { flags = 0; roundedUp = false; hasResult = true; sourceDenormal = false; }
 /**
  * The last fromFloat32/fromFloat64 read a denormal: an operation on that
@@ -318,8 +320,51 @@ function packExtended(sign: u32): void {
 
 /** Rounds an exact result to the x87 precision and range into resultSe/resultSig. */
 export function roundToExtended(sign: u32, e: i32, sig: u64, extra: u64, precision: i32): void {
+  if (binaryFormat != 0) { roundToBinary(sign, e, sig, extra, binaryFormat == 32); return; }
   roundPack(sign, e, sig, extra, precision, 1 - BIAS, BIAS, registerDestination);
   packExtended(sign);
+}
+
+// ---- binary32/64 destinations (SSE) ---------------------------------------------------------
+/**
+ * 0: operations deliver 80-bit results (resultSe/resultSig); 32 or 64: they
+ * round to binary32/64 (precision and exponent range, denormals) and deliver
+ * the bits: resultBinary() reads them.
+ */
+export let binaryFormat: i32 = 0;
+export function setBinaryFormat(bits: i32): void { binaryFormat = bits; resultIsBits = false; }
+let resultIsBits: bool = false;
+/** Rounds to binary32 or binary64 into resultBits. */
+function roundToBinary(sign: u32, e: i32, sig: u64, extra: u64, single: bool): void {
+  const emax: i32 = single ? 127 : 1023;
+  roundPack(sign, e, sig, extra, single ? 24 : 53, 1 - emax, emax, false);
+  resultBits = packBinary(sign, single);
+  resultIsBits = true;
+}
+/** The rounded value (roundedSig/roundedExp/roundedInf) as binary32/64 bits. */
+function packBinary(sign: u32, single: bool): u64 {
+  const fracBits: u64 = single ? 23 : 52;
+  const expAll: u64 = single ? 0xff : 0x7ff;
+  const emax: i32 = single ? 127 : 1023;
+  let bits: u64;
+  if (roundedInf) bits = expAll << fracBits;
+  else if (roundedSig == 0) bits = 0;
+  else {
+    const biased: u64 = (roundedSig >> 63) != 0 ? <u64>(roundedExp + emax) : 0;
+    bits = (biased << fracBits) | ((roundedSig << 1) >> <u64>(64 - fracBits));
+  }
+  return bits | (<u64>sign << (single ? 31 : 63));
+}
+/** An operation's result in the binary format: the rounded bits, or its exact special value (zero, infinity, the default NaN) converted. */
+export function resultBinary(): u64 {
+  const single = binaryFormat == 32;
+  if (resultIsBits) { resultIsBits = false; return resultBits; }
+  const sign = <u64>signOf(resultSe);
+  const fracBits: u64 = single ? 23 : 52;
+  const expAll: u64 = single ? 0xff : 0x7ff;
+  let bits: u64 = 0;
+  if ((resultSe & 0x7fff) == EXP_MAX) bits = (expAll << fracBits) | ((resultSig << 1) >> <u64>(64 - fracBits));
+  return bits | (sign << (single ? 31 : 63));
 }
 
 // ---- arithmetic ----------------------------------------------------------------------------
@@ -735,7 +780,6 @@ export function fromFloat64(bits: u64): void {
  * the quieted NaN). An unmasked overflow or underflow leaves hasResult false
  * (a memory destination is not written).
  */
-export let resultBits: u64 = 0;
 export function toFloat(aSe: u32, aSig: u64, single: bool): void {
   const sign = signOf(aSe);
   const fracBits: u64 = single ? 23 : 52;
@@ -757,14 +801,7 @@ export function toFloat(aSe: u32, aSig: u64, single: bool): void {
   const emax: i32 = single ? 127 : 1023;
   roundPack(sign, unpackedExp, unpackedSig, 0, single ? 24 : 53, 1 - emax, emax, false);
   if ((flags & unmasked & (EX_OVERFLOW | EX_UNDERFLOW)) != 0) { hasResult = false; return; }
-  let bits: u64;
-  if (roundedInf) bits = expAll << fracBits;
-  else if (roundedSig == 0) bits = 0;
-  else {
-    const biased: u64 = (roundedSig >> 63) != 0 ? <u64>(roundedExp + emax) : 0;
-    bits = (biased << fracBits) | ((roundedSig << 1) >> <u64>(64 - fracBits));
-  }
-  resultBits = bits | (<u64>sign << (single ? 31 : 63));
+  resultBits = packBinary(sign, single);
 }
 
 /**

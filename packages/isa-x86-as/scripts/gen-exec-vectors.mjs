@@ -214,6 +214,7 @@ function templates() {
   add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `cvtss2sd ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
   add(2, (rnd) => { const a = x(rnd); return { asm: [`movdqu ${mem(rnd)}, ${a}`, `cvtsd2ss ${mem(rnd)}, ${a}`, `movdqu ${a}, ${mem(rnd)}`], mask: ALL }; });
   sse3to42Templates(add, { x, mem, reg, notBx });
+  mxcsrTemplates(add);
   x87Templates(add);
   mmxTemplates(add);
   return t;
@@ -312,6 +313,46 @@ function mmxTemplates(add) {
   // MASKMOVQ / MASKMOVDQU store through rdi: pointed into the results area
   add(1, (rnd) => ({ asm: [`leaq ${-0x300 + rnd(64)}(%rbx), %rdi`, `movq ${Q(rnd)}, %mm1`, `movq ${Q(rnd)}, %mm2`, 'maskmovq %mm2, %mm1', ...FPU_EPILOGUE], mask: ALL, kind: 'fpu' }));
   add(1, (rnd) => ({ asm: [`leaq ${-0x300 + rnd(64)}(%rbx), %rdi`, `movdqu ${Q(rnd)}, %xmm1`, `movdqu ${Q(rnd)}, %xmm2`, 'maskmovdqu %xmm2, %xmm1', ...FPU_EPILOGUE], mask: ALL, kind: 'fpu' }));
+}
+
+// ---- MXCSR ---------------------------------------------------------------------------------
+// SSE floating point under a random MXCSR (rounding control, FTZ, DAZ, flags
+// already set; now and then an unmasked exception: #XM), on operands from
+// the floating-point tables (every class) or random bits; the lanes' results
+// and MXCSR (STMXCSR) are stored and compared.
+function mxcsrTemplates(add) {
+  const X = (rnd) => `%xmm${rnd(16)}`;
+  const SRC = (rnd) => `${rnd(2) ? FPU_LAYOUT.f64 + rnd(24) * 8 : FPU_LAYOUT.f32 + rnd(28) * 4}(%rbx)`;
+  const OUT = (rnd) => `${-0x300 + rnd(16) * 16}(%rbx)`;
+  const control = (rnd, unmasked) => {
+    let m = 0x1f80 | (rnd(4) << 13) | (rnd(4) === 0 ? 0x8000 : 0) | (rnd(4) === 0 ? 0x40 : 0) | (rnd(3) === 0 ? rnd(64) : 0);
+    if (unmasked) m &= ~(1 << (7 + rnd(6)));
+    return m;
+  };
+  const ops = [
+    ...['add', 'sub', 'mul', 'div', 'min', 'max', 'sqrt'].flatMap((o) => [`${o}ss`, `${o}sd`, `${o}ps`, `${o}pd`]),
+    'addsubps', 'addsubpd', 'haddps', 'haddpd', 'hsubps', 'hsubpd', 'cvtss2sd', 'cvtsd2ss', 'cvtps2pd', 'cvtpd2ps', 'cvtdq2ps',
+    'cvtps2dq', 'cvttps2dq', 'cvtpd2dq', 'cvttpd2dq',
+  ];
+  const step = (rnd) => {
+    const a = X(rnd), b = X(rnd);
+    const k = rnd(10);
+    if (k < 6) return [`${ops[rnd(ops.length)]} ${b}, ${a}`];
+    if (k === 6) return [`${['cmpps', 'cmppd', 'cmpss', 'cmpsd'][rnd(4)]} $${rnd(8)}, ${b}, ${a}`];
+    if (k === 7) return [`${['comiss', 'comisd', 'ucomiss', 'ucomisd'][rnd(4)]} ${b}, ${a}`];
+    if (k === 8) return [`${['roundps', 'roundpd', 'roundss', 'roundsd', 'dpps', 'dppd'][rnd(6)]} $${rnd(256)}, ${b}, ${a}`];
+    const s = rnd(2) ? 'q' : 'l';
+    return [[`cvtsi2sd${s} ${s === 'q' ? '%rax' : '%eax'}, ${a}`,
+      `cvtsi2ss${s} ${s === 'q' ? '%rcx' : '%ecx'}, ${a}`, `cvtsd2si ${b}, ${s === 'q' ? '%rsi' : '%esi'}`, `cvttsd2si ${b}, ${s === 'q' ? '%rdi' : '%edi'}`,
+      `cvtss2si ${b}, ${s === 'q' ? '%r8' : '%r8d'}`, `cvttss2si ${b}, ${s === 'q' ? '%r9' : '%r9d'}`][rnd(6)]];
+  };
+  for (const unmasked of [false, true]) add(unmasked ? 3 : 20, (rnd) => {
+    const asm = [`movl $${control(rnd, unmasked)}, ${-0x104}(%rbx)`, `ldmxcsr ${-0x104}(%rbx)`];
+    for (let i = 0; i < 4; i++) asm.push(rnd(3) ? `movdqu ${SRC(rnd)}, %xmm${i * 4 + rnd(4)}` : `movdqu ${-0x200 + rnd(200)}(%rbx), %xmm${i * 4 + rnd(4)}`);
+    for (let i = 1 + rnd(3); i > 0; i--) asm.push(...step(rnd));
+    asm.push(`stmxcsr ${-0x108}(%rbx)`, `movdqu ${X(rnd)}, ${OUT(rnd)}`, `movdqu ${X(rnd)}, ${OUT(rnd)}`);
+    return { asm, mask: ALL, kind: 'fpu' };
+  });
 }
 
 // ---- x87 --------------------------------------------------------------------------------
@@ -501,7 +542,7 @@ cases.forEach((c, i) => {
       if (v !== was) mem.push([q, v]);
     }
   } else for (let j = 0; j < 16; j++) regs.push(undefined);
-  if (sig && fault !== 0 && fault !== 16) return; // only #DE and the x87's #MF are expected faults
+  if (sig && fault !== 0 && fault !== 16 && fault !== 19) return; // only #DE, the x87's #MF and SSE's #XM are expected faults
   records.push({ seed: c.seed, kind: c.kind, code: c.code, fault: sig ? 0x80 | fault : 0, flagMask: c.mask, flags, regs, mem });
 });
 writeFileSync(OUT, gzipSync(encodeCases(records), { level: 9 }));

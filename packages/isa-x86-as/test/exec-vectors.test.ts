@@ -1,7 +1,7 @@
 // Differential execution tests: every recorded case (random instruction from
 // the executed opcode forms, run natively on the host CPU by
 // scripts/gen-exec-vectors.mjs) replayed on the core, comparing all 16
-// registers, the flags the SDM defines for it, the #DE or #MF fault, and the
+// registers, the flags the SDM defines for it, the #DE, #MF or #XM fault, and the
 // data block (for x87 cases it holds an FXSAVE image of the whole FPU and SSE
 // state). Results of the transcendental instructions may differ from the
 // host's in the last bit. With llvm-mc and clang installed, a fresh random
@@ -49,6 +49,8 @@ async function replay(cases: Case[], mode: 'cold' | 'warm' | 'off' = 'cold'): Pr
   const m = await bareCore(32 << 20, 'release');
   m.core.setCodeCache(mode !== 'off');
   const failures: string[] = [];
+  // SSE exceptions enabled as Linux does (CR4.OSFXSR, OSXMMEXCPT): an unmasked one is #XM, as natively
+  m.core.setControlRegister(4, 0x600, 0);
   m.poke(PROLOGUE_ADDR, fpuPrologue());
   for (const c of cases) {
     const kind = KINDS[c.kind];
