@@ -8,7 +8,7 @@ import { dReg, dRm, dMod, dRex, dImm, dAddr32, dOpcode } from './insn';
 import { XMM, readV, writeV, readReg, writeReg, faultVector, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
 import { effectiveAddress } from './exec';
 import { xmm, readW128, writeW128, binop, put, dst, SCRATCH } from './sse-operands';
-import { laneF64, laneF32, sseBegin, sseCommit, compareF64, compareF32, comparedA, comparedB, f32ToF64, f64ToF32, intToFloat, floatToInt } from './sse-float';
+import { laneF64, laneF32, isNaN32, sseBegin, sseCommit, compareF64, compareF32, comparedA, comparedB, f32ToF64, f64ToF32, intToFloat, floatToInt } from './sse-float';
 
 
 // ---- moves ----------------------------------------------------------------------------
@@ -313,6 +313,33 @@ export function exec_divss(): void { arithSs(3); }
 export function exec_minss(): void { arithSs(4); }
 export function exec_maxss(): void { arithSs(5); }
 export function exec_sqrtss(): void { arithSs(6); }
+
+// RCPPS/RCPSS, RSQRTPS/RSQRTSS (0F 53, 0F 52): approximations the SDM bounds to a
+// relative error of 1.5 * 2^-12, here the correctly rounded single. No
+// exceptions: a denormal source is read as zero (giving infinity), a result
+// below 2^-126 in magnitude is flushed to zero, and the reciprocal square
+// root of a negative number is the default NaN.
+function approximate(b: u32, root: bool): u32 {
+  if (isNaN32(b)) return b | 0x400000;
+  const sign = b & 0x80000000;
+  if ((b & 0x7f800000) == 0) return sign | 0x7f800000;
+  if ((b & 0x7fffffff) == 0x7f800000) return root && sign != 0 ? 0xffc00000 : sign;
+  if (root && sign != 0) return 0xffc00000;
+  const x = <f64>reinterpret<f32>(b);
+  const r = reinterpret<u32>(<f32>(root ? 1.0 / Math.sqrt(x) : 1.0 / x));
+  return (r & 0x7f800000) == 0 ? r & 0x80000000 : r;
+}
+function approximatePs(root: bool): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  v128.store(SCRATCH, b);
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + i, approximate(load<u32>(SCRATCH + i), root));
+  put(v128.load(SCRATCH));
+}
+export function exec_rcpps(): void { approximatePs(false); }
+export function exec_rsqrtps(): void { approximatePs(true); }
+export function exec_rcpss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg()), approximate(b, false)); }
+export function exec_rsqrtss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg()), approximate(b, true)); }
 
 // cmpps/cmppd/cmpss/cmpsd (0F C2 /r ib): predicate imm8[2:0] = eq lt le unord neq nlt nle ord; all ones or zero
 // (lt, le, nlt, nle signal invalid for a QNaN too)
