@@ -93,6 +93,11 @@ export function exec_mov_to_cr(): void {
   if (n != 0 && n != 2 && n != 3 && n != 4) { raise(VEC_UD, 0); return; }
   setCr(n, reg64(dRm()));
 }
+/** CLTS: clears CR0.TS (a kernel that switches FPU state lazily does, on the #NM TS raised). */
+export function exec_clts(): void {
+  if (!privileged()) return;
+  setCr(0, cr0 & ~<u64>8);
+}
 export function exec_invlpg(): void {
   if (!privileged()) return;
   tlbFlushPage(effectiveAddress());

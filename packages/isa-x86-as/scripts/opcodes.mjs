@@ -241,7 +241,7 @@ add('0F 01 /4 smsww Ew');
 add('0F 01 /6 lmsww Ew !priv');
 add('0F 01 /7 mem invlpg M !priv @invlpg');
 add('0F 05 syscall !syscall @syscall');
-add('0F 06 clts !priv');
+add('0F 06 clts !priv @clts');
 add('0F 07 o64 sysretq !priv @sysret');
 add('0F 07 sysretl !priv @sysret');
 add('0F 08 invd !priv');

@@ -55,7 +55,7 @@ describe('FPU: system side', () => {
     expect([...m.ram().subarray(DATA + 16, DATA + 26)]).toEqual([0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f]); // 1.0
   });
 
-  it('raises #NM under CR0.TS or CR0.EM for x87, MMX, SSE and FXSAVE, #UD for MMX and SSE under EM, and FWAIT only under MP with TS', async () => {
+  it('raises #NM under CR0.TS or CR0.EM for x87, MMX, SSE and FXSAVE, #UD for MMX and SSE under EM, and FWAIT only under MP with TS; CLTS clears TS', async () => {
     const m = await bareCore(1 << 20);
     const fld1 = [0xd9, 0xe8], paddb = [0x0f, 0xfc, 0xc1], fxsave = [0x0f, 0xae, 0x03], fwait = [0x9b], addps = [0x0f, 0x58, 0xc1];
     const withCr0 = (bits: number, code: number[]) => {
@@ -75,6 +75,8 @@ describe('FPU: system side', () => {
     expect(withCr0(TS, fwait)).toEqual({ stop: STOP_HALT, vector: -1 });
     expect(withCr0(TS | MP, fwait)).toEqual({ stop: STOP_EXCEPTION, vector: 7 });
     expect(withCr0(0, [...fld1, ...paddb, ...fxsave, ...fwait, ...addps])).toEqual({ stop: STOP_HALT, vector: -1 });
+    // clts clears TS: the x87 instruction after it runs
+    expect(withCr0(TS, [0x0f, 0x06, ...fld1])).toEqual({ stop: STOP_HALT, vector: -1 });
   });
 
   it('raises #MF at the next waiting instruction after an unmasked exception, not at FNSTSW or FNCLEX, and not after FNCLEX', async () => {
