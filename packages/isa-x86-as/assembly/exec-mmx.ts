@@ -11,12 +11,12 @@
 // sse-operands.ts. The handlers below are for what differs: the high-half
 // unpacks, the packs, PSHUFW, PINSRW/PEXTRW, the moves, the shifts by an
 // immediate, MASKMOVQ, EMMS and the conversions between MMX and XMM.
-import { dReg, dRm, dMod, dRex, dImm, dForm, dAddr32 } from './insn';
+import { dReg, dRm, dMod, dRex, dImm, dForm } from './insn';
 import { readV, writeV, readReg, writeReg, reg64, raise, faultVector, cr0, VEC_UD } from './cpu';
 import { effectiveAddress } from './exec';
 import { runMmxHandler } from './generated/dispatch';
 import { exceptionPending, enterMmx, emms, mmxWritten } from './x87-state';
-import { xmm, mmx, readW128, binop, put, dst, setMmxOperands, SCRATCH } from './sse-operands';
+import { xmm, mmx, readW128, binop, put, dst, setMmxOperands, maskedStore, SCRATCH } from './sse-operands';
 import { sseBegin, sseCommit, intToFloat, floatToInt } from './sse-float';
 
 const VEC_NM: i32 = 7;
@@ -114,13 +114,7 @@ export function exec_pslld_mmx_i(): void { shiftImmediate(4, 6); }
 export function exec_psrlq_mmx_i(): void { shiftImmediate(8, 2); }
 export function exec_psllq_mmx_i(): void { shiftImmediate(8, 6); }
 // MASKMOVQ (NP 0F F7): the bytes of mm (ModRM.reg) whose mask byte (ModRM.rm) has bit 7 set, stored at [rdi]
-export function exec_maskmovq(): void {
-  const data = load<u64>(mmx(dReg())), mask = load<u64>(mmx(dRm()));
-  const base = dAddr32() ? reg64(7) & 0xffffffff : reg64(7);
-  // every selected byte must be writable before any is written
-  for (let i: u64 = 0; i < 8; i++) if (((mask >> (i * 8 + 7)) & 1) != 0) { readV(base + i, 1); if (faultVector >= 0) return; }
-  for (let i: u64 = 0; i < 8; i++) if (((mask >> (i * 8 + 7)) & 1) != 0) writeV(base + i, 1, (data >> (i * 8)) & 0xff);
-}
+export function exec_maskmovq(): void { maskedStore(mmx(dReg()), mmx(dRm()), 8); }
 
 // ---- conversions between MMX and XMM (generic handlers: the MMX checks only with an MMX operand) --------------
 /** An MMX register operand: the MMX checks, then the transition (TOP 0, every register valid). */

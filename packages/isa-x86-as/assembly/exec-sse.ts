@@ -7,8 +7,8 @@
 import { dReg, dRm, dMod, dRex, dImm, dAddr32, dOpcode } from './insn';
 import { XMM, readV, writeV, readReg, writeReg, faultVector, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
 import { effectiveAddress } from './exec';
-import { xmm, readW128, writeW128, binop, put, dst, SCRATCH } from './sse-operands';
-import { laneF64, laneF32, isNaN32, sseBegin, sseCommit, compareF64, compareF32, comparedA, comparedB, f32ToF64, f64ToF32, intToFloat, floatToInt } from './sse-float';
+import { xmm, readW128, writeW128, binop, put, dst, maskedStore, SCRATCH } from './sse-operands';
+import { laneF64, laneF32, isNaN32, sseBegin, sseCommit, compareLanes, comparedA, comparedB, f32ToF64, f64ToF32, intToFloat, floatToInt } from './sse-float';
 
 
 // ---- moves ----------------------------------------------------------------------------
@@ -351,13 +351,13 @@ export function exec_rsqrtss(): void { const b = srcSs(); if (faultVector < 0) s
 }
 function cmpF64(a: u64, b: u64): u64 {
   const p = <u32>dImm() & 7;
-  compareF64(a, b, (p & 3) == 1 || (p & 3) == 2);
+  compareLanes(a, b, (p & 3) == 1 || (p & 3) == 2, false);
   const x = comparedA, y = comparedB;
   return predicate(p, x != x || y != y, x < y, x == y) ? <u64>-1 : 0;
 }
 function cmpF32(a: u32, b: u32): u32 {
   const p = <u32>dImm() & 7;
-  compareF32(a, b, (p & 3) == 1 || (p & 3) == 2);
+  compareLanes(<u64>a, <u64>b, (p & 3) == 1 || (p & 3) == 2, true);
   const x = comparedA, y = comparedB;
   return predicate(p, x != x || y != y, x < y, x == y) ? <u32>-1 : 0;
 }
@@ -379,20 +379,16 @@ export function exec_cmpps(): void {
   for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + 16 + i, cmpF32(load<u32>(d + i), load<u32>(SCRATCH + i)));
   if (sseCommit()) v128.store(d, v128.load(SCRATCH + 16));
 }
-export function exec_cmpsd(): void {
-  const b = srcSd();
+function compareScalar(single: bool): void {
+  const b = single ? <u64>srcSs() : srcSd();
   if (faultVector >= 0) return;
   sseBegin();
-  const r = cmpF64(load<u64>(xmm(dReg())), b);
-  if (sseCommit()) store<u64>(xmm(dReg()), r);
+  const r = single ? <u64>cmpF32(load<u32>(xmm(dReg())), <u32>b) : cmpF64(load<u64>(xmm(dReg())), b);
+  if (!sseCommit()) return;
+  if (single) store<u32>(xmm(dReg()), <u32>r); else store<u64>(xmm(dReg()), r);
 }
-export function exec_cmpss(): void {
-  const b = srcSs();
-  if (faultVector >= 0) return;
-  sseBegin();
-  const r = cmpF32(load<u32>(xmm(dReg())), b);
-  if (sseCommit()) store<u32>(xmm(dReg()), r);
-}
+export function exec_cmpsd(): void { compareScalar(false); }
+export function exec_cmpss(): void { compareScalar(true); }
 
 // ucomisd/comisd (66 0F 2E/2F), ucomiss/comiss: ZF PF CF = 111 unordered, 100 equal, 001 less, 000 greater;
 // COMISx signals invalid for a QNaN too (opcode 2F)
@@ -407,7 +403,7 @@ export function exec_ucomisd(): void {
   const b = srcSd();
   if (faultVector >= 0) return;
   sseBegin();
-  compareF64(load<u64>(xmm(dReg())), b, dOpcode() == 0x2f);
+  compareLanes(load<u64>(xmm(dReg())), b, dOpcode() == 0x2f, false);
   const x = comparedA, y = comparedB;
   if (sseCommit()) compareFlags(x != x || y != y, x < y, x == y);
 }
@@ -415,29 +411,24 @@ export function exec_ucomiss(): void {
   const b = srcSs();
   if (faultVector >= 0) return;
   sseBegin();
-  compareF32(load<u32>(xmm(dReg())), b, dOpcode() == 0x2f);
+  compareLanes(<u64>load<u32>(xmm(dReg())), <u64>b, dOpcode() == 0x2f, true);
   const x = comparedA, y = comparedB;
   if (sseCommit()) compareFlags(x != x || y != y, x < y, x == y);
 }
 
 // ---- conversions ----------------------------------------------------------------------------------
 // integers to floating point (F2/F3 0F 2A): rounded with MXCSR.RC
-export function exec_cvtsi2sd(): void {
+function intToScalar(single: bool): void {
   const size = (dRex() & 8) != 0 ? 8 : 4;
   const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
   if (faultVector >= 0) return;
   sseBegin();
-  const r = intToFloat(size == 8 ? <i64>v : <i64><i32><u32>v, false);
-  if (sseCommit()) store<u64>(xmm(dReg()), r);
+  const r = intToFloat(size == 8 ? <i64>v : <i64><i32><u32>v, single);
+  if (!sseCommit()) return;
+  if (single) store<u32>(xmm(dReg()), <u32>r); else store<u64>(xmm(dReg()), r);
 }
-export function exec_cvtsi2ss(): void {
-  const size = (dRex() & 8) != 0 ? 8 : 4;
-  const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
-  if (faultVector >= 0) return;
-  sseBegin();
-  const r = intToFloat(size == 8 ? <i64>v : <i64><i32><u32>v, true);
-  if (sseCommit()) store<u32>(xmm(dReg()), <u32>r);
-}
+export function exec_cvtsi2sd(): void { intToScalar(false); }
+export function exec_cvtsi2ss(): void { intToScalar(true); }
 // floating point to integers (F2/F3 0F 2C truncating, 2D with MXCSR.RC)
 function toInt(x: f64, truncate: bool, denormal: bool): void {
   const size = (dRex() & 8) != 0 ? 8 : 4;
@@ -533,10 +524,4 @@ export function exec_cvtdq2pd(): void {
 }
 
 // MASKMOVDQU (66 0F F7): the bytes of xmm (ModRM.reg) whose mask byte (ModRM.rm) has bit 7 set, stored at [rdi]
-export function exec_maskmovdqu(): void {
-  const data = xmm(dReg()), mask = xmm(dRm());
-  const base = dAddr32() ? reg64(7) & 0xffffffff : reg64(7);
-  // every selected byte must be writable before any is written
-  for (let i: usize = 0; i < 16; i++) if ((load<u8>(mask + i) & 0x80) != 0) { readV(base + <u64>i, 1); if (faultVector >= 0) return; }
-  for (let i: usize = 0; i < 16; i++) if ((load<u8>(mask + i) & 0x80) != 0) writeV(base + <u64>i, 1, <u64>load<u8>(data + i));
-}
+export function exec_maskmovdqu(): void { maskedStore(xmm(dReg()), xmm(dRm()), 16); }

@@ -107,8 +107,7 @@ function loadOperand(kind: u32): bool {
   }
   const v = readV(a, kind == M32INT || kind == M32FP ? 4 : kind == M16INT ? 2 : 8);
   if (faultVector >= 0) return false;
-  if (kind == M32FP) F.fromFloat32(<u32>v);
-  else if (kind == M64FP) F.fromFloat64(v);
+  if (kind == M32FP || kind == M64FP) F.fromBinary(v, kind == M32FP);
   else if (kind == M32INT) F.fromInt64(<i64><i32><u32>v);
   else if (kind == M16INT) F.fromInt64(<i64><i16><u16>v);
   else F.fromInt64(<i64>v);
@@ -155,11 +154,7 @@ function setCompareCodes(r: i32): void {
   else if (r == F.CMP_EQUAL) orStatus(SW_C3);
   else if (r == F.CMP_UNORDERED) orStatus(SW_C3 | SW_C2 | SW_C0);
 }
-/** FCOMI/FUCOMI: ZF PF CF as C3 C2 C0; OF SF AF cleared (the FPU's condition codes stay as they are). */
-function compareEflags(r: i32): void {
-  if ((F.flags & SW_IE & ~fpuControl) != 0) return;
-  setCompareEflags(r);
-}
+/** FCOMI/FUCOMI: ZF PF CF as C3 C2 C0; OF SF AF cleared. */
 function setCompareEflags(r: i32): void {
   let f: u64 = 0;
   if (r == F.CMP_LESS) f = CF;
@@ -450,40 +445,33 @@ function registerForm(op: u32, reg: u32, i: u32): void {
   raise(VEC_UD, 0);
 }
 
-/** FCOM/FUCOM ST(i) family (C3 C2 C0), popping `pops` times. */
-function compareRegisters(i: u32, quiet: bool, pops: i32): void {
+/**
+ * FCOM/FUCOM ST(i) and their popping forms (C3 C2 C0), or FCOMI/FUCOMI
+ * (`eflags`: ZF PF CF), popping `pops` times. A stack underflow reports
+ * "unordered" even when it is unmasked; an unmasked invalid operand sets
+ * nothing and pops nothing.
+ */
+function compareRegisters(i: u32, quiet: bool, pops: i32, eflags: bool = false): void {
   const st0 = physical(0), sti = physical(i);
   if (isEmpty(st0) || isEmpty(sti)) {
     const masked = stackUnderflow();
-    setCompareCodes(F.CMP_UNORDERED);
+    if (eflags) setCompareEflags(F.CMP_UNORDERED); else setCompareCodes(F.CMP_UNORDERED);
     if (!masked) return;
   } else {
     const r = F.compare80(regSe(st0), regSig(st0), regSe(sti), regSig(sti), quiet);
     orStatus(F.flags & 0x3f);
-    compareCodes(r);
     if ((F.flags & ~fpuControl & SW_IE) != 0) return;
+    if (eflags) setCompareEflags(r); else setCompareCodes(r);
   }
   for (let k = 0; k < pops; k++) pop();
 }
 
-/** FCOMI/FUCOMI ST(i) and the popping forms: EFLAGS from the comparison. */
+/** FCOMI/FUCOMI ST(i) and the popping forms (the FPU's condition codes stay as they are). */
 function compareEflagsForm(i: u32, quiet: bool, popAfter: bool): void {
   if (!begin(true)) return;
   prepareArithmetic(true);
   noteInstruction(0, false);
-  const st0 = physical(0), sti = physical(i);
-  if (isEmpty(st0) || isEmpty(sti)) {
-    // "unordered" even when the stack fault is unmasked
-    const masked = stackUnderflow();
-    setCompareEflags(F.CMP_UNORDERED);
-    if (!masked) return;
-  } else {
-    const r = F.compare80(regSe(st0), regSig(st0), regSe(sti), regSig(sti), quiet);
-    orStatus(F.flags & 0x3f);
-    compareEflags(r);
-    if ((F.flags & ~fpuControl & SW_IE) != 0) return;
-  }
-  if (popAfter) pop();
+  compareRegisters(i, quiet, popAfter ? 1 : 0, true);
 }
 
 /** FCMOVcc: DA /0-3 B E BE U; DB /0-3 their negations. */
@@ -561,7 +549,7 @@ function d9Register(reg: u32, i: u32): void {
     }
     if (i == 0) { unaryTranscendental(0); return; } // F2XM1
     if (i == 1 || i == 3) { binaryPop(i == 1 ? 1 : 3); return; } // FYL2X, FPATAN
-    if (i == 2) { fptan(); return; }
+    if (i == 2) { trigonometricPair(true); return; } // FPTAN
     if (i == 4) { fxtract(); return; }
     remainder(true); // i == 5: FPREM1
     return;
@@ -570,7 +558,7 @@ function d9Register(reg: u32, i: u32): void {
   if (i == 0) { remainder(false); return; } // FPREM
   if (i == 1) { binaryPop(2); return; } // FYL2XP1
   if (i == 2) { unaryArith(0); return; } // FSQRT
-  if (i == 3) { fsincos(); return; }
+  if (i == 3) { trigonometricPair(false); return; } // FSINCOS
   if (i == 4) { unaryArith(1); return; } // FRNDINT
   if (i == 5) { fscale(); return; }
   unaryTranscendental(i == 6 ? 1 : 2); // FSIN, FCOS
@@ -666,62 +654,51 @@ function binaryPop(kind: u32): void {
   pop();
 }
 
-/** FPTAN: ST(0) = tan(ST(0)), then push 1.0; C2 set (nothing changed) when out of range. */
-function fptan(): void {
-  prepareArithmetic(true, true);
-  const st0 = physical(0);
-  clearStatus(SW_C2);
-  if (isEmpty(st0)) {
-    if (!stackUnderflow()) return;
-    writeReg(st0, F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    pushChecked(F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    return;
-  }
-  if (!canPush()) {
-    if (!stackOverflow()) return;
-    writeReg(st0, F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    push(F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    return;
-  }
-  const se = regSe(st0), sig = regSig(st0);
-  if (T.outOfRange(se, sig)) { orStatus(SW_C2); return; }
-  T.tan80(se, sig);
-  mergeFlags();
-  if (!F.hasResult) return;
-  writeReg(st0, F.resultSe, F.resultSig);
-  if (F.isNaN80(F.resultSe, F.resultSig)) push(F.resultSe, F.resultSig);
-  else push(0x3fff, F.J_BIT);
+/**
+ * The stack checks of an instruction that replaces ST(0) and pushes a second
+ * result (FPTAN, FSINCOS, FXTRACT): an empty ST(0) is an underflow and a full
+ * stack an overflow, their masked response the indefinite in both places.
+ * Returns false when the instruction has nothing more to do.
+ */
+function replaceAndPushAllowed(st0: u32): bool {
+  const empty = isEmpty(st0);
+  if (!empty && canPush()) return true;
+  if (empty ? !stackUnderflow() : !stackOverflow()) return false;
+  writeReg(st0, F.INDEFINITE_SE, F.INDEFINITE_SIG);
+  if (empty) pushChecked(F.INDEFINITE_SE, F.INDEFINITE_SIG);
+  else push(F.INDEFINITE_SE, F.INDEFINITE_SIG);
+  return false;
 }
 
-/** FSINCOS: ST(0) = sin, then push cos; C2 set when out of range. */
-function fsincos(): void {
+/**
+ * FPTAN (ST(0) = tan, then 1.0 pushed) and FSINCOS (ST(0) = sin, then cos
+ * pushed); with |ST(0)| >= 2^63 they set C2 and change nothing else.
+ */
+function trigonometricPair(tangent: bool): void {
   prepareArithmetic(true, true);
   const st0 = physical(0);
   clearStatus(SW_C2);
-  if (isEmpty(st0)) {
-    if (!stackUnderflow()) return;
-    writeReg(st0, F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    pushChecked(F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    return;
-  }
-  if (!canPush()) {
-    if (!stackOverflow()) return;
-    writeReg(st0, F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    push(F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    return;
-  }
+  if (!replaceAndPushAllowed(st0)) return;
   const se = regSe(st0), sig = regSig(st0);
   if (T.outOfRange(se, sig)) { orStatus(SW_C2); return; }
+  if (tangent) {
+    T.tan80(se, sig);
+    mergeFlags();
+    if (!F.hasResult) return;
+    writeReg(st0, F.resultSe, F.resultSig);
+    if (F.isNaN80(F.resultSe, F.resultSig)) push(F.resultSe, F.resultSig);
+    else push(0x3fff, F.J_BIT);
+    return;
+  }
   T.cos80(se, sig);
   const cosFlags = F.flags, cosUp = F.roundedUp, cosOk = F.hasResult;
   const cSe = F.resultSe, cSig = F.resultSig;
   F.clearFlags();
   T.sin80(se, sig);
   if (!cosOk || !F.hasResult) { orStatus((F.flags | cosFlags) & 0x3f); return; }
-  const sinUp = F.roundedUp;
   const all = F.flags | cosFlags;
   clearStatus(SW_C1);
-  orStatus((all & 0x3f) | ((cosUp || sinUp) && (all & SW_PE) != 0 ? SW_C1 : 0));
+  orStatus((all & 0x3f) | ((cosUp || F.roundedUp) && (all & SW_PE) != 0 ? SW_C1 : 0));
   writeReg(st0, F.resultSe, F.resultSig);
   push(cSe, cSig);
 }
@@ -742,18 +719,7 @@ function fscale(): void {
 /** FXTRACT: ST(0) = exponent, then push the significand. */
 function fxtract(): void {
   const st0 = physical(0);
-  if (isEmpty(st0)) {
-    if (!stackUnderflow()) return;
-    writeReg(st0, F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    pushChecked(F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    return;
-  }
-  if (!canPush()) {
-    if (!stackOverflow()) return;
-    writeReg(st0, F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    push(F.INDEFINITE_SE, F.INDEFINITE_SIG);
-    return;
-  }
+  if (!replaceAndPushAllowed(st0)) return;
   F.extract80(regSe(st0), regSig(st0));
   mergeFlags();
   if (!F.hasResult) return;

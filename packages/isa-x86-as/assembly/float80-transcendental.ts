@@ -72,53 +72,50 @@ function ddFromSig(sign: u32, e: i32, sig: u64, scale: i32): void {
   ddLo = sign != 0 ? -lo : lo;
 }
 
-/**
- * Rounds (hi + lo) * 2^scale to 64 bits with the rounding control into
- * float80's result: the exact sum as a 128-bit significand, then one rounding.
- */
-function roundDd(hi: f64, lo: f64, scale: i32): void {
-  if (hi == 0) { F.roundToExtended(0, 0, 0, 0, 64); return; }
+// The exact value of a double-double as sign, exponent and a normalized
+// 128-bit significand (bit 127 set; lo's bits below 128 kept sticky):
+// value = (expandedHi:expandedLo) / 2^127 * 2^expandedExp.
+let expandedSign: u32 = 0;
+let expandedExp: i32 = 0;
+let expandedHi: u64 = 0;
+let expandedLo: u64 = 0;
+function expand(hi: f64, lo: f64): void {
   const hb = reinterpret<u64>(hi);
-  const sign = <u32>(hb >> 63);
-  const eh = <i32>((hb >> 52) & 0x7ff) - 1023;
+  expandedSign = <u32>(hb >> 63);
+  let e = <i32>((hb >> 52) & 0x7ff) - 1023;
   let aHi = ((hb & 0xfffffffffffff) | 0x10000000000000) << 11; // implicit one at bit 63
   let aLo: u64 = 0;
   if (lo != 0) {
     const lb = reinterpret<u64>(lo);
-    const el = <i32>((lb >> 52) & 0x7ff) - 1023;
     const ml = ((lb & 0xfffffffffffff) | 0x10000000000000) << 11;
-    // lo's bits at hi's scale: shift right by eh - el, the lost bits kept sticky
-    const d = eh - el;
+    // lo's bits at hi's scale: shifted right by the exponent difference, the lost bits sticky
+    const d = e - (<i32>((lb >> 52) & 0x7ff) - 1023);
     let bHi: u64 = 0, bLo: u64 = 0;
     if (d < 64) { bHi = ml >> <u64>d; bLo = d == 0 ? 0 : ml << <u64>(64 - d); }
-    else if (d < 128) { bLo = (ml >> <u64>(d - 64)) | <u64>((d > 64 && (ml << <u64>(128 - d)) != 0) ? 1 : 0); }
+    else if (d < 128) bLo = (ml >> <u64>(d - 64)) | <u64>((d > 64 && (ml << <u64>(128 - d)) != 0) ? 1 : 0);
     else bLo = 1;
-    if ((lb >> 63) == (hb >> 63)) {
-      const lo2 = aLo + bLo;
-      const c: u64 = lo2 < aLo ? 1 : 0;
-      aLo = lo2; aHi = aHi + bHi + c;
-    } else {
-      const borrow: u64 = aLo < bLo ? 1 : 0;
-      aLo = aLo - bLo; aHi = aHi - bHi - borrow;
-    }
+    if ((lb >> 63) == (hb >> 63)) { const sum = aLo + bLo; aHi += bHi + (sum < aLo ? 1 : 0); aLo = sum; }
+    else { const borrow: u64 = aLo < bLo ? 1 : 0; aLo -= bLo; aHi = aHi - bHi - borrow; }
+    // hi a power of two, lo of the other sign: one bit to normalize
+    if ((aHi >> 63) == 0) { aHi = (aHi << 1) | (aLo >> 63); aLo <<= 1; e--; }
   }
-  F.roundToExtended(sign, eh + scale, aHi, aLo, 64);
+  expandedExp = e; expandedHi = aHi; expandedLo = aLo;
+}
+
+/** Rounds (hi + lo) * 2^scale to 64 bits with the rounding control into float80's result: one rounding of the exact sum. */
+function roundDd(hi: f64, lo: f64, scale: i32): void {
+  if (hi == 0) { F.roundToExtended(0, 0, 0, 0, 64); return; }
+  expand(hi, lo);
+  F.roundToExtended(expandedSign, expandedExp + scale, expandedHi, expandedLo, 64);
 }
 
 // ---- elementary functions in double-double ---------------------------------------------------
-/** exp(a) for |a| <= 0.75: Taylor series. */
+/** exp(a) for |a| <= 0.75: 1 + expm1(a). */
 function ddExpSmall(aHi: f64, aLo: f64): void {
-  // sum a^n / n!, n = 0..28
-  let tHi: f64 = 1, tLo: f64 = 0, sHi: f64 = 1, sLo: f64 = 0;
-  for (let n = 1; n <= 28; n++) {
-    ddMul(tHi, tLo, aHi, aLo);
-    ddDiv(ddHi, ddLo, <f64>n, 0);
-    tHi = ddHi; tLo = ddLo;
-    ddAdd(sHi, sLo, tHi, tLo);
-    sHi = ddHi; sLo = ddLo;
-  }
+  ddExpm1Small(aHi, aLo);
+  ddAdd(ddHi, ddLo, 1, 0);
 }
-/** expm1(a) for |a| <= 0.75 (no cancellation). */
+/** expm1(a) for |a| <= 0.75: its Taylor series to a^28/28! (no cancellation). */
 function ddExpm1Small(aHi: f64, aLo: f64): void {
   let tHi = aHi, tLo = aLo, sHi = aHi, sLo = aLo;
   for (let n = 2; n <= 28; n++) {
@@ -358,27 +355,9 @@ function mulConstant(sign: u32, e: i32, sig: u64, cHi: u64, cLo: u64, cExp: i32)
  * y's 64-bit significand times L's exact 128-bit expansion, rounded once.
  */
 function multiplyByDd(ySign: u32, yExp: i32, ySig: u64, lHi: f64, lLo: f64, lScale: i32): void {
-  // L's exact value as sign/exponent/128-bit significand, through roundDd's expansion
   if (lHi == 0) { F.roundToExtended(ySign, 0, 0, 0, 64); return; }
-  const hb = reinterpret<u64>(lHi);
-  const lSign = <u32>(hb >> 63);
-  const eh = <i32>((hb >> 52) & 0x7ff) - 1023;
-  let aHi = ((hb & 0xfffffffffffff) | 0x10000000000000) << 11;
-  let aLo: u64 = 0;
-  if (lLo != 0) {
-    const lb = reinterpret<u64>(lLo);
-    const el = <i32>((lb >> 52) & 0x7ff) - 1023;
-    const ml = ((lb & 0xfffffffffffff) | 0x10000000000000) << 11;
-    const d = eh - el;
-    let bHi: u64 = 0, bLo: u64 = 0;
-    if (d < 64) { bHi = ml >> <u64>d; bLo = d == 0 ? 0 : ml << <u64>(64 - d); }
-    else if (d < 128) bLo = (ml >> <u64>(d - 64)) | 1;
-    else bLo = 1;
-    if ((lb >> 63) == (hb >> 63)) { const s = aLo + bLo; aHi += bHi + (s < aLo ? 1 : 0); aLo = s; }
-    else { const b: u64 = aLo < bLo ? 1 : 0; aLo -= bLo; aHi = aHi - bHi - b; }
-    if ((aHi >> 63) == 0) { aHi = (aHi << 1) | (aLo >> 63); aLo <<= 1; lScale--; }
-  }
-  mulConstant(ySign ^ lSign, yExp, ySig, aHi, aLo, eh + lScale);
+  expand(lHi, lLo);
+  mulConstant(ySign ^ expandedSign, yExp, ySig, expandedHi, expandedLo, expandedExp + lScale);
 }
 
 /** log2 of a positive double-double m into ddHi/ddLo: m = f 2^e with f in [sqrt(1/2), sqrt(2)), log2 m = e + ln(f) / ln 2. */

@@ -25,6 +25,8 @@
 // tininess is detected after rounding (4.9.1.5), so a masked underflow is
 // flagged only when a tiny result is also inexact.
 
+import { mulHigh, divide128, divisionRemainder } from './u128';
+
 // ---- exception flags (x87 status word and MXCSR bits 0-5) ------------------
 export const EX_INVALID: u32 = 1;
 export const EX_DENORMAL: u32 = 2;
@@ -75,7 +77,7 @@ export let resultSig: u64 = 0;
 export let resultBits: u64 = 0;
 export function clearFlags(): void { flags = 0; roundedUp = false; hasResult = true; sourceDenormal = false; }
 /**
- * The last fromFloat32/fromFloat64 read a denormal: an operation on that
+ * The last fromBinary read a denormal: an operation on that
  * operand raises denormal (after its NaN and invalid checks, as the SDM's
  * exception priority has it), though the 80-bit value is normal.
  */
@@ -184,25 +186,8 @@ export function wideHigh(): u64 { return wideHi; }
 export function wideLow(): u64 { return wideLo; }
 /** 64 x 64 -> 128-bit product into wideHi:wideLo (wideHigh(), wideLow()). */
 export function mul64(a: u64, b: u64): void {
-  const a0 = a & 0xffffffff, a1 = a >> 32, b0 = b & 0xffffffff, b1 = b >> 32;
-  const p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-  const mid = (p00 >> 32) + (p01 & 0xffffffff) + (p10 & 0xffffffff);
-  wideLo = (mid << 32) | (p00 & 0xffffffff);
-  wideHi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-}
-let divRemainder: u64 = 0;
-/** (hi:lo) / d for hi < d: the 64-bit quotient; the remainder in divRemainder. */
-function div128(hi: u64, lo: u64, d: u64): u64 {
-  let q: u64 = 0;
-  let r = hi;
-  for (let i = 63; i >= 0; i--) {
-    const top = r >> 63;
-    r = (r << 1) | ((lo >> <u64>i) & 1);
-    q <<= 1;
-    if (top != 0 || r >= d) { r -= d; q |= 1; }
-  }
-  divRemainder = r;
-  return q;
+  wideLo = a * b;
+  wideHi = mulHigh(a, b);
 }
 
 // ---- rounding ---------------------------------------------------------------------------
@@ -484,10 +469,10 @@ export function div80(aSe: u32, aSig: u64, bSe: u32, bSig: u64): void {
   unpack(bSe, bSig);
   const eb = unpackedExp, sb = unpackedSig;
   let q: u64, e: i32;
-  if (sa >= sb) { q = div128(sa >> 1, sa << 63, sb); e = ea - eb; }
-  else { q = div128(sa, 0, sb); e = ea - eb - 1; }
-  const q2 = div128(divRemainder, 0, sb);
-  roundToExtended(sign, e, q, q2 | <u64>(divRemainder != 0 ? 1 : 0), precisionBits);
+  if (sa >= sb) { q = divide128(sa >> 1, sa << 63, sb); e = ea - eb; }
+  else { q = divide128(sa, 0, sb); e = ea - eb - 1; }
+  const q2 = divide128(divisionRemainder, 0, sb);
+  roundToExtended(sign, e, q, q2 | <u64>(divisionRemainder != 0 ? 1 : 0), precisionBits);
 }
 
 /** Square root of a, rounded to precisionBits. */
@@ -734,44 +719,28 @@ export function fromInt64(v: i64): void {
   setResult((sign << 15) | <u32>(63 - n + BIAS), m << <u64>n);
 }
 
-/** A binary32 value, exactly (an SNaN stays signaling, a denormal sets sourceDenormal: the instruction decides). */
-export function fromFloat32(bits: u32): void {
-  const sign = bits >> 31;
-  const e = <i32>((bits >> 23) & 0xff);
-  const frac = <u64>(bits & 0x7fffff);
-  if (e == 0xff) {
-    if (frac == 0) { setResult((sign << 15) | EXP_MAX, J_BIT); return; }
-    setResult((sign << 15) | EXP_MAX, J_BIT | (frac << 40));
+/**
+ * A binary32 (`single`) or binary64 value, exactly: an SNaN stays signaling
+ * and a denormal sets sourceDenormal (the instruction decides what they raise).
+ */
+export function fromBinary(bits: u64, single: bool): void {
+  const fracBits: u64 = single ? 23 : 52;
+  const emax: i32 = single ? 127 : 1023;
+  const sign = <u32>(bits >> (single ? 31 : 63)) & 1;
+  const e = <i32>((bits >> fracBits) & (single ? 0xff : 0x7ff));
+  const frac = bits & ((<u64>1 << fracBits) - 1);
+  if (e == (single ? 0xff : 0x7ff)) {
+    setResult((sign << 15) | EXP_MAX, J_BIT | (frac << (63 - fracBits)));
     return;
   }
   if (e == 0) {
     if (frac == 0) { setResult(sign << 15, 0); return; }
     sourceDenormal = true;
     const n = <i32>clz<u64>(frac);
-    setResult((sign << 15) | <u32>(-126 - (n - 40) + BIAS), frac << <u64>n);
+    setResult((sign << 15) | <u32>(1 - emax - (n - (63 - <i32>fracBits)) + BIAS), frac << <u64>n);
     return;
   }
-  setResult((sign << 15) | <u32>(e - 127 + BIAS), J_BIT | (frac << 40));
-}
-
-/** A binary64 value, exactly, as fromFloat32. */
-export function fromFloat64(bits: u64): void {
-  const sign = <u32>(bits >> 63);
-  const e = <i32>((bits >> 52) & 0x7ff);
-  const frac = bits & 0xfffffffffffff;
-  if (e == 0x7ff) {
-    if (frac == 0) { setResult((sign << 15) | EXP_MAX, J_BIT); return; }
-    setResult((sign << 15) | EXP_MAX, J_BIT | (frac << 11));
-    return;
-  }
-  if (e == 0) {
-    if (frac == 0) { setResult(sign << 15, 0); return; }
-    sourceDenormal = true;
-    const n = <i32>clz<u64>(frac);
-    setResult((sign << 15) | <u32>(-1022 - (n - 11) + BIAS), frac << <u64>n);
-    return;
-  }
-  setResult((sign << 15) | <u32>(e - 1023 + BIAS), J_BIT | (frac << 11));
+  setResult((sign << 15) | <u32>(e - emax + BIAS), J_BIT | (frac << (63 - fracBits)));
 }
 
 /**

@@ -98,6 +98,38 @@ function softEnd(single: bool): u64 {
   return r;
 }
 
+// ---- lanes of either format ------------------------------------------------------------------------
+// @ts-ignore: decorator
+@inline function isDenormal(b: u64, single: bool): bool { return single ? isDenormal32(<u32>b) : isDenormal64(b); }
+/** DAZ: a denormal operand reads as the zero of its sign. */
+function dazOperand(b: u64, single: bool): u64 {
+  return daz() && isDenormal(b, single) ? b & (single ? 0x80000000 : 0x8000000000000000) : b;
+}
+/** A lane through float80: MXCSR's rounding, FTZ and DAZ, exact exceptions. */
+function softLane(op: i32, a: u64, b: u64, single: bool): u64 {
+  const x = dazOperand(a, single), y = dazOperand(b, single);
+  softBegin(single ? 32 : 64);
+  F.fromBinary(y, single);
+  const bSe = F.resultSe, bSig = F.resultSig;
+  if (op == 6) F.sqrt80(bSe, bSig);
+  else {
+    F.fromBinary(x, single);
+    const aSe = F.resultSe, aSig = F.resultSig;
+    if (op == 0) F.add80(aSe, aSig, bSe, bSig, false);
+    else if (op == 1) F.add80(aSe, aSig, bSe, bSig, true);
+    else if (op == 2) F.mul80(aSe, aSig, bSe, bSig);
+    else F.div80(aSe, aSig, bSe, bSig);
+  }
+  return softEnd(single);
+}
+/** min (4) / max (5): the second source for NaNs and equal values; invalid for any NaN, denormal for a denormal operand. */
+function minMax(op: i32, a: u64, b: u64, single: bool): u64 {
+  const x = dazOperand(a, single), y = dazOperand(b, single);
+  compareLanes(x, y, true, single);
+  const p = comparedA, q = comparedB;
+  return (op == 4 ? p < q : p > q) ? x : y;
+}
+
 // ---- binary64 lanes ----------------------------------------------------------------------------
 /** Clear of binary64's limits: zero, or a normal value within 2^-900 .. 2^900 (error terms stay exact). */
 // @ts-ignore: decorator
@@ -123,35 +155,9 @@ function inexact64(op: i32, x: f64, y: f64, r: f64): bool {
   const p = r * r; // sqrt
   return p != y || productError(r, r, p) != 0;
 }
-function softLane64(op: i32, a: u64, b: u64): u64 {
-  let x = a, y = b;
-  if (daz()) { if (isDenormal64(x)) x &= 0x8000000000000000; if (isDenormal64(y)) y &= 0x8000000000000000; }
-  softBegin(64);
-  F.fromFloat64(y);
-  const bSe = F.resultSe, bSig = F.resultSig;
-  if (op == 6) F.sqrt80(bSe, bSig);
-  else {
-    F.fromFloat64(x);
-    const aSe = F.resultSe, aSig = F.resultSig;
-    if (op == 0) F.add80(aSe, aSig, bSe, bSig, false);
-    else if (op == 1) F.add80(aSe, aSig, bSe, bSig, true);
-    else if (op == 2) F.mul80(aSe, aSig, bSe, bSig);
-    else F.div80(aSe, aSig, bSe, bSig);
-  }
-  return softEnd(false);
-}
-/** min (4) / max (5): the second source for NaNs and equal values; invalid for any NaN, denormal for a denormal operand. */
-function minMax64(op: i32, a: u64, b: u64): u64 {
-  let x = a, y = b;
-  if (daz()) { if (isDenormal64(x)) x &= 0x8000000000000000; if (isDenormal64(y)) y &= 0x8000000000000000; }
-  if (isNaN64(x) || isNaN64(y)) laneFlags |= IE;
-  else if (isDenormal64(x) || isDenormal64(y)) laneFlags |= DE;
-  const p = reinterpret<f64>(x), q = reinterpret<f64>(y);
-  return (op == 4 ? p < q : p > q) ? x : y;
-}
 /** One double lane; op: 0 add 1 sub 2 mul 3 div 4 min 5 max 6 sqrt (of b). */
 export function laneF64(op: i32, a: u64, b: u64): u64 {
-  if (op == 4 || op == 5) return minMax64(op, a, b);
+  if (op == 4 || op == 5) return minMax(op, a, b, false);
   const aNaN = op != 6 && isNaN64(a), bNaN = isNaN64(b);
   if (aNaN || bNaN) {
     if ((op != 6 && isSignaling64(a)) || isSignaling64(b)) laneFlags |= IE;
@@ -167,7 +173,7 @@ export function laneF64(op: i32, a: u64, b: u64): u64 {
       return r;
     }
   }
-  return softLane64(op, a, b);
+  return softLane(op, a, b, false);
 }
 
 // ---- binary32 lanes (the host's f64 holds every operand, product and quotient check exactly) ----------------
@@ -187,34 +193,9 @@ function inexact32(op: i32, x: f64, y: f64, r: f64): bool {
   if (op == 3) return r * y != x;
   return r * r != y;
 }
-function softLane32(op: i32, a: u32, b: u32): u32 {
-  let x = a, y = b;
-  if (daz()) { if (isDenormal32(x)) x &= 0x80000000; if (isDenormal32(y)) y &= 0x80000000; }
-  softBegin(32);
-  F.fromFloat32(y);
-  const bSe = F.resultSe, bSig = F.resultSig;
-  if (op == 6) F.sqrt80(bSe, bSig);
-  else {
-    F.fromFloat32(x);
-    const aSe = F.resultSe, aSig = F.resultSig;
-    if (op == 0) F.add80(aSe, aSig, bSe, bSig, false);
-    else if (op == 1) F.add80(aSe, aSig, bSe, bSig, true);
-    else if (op == 2) F.mul80(aSe, aSig, bSe, bSig);
-    else F.div80(aSe, aSig, bSe, bSig);
-  }
-  return <u32>softEnd(true);
-}
-function minMax32(op: i32, a: u32, b: u32): u32 {
-  let x = a, y = b;
-  if (daz()) { if (isDenormal32(x)) x &= 0x80000000; if (isDenormal32(y)) y &= 0x80000000; }
-  if (isNaN32(x) || isNaN32(y)) laneFlags |= IE;
-  else if (isDenormal32(x) || isDenormal32(y)) laneFlags |= DE;
-  const p = reinterpret<f32>(x), q = reinterpret<f32>(y);
-  return (op == 4 ? p < q : p > q) ? x : y;
-}
 /** One float lane, as laneF64. */
 export function laneF32(op: i32, a: u32, b: u32): u32 {
-  if (op == 4 || op == 5) return minMax32(op, a, b);
+  if (op == 4 || op == 5) return <u32>minMax(op, <u64>a, <u64>b, true);
   const aNaN = op != 6 && isNaN32(a), bNaN = isNaN32(b);
   if (aNaN || bNaN) {
     if ((op != 6 && isSignaling32(a)) || isSignaling32(b)) laneFlags |= IE;
@@ -230,31 +211,26 @@ export function laneF32(op: i32, a: u32, b: u32): u32 {
       return r;
     }
   }
-  return softLane32(op, a, b);
+  return <u32>softLane(op, <u64>a, <u64>b, true);
 }
 
 // ---- compares -----------------------------------------------------------------------------------------
-/**
- * The exceptions of a compare: invalid for an SNaN, or for a QNaN when
- * `signaling` (COMISx, and CMPxx's LT, LE, NLT, NLE); else denormal for a
- * denormal operand. Returns the operands as compared (DAZ: denormals as
- * zeros) through comparedA/comparedB.
- */
 export let comparedA: f64 = 0;
 export let comparedB: f64 = 0;
-export function compareF64(a: u64, b: u64, signaling: bool): void {
-  let x = a, y = b;
-  if (daz()) { if (isDenormal64(x)) x &= 0x8000000000000000; if (isDenormal64(y)) y &= 0x8000000000000000; }
-  if (isSignaling64(x) || isSignaling64(y) || (signaling && (isNaN64(x) || isNaN64(y)))) laneFlags |= IE;
-  else if (!isNaN64(x) && !isNaN64(y) && (isDenormal64(x) || isDenormal64(y))) laneFlags |= DE;
-  comparedA = reinterpret<f64>(x); comparedB = reinterpret<f64>(y);
-}
-export function compareF32(a: u32, b: u32, signaling: bool): void {
-  let x = a, y = b;
-  if (daz()) { if (isDenormal32(x)) x &= 0x80000000; if (isDenormal32(y)) y &= 0x80000000; }
-  if (isSignaling32(x) || isSignaling32(y) || (signaling && (isNaN32(x) || isNaN32(y)))) laneFlags |= IE;
-  else if (!isNaN32(x) && !isNaN32(y) && (isDenormal32(x) || isDenormal32(y))) laneFlags |= DE;
-  comparedA = <f64>reinterpret<f32>(x); comparedB = <f64>reinterpret<f32>(y);
+/**
+ * The exceptions of a compare: invalid for an SNaN, or for a QNaN when
+ * `signaling` (COMISx, MINxx/MAXxx, and CMPxx's LT, LE, NLT, NLE); else
+ * denormal for a denormal operand. The operands as compared (DAZ: denormals
+ * as zeros) are left in comparedA/comparedB, as doubles.
+ */
+export function compareLanes(a: u64, b: u64, signaling: bool, single: bool): void {
+  const x = dazOperand(a, single), y = dazOperand(b, single);
+  const xNaN = single ? isNaN32(<u32>x) : isNaN64(x), yNaN = single ? isNaN32(<u32>y) : isNaN64(y);
+  const snan = single ? isSignaling32(<u32>x) || isSignaling32(<u32>y) : isSignaling64(x) || isSignaling64(y);
+  if (snan || (signaling && (xNaN || yNaN))) laneFlags |= IE;
+  else if (!xNaN && !yNaN && (isDenormal(x, single) || isDenormal(y, single))) laneFlags |= DE;
+  comparedA = single ? <f64>reinterpret<f32>(<u32>x) : reinterpret<f64>(x);
+  comparedB = single ? <f64>reinterpret<f32>(<u32>y) : reinterpret<f64>(y);
 }
 
 // ---- conversions ---------------------------------------------------------------------------------------
@@ -287,7 +263,7 @@ export function f64ToF32(b: u64): u32 {
     }
   }
   softBegin(32);
-  F.fromFloat64(x);
+  F.fromBinary(x, false);
   F.toFloat(F.resultSe, F.resultSig, true);
   F.setBinaryFormat(0);
   const r = <u32>F.resultBits;

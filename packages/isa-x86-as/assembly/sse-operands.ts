@@ -9,8 +9,8 @@
 // x87-state.ts): values are zero-extended to 128 bits, a memory operand is
 // 8 bytes with no alignment requirement, and a result keeps its low
 // quadword and marks the register's exponent all ones (SDM vol. 1, 9.5).
-import { dReg, dRm, dMod } from './insn';
-import { XMM, readV, writeV, raise, faultVector, VEC_GP } from './cpu';
+import { dReg, dRm, dMod, dAddr32 } from './insn';
+import { XMM, readV, writeV, probeWrite, reg64, raise, faultVector, VEC_GP } from './cpu';
 import { effectiveAddress } from './exec';
 import { FPR, mmxWritten } from './x87-state';
 
@@ -74,4 +74,15 @@ export function readWLow(size: i32): v128 {
 export function dst(): v128 {
   if (mmxOperands) return i64x2.replace_lane(i64x2.splat(0), 0, load<i64>(mmx(dReg())));
   return v128.load(xmm(dReg()));
+}
+
+/**
+ * MASKMOVDQU/MASKMOVQ: the `n` bytes at `data` whose byte at `mask` has bit 7
+ * set are stored at [rdi] (edi with a 32-bit address size); every selected
+ * byte is checked writable before any is written.
+ */
+export function maskedStore(data: usize, mask: usize, n: i32): void {
+  const base = dAddr32() ? reg64(7) & 0xffffffff : reg64(7);
+  for (let i = 0; i < n; i++) if ((load<u8>(mask + <usize>i) & 0x80) != 0 && !probeWrite(base + <u64>i, 1)) return;
+  for (let i = 0; i < n; i++) if ((load<u8>(mask + <usize>i) & 0x80) != 0) writeV(base + <u64>i, 1, <u64>load<u8>(data + <usize>i));
 }
