@@ -41,24 +41,66 @@ int main(int argc, char **argv)
 }
 `;
 
-/** Builds PROGRAM statically with gcc (or clang); the path, or why it cannot be built. */
-function build(): { path?: string; dir?: string; reason?: string } {
+// The floating-point environment: rounding modes (the x87 control word and
+// MXCSR both), exception flags raised by SSE and x87 arithmetic, and an
+// unmasked x87 exception delivered as SIGFPE.
+const FENV = String.raw`
+#define _GNU_SOURCE
+#include <fenv.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+static void on_fpe(int sig) { printf("SIGFPE %d\n", sig); fflush(stdout); _exit(7); }
+int main(int argc, char **argv)
+{
+	volatile double one = argc, three = 3, big = 1e308, tiny = 1e-308;
+	volatile long double lone = argc, lzero = argc - 1;
+	const int modes[] = { FE_TONEAREST, FE_DOWNWARD, FE_UPWARD, FE_TOWARDZERO };
+	for (int i = 0; i < 4; i++) {
+		fesetround(modes[i]);
+		printf("%d: %.17g %.17g %.20Lg %.1f %.0f\n", fegetround() == modes[i], one / three, -one / three, lone / 3, rint(2.5), nearbyint(-3.5));
+	}
+	fesetround(FE_TONEAREST);
+	feclearexcept(FE_ALL_EXCEPT);
+	volatile double x = big * 10;
+	printf("overflow %d inexact %d\n", fetestexcept(FE_OVERFLOW) != 0, fetestexcept(FE_INEXACT) != 0);
+	feclearexcept(FE_ALL_EXCEPT);
+	x = tiny / 1e10;
+	printf("underflow %d divbyzero %d\n", fetestexcept(FE_UNDERFLOW) != 0, fetestexcept(FE_DIVBYZERO) != 0);
+	feclearexcept(FE_ALL_EXCEPT);
+	x = one / (one - one);
+	printf("divbyzero %d invalid %d %g\n", fetestexcept(FE_DIVBYZERO) != 0, fetestexcept(FE_INVALID) != 0, x);
+	feclearexcept(FE_ALL_EXCEPT);
+	volatile long double l = sqrtl(-lone);
+	printf("x87 invalid %d %Lf\n", fetestexcept(FE_INVALID) != 0, l);
+	signal(SIGFPE, on_fpe);
+	feenableexcept(FE_DIVBYZERO);
+	l = lone / lzero;
+	printf("not reached %Lf\n", l);
+	return 0;
+}
+`;
+
+/** Builds a C program statically with gcc (or clang); its path, or why it cannot be built. */
+function build(name: string, source: string): { path?: string; dir?: string; reason?: string } {
   const host = cannotRun('x86_64');
   if (host) return { reason: host };
   const cc = ['gcc', 'clang'].find((c) => hasTool(c));
   if (!cc) return { reason: 'neither gcc nor clang is installed' };
   const dir = mkdtempSync(join(tmpdir(), 'machine-float-'));
-  writeFileSync(join(dir, 'fp.c'), PROGRAM);
-  const r = spawnSync(cc, ['-static', '-O2', '-o', join(dir, 'fp'), join(dir, 'fp.c'), '-lm'], { encoding: 'utf8' });
+  writeFileSync(join(dir, `${name}.c`), source);
+  const r = spawnSync(cc, ['-static', '-O2', '-o', join(dir, name), join(dir, `${name}.c`), '-lm'], { encoding: 'utf8' });
   if (r.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     return { reason: `${cc} cannot link static programs here (no libc.a)` };
   }
-  return { path: join(dir, 'fp'), dir };
+  return { path: join(dir, name), dir };
 }
-const program = build();
+const program = build('fp', PROGRAM);
+const fenv = build('fenv', FENV);
 afterAll(() => {
-  if (program.dir) rmSync(program.dir, { recursive: true, force: true });
+  for (const p of [program, fenv]) if (p.dir) rmSync(p.dir, { recursive: true, force: true });
 });
 
 describe.skipIf(program.reason !== undefined)(`x86-64 machine: floating point in a static glibc program${program.reason ? ` (skipped: ${program.reason})` : ''}`, () => {
@@ -71,6 +113,18 @@ describe.skipIf(program.reason !== undefined)(`x86-64 machine: floating point in
       expect(r.output).toBe(native.stdout);
       expect(r.status).toBe(0);
     }
+  }, 120_000);
+});
+
+describe.skipIf(fenv.reason !== undefined)(`x86-64 machine: the floating-point environment of a static glibc program${fenv.reason ? ` (skipped: ${fenv.reason})` : ''}`, () => {
+  it('rounds in every rounding mode, raises exception flags, and delivers an unmasked x87 exception as SIGFPE, as natively', async () => {
+    const native = runGuest('x86_64', fenv.path!, []);
+    const r = await runX86(['/usr/bin/fenv'], { files: [{ path: '/usr/bin/fenv', data: new Uint8Array(readFileSync(fenv.path!)) }] });
+    expect(r.output).toBe(native.stdout);
+    expect(r.output).toContain('overflow 1 inexact 1\n');
+    expect(r.output.endsWith('SIGFPE 8\n')).toBe(true);
+    expect(r.status).toBe(7);
+    expect(native.status).toBe(7);
   }, 120_000);
 });
 
