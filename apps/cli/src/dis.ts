@@ -12,7 +12,8 @@ import { parseProbeDescription, type Probe, type ProbeRegistry } from '@wdtrace/
 import { EM_ARM, EM_X86_64, ElfError, SHF_EXECINSTR, SHT_PROGBITS, SymbolTable, parseElf, type ElfFile, type ElfSymbol, type Isa, type KernelSymbol } from '@wdtrace/kernel';
 import { createX86Decoder, disassemble, formatLine, type DisassemblyLine, type Symbolizer, type X86Decoder } from '@wdtrace/isa-x86-as';
 import { describeA32 } from '@wdtrace/isa-arm-as';
-import { GuestTracer, ProviderError, type Tracepoint } from '@wdtrace/providers';
+import { ProviderError, type Tracepoint } from '@wdtrace/providers';
+import { Session } from '@wdtrace/session';
 
 export interface DisIo {
   out(s: string): void;
@@ -298,9 +299,9 @@ function armRows(image: Uint8Array, live: Uint8Array, start: bigint, mapping: { 
  * `+` (the live text), with the probes placed there after `<-`.
  */
 export async function liveListing(options: { arch: Isa; descriptions: readonly string[]; symbols: readonly string[] }): Promise<string> {
-  const tracer = await GuestTracer.create({ isa: options.arch, machine: { cmdline: 'quiet' } });
-  const machine = tracer.machine;
-  const registry = tracer.registry;
+  const session = await Session.create({ guest: { isa: options.arch } });
+  const machine = session.machine!;
+  const registry = session.registry;
   const matched = new Map<number, Probe>();
   for (const text of options.descriptions) {
     let desc;
@@ -365,7 +366,7 @@ export async function liveListing(options: { arch: Isa; descriptions: readonly s
       const start = f.address;
       const mapping: { address: bigint; kind: string }[] = [];
       if (options.arch === 'arm') {
-        for (const r of tracer.target.modules().find((m) => m.name === f.module)?.dataRanges ?? []) {
+        for (const r of machine.kernelModules().find((m) => m.name === f.module)?.dataRanges ?? []) {
           if (r.end <= start || r.start >= start + BigInt(f.size)) continue;
           mapping.push({ address: r.start, kind: 'd' }, { address: r.end, kind: 'a' });
         }

@@ -6,8 +6,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
-  EM_ARM,
-  EM_X86_64,
   ET_DYN,
   ET_EXEC,
   ElfError,
@@ -15,6 +13,7 @@ import {
   MachineError,
   PT_INTERP,
   defaultImages,
+  isaOfElfMachine,
   parseElf,
   readInitrdEntries,
   type InitrdFile,
@@ -29,7 +28,6 @@ export interface RunIo {
 /** A bad program or option: reported as `wdtrace run: message` (status 2). */
 export class RunError extends Error {}
 
-const NAMES: Record<number, Isa> = { [EM_X86_64]: 'x86_64', [EM_ARM]: 'arm' };
 /** Where a host program is placed in the guest. */
 const HOST_DIR = '/host';
 
@@ -50,7 +48,7 @@ export function checkHostProgram(path: string, bytes: Uint8Array, isa: Isa | und
     if (e instanceof ElfError) throw new RunError(`${path}: not an ELF file (${e.message})`);
     throw e;
   }
-  const fileIsa = NAMES[elf.machine];
+  const fileIsa = isaOfElfMachine(elf.machine);
   if (!fileIsa) throw new RunError(`${path}: an ELF file for ${elf.machineName}, which wdtrace does not emulate (x86_64 or arm)`);
   if (isa && fileIsa !== isa) throw new RunError(`${path}: an ELF file for ${fileIsa}, but the machine is ${isa} (use --arch ${fileIsa})`);
   if (elf.programHeaders.some((p) => p.type === PT_INTERP)) throw new RunError(`${path}: dynamically linked; the guest runs static executables only`);
@@ -126,7 +124,7 @@ function hostIsaOf(path: string): Isa | undefined {
     if (!existsSync(path) || !statSync(path).isFile()) return undefined;
     const head = readFileSync(path).subarray(0, 20);
     if (head[0] !== 0x7f || head[1] !== 0x45 || head[2] !== 0x4c || head[3] !== 0x46) return undefined;
-    return NAMES[head[18]! | (head[19]! << 8)];
+    return isaOfElfMachine(head[18]! | (head[19]! << 8));
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readInitrdEntries } from '@wdtrace/kernel';
+import { readInitrdEntries, type Isa } from '@wdtrace/kernel';
 
 const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
 const images = fileURLToPath(new URL('../../../packages/kernel/guest/images/', import.meta.url));
@@ -19,18 +19,12 @@ function wdtrace(args: string[], input = '') {
   return spawnSync(process.execPath, [bin, 'run', ...args], { encoding: 'utf8', cwd: scratch, input, timeout: 120_000 });
 }
 
-/** A program of the committed x86-64 initrd, written to a host file. */
-function guestProgram(name: string): string {
-  const initrd = new Uint8Array(readFileSync(join(images, 'x86_64', 'initrd.cpio')));
-  const { entries } = readInitrdEntries(initrd);
-  const e = entries.find((x) => x.name === `bin/${name}`)!;
-  // newc: 110-byte header, name padded to 4, then the data
-  const header = new TextDecoder().decode(initrd.subarray(e.offset, e.offset + 110));
-  const size = parseInt(header.slice(54, 62), 16);
-  const nameSize = parseInt(header.slice(94, 102), 16);
-  const start = (e.offset + 110 + nameSize + 3) & ~3;
-  const path = join(scratch, `host-${name}`);
-  writeFileSync(path, initrd.subarray(start, start + size));
+/** A program of the committed initrd of `isa`, written to a host file. */
+function guestProgram(name: string, isa: Isa = 'x86_64'): string {
+  const initrd = new Uint8Array(readFileSync(join(images, isa, 'initrd.cpio')));
+  const e = readInitrdEntries(initrd).entries.find((x) => x.name === `bin/${name}`)!;
+  const path = join(scratch, `${isa}-${name}`);
+  writeFileSync(path, initrd.subarray(e.dataStart, e.dataStart + e.size));
   chmodSync(path, 0o755);
   return path;
 }
@@ -71,7 +65,7 @@ describe('wdtrace run', () => {
     expect(r.status).toBe(0);
     // the program is at /host/<name> in the guest
     const sh = guestProgram('sh');
-    expect(wdtrace(['--', sh, '-c', 'ls /host'])).toMatchObject({ stdout: 'host-sh\n', status: 0 });
+    expect(wdtrace(['--', sh, '-c', 'ls /host'])).toMatchObject({ stdout: 'x86_64-sh\n', status: 0 });
   });
 
   it('clear errors: missing file, not an ELF file, wrong ISA, dynamic executable, bad options', () => {
@@ -95,21 +89,6 @@ describe('wdtrace run', () => {
   });
 });
 
-/** A program of the committed ARM initrd, written to a host file. */
-function armGuestProgram(name: string): string {
-  const initrd = new Uint8Array(readFileSync(join(images, 'arm', 'initrd.cpio')));
-  const { entries } = readInitrdEntries(initrd);
-  const e = entries.find((x) => x.name === `bin/${name}`)!;
-  const header = new TextDecoder().decode(initrd.subarray(e.offset, e.offset + 110));
-  const size = parseInt(header.slice(54, 62), 16);
-  const nameSize = parseInt(header.slice(94, 102), 16);
-  const start = (e.offset + 110 + nameSize + 3) & ~3;
-  const path = join(scratch, `arm-${name}`);
-  writeFileSync(path, initrd.subarray(start, start + size));
-  chmodSync(path, 0o755);
-  return path;
-}
-
 describe('wdtrace run --arch arm', () => {
   it('runs a guest program on the ARM machine and exits with its status', () => {
     expect(wdtrace(['--arch', 'arm', '--', '/bin/echo', 'hello', 'arm'])).toMatchObject({ stdout: 'hello arm\n', stderr: '', status: 0 });
@@ -128,7 +107,7 @@ describe('wdtrace run --arch arm', () => {
   });
 
   it('runs a host ARM static executable on the ARM machine without --arch, and refuses it on x86-64', () => {
-    const path = armGuestProgram('echo');
+    const path = guestProgram('echo', 'arm');
     expect(wdtrace(['--', path, 'from', 'an arm host file'])).toMatchObject({ stdout: 'from an arm host file\n', stderr: '', status: 0 });
     const wrong = wdtrace(['--arch', 'x86_64', '--', path]);
     expect(wrong.stderr).toBe(`wdtrace run: ${path}: an ELF file for arm, but the machine is x86_64 (use --arch arm)\n`);

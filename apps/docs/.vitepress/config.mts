@@ -24,6 +24,7 @@ export default defineConfig({
           { text: 'Tracing with D', link: '/guide/d-tracing' },
           { text: 'Disassembling guest code', link: '/guide/disassembler' },
           { text: 'Tracing the guest kernel', link: '/guide/tracing-the-guest' },
+          { text: 'Using wdtrace from JavaScript', link: '/guide/javascript' },
         ],
       },
       {

@@ -8,23 +8,7 @@
 import { selectCpu, S, RETIRED, setSt, STOP_REASON } from './state';
 import { decodeA32, Op } from './generated/a32-decoder';
 import { executeDisplaced, STOP_UNDEFINED } from './run';
-
-// Emulation codes (the host's probe table stores one per patched site).
-export const EMUL_PUSHM: u32 = 1; // push {...} / stmdb sp!, {...} / str rX, [sp, #-4]!
-export const EMUL_POPM: u32 = 2; // pop / ldm sp(!), {...} with or without pc / ldr rX, [sp], #4
-export const EMUL_B: u32 = 3; // b / bl (tail calls included)
-export const EMUL_BX_LR: u32 = 4;
-export const EMUL_MOV_PC_LR: u32 = 5;
-export const EMUL_LDM: u32 = 6; // any ldm (e.g. ldmdb r11, {..., sp, pc} epilogues)
-export const EMUL_LDR_IMM: u32 = 7; // ldr rX, [rN, #imm] including pc-relative literal loads
-export const EMUL_MOVW: u32 = 8;
-export const EMUL_MOV_IMM: u32 = 9;
-export const EMUL_CMP_IMM: u32 = 10;
-export const EMUL_MOV_IP_SP: u32 = 11;
-export const EMUL_SUB_SP: u32 = 12; // sub sp, sp, #imm
-export const EMUL_ADD_FP: u32 = 13; // add r11, sp, #imm (frame pointer setup)
-export const EMUL_STR_IMM: u32 = 14; // str rX, [rN, #imm]
-export const EMUL_ANY: u32 = 15; // any other instruction: general displaced execution
+import { ArmEmulation } from '../src/emulation';
 
 /** Whether `word` belongs to the emulation class `code`. */
 export function emulationMatches(code: u32, word: u32): bool {
@@ -32,35 +16,35 @@ export function emulationMatches(code: u32, word: u32): bool {
   const rd = (word >>> 12) & 15;
   const rn = (word >>> 16) & 15;
   switch (code) {
-    case EMUL_PUSHM:
+    case ArmEmulation.PUSHM:
       return (op == Op.STMDB && rn == 13) || (op == Op.STR_imm && rn == 13 && (word & 0x01f00fff) == 0x01200004);
-    case EMUL_POPM:
+    case ArmEmulation.POPM:
       return ((op == Op.LDM || op == Op.LDM_eret) && rn == 13 && (word & (1 << 22)) == 0) || (op == Op.LDR_imm && rn == 13 && (word & 0x01f00fff) == 0x00900004);
-    case EMUL_B:
+    case ArmEmulation.B:
       return op == Op.B || op == Op.BL;
-    case EMUL_BX_LR:
+    case ArmEmulation.BX_LR:
       return op == Op.BX && (word & 15) == 14;
-    case EMUL_MOV_PC_LR:
+    case ArmEmulation.MOV_PC_LR:
       return op == Op.MOV_reg && rd == 15 && (word & 0xfff) == 14;
-    case EMUL_LDM:
+    case ArmEmulation.LDM:
       return op == Op.LDM || op == Op.LDMDA || op == Op.LDMDB || op == Op.LDMIB;
-    case EMUL_LDR_IMM:
+    case ArmEmulation.LDR_IMM:
       return op == Op.LDR_imm;
-    case EMUL_MOVW:
+    case ArmEmulation.MOVW:
       return op == Op.MOVW;
-    case EMUL_MOV_IMM:
+    case ArmEmulation.MOV_IMM:
       return op == Op.MOV_imm || op == Op.MVN_imm;
-    case EMUL_CMP_IMM:
+    case ArmEmulation.CMP_IMM:
       return op == Op.CMP_imm;
-    case EMUL_MOV_IP_SP:
+    case ArmEmulation.MOV_IP_SP:
       return op == Op.MOV_reg && rd == 12 && (word & 0xfff) == 13;
-    case EMUL_SUB_SP:
+    case ArmEmulation.SUB_SP:
       return op == Op.SUB_imm && rd == 13 && rn == 13;
-    case EMUL_ADD_FP:
+    case ArmEmulation.ADD_FP:
       return op == Op.ADD_imm && rd == 11 && rn == 13;
-    case EMUL_STR_IMM:
+    case ArmEmulation.STR_IMM:
       return op == Op.STR_imm;
-    case EMUL_ANY:
+    case ArmEmulation.ANY:
       return true;
   }
   return false;

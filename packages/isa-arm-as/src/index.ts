@@ -35,24 +35,7 @@ export const ArmException = {
 /** Processor modes (CPSR.M). */
 export const ArmMode = { USR: 0x10, FIQ: 0x11, IRQ: 0x12, SVC: 0x13, ABT: 0x17, UND: 0x1b, SYS: 0x1f } as const;
 
-/** Emulation codes of `emulate` (assembly/dtrace.ts): each checks that the word is of its class first. */
-export const ArmEmulation = {
-  PUSHM: 1,
-  POPM: 2,
-  B: 3,
-  BX_LR: 4,
-  MOV_PC_LR: 5,
-  LDM: 6,
-  LDR_IMM: 7,
-  MOVW: 8,
-  MOV_IMM: 9,
-  CMP_IMM: 10,
-  MOV_IP_SP: 11,
-  SUB_SP: 12,
-  ADD_FP: 13,
-  STR_IMM: 14,
-  ANY: 15,
-} as const;
+export { ArmEmulation } from './emulation.js';
 
 /** The DTrace fbt breakpoint: OR the displaced instruction's condition (bits 31:28 >> 28) into the low nibble. */
 export const DTRACE_BREAKPOINT = 0xe7f000f0;

@@ -4,7 +4,7 @@
 // breakpoint and emulations, displaced execution and safe virtual reads.
 // Programs are A32 words (assembled with llvm-mc; the source is beside each).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ArmException, ArmMode, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
+import { ArmEmulation, ArmException, ArmMode, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
 
 let core: ArmCoreExports;
 const RAM = 4 << 20;
@@ -227,8 +227,7 @@ describe('DTrace support', () => {
     expect(core.stopPc(0) >>> 0).toBe(0x8000);
   });
 
-  // Emulation codes from assembly/dtrace.ts.
-  const EMUL = { PUSHM: 1, POPM: 2, B: 3, BX_LR: 4, MOV_PC_LR: 5, LDM: 6, LDR_IMM: 7, MOVW: 8, MOV_IMM: 9, CMP_IMM: 10, MOV_IP_SP: 11, SUB_SP: 12 };
+  const EMUL = ArmEmulation;
 
   function state(): number[] {
     const out = [];

@@ -11,12 +11,7 @@ import {
 } from './cpu';
 import { setInsnRip } from './exec';
 import { finishStop, formAllowed, STOP_NONE } from './run';
-
-export const EMULATE_NOP: i32 = 0;
-export const EMULATE_PUSH_RBP: i32 = 1;
-export const EMULATE_POP_RBP: i32 = 2;
-export const EMULATE_LEAVE: i32 = 3;
-export const EMULATE_RET: i32 = 4;
+import { X86Emulation } from '../src/emulation';
 
 /**
  * Performs the emulation `code` for the one-byte instruction an int3 replaced
@@ -25,19 +20,19 @@ export const EMULATE_RET: i32 = 4;
  */
 export function emulate(code: i32): i32 {
   const pc = rip;
-  if (code == EMULATE_PUSH_RBP) {
+  if (code == X86Emulation.pushRbp) {
     const sp = reg64(4) - 8;
     writeV(sp, 8, reg64(5));
     if (faultVector < 0) { setReg64(4, sp); setRip(pc + 1); }
-  } else if (code == EMULATE_POP_RBP) {
+  } else if (code == X86Emulation.popRbp) {
     const v = readV(reg64(4), 8);
     if (faultVector < 0) { setReg64(5, v); setReg64(4, reg64(4) + 8); setRip(pc + 1); }
-  } else if (code == EMULATE_LEAVE) {
+  } else if (code == X86Emulation.leave) {
     const v = readV(reg64(5), 8);
     if (faultVector < 0) { setReg64(4, reg64(5) + 8); setReg64(5, v); setRip(pc + 1); }
-  } else if (code == EMULATE_NOP) {
+  } else if (code == X86Emulation.nop) {
     setRip(pc + 1);
-  } else if (code == EMULATE_RET) {
+  } else if (code == X86Emulation.ret) {
     const t = readV(reg64(4), 8);
     if (faultVector < 0) { setReg64(4, reg64(4) + 8); setRip(t); }
   } else raise(VEC_UD, 0);

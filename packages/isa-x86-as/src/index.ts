@@ -10,8 +10,7 @@ export type { DecodedFields, InstructionDescription, DecoderExports } from './de
 
 /** Stop reasons returned by `run`. */
 export const X86Stop = { budget: 0, halt: 1, exception: 2, tripleFault: 3, interruptWindow: 4 } as const;
-/** fbt emulation codes for `emulate` (the instruction an int3 replaced). */
-export const X86Emulation = { nop: 0, pushRbp: 1, popRbp: 2, leave: 3, ret: 4 } as const;
+export { X86Emulation } from './emulation.js';
 
 /**
  * The functions the x86-64 core exports. 64-bit values cross as lo/hi 32-bit

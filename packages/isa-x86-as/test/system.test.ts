@@ -5,6 +5,7 @@
 // Instruction bytes are spelled out with their AT&T text in comments.
 import { describe, expect, it } from 'vitest';
 import { bareCore, type BareCore } from './core-harness.js';
+import { X86Emulation } from '../src/index.js';
 
 const STOP_BUDGET = 0, STOP_HALT = 1, STOP_EXCEPTION = 2;
 const P = 1n, W = 2n, U = 4n;
@@ -229,27 +230,27 @@ describe('DTrace support', () => {
     expect(m.core.run(10)).toBe(STOP_EXCEPTION);
     expect(m.core.stopVector()).toBe(3);
     expect(m.core.stopPcLo()).toBe(0x1000);
-    expect(m.core.emulate(1)).toBe(-1); // PUSH_RBP
+    expect(m.core.emulate(X86Emulation.pushRbp)).toBe(-1);
     expect(m.regs()[4]).toBe(0x7ff8n);
     expect(dv.getBigUint64(0x7ff8, true)).toBe(0x1234n);
     expect(m.rip()).toBe(0x1001n);
     m.regs()[5] = 0x9999n;
     m.setRip(0x1000n);
-    expect(m.core.emulate(2)).toBe(-1); // POP_RBP
+    expect(m.core.emulate(X86Emulation.popRbp)).toBe(-1);
     expect(m.regs()[5]).toBe(0x1234n);
     expect(m.regs()[4]).toBe(0x8000n);
     dv.setBigUint64(0x8000, 0x4444n, true);
     m.setRip(0x1000n);
-    expect(m.core.emulate(4)).toBe(-1); // RET
+    expect(m.core.emulate(X86Emulation.ret)).toBe(-1);
     expect(m.rip()).toBe(0x4444n);
     m.regs()[5] = 0x7000n;
     dv.setBigUint64(0x7000, 0x5555n, true);
     m.setRip(0x1000n);
-    expect(m.core.emulate(3)).toBe(-1); // LEAVE
+    expect(m.core.emulate(X86Emulation.leave)).toBe(-1);
     expect(m.regs()[4]).toBe(0x7008n);
     expect(m.regs()[5]).toBe(0x5555n);
     m.setRip(0x1000n);
-    expect(m.core.emulate(0)).toBe(-1); // NOP
+    expect(m.core.emulate(X86Emulation.nop)).toBe(-1);
     expect(m.rip()).toBe(0x1001n);
   });
 

@@ -3,7 +3,6 @@ import { SHN_UNDEF, STB_LOCAL, STT_FUNC, STT_OBJECT, parseElf } from '../src/elf
 import { DwarfError, readDwarf, type DwarfInfo } from '../src/dwarf/index.js';
 import { linkModule } from '../src/krtld/index.js';
 import { ISAS, compileC, fixture, hasClang, hasDwarfdump, imagePath, read, sampleSource, tool, type Isa } from './fixtures/toolchain.js';
-import { readFileSync } from 'node:fs';
 
 interface DumpDie {
   offset: number;
@@ -62,7 +61,6 @@ function checkAgainstDwarfdump(path: string, info: DwarfInfo): { functions: numb
   let members = 0;
   const fnByDie = new Map(info.functions.map((f) => [f.dieOffset, f]));
   const inlByDie = new Map(info.inlines.map((i) => [i.dieOffset, i]));
-  const byOffset = new Map(dies.map((d) => [d.offset, d]));
   for (const d of dies) {
     if (d.tag === 'DW_TAG_subprogram' && (d.attrs.has('DW_AT_low_pc') || d.attrs.has('DW_AT_ranges'))) {
       const f = fnByDie.get(d.offset);
@@ -94,7 +92,6 @@ function checkAgainstDwarfdump(path: string, info: DwarfInfo): { functions: numb
       }
     }
   }
-  void byOffset;
   return { functions, inlines, members };
 }
 
@@ -258,4 +255,3 @@ describe.each(ISAS)('DWARF of the guest kernel image (%s)', (isa) => {
     console.log(`${isa} kernel DWARF: ${info.functions.length} functions, ${info.inlines.length} inlined copies, ${info.types.size} types, ${info.variables.length} variables in ${ms.toFixed(0)} ms (dwarfdump-checked: ${n.functions} functions, ${n.inlines} inlines, ${n.members} members)`);
   });
 });
-void readFileSync;

@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 export const GUEST_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'guest');
 export const IMAGES_DIR = join(GUEST_DIR, 'images');
-export const ISAS = ['x86_64', 'arm'] as const;
-export type Isa = (typeof ISAS)[number];
+import type { Isa } from '../src/index.js';
+
+export { ISAS, type Isa } from '../src/index.js';
 
 export interface CpioEntry {
   name: string;

@@ -1,7 +1,9 @@
-// Helpers for the ARM machine tests: boot the committed ARM guest (or given
-// images) on the emulated ARMv7-A machine, run a program to power-off, and
-// collect the console output.
-import { Machine, type MachineOptions, type RunResult } from '../src/machine/machine.js';
+// Helpers for the ARM machine tests (machine-support.ts for this ISA), and
+// the power-off status of a run that must have powered off.
+import type { Machine, RunResult } from '../src/machine/machine.js';
+import { RUN_LIMIT, guestMachine, type GuestMachineOptions } from './machine-support.js';
+
+export { RUN_LIMIT };
 
 export interface ArmRun {
   machine: Machine;
@@ -10,23 +12,11 @@ export interface ArmRun {
   output: string;
 }
 
-/** Most a test lets one guest run retire before giving up. */
-export const RUN_LIMIT = 2_000_000_000;
-
-export type ArmMachineOptions = Omit<MachineOptions, 'isa'>;
+export type ArmMachineOptions = GuestMachineOptions;
 
 /** Creates an ARM machine whose console output is collected. */
-export async function armMachine(options: ArmMachineOptions = {}): Promise<{ machine: Machine; output: () => string }> {
-  const chunks: Uint8Array[] = [];
-  const machine = await Machine.create({
-    ...options,
-    isa: 'arm',
-    consoleOutput: (bytes) => {
-      chunks.push(bytes.slice());
-      options.consoleOutput?.(bytes);
-    },
-  });
-  return { machine, output: () => Buffer.concat(chunks).toString('utf8') };
+export function armMachine(options: ArmMachineOptions = {}): Promise<{ machine: Machine; output: () => string }> {
+  return guestMachine('arm', options);
 }
 
 /** Boots the ARM guest with init running `args`, until power-off (or the limit). */

@@ -1,34 +1,15 @@
-// Helpers for the x86-64 machine tests: boot the committed guest with a
-// command line and collect its console output until it powers off.
-import { Machine, type MachineOptions, type RunResult } from '../src/index.js';
+// Helpers for the x86-64 machine tests (machine-support.ts for this ISA).
+import type { MachineOptions } from '../src/index.js';
+import { runMachine, shell, type GuestRun } from './machine-support.js';
 
-export interface GuestRun {
-  machine: Machine;
-  result: RunResult;
-  output: string;
-  /** Exit status reported at power-off (undefined if the run ended otherwise). */
-  status: number | undefined;
-}
+export type { GuestRun };
 
 /** Boots x86-64 with `quiet`, runs `args` as init's program, waits for power-off. */
-export async function runX86(args: readonly string[], options: Partial<MachineOptions> = {}, instructions = 400_000_000): Promise<GuestRun> {
-  let output = '';
-  const decoder = new TextDecoder();
-  const machine = await Machine.create({
-    isa: 'x86_64',
-    cmdline: 'quiet',
-    args,
-    consoleOutput: (bytes) => {
-      output += decoder.decode(bytes, { stream: true });
-    },
-    ...options,
-  });
-  const result = await machine.runUntilPowerOff({ instructions });
-  output += decoder.decode();
-  return { machine, result, output, status: result.kind === 'poweroff' ? result.status : undefined };
+export function runX86(args: readonly string[], options: Partial<MachineOptions> = {}, instructions = 400_000_000): Promise<GuestRun> {
+  return runMachine('x86_64', args, options, instructions);
 }
 
 /** Runs a shell command line in the guest. */
 export function sh(command: string, options: Partial<MachineOptions> = {}): Promise<GuestRun> {
-  return runX86(['/bin/sh', '-c', command], options);
+  return shell('x86_64', command, options);
 }

@@ -10,43 +10,69 @@
 // - the time to enable and to disable every fbt probe.
 // Wall times on a shared machine are noise; instruction counts are exact.
 import { compile } from '@wdtrace/d-lang';
-import { buildProgram } from '@wdtrace/dtrace-core';
+import { Consumer, DTraceState, ProbeRegistry, buildProgram, defaultOptions } from '@wdtrace/dtrace-core';
 import { Machine, defaultImages } from '@wdtrace/kernel';
-import { GuestTracer } from '../dist/index.js';
+import { GuestMachineView, KernelProviders, createDtraceProvider, createIsaSupport, fireBegin, fireEnd } from '../dist/index.js';
 
 const decoder = new TextDecoder();
+const LIMIT = 5_000_000_000;
+
+/** A machine of `isa` running `args` with the boot modules a traced guest loads. */
+function machineFor(isa, args, consoleOutput) {
+  const modules = Object.entries(defaultImages(isa).modules).map(([name, bytes]) => ({ name, bytes }));
+  return Machine.create({ isa, cmdline: 'quiet', args, modules, consoleOutput });
+}
 
 async function plain(isa, args) {
   let out = '';
-  // The same boot modules as a tracer's machine.
-  const modules = Object.entries(defaultImages(isa).modules).map(([name, bytes]) => ({ name, bytes }));
-  const m = await Machine.create({ isa, cmdline: 'quiet', args, modules, consoleOutput: (b) => (out += decoder.decode(b)) });
+  const m = await machineFor(isa, args, (b) => (out += decoder.decode(b)));
   const t0 = performance.now();
-  const r = await m.runUntilPowerOff({ instructions: 5_000_000_000 });
+  const r = await m.runUntilPowerOff({ instructions: LIMIT });
   const ms = performance.now() - t0;
   if (r.kind !== 'poweroff' || r.status !== 0) throw new Error(`${isa} ${args.join(' ')}: ${JSON.stringify(r)}\n${out}`);
   return { insns: m.instructions, ms, out };
 }
 
+/** The kernel providers of a guest, registered after dtrace's as a session registers them. */
+async function withProviders(isa, args, consoleOutput) {
+  const machine = await machineFor(isa, args, consoleOutput);
+  const support = await createIsaSupport(isa);
+  const view = new GuestMachineView(machine, support);
+  const providers = await KernelProviders.create(machine, view, support);
+  const registry = new ProbeRegistry();
+  registry.registerProvider(createDtraceProvider());
+  for (const d of providers.definitions) registry.registerProvider(d);
+  return { machine, view, providers, registry, support };
+}
+
+/** Runs the guest to power-off with `script` (none: an empty program) enabled from BEGIN to END. */
 async function traced(isa, args, script) {
   let out = '';
-  const tracer = await GuestTracer.create({ isa, args, machine: { cmdline: 'quiet' }, consoleOutput: (b) => (out += decoder.decode(b)) });
-  const catalogue = { match: (d) => tracer.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })) };
-  const program = script ? compile(script, { origin: { kind: 'probe', text: script }, dataModel: isa === 'arm' ? 'ILP32' : 'LP64', probes: catalogue }).program : buildProgram([]);
+  const t = await withProviders(isa, args, (b) => (out += decoder.decode(b)));
+  const catalogue = { match: (d) => t.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })) };
+  const program = script ? compile(script, { origin: { kind: 'probe', text: script }, dataModel: t.support.dataModel, probes: catalogue }).program : buildProgram([]);
+  if (!program) throw new Error(`cannot compile ${script}`);
   let trace = '';
   const t0 = performance.now();
-  const r = await tracer.session(program ?? (() => { throw new Error(`cannot compile ${script}`); })(), { out: (s) => (trace += s), err: (s) => (trace += s) }, {});
+  const state = new DTraceState(program, t.registry, t.view, defaultOptions());
+  const consumer = new Consumer(state, { out: (s) => (trace += s), err: (s) => (trace += s) });
+  t.providers.fireInto(state);
+  state.go(0, (cpu) => fireBegin(state, cpu));
+  const r = t.machine.run({ instructions: LIMIT });
+  consumer.consume(false);
+  state.stop(0, (cpu) => fireEnd(state, cpu));
+  consumer.consume(true);
   const ms = performance.now() - t0;
-  if (r.guest?.kind !== 'poweroff' || r.guest.status !== 0) throw new Error(`${isa} traced ${args.join(' ')}: ${JSON.stringify(r.guest)}\n${out}`);
-  const aggs = r.consumer.printAggregations();
+  if (r.kind !== 'poweroff' || r.status !== 0) throw new Error(`${isa} traced ${args.join(' ')}: ${JSON.stringify(r)}\n${out}`);
+  const aggs = consumer.printAggregations();
   const firings = [...aggs.matchAll(/\s(\d+)\n/g)].reduce((n, m) => n + Number(m[1]), 0);
-  return { insns: tracer.machine.instructions, ms, out, firings, tracer };
+  return { insns: t.machine.instructions, ms, out, firings };
 }
 
 async function enableDisableAll(isa) {
-  const tracer = await GuestTracer.create({ isa, args: ['/bin/true'], machine: { cmdline: 'quiet' } });
-  const probes = tracer.registry.match({ provider: 'fbt', module: '', function: '', name: '' });
-  const ops = tracer.registry.provider('fbt').ops;
+  const t = await withProviders(isa, ['/bin/true']);
+  const probes = t.registry.match({ provider: 'fbt', module: '', function: '', name: '' });
+  const ops = t.registry.provider('fbt').ops;
   const t0 = performance.now();
   for (const p of probes) ops.enable(p.id, p.providerArg);
   const t1 = performance.now();

@@ -1,15 +1,15 @@
 // Decoding kernel functions for the providers, with a per-function cache:
 // the text is read with every installed patch taken out, so a function
 // decodes the same whatever is enabled.
-import type { DecodedFunction, IsaSupport } from './isa/common.js';
-import type { KernelFunction, KernelModuleImage, KernelTarget } from './kernel-target.js';
+import type { KernelFunction, KernelModuleImage, Machine } from '@wdtrace/kernel';
+import type { DecodedFunction, IsaSupport } from './isa/index.js';
 import { tracepointsOf } from './tracepoints.js';
 
 export class KernelText {
   private readonly cache = new Map<string, DecodedFunction>();
 
   constructor(
-    readonly target: KernelTarget,
+    readonly machine: Machine,
     readonly support: IsaSupport,
   ) {}
 
@@ -18,7 +18,7 @@ export class KernelText {
     const key = `${module.name}\u0000${fn.name}\u0000${fn.address}`;
     let d = this.cache.get(key);
     if (!d) {
-      const bytes = tracepointsOf(this.target).readOriginal(fn.address, fn.size);
+      const bytes = tracepointsOf(this.machine).readOriginal(fn.address, fn.size);
       d = this.support.decode(bytes, fn.address, module.dataRanges);
       this.cache.set(key, d);
     }

@@ -1,10 +1,23 @@
-// Patched kernel instructions shared by the fbt, sdt and kinst providers of
-// one kernel: one entry per patched address, holding the original bytes and
-// every probe placed there. The first probe placed decides the bytes written
-// and how the displaced instruction is performed; all probes at an address
-// fire on each trap there. Removing the last probe restores the exact
-// original bytes. One invop handler serves the whole table.
-import type { InvopResult, KernelTarget, Trap } from './kernel-target.js';
+// Patched instructions shared by the providers of one text: one entry per
+// patched address, holding the original bytes and every probe placed there.
+// The first probe placed decides the bytes written and how the displaced
+// instruction is performed; all probes at an address fire on each trap
+// there. Removing the last probe restores the exact original bytes. One
+// invop handler serves the whole table. The kernel's table (fbt, sdt, kinst)
+// is `tracepointsOf(machine)`; the text and the traps a table claims are
+// parameters, so a process's text (pid, usdt) can have a table of its own.
+import type { InvopHandler, InvopResult, Machine, Trap } from '@wdtrace/kernel';
+
+/** The text a table patches and the trap path it listens on (a Machine, for the kernel's text). */
+export interface PatchableText {
+  /** The text as it is now. Throws when unmapped. */
+  readText(va: bigint, length: number): Uint8Array;
+  /** Patches the text from the host (decode caches stay exact). */
+  writeText(va: bigint, bytes: Uint8Array): void;
+  addInvopHandler(handler: InvopHandler): () => void;
+  /** Differences d such that text linked at v also runs at v - d (Machine.textAliases). */
+  textAliases?(): readonly bigint[];
+}
 
 /** A probe placed on a kernel instruction. */
 export interface Tracepoint {
@@ -17,6 +30,11 @@ export interface Tracepoint {
   readonly name: string;
   /** Firing order among probes at one address, lowest first (entry probes before return probes). */
   readonly order?: number;
+}
+
+/** A probe that places its tracepoints together and takes them out together (fbt's, sdt's). */
+export interface PlacedProbe {
+  tracepoints?: Tracepoint[];
 }
 
 interface Site {
@@ -34,7 +52,11 @@ export class TracepointTable {
   /** Traps claimed since creation (all probes). */
   firings = 0;
 
-  constructor(private readonly target: KernelTarget) {}
+  constructor(
+    private readonly text: PatchableText,
+    /** Which traps are this table's to look at (the kernel's: those not taken in user mode). */
+    private readonly claims: (trap: Trap) => boolean = (trap) => !trap.user,
+  ) {}
 
   /** Installed addresses. */
   get size(): number {
@@ -43,7 +65,7 @@ export class TracepointTable {
 
   /** Kernel text with every installed patch taken back out: what the kernel looks like unpatched. */
   readOriginal(va: bigint, length: number): Uint8Array {
-    const bytes = this.target.readText(va, length).slice();
+    const bytes = this.text.readText(va, length).slice();
     const end = va + BigInt(length);
     for (const [addr, site] of this.sites) {
       const siteEnd = addr + BigInt(site.original.length);
@@ -69,10 +91,35 @@ export class TracepointTable {
         throw new Error(`${tp.name}: patch at ${hex(tp.address)} would overlap the one at ${hex(addr)} (${other.owners[0]!.name})`);
       }
     }
-    const original = this.target.readText(tp.address, tp.patch.length).slice();
+    const original = this.text.readText(tp.address, tp.patch.length).slice();
     this.sites.set(tp.address, { original, owners: [tp], written: tp.patch });
-    this.target.writeText(tp.address, tp.patch);
-    if (!this.removeHandler) this.removeHandler = this.target.addInvopHandler((trap) => this.handle(trap));
+    this.text.writeText(tp.address, tp.patch);
+    if (!this.removeHandler) this.removeHandler = this.text.addInvopHandler((trap) => this.handle(trap));
+  }
+
+  /**
+   * Installs every tracepoint of a probe and records them on it, or none:
+   * when one cannot be installed those before it come out again.
+   */
+  place(probe: PlacedProbe, tps: Tracepoint[]): void {
+    const done: Tracepoint[] = [];
+    try {
+      for (const tp of tps) {
+        this.install(tp);
+        done.push(tp);
+      }
+    } catch (e) {
+      for (const tp of done) this.remove(tp);
+      throw e;
+    }
+    probe.tracepoints = tps;
+  }
+
+  /** Removes the tracepoints a probe placed (none placed: nothing to do). */
+  unplace(probe: PlacedProbe): void {
+    if (!probe.tracepoints) return;
+    for (const tp of probe.tracepoints) this.remove(tp);
+    probe.tracepoints = undefined;
   }
 
   remove(tp: Tracepoint): void {
@@ -81,7 +128,7 @@ export class TracepointTable {
     if (!site || i < 0) throw new Error(`${tp.name}: not installed at ${hex(tp.address)}`);
     site.owners.splice(i, 1);
     if (site.owners.length === 0) {
-      this.target.writeText(tp.address, site.original);
+      this.text.writeText(tp.address, site.original);
       this.sites.delete(tp.address);
       if (this.sites.size === 0 && this.removeHandler) {
         this.removeHandler();
@@ -92,8 +139,8 @@ export class TracepointTable {
     const head = site.owners[0]!;
     if (head.patch !== site.written) {
       // The new head's pattern may be shorter: put the original back first.
-      this.target.writeText(tp.address, site.original);
-      this.target.writeText(tp.address, head.patch);
+      this.text.writeText(tp.address, site.original);
+      this.text.writeText(tp.address, head.patch);
       site.written = head.patch;
     }
   }
@@ -129,11 +176,11 @@ export class TracepointTable {
    * either way, and a resume address is moved by the alias.
    */
   handle(trap: Trap): InvopResult | undefined {
-    if (trap.user) return undefined;
+    if (!this.claims(trap)) return undefined;
     let site = this.sites.get(trap.pc);
     let alias = 0n;
-    if (!site && this.target.textAliases) {
-      for (const d of this.target.textAliases()) {
+    if (!site && this.text.textAliases) {
+      for (const d of this.text.textAliases()) {
         site = this.sites.get(trap.pc + d);
         if (site) {
           alias = d;
@@ -155,14 +202,14 @@ export class TracepointTable {
   }
 }
 
-const tables = new WeakMap<KernelTarget, TracepointTable>();
+const tables = new WeakMap<Machine, TracepointTable>();
 
-/** The tracepoint table of `target`, shared by its providers. */
-export function tracepointsOf(target: KernelTarget): TracepointTable {
-  let t = tables.get(target);
+/** The tracepoint table of a machine's kernel text, shared by its kernel providers. */
+export function tracepointsOf(machine: Machine): TracepointTable {
+  let t = tables.get(machine);
   if (!t) {
-    t = new TracepointTable(target);
-    tables.set(target, t);
+    t = new TracepointTable(machine);
+    tables.set(machine, t);
   }
   return t;
 }

@@ -3,21 +3,20 @@
 // MMU maps it: those traps arrive at the text's alias): the guest boots and
 // runs a shell exactly as untraced, and the probes fire on both CPUs.
 import { ProbeRegistry, parseProbeDescription } from '@wdtrace/dtrace-core';
-import { Machine } from '@wdtrace/kernel';
+import { Machine, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { FbtProvider } from '../src/fbt/provider.js';
-import { machineKernelTarget } from '../src/machine-target.js';
 
 const SCRIPT = 'echo hi; ls /';
 
-async function run(isa: 'x86_64' | 'arm', traced: boolean) {
+async function run(isa: Isa, traced: boolean) {
   let output = '';
   const machine = await Machine.create({ isa, cpus: 2, cmdline: 'quiet', args: ['/bin/sh', '-c', SCRIPT], consoleOutput: (b) => (output += new TextDecoder().decode(b)) });
   const registry = new ProbeRegistry();
   const counts = new Map<string, number>();
   const cpus = new Set<number>();
   const strcmpValues: bigint[] = [];
-  const fbt = await FbtProvider.create(machineKernelTarget(machine), {
+  const fbt = await FbtProvider.create(machine, {
     probe: (id, cpu, args) => {
       const p = registry.probe(id)!;
       const key = `${p.function}:${p.name}`;

@@ -1,15 +1,14 @@
 // fbt probe discovery on the committed guest kernels of both ISAs: the share
 // of kernel functions with both an entry and a return probe (target 95%),
 // what is left out and why, and the probe points found for known functions.
-import { readFileSync } from 'node:fs';
 import { ProbeRegistry } from '@wdtrace/dtrace-core';
+import { defaultImages } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
-import { CoreKernelTarget } from '../src/core-target.js';
+import { KernelCalls } from './kernel-calls.js';
 import { FbtProvider } from '../src/fbt/provider.js';
-import { ArmEmulation } from '../src/isa/arm.js';
+import { ArmEmulation } from '@wdtrace/isa-arm-as';
 import { X86Emulation } from '@wdtrace/isa-x86-as';
 
-const image = (isa: string, file: string) => readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url));
 const noSink = { probe: () => {} };
 
 // Functions of the guest kernel that never return (declared __noreturn in
@@ -23,8 +22,8 @@ const NEVER_RETURN = new Set([
 
 describe.each(['x86_64', 'arm'] as const)('fbt discovery on the %s kernel', (isa) => {
   it('gives at least 95% of kernel functions both an entry and a return probe', async () => {
-    const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
-    const fbt = await FbtProvider.create(target, noSink);
+    const target = await KernelCalls.create(isa);
+    const fbt = await FbtProvider.create(target.machine, noSink);
     const cov = fbt.coverage('kernel');
     const share = cov.withBoth / cov.functions;
     console.log(
@@ -45,18 +44,18 @@ describe.each(['x86_64', 'arm'] as const)('fbt discovery on the %s kernel', (isa
   });
 
   it('gives every function of the hello module both probes', async () => {
-    const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
-    target.loadModule('hello', new Uint8Array(image(isa, 'modules/hello.ko')));
-    const fbt = await FbtProvider.create(target, noSink);
+    const target = await KernelCalls.create(isa);
+    target.loadModule('hello', defaultImages(isa).modules['hello']!);
+    const fbt = await FbtProvider.create(target.machine, noSink);
     const cov = fbt.coverage('hello');
     expect(cov.functions).toBeGreaterThanOrEqual(5);
     expect(cov.withBoth).toBe(cov.functions);
   });
 
   it('finds every return form of the ISA in the kernel', async () => {
-    const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
-    const fbt = await FbtProvider.create(target, noSink);
-    const kernel = target.modules()[0]!;
+    const target = await KernelCalls.create(isa);
+    const fbt = await FbtProvider.create(target.machine, noSink);
+    const kernel = target.machine.kernelModules()[0]!;
     const forms = new Map<string, number>();
     for (const fn of kernel.functions) {
       for (const r of fbt.pointsOf(kernel, fn).returns) {
@@ -81,8 +80,8 @@ describe.each(['x86_64', 'arm'] as const)('fbt discovery on the %s kernel', (isa
   });
 
   it('creates entry and return probes named after the functions, and none for a pattern that names neither', async () => {
-    const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
-    const fbt = await FbtProvider.create(target, noSink);
+    const target = await KernelCalls.create(isa);
+    const fbt = await FbtProvider.create(target.machine, noSink);
     const registry = new ProbeRegistry();
     registry.registerProvider(fbt.definition);
     const entries = registry.match({ provider: 'fbt', module: 'kernel', function: 'memcpy', name: 'entry' });

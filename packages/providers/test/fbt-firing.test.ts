@@ -3,15 +3,14 @@
 // addresses and its functions are called directly. Enabling patches the
 // sites, traps arrive at the probe addresses, the emulations leave the CPU
 // exactly as native execution does, and disabling restores the bytes.
-import { readFileSync } from 'node:fs';
 import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
+import type { Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
-import { CoreKernelTarget } from '../src/core-target.js';
+import { KernelCalls } from './kernel-calls.js';
 import { FbtProvider } from '../src/fbt/provider.js';
-import { ArmEmulation } from '../src/isa/arm.js';
+import { ArmEmulation } from '@wdtrace/isa-arm-as';
 import { X86Emulation } from '@wdtrace/isa-x86-as';
 
-const image = (isa: string, file: string) => new Uint8Array(readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url)));
 
 interface Firing {
   readonly probe: string;
@@ -29,31 +28,31 @@ class Recorder {
   }
 }
 
-async function setUp(isa: 'x86_64' | 'arm') {
-  const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
+async function setUp(isa: Isa) {
+  const target = await KernelCalls.create(isa);
   const rec = new Recorder();
-  const fbt = await FbtProvider.create(target, rec);
+  const fbt = await FbtProvider.create(target.machine, rec);
   const registry = new ProbeRegistry();
   rec.registry = registry;
   registry.registerProvider(fbt.definition);
   const enable = (p: Probe) => fbt.definition.ops.enable(p.id, p.providerArg);
   const disable = (p: Probe) => fbt.definition.ops.disable(p.id, p.providerArg);
-  const fn = (name: string) => target.symbols.byName(name)!;
-  const text = target.modules()[0]!.functions;
+  const fn = (name: string) => target.machine.symbols.byName(name)!;
+  const text = target.machine.kernelModules()[0]!.functions;
   const textStart = text[0]!.address;
   const textEnd = text[text.length - 1]!.address + BigInt(text[text.length - 1]!.size);
-  const wholeText = () => target.readText(textStart, Number(textEnd - textStart));
+  const wholeText = () => target.machine.readText(textStart, Number(textEnd - textStart));
   /** Every register in a fixed state, so two runs start identically. */
   const resetRegisters = () => {
-    const regs = target.registers(0);
+    const regs = target.machine.registers(0);
     for (let n = 0; n < (isa === 'x86_64' ? 16 : 13); n++) regs.set(n, BigInt(0x1000 + n * 0x11));
   };
   const snapshot = () => {
-    const regs = target.registers(0);
+    const regs = target.machine.registers(0);
     const n = isa === 'x86_64' ? 16 : 16;
     return { regs: Array.from({ length: n }, (_, i) => regs.get(i)), flags: regs.flags() };
   };
-  const cstr = (addr: bigint, s: string) => target.writeText(addr, new TextEncoder().encode(s + '\0'));
+  const cstr = (addr: bigint, s: string) => target.machine.writeText(addr, new TextEncoder().encode(s + '\0'));
   return { target, rec, fbt, registry, enable, disable, fn, wholeText, resetRegisters, snapshot, cstr };
 }
 
@@ -65,11 +64,11 @@ describe.each(['x86_64', 'arm'] as const)('fbt firing on the %s kernel', (isa) =
     t.cstr(fmt, 'x=%d');
     const snprintf = t.fn('snprintf').address;
     const callSnprintf = () => {
-      t.target.writeText(buf, new Uint8Array(64));
+      t.target.machine.writeText(buf, new Uint8Array(64));
       t.resetRegisters();
       const r = t.target.call(snprintf, [buf, 64n, fmt, 42n]);
-      const out = new TextDecoder().decode(t.target.readText(buf, 4));
-      const stack = t.target.readText(t.target.sentinel + 0x100000n - 0x1000n, 0x1000); // the 4 KiB under the stack top
+      const out = new TextDecoder().decode(t.target.machine.readText(buf, 4));
+      const stack = t.target.machine.readText(t.target.stackTop - 0x1000n, 0x1000); // the 4 KiB under the stack top
       return { r, out, state: t.snapshot(), stack };
     };
     const native = callSnprintf();
@@ -83,7 +82,7 @@ describe.each(['x86_64', 'arm'] as const)('fbt firing on the %s kernel', (isa) =
     expect(probes.length).toBeGreaterThan(600);
     for (const p of probes) t.enable(p);
     const entryAddr = snprintf;
-    const patched = t.target.readText(entryAddr, 4);
+    const patched = t.target.machine.readText(entryAddr, 4);
     if (isa === 'x86_64') expect(patched[0]).toBe(0xcc);
     else expect(new DataView(patched.buffer).getUint32(0, true)).toBe(0xe7f000fe); // breakpoint, condition AL
 
@@ -174,7 +173,7 @@ describe('fbt on ARM conditional returns', () => {
     const popeq = sites.find((s) => s.insn.text.startsWith('popeq'));
     expect(popeq, 'memcmp has a popeq return').toBeDefined();
     t.enable(ret!);
-    const word = new DataView(t.target.readText(popeq!.insn.address, 4).buffer).getUint32(0, true);
+    const word = new DataView(t.target.machine.readText(popeq!.insn.address, 4).buffer).getUint32(0, true);
     expect(word).toBe(0xe7f000f0); // breakpoint carrying EQ (0000)
     const a = t.target.scratch;
     t.cstr(a, 'same');

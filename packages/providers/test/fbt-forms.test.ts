@@ -2,15 +2,13 @@
 // hand-assembled functions run by the real core: `leave; ret` (probe on the
 // leave, LEAVE emulation) and a ret that a jump lands on (probe on the ret
 // itself, RET emulation); a jump inside the function is no return.
-import { readFileSync } from 'node:fs';
 import { X86Emulation } from '@wdtrace/isa-x86-as';
 import { describe, expect, it } from 'vitest';
-import { CoreKernelTarget } from '../src/core-target.js';
-import { x86FbtPoints } from '../src/fbt/isa/x86.js';
-import { X86Support } from '../src/isa/x86.js';
+import { KernelCalls } from './kernel-calls.js';
+import { fbtPoints } from '../src/fbt/points.js';
+import { createIsaSupport } from '../src/isa/index.js';
 import { tracepointsOf } from '../src/tracepoints.js';
 
-const kernel = () => new Uint8Array(readFileSync(new URL('../../kernel/guest/images/x86_64/kernel.elf', import.meta.url)));
 
 // f(x) = x == 0 ? 1 : 0, leaving through a ret that a jump also reaches.
 const SHARED_RET = [
@@ -31,11 +29,11 @@ const LEAVE_RET = [0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8, 0xc9, 0xc3];
 
 describe('x86-64 fbt return forms', () => {
   it('puts the probe on the ret a jump lands on, and on the leave of leave; ret', async () => {
-    const target = await CoreKernelTarget.create(kernel());
-    const support = await X86Support.create();
+    const target = await KernelCalls.create('x86_64');
+    const support = await createIsaSupport('x86_64');
     const place = (at: bigint, code: number[]) => {
-      target.writeText(at, Uint8Array.from(code));
-      return x86FbtPoints(at, code.length, support.decode(Uint8Array.from(code), at));
+      target.machine.writeText(at, Uint8Array.from(code));
+      return fbtPoints(support, at, code.length, support.decode(Uint8Array.from(code), at));
     };
     const f = target.scratch;
     const g = target.scratch + 0x100n;
@@ -48,7 +46,7 @@ describe('x86-64 fbt return forms', () => {
     const native = [target.call(f, [0n]).value, target.call(f, [5n]).value, target.call(g, [77n]).value];
     expect(native).toEqual([1n, 0n, 77n]);
     const fired: string[] = [];
-    const table = tracepointsOf(target);
+    const table = tracepointsOf(target.machine);
     const all = [
       { name: 'f:entry', pt: fp.entry! },
       { name: 'f:return', pt: fp.returns[0]! },
@@ -56,11 +54,11 @@ describe('x86-64 fbt return forms', () => {
       { name: 'g:return', pt: gp.returns[0]! },
     ].map(({ name, pt }) => ({ address: pt.insn.address, patch: pt.patch, name, fire: () => (fired.push(name), pt.result) }));
     for (const tp of all) table.install(tp);
-    const sp = target.registers(0).sp();
+    const sp = target.machine.registers(0).sp();
     expect([target.call(f, [0n]).value, target.call(f, [5n]).value, target.call(g, [77n]).value]).toEqual(native);
-    expect(target.registers(0).sp()).toBe(sp);
+    expect(target.machine.registers(0).sp()).toBe(sp);
     expect(fired).toEqual(['f:entry', 'f:return', 'f:entry', 'f:return', 'g:entry', 'g:return']);
     for (const tp of all) table.remove(tp);
-    expect([...target.readText(f, SHARED_RET.length)]).toEqual(SHARED_RET);
+    expect([...target.machine.readText(f, SHARED_RET.length)]).toEqual(SHARED_RET);
   });
 });

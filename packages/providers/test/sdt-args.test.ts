@@ -4,17 +4,16 @@
 // the last, so listings show them and D's args[N] is typed; the proc, sched
 // and io probes' arguments are translated as illumos's sdt_args describes
 // them (translated type, and the native argument it maps from).
-import { readFileSync } from 'node:fs';
 import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
+import { defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
-import { CoreKernelTarget } from '../src/core-target.js';
+import { KernelCalls } from './kernel-calls.js';
 import { SdtProvider, sdtArgTypes, type SdtProbe } from '../src/sdt/provider.js';
 
-const image = (isa: string, file: string) => new Uint8Array(readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url)));
 
-async function setUp(isa: 'x86_64' | 'arm') {
-  const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
-  const sdt = await SdtProvider.create(target, { probe: () => undefined });
+async function setUp(isa: Isa) {
+  const target = await KernelCalls.create(isa);
+  const sdt = await SdtProvider.create(target.machine, { probe: () => undefined });
   const registry = new ProbeRegistry();
   for (const d of sdt.definitions) registry.registerProvider(d);
   /** Every description getArgDesc gives for the probe, asking until it says no more. */
@@ -85,7 +84,7 @@ describe.each(['x86_64', 'arm'] as const)('sdt argument types on the %s kernel',
 
   it('describes a loaded module\'s probes', async () => {
     const t = await setUp(isa);
-    t.target.loadModule('hello', image(isa, 'modules/hello.ko'));
+    t.target.loadModule('hello', defaultImages(isa).modules['hello']!);
     expect(t.argTypes(t.probe('sdt', 'hello', 'hello_read', 'hello-read-start'))).toEqual(['struct file *', 'size_t', 'off_t']);
     expect(t.argTypes(t.probe('sdt', 'hello', 'hello_open', 'hello-open'))).toEqual(['struct file *', 'unsigned long']);
     expect(t.argTypes(t.probe('sdt', 'hello', 'hello_write', 'hello-write'))).toEqual(['const char *', 'size_t']);

@@ -3,14 +3,13 @@
 // fire with the arguments the kernel passes at each site (read during the
 // firing, as D would).
 import { ProbeRegistry, parseProbeDescription } from '@wdtrace/dtrace-core';
-import { Machine } from '@wdtrace/kernel';
+import { Machine, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
-import { machineKernelTarget } from '../src/machine-target.js';
 import { SdtProvider } from '../src/sdt/provider.js';
 
 const SCRIPT = 'echo hi; ls /';
 
-async function run(isa: 'x86_64' | 'arm', traced: boolean) {
+async function run(isa: Isa, traced: boolean) {
   let output = '';
   const machine = await Machine.create({ isa, cpus: 2, cmdline: 'quiet', args: ['/bin/sh', '-c', SCRIPT], consoleOutput: (b) => (output += new TextDecoder().decode(b)) });
   const registry = new ProbeRegistry();
@@ -19,7 +18,7 @@ async function run(isa: 'x86_64' | 'arm', traced: boolean) {
     const r = machine.readString(a, 64);
     return 'text' in r ? r.text : `<fault 0x${r.fault.toString(16)}>`;
   };
-  const sdt = await SdtProvider.create(machineKernelTarget(machine), {
+  const sdt = await SdtProvider.create(machine, {
     probe: (id, cpu, args) => {
       const p = registry.probe(id)!;
       const name = `${p.provider}:::${p.name}`;

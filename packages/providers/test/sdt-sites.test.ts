@@ -3,13 +3,12 @@
 // enabling writes the trapping pattern over the no-op, disabling restores
 // the exact bytes, and a firing takes the site's argument registers and
 // resumes after the site with the state native execution leaves.
-import { readFileSync } from 'node:fs';
 import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
+import { defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
-import { CoreKernelTarget } from '../src/core-target.js';
+import { KernelCalls } from './kernel-calls.js';
 import { SdtProvider } from '../src/sdt/provider.js';
 
-const image = (isa: string, file: string) => new Uint8Array(readFileSync(new URL(`../../kernel/guest/images/${isa}/${file}`, import.meta.url)));
 
 class Recorder {
   readonly fired: { probe: string; args: readonly bigint[] }[] = [];
@@ -20,10 +19,10 @@ class Recorder {
   }
 }
 
-async function setUp(isa: 'x86_64' | 'arm') {
-  const target = await CoreKernelTarget.create(image(isa, 'kernel.elf'));
+async function setUp(isa: Isa) {
+  const target = await KernelCalls.create(isa);
   const rec = new Recorder();
-  const sdt = await SdtProvider.create(target, rec);
+  const sdt = await SdtProvider.create(target.machine, rec);
   const registry = new ProbeRegistry();
   rec.registry = registry;
   for (const d of sdt.definitions) registry.registerProvider(d);
@@ -55,23 +54,23 @@ describe.each(['x86_64', 'arm'] as const)('sdt on the %s kernel', (isa) => {
     const sites = all.flatMap((p) => (p.providerArg as { sites: { address: bigint; patch: Uint8Array }[] }).sites);
     // 38 since send_signal is no longer inlined into force_sig_fault (one copy of proc:::signal-send).
     expect(sites.length).toBeGreaterThanOrEqual(38);
-    const before = sites.map((s) => t.target.readText(s.address, s.patch.length));
+    const before = sites.map((s) => t.target.machine.readText(s.address, s.patch.length));
     for (const [i, s] of sites.entries()) expect(hexBytes(before[i]!)).toBe(hexBytes(s.patch));
     for (const p of all) t.enable(p);
     for (const s of sites) {
-      const now = t.target.readText(s.address, s.patch.length);
+      const now = t.target.machine.readText(s.address, s.patch.length);
       if (isa === 'x86_64') expect(hexBytes(now)).toBe('f0 0f 1f 40 00');
       else expect(hexBytes(now)).toBe('fe 00 f0 e7');
     }
     for (const p of all) t.disable(p);
-    sites.forEach((s, i) => expect(hexBytes(t.target.readText(s.address, s.patch.length))).toBe(hexBytes(before[i]!)));
+    sites.forEach((s, i) => expect(hexBytes(t.target.machine.readText(s.address, s.patch.length))).toBe(hexBytes(before[i]!)));
   });
 
   it('fires the hello module probe from hello_open with the site arguments and resumes after the site', async () => {
     const t = await setUp(isa);
-    const hello = t.target.loadModule('hello', image(isa, 'modules/hello.ko'));
+    const hello = t.target.loadModule('hello', defaultImages(isa).modules['hello']!);
     expect(hello.sdtSites.map((s) => s.probe)).toEqual(expect.arrayContaining(['hello-open', 'hello-read-start', 'hello-read-done', 'hello-write']));
-    const open = t.target.symbols.byName('hello_open', 'hello')!;
+    const open = t.target.machine.symbols.byName('hello_open', 'hello')!;
     const native = t.target.call(open.address, [0x1111n, 0x2222n]);
     expect(native.value).toBe(0n);
     const [probe] = t.registry.match({ provider: 'sdt', module: 'hello', function: 'hello_open', name: 'hello-open' });

@@ -457,6 +457,11 @@ export class Consumer {
     for (const [k] of entries.slice(n)) table.delete(k);
   }
 
+  /** The normalization normalize() set for an aggregation (1 without one): its printed values are divided by it. */
+  normalization(id: number): bigint {
+    return this.normals.get(id) ?? 1n;
+  }
+
   /** Entries of one aggregation, sorted as dtrace_aggregate_walk_sorted with the aggsort* options. */
   sortedEntries(id: number): AggregationEntry[] {
     const table = this.aggs.get(id);

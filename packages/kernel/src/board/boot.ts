@@ -17,6 +17,7 @@ import {
   X86_BOOT_PDPT_LOW,
   X86_BOOT_PML4,
 } from './constants.js';
+import type { Isa } from '../isa.js';
 
 export interface BootInfo {
   cpuCount: number;
@@ -33,9 +34,12 @@ const MiB = 1024 * 1024;
 const CMDLINE_OFFSET = 0x100;
 const CMDLINE_MAX = 0x1000 - CMDLINE_OFFSET - 1;
 
+/** The most RAM each ISA's kernel maps (BOARD.md section 2). */
+const MAX_RAM: Readonly<Record<Isa, number>> = { x86_64: 3840 * MiB, arm: 768 * MiB };
+
 /** Checks a RAM size against the board's rules for `isa`; returns an error message or undefined. */
-export function checkRamSize(isa: 'x86_64' | 'arm', ramSize: number): string | undefined {
-  const max = isa === 'arm' ? 768 * MiB : 3840 * MiB;
+export function checkRamSize(isa: Isa, ramSize: number): string | undefined {
+  const max = MAX_RAM[isa];
   if (!Number.isInteger(ramSize) || ramSize % MiB !== 0) return `RAM size must be a whole number of MiB, not ${ramSize} bytes`;
   if (ramSize < 16 * MiB) return `RAM size must be at least 16 MiB, not ${ramSize / MiB} MiB`;
   if (ramSize > max) return `RAM size on ${isa} is at most ${max / MiB} MiB, not ${ramSize / MiB} MiB`;

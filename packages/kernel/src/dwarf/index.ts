@@ -2,4 +2,3 @@
 export * from './constants.js';
 export { DieTree, DwarfError, loadDebugSections, type Die, type DebugSections } from './dies.js';
 export * from './model.js';
-export * from './dictionary.js';

@@ -6,7 +6,7 @@
 // tracing runs; the returned sites go to the sdt provider.
 
 import { linkModule, KrtldError, type LinkedModule, type MemorySegment, type SymbolResolver } from './link.js';
-import type { KernelIsa } from './sdt.js';
+import { WORD_BYTES, type Isa } from '../isa.js';
 
 /** ks_state values of struct kmod_slot. */
 export const KMOD_STATE = { free: 0, loaded: 1, running: 2, unloadRequested: 3, unloaded: 4, initFailed: 5 } as const;
@@ -16,7 +16,7 @@ export const KMOD_NAME_SIZE = 32;
 
 /** Where the kernel keeps its module arena and table (from its symbol table). */
 export interface KmodLayout {
-  readonly isa: KernelIsa;
+  readonly isa: Isa;
   readonly arena: bigint;
   readonly arenaSize: number;
   readonly table: bigint;
@@ -38,13 +38,13 @@ export interface ModuleLoad {
 }
 
 /** Size in bytes of struct kmod_slot for an ISA (six words and the name). */
-export function kmodSlotSize(isa: KernelIsa): number {
-  return 6 * (isa === 'x86_64' ? 8 : 4) + KMOD_NAME_SIZE;
+export function kmodSlotSize(isa: Isa): number {
+  return 6 * WORD_BYTES[isa] + KMOD_NAME_SIZE;
 }
 
 /** Encode a kmod_slot (ks_state included) as the guest lays it out. */
-export function encodeKmodSlot(isa: KernelIsa, fields: { state: number; base: bigint; size: number; init: bigint; fini: bigint; status: bigint; name: string }): Uint8Array {
-  const w = isa === 'x86_64' ? 8 : 4;
+export function encodeKmodSlot(isa: Isa, fields: { state: number; base: bigint; size: number; init: bigint; fini: bigint; status: bigint; name: string }): Uint8Array {
+  const w = WORD_BYTES[isa];
   const out = new Uint8Array(kmodSlotSize(isa));
   const dv = new DataView(out.buffer);
   const put = (i: number, v: bigint): void => {
@@ -89,7 +89,7 @@ export class KmodArena {
   }
 
   /** Find the arena and table through kernel symbols (kmod_arena, kmod_table and their sizes). */
-  static layoutFrom(isa: KernelIsa, lookup: (name: string) => { address: bigint; size: number } | undefined): KmodLayout {
+  static layoutFrom(isa: Isa, lookup: (name: string) => { address: bigint; size: number } | undefined): KmodLayout {
     const arena = lookup('kmod_arena');
     const table = lookup('kmod_table');
     if (!arena) throw new KrtldError('the kernel has no kmod_arena symbol');
@@ -145,7 +145,7 @@ export class KmodArena {
       this.used.push({ name, start, end: start + BigInt(module.size), slot, module });
       const slotAddress = this.layout.table + BigInt(slot * kmodSlotSize(this.layout.isa));
       const body = encodeKmodSlot(this.layout.isa, { state: KMOD_STATE.free, base: module.base, size: module.size, init: module.init, fini: module.fini ?? 0n, status: 0n, name });
-      const w = this.layout.isa === 'x86_64' ? 8 : 4;
+      const w = WORD_BYTES[this.layout.isa];
       const state = encodeKmodSlot(this.layout.isa, { state: KMOD_STATE.loaded, base: 0n, size: 0, init: 0n, fini: 0n, status: 0n, name: '' }).slice(0, w);
       const writes: GuestWrite[] = [
         ...module.segments.map((s: MemorySegment) => ({ address: s.address, bytes: s.bytes, what: `${name} ${s.section}` })),

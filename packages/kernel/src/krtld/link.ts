@@ -9,8 +9,6 @@
 // (bss) and COMMON symbols, then a GOT if GOT-relative relocations need one.
 
 import {
-  EM_ARM,
-  EM_X86_64,
   ET_EXEC,
   ET_REL,
   ElfFile,
@@ -31,8 +29,10 @@ import {
   type ElfSection,
   type ElfSymbol,
 } from '../elf/index.js';
+import { isaOfElfMachine, type Isa } from '../isa.js';
+import { floorIndex } from '../symbols/floor.js';
 import { readField, relocName, relocTable, writeField } from './relocate.js';
-import { SDT_ARGTYPES_SECTION, SDT_PREFIX, parseSdtArgTypes, patchSdtSite, sdtProbeName, type KernelIsa, type SdtArgTypes, type SdtSite } from './sdt.js';
+import { SDT_ARGTYPES_SECTION, SDT_PREFIX, parseSdtArgTypes, patchSdtSite, sdtProbeName, type SdtArgTypes, type SdtSite } from './sdt.js';
 
 /** Error raised for anything that prevents linking; names module and place. */
 export class KrtldError extends Error {
@@ -78,7 +78,7 @@ export interface LinkedSymbol {
 
 export interface LinkedModule {
   readonly name: string;
-  readonly isa: KernelIsa;
+  readonly isa: Isa;
   readonly base: bigint;
   /** Bytes used from base (end of the last section, rounded to 16). */
   readonly size: number;
@@ -94,10 +94,10 @@ export interface LinkedModule {
   readonly sectionAddresses: ReadonlyMap<number, bigint>;
 }
 
-function isaOf(elf: ElfFile): KernelIsa {
-  if (elf.machine === EM_X86_64) return 'x86_64';
-  if (elf.machine === EM_ARM) return 'arm';
-  throw new KrtldError(`unsupported machine ${elf.machine}`);
+function isaOf(elf: ElfFile): Isa {
+  const isa = isaOfElfMachine(elf.machine);
+  if (isa === undefined) throw new KrtldError(`unsupported machine ${elf.machine}`);
+  return isa;
 }
 
 const alignUp = (v: bigint, a: number): bigint => {
@@ -116,16 +116,7 @@ function layoutClass(s: ElfSection): number {
 /** The function symbol (STT_FUNC) covering `address` among `symbols`, or ''. */
 function functionAt(functions: readonly { name: string; start: bigint; end: bigint }[], address: bigint): string {
   // functions are sorted by start; find the last one starting at or before address.
-  let lo = 0;
-  let hi = functions.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (functions[mid]!.start <= address) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
+  const found = floorIndex(functions, address, (f) => f.start);
   for (let i = found; i >= 0 && i > found - 8; i--) {
     const f = functions[i]!;
     if (f.start <= address && address < f.end) return f.name;
@@ -340,7 +331,7 @@ export interface KernelPatch {
 }
 
 export interface KernelSdtResult {
-  readonly isa: KernelIsa;
+  readonly isa: Isa;
   readonly sites: readonly SdtSite[];
   readonly patches: readonly KernelPatch[];
   /** Problems with the kernel's SDT argument-type records (its sites then lack types). */

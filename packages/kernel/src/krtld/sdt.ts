@@ -5,13 +5,13 @@
 // `__sched_` and `__io_` select the sched and io providers, anything else
 // belongs to sdt; inside the probe part a double underscore stands for '-'.
 
+import type { Isa } from '../isa.js';
+
 /** The symbol prefix of an SDT call target. */
 export const SDT_PREFIX = '__dtrace_probe_';
 
 /** Providers selected by a `__<provider>_` prefix after SDT_PREFIX. */
 export const SDT_NAMED_PROVIDERS: readonly string[] = ['proc', 'sched', 'io'];
-
-export type KernelIsa = 'x86_64' | 'arm';
 
 /** One SDT call site, disabled (patched to no-ops). */
 export interface SdtSite {
@@ -70,7 +70,7 @@ export const ARM_BX_LR = 0x012fff1e;
  * branch). Returns the site's instruction address and the bytes written.
  */
 export function patchSdtSite(
-  isa: KernelIsa,
+  isa: Isa,
   code: Uint8Array,
   codeAddress: bigint,
   relocAt: bigint,

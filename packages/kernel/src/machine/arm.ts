@@ -14,7 +14,8 @@
 // - The device window is toxic to `readVirtual`: a read that reaches it
 //   faults at its first device address.
 import { createArmCore, ramView, ArmException, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
-import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE, DEVICE_SIZE } from '../board/constants.js';
+import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE } from '../board/constants.js';
+import { nofaultRead, nofaultWrite, type NofaultSpace } from './nofault.js';
 import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap } from './types.js';
 
 /** CPSR at boot and for started secondaries: SVC mode, A, I and F masked (BOARD.md 6.2, 7). */
@@ -71,6 +72,7 @@ export class ArmPort implements CpuPort {
     this.core = core;
     this.cpuCount = cpuCount;
     this.ramSize = ramSize;
+    this.space = { ram: () => this.ram(), ramBytes: ramSize, address: (va, offset) => va + BigInt(offset) };
     for (let cpu = 0; cpu < cpuCount; cpu++) this.files.push(new ArmRegisterFile(this, cpu));
   }
 
@@ -232,27 +234,17 @@ export class ArmPort implements CpuPort {
     return walk.pa;
   }
 
+  /** Guest RAM for NOFAULT access: an address past 2^32 is left as it is, and nothing translates it. */
+  private readonly space: NofaultSpace;
+
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     this.checkCpu(cpu);
-    const out = new Uint8Array(length);
-    const ram = this.ram();
-    let done = 0;
-    let addr = Number(BigInt.asUintN(32, va));
-    while (done < length) {
-      if (va + BigInt(done) > 0xffff_ffffn) return { fault: va + BigInt(done) };
-      const pa = this.cachedRead(cpu, addr, root);
-      if (pa === undefined) return { fault: BigInt(addr) };
-      const chunk = Math.min(length - done, 0x1000 - (addr & 0xfff));
-      if (pa >= DEVICE_BASE && pa < DEVICE_BASE + DEVICE_SIZE) return { fault: BigInt(addr) };
-      if (pa + chunk > this.ramSize) {
-        const firstOutside = Math.max(pa, this.ramSize);
-        return { fault: BigInt(addr + (firstOutside - pa)) };
-      }
-      out.set(ram.subarray(pa, pa + chunk), done);
-      done += chunk;
-      addr = (addr + chunk) >>> 0;
-    }
-    return { bytes: out };
+    return nofaultRead(this.space, va, length, (at) => (at > 0xffff_ffffn ? undefined : this.cachedRead(cpu, Number(at), root)));
+  }
+
+  writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {
+    this.checkCpu(cpu);
+    return nofaultWrite(this.space, va, bytes, (at) => this.translate(cpu, at, root, true), (pa, n) => this.codeWritten(pa, n));
   }
 
   translate(cpu: number, va: bigint, root?: bigint, userWrite?: boolean): number | undefined {

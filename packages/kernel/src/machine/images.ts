@@ -2,7 +2,7 @@
 // as bytes by the package's gen step (scripts/embed-images.mjs), so a machine
 // can boot the default guest in Node or a browser without file access.
 import { IMAGES_BASE64 } from '../generated/images.js';
-import type { Isa } from './types.js';
+import type { Isa } from '../isa.js';
 
 export interface GuestImages {
   readonly kernel: Uint8Array;

@@ -7,3 +7,4 @@ export * from './images.js';
 export { X86Port, createX86Port } from './x86.js';
 export { ArmPort, createArmPort, type ArmPortOptions } from './arm.js';
 export * from './initrd.js';
+export * from './kernel-modules.js';

@@ -18,15 +18,17 @@
 import { Board, type BoardHost, type CpuStartRequest } from '../board/devices.js';
 import { checkRamSize, placeInitrd, writeBootInfo } from '../board/boot.js';
 import { DEFAULT_EPOCH_SECONDS, MAX_CPUS } from '../board/constants.js';
-import { EM_ARM, EM_X86_64, ET_EXEC, PT_LOAD, parseElf, type ElfFile } from '../elf/reader.js';
+import { ET_EXEC, PT_LOAD, parseElf, type ElfFile } from '../elf/reader.js';
 import { processKernelSdtSites, type KernelSdtResult, type LinkedModule } from '../krtld/link.js';
 import { KmodArena } from '../krtld/arena.js';
 import type { SdtSite } from '../krtld/sdt.js';
 import { SymbolTable } from '../symbols/table.js';
 import { defaultImages } from './images.js';
 import { appendToInitrd, type InitrdFile } from './initrd.js';
-import { PORT_FACTORIES, type PortConfig, type PortFactory } from './ports.js';
-import type { CpuPort, CpuStop, InvopHandler, InvopResult, Isa, RegisterFile, SafeRead, Trap } from './types.js';
+import { KernelModules, kernelImageFromElf, moduleImageFromLinked, type KernelModuleImage, type ModuleEvent } from './kernel-modules.js';
+import { PORT_FACTORIES } from './ports.js';
+import type { CpuPort, CpuStop, InvopHandler, InvopResult, PortConfig, PortFactory, RegisterFile, SafeRead, Trap } from './types.js';
+import { ELF_MACHINE, ISAS, type Isa } from '../isa.js';
 
 const MiB = 1024 * 1024;
 
@@ -85,7 +87,9 @@ export type RunResult =
   /** Every CPU waits and nothing (timer, input) can wake one. */
   | { readonly kind: 'idle' }
   /** A CPU cannot go on (x86-64 triple fault ...). */
-  | { readonly kind: 'fatal'; readonly cpu: number; readonly reason: string; readonly pc: bigint };
+  | { readonly kind: 'fatal'; readonly cpu: number; readonly reason: string; readonly pc: bigint }
+  /** `stop()` was called during the run; the next run goes on from there. */
+  | { readonly kind: 'stopped' };
 
 export interface RunLimits {
   /** Stop once this many more instructions (all CPUs) have retired. */
@@ -98,7 +102,6 @@ export class MachineError extends Error {
   override name = 'MachineError';
 }
 
-const ISA_MACHINE: Record<Isa, number> = { x86_64: EM_X86_64, arm: EM_ARM };
 const KERNEL_BASE: Record<Isa, bigint> = { x86_64: 0xffff_ffff_8000_0000n, arm: 0xc000_0000n };
 
 /** Quotes a word for the kernel command line (double quotes group a word). */
@@ -128,6 +131,11 @@ export class Machine {
 
   private readonly slice: number;
   private readonly handlers: InvopHandler[] = [];
+  private readonly trapListeners: ((trap: Trap, result: InvopResult | undefined) => void)[] = [];
+  private readonly moduleImages: KernelModules;
+  /** The ET_REL object of each module `loadModule` linked, for its image (DWARF, mapping symbols). */
+  private readonly moduleObjects = new Map<string, Uint8Array>();
+  private stopRequested = false;
   private readonly started: boolean[];
   private readonly halted: boolean[];
   private readonly lastRetired: number[];
@@ -146,6 +154,7 @@ export class Machine {
   private ended: RunResult | undefined;
   private idleWaited = false;
   private readonly segments: { vaddr: bigint; paddr: number; memsz: number }[];
+  private readonly aliases: readonly bigint[];
 
   private constructor(init: {
     options: MachineOptions;
@@ -178,6 +187,7 @@ export class Machine {
     this.initrdBase = init.initrdBase;
     this.initrdSize = init.initrdSize;
     this.segments = init.segments;
+    this.aliases = [...new Set(init.segments.filter((s) => s.vaddr !== BigInt(s.paddr)).map((s) => s.vaddr - BigInt(s.paddr)))];
     this.slice = o.sliceInstructions ?? 10_000;
     this.started = Array.from({ length: init.cpus }, (_, i) => i === 0);
     this.halted = Array.from({ length: init.cpus }, () => false);
@@ -186,12 +196,20 @@ export class Machine {
     this.logSink = o.log ?? (() => {});
     this.inputClosed = !o.interactive;
     if (o.consoleInput !== undefined) this.input(o.consoleInput);
+    this.moduleImages = new KernelModules(kernelImageFromElf(init.kernel, init.kernelSdt.sites));
+    this.modules.addListener({
+      loaded: (linked) => this.moduleImages.loaded(moduleImageFromLinked(linked, this.moduleObjects.get(linked.name)!)),
+      unloaded: (linked) => {
+        this.moduleObjects.delete(linked.name);
+        this.moduleImages.unloaded(linked.name);
+      },
+    });
   }
 
   /** Builds a machine, loads the kernel, initrd and boot modules, and puts CPU 0 at the kernel's entry. */
   static async create(options: MachineOptions): Promise<Machine> {
     const isa = options.isa;
-    if (isa !== 'x86_64' && isa !== 'arm') throw new MachineError(`unknown ISA ${JSON.stringify(isa)} (x86_64 or arm)`);
+    if (!ISAS.includes(isa)) throw new MachineError(`unknown ISA ${JSON.stringify(isa)} (x86_64 or arm)`);
     const cpus = options.cpus ?? 1;
     if (!Number.isInteger(cpus) || cpus < 1 || cpus > MAX_CPUS) throw new MachineError(`cpus must be 1 to ${MAX_CPUS}, not ${cpus}`);
     const ramBytes = options.ramBytes ?? 64 * MiB;
@@ -219,7 +237,7 @@ export class Machine {
     } catch (e) {
       throw new MachineError(`kernel image: ${(e as Error).message}`);
     }
-    if (raw.machine !== ISA_MACHINE[isa]) throw new MachineError(`kernel image is for ${raw.machineName}, not ${isa}`);
+    if (raw.machine !== ELF_MACHINE[isa]) throw new MachineError(`kernel image is for ${raw.machineName}, not ${isa}`);
     if (raw.type !== ET_EXEC) throw new MachineError(`kernel image is not an executable (ELF type ${raw.type})`);
     const kernelSdt = processKernelSdtSites(raw);
     const kernel = parseElf(kernelSdt.patchedImage);
@@ -460,6 +478,10 @@ export class Machine {
           this.flushOutput();
           if (fatal) return fatal;
           if (this.ended) return this.ended;
+          if (this.stopRequested) {
+            this.stopRequested = false;
+            return { kind: 'stopped' };
+          }
           // A handled trap or exception does not end the CPU's turn: it goes on with the rest of its
           // budget, so CPUs interleave under tracing as they do untraced (and virtual time stays the same).
           if ((stop.kind !== 'trap' && stop.kind !== 'exception') || this.halted[cpu]) break;
@@ -547,8 +569,12 @@ export class Machine {
   private handleTrap(cpu: number, trap: Trap): RunResult | undefined {
     for (const h of [...this.handlers]) {
       const r = h(trap);
-      if (r) return this.perform(cpu, trap, r);
+      if (r) {
+        for (const l of this.trapListeners) l(trap, r);
+        return this.perform(cpu, trap, r);
+      }
     }
+    for (const l of this.trapListeners) l(trap, undefined);
     this.port.deliverStop(cpu);
     return undefined;
   }
@@ -603,15 +629,36 @@ export class Machine {
     }
   }
 
+  /**
+   * Ends the run in progress once the current instruction (or trap) is
+   * handled — for an invop handler or a device access that finds the host
+   * must act before the guest goes on. That run returns `{ kind: 'stopped' }`;
+   * the next one goes on from there.
+   */
+  stop(): void {
+    this.stopRequested = true;
+    if (this.currentCpu >= 0) this.port.requestStop?.();
+  }
+
   // ---- trap interposition ------------------------------------------------
 
   /** Registers an invop handler (asked after those registered before it); returns a remover. */
   addInvopHandler(handler: InvopHandler): () => void {
-    this.handlers.push(handler);
-    return () => {
-      const i = this.handlers.indexOf(handler);
-      if (i >= 0) this.handlers.splice(i, 1);
-    };
+    return addTo(this.handlers, handler);
+  }
+
+  /** How many invop handlers are registered. */
+  get invopHandlerCount(): number {
+    return this.handlers.length;
+  }
+
+  /**
+   * Hears of every trap offered to the invop handlers, after they answered:
+   * the result of the one that claimed it, or undefined when none did (the
+   * guest then took it). Returns the remover.
+   */
+  onTrap(listener: (trap: Trap, result: InvopResult | undefined) => void): () => void {
+    return addTo(this.trapListeners, listener);
   }
 
   // ---- NOFAULT access ----------------------------------------------------
@@ -628,16 +675,7 @@ export class Machine {
 
   private readVirtual(va: bigint, length: number, root: bigint | undefined): SafeRead {
     if (!Number.isInteger(length) || length < 0) throw new MachineError(`read length must be a whole number of bytes, not ${length}`);
-    const out = new Uint8Array(length);
-    let done = 0;
-    while (done < length) {
-      const n = Math.min(length - done, 4096);
-      const r = this.port.readVirtual(0, va + BigInt(done), n, root);
-      if ('fault' in r) return r;
-      out.set(r.bytes, done);
-      done += n;
-    }
-    return { bytes: out };
+    return this.port.readVirtual(0, va, length, root);
   }
 
   /** Reads a NUL-terminated string of at most `max` bytes (without the NUL); `root` undefined = kernel memory. */
@@ -676,18 +714,7 @@ export class Machine {
    * stays written) and returns that address; undefined when all was written.
    */
   writeUser(pageTableRoot: bigint, va: bigint, bytes: Uint8Array): bigint | undefined {
-    const ram = this.port.ram();
-    let done = 0;
-    while (done < bytes.length) {
-      const at = va + BigInt(done);
-      const pa = this.port.translate(0, at, pageTableRoot, true);
-      if (pa === undefined) return at;
-      const n = Math.min(bytes.length - done, 4096 - Number(at & 0xfffn));
-      ram.set(bytes.subarray(done, done + n), pa);
-      this.port.codeWritten(pa, n);
-      done += n;
-    }
-    return undefined;
+    return this.port.writeVirtual(0, va, bytes, pageTableRoot);
   }
 
   /** copyoutstr: the string and its NUL, at most `max` bytes in all (truncated, still NUL-terminated). */
@@ -751,9 +778,36 @@ export class Machine {
    * check. Returns the linked module (its SDT sites are disabled).
    */
   loadModule(bytes: Uint8Array, name: string): LinkedModule {
-    const load = this.modules.load(name, bytes);
+    this.moduleObjects.set(name, bytes);
+    let load;
+    try {
+      load = this.modules.load(name, bytes);
+    } catch (e) {
+      if (!this.modules.module(name)) this.moduleObjects.delete(name);
+      throw e;
+    }
     for (const w of load.writes) this.writeText(w.address, w.bytes);
     return load.module;
+  }
+
+  /** The kernel's code as tracing sees it: the core kernel first, then each loaded module. */
+  kernelModules(): readonly KernelModuleImage[] {
+    return this.moduleImages.list();
+  }
+
+  /** Hears of modules loaded and unloaded (after their text is in place); returns the remover. */
+  onModuleEvent(listener: (event: ModuleEvent) => void): () => void {
+    return this.moduleImages.listen(listener);
+  }
+
+  /**
+   * Differences d such that kernel text linked at v also runs at v - d: the
+   * kernel's physical load address, where early boot code (and a secondary
+   * CPU's entry path) runs before the MMU maps the kernel at its link
+   * address. A trap at such an alias is a trap at the linked address.
+   */
+  textAliases(): readonly bigint[] {
+    return this.aliases;
   }
 
   /** SDT sites of the core kernel and every loaded module. */
@@ -767,4 +821,13 @@ export class Machine {
   get kernelBase(): bigint {
     return KERNEL_BASE[this.isa];
   }
+}
+
+/** Adds `item` to `list`; returns the function that takes it out again. */
+function addTo<T>(list: T[], item: T): () => void {
+  list.push(item);
+  return () => {
+    const i = list.indexOf(item);
+    if (i >= 0) list.splice(i, 1);
+  };
 }

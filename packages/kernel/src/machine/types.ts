@@ -11,8 +11,7 @@
 // - Every host write to guest RAM that may hold code goes through
 //   `codeWritten` so the cores' decode caches stay exact.
 import type { CpuStartRequest } from '../board/devices.js';
-
-export type Isa = 'x86_64' | 'arm';
+import type { Isa } from '../isa.js';
 
 /**
  * A trap the machine offers to the invop handlers before the guest sees it:
@@ -121,6 +120,13 @@ export interface CpuPort {
    */
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead;
   /**
+   * Copyout: writes `bytes` at `va` into pages user mode may write (through
+   * the tables at `root`, the CPU's current ones when omitted), in order;
+   * stops at the first address it may not write (what came before stays
+   * written) and returns it; undefined when all was written.
+   */
+  writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined;
+  /**
    * Translate a virtual address to physical without side effects; undefined
    * when unmapped. With `userWrite`, only a page user mode may write
    * translates (the destructive actions' copyout).
@@ -130,3 +136,16 @@ export interface CpuPort {
 }
 
 export type { CpuStartRequest };
+
+/** What a port needs from the machine. */
+export interface PortConfig {
+  readonly cpuCount: number;
+  readonly ramBytes: number;
+  readonly build: 'debug' | 'release';
+  /** The board's device window: loads and stores of `size` bytes at physical `paddr` by CPU `cpu`. */
+  mmioRead(cpu: number, paddr: number, size: number): number;
+  mmioWrite(cpu: number, paddr: number, size: number, value: number): void;
+}
+
+/** Builds the CPU port of a machine. */
+export type PortFactory = (config: PortConfig) => Promise<CpuPort>;

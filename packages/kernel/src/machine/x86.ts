@@ -14,10 +14,10 @@
 //   (no accessed/dirty updates, no TLB fills, no CPU selection).
 import { createX86Core, X86Stop, type X86CoreExports } from '@wdtrace/isa-x86-as';
 import { writeX86BootTables } from '../board/boot.js';
-import { BOOTINFO_PHYS, DEVICE_BASE, DEVICE_SIZE, X86_BOOT_GDT, X86_IRQ_VECTOR_BASE, X86_KERNEL_BASE } from '../board/constants.js';
+import { BOOTINFO_PHYS, X86_BOOT_GDT, X86_IRQ_VECTOR_BASE, X86_KERNEL_BASE } from '../board/constants.js';
 import type { CpuStartRequest } from '../board/devices.js';
-import type { PortConfig } from './ports.js';
-import type { CpuPort, CpuStop, RegisterFile, SafeRead, Trap } from './types.js';
+import { nofaultRead, nofaultWrite, type NofaultSpace } from './nofault.js';
+import type { CpuPort, CpuStop, PortConfig, RegisterFile, SafeRead, Trap } from './types.js';
 
 const VEC_BP = 3;
 const VEC_UD = 6;
@@ -61,6 +61,7 @@ export class X86Port implements CpuPort {
     this.core = core;
     this.cpuCount = config.cpuCount;
     this.ramBytes = config.ramBytes;
+    this.space = { ram: () => this.ram(), ramBytes: config.ramBytes, address: (va, offset) => BigInt.asUintN(64, va + BigInt(offset)) };
     if (core.initRam(config.ramBytes) === 0) throw new Error(`the x86-64 core could not allocate ${config.ramBytes} bytes of RAM`);
     this.view = new Uint8Array(core.memory.buffer, core.ramOffset(), config.ramBytes);
     this.dv = new DataView(core.memory.buffer, core.ramOffset(), config.ramBytes);
@@ -260,22 +261,17 @@ export class X86Port implements CpuPort {
     return pa;
   }
 
+  /** Guest RAM for NOFAULT access: addresses wrap at 2^64, as the CPU forms them. */
+  private readonly space: NofaultSpace;
+
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     const cr3 = this.rootOf(cpu, root);
-    const ram = this.ram();
-    const out = new Uint8Array(length);
-    let done = 0;
-    while (done < length) {
-      const at = BigInt.asUintN(64, va + BigInt(done));
-      const pa = this.cachedWalk(cr3, at);
-      if (pa === undefined) return { fault: at };
-      if (pa >= DEVICE_BASE && pa < DEVICE_BASE + DEVICE_SIZE) return { fault: at };
-      const n = Math.min(length - done, 4096 - Number(at & 0xfffn));
-      if (pa + n > this.ramBytes) return { fault: pa < this.ramBytes ? at + BigInt(this.ramBytes - pa) : at };
-      out.set(ram.subarray(pa, pa + n), done);
-      done += n;
-    }
-    return { bytes: out };
+    return nofaultRead(this.space, va, length, (at) => this.cachedWalk(cr3, at));
+  }
+
+  writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {
+    const cr3 = this.rootOf(cpu, root);
+    return nofaultWrite(this.space, va, bytes, (at) => this.walk(cr3, at, true), (pa, n) => this.codeWritten(pa, n));
   }
 
   registers(cpu: number): RegisterFile {

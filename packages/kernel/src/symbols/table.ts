@@ -5,6 +5,7 @@
 
 import { ElfFile, PT_LOAD, SHN_ABS, SHN_UNDEF, STB_LOCAL, STT_FUNC, STT_OBJECT, parseElf } from '../elf/index.js';
 import type { LinkedModule, SymbolResolver } from '../krtld/index.js';
+import { floorIndex } from './floor.js';
 
 export interface KernelSymbol {
   readonly name: string;
@@ -126,16 +127,7 @@ export class SymbolTable {
 
   /** Index of the last entry of `list` with address <= `address`, or -1. */
   private static floor(list: readonly KernelSymbol[], address: bigint): number {
-    let lo = 0;
-    let hi = list.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid]!.address <= address) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    let found = floorIndex(list, address, (s) => s.address);
     // Step back to the first (preferred) symbol at that address.
     while (found > 0 && list[found - 1]!.address === list[found]!.address) found--;
     return found;

@@ -15,15 +15,13 @@
 // part refuses, and return probes of functions that never return.
 import type { ProbeDescriptionPattern, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
 import { globMatch } from '@wdtrace/dtrace-core';
-import type { ArmSupport } from '../isa/arm.js';
-import { createIsaSupport, type IsaSupport } from '../isa/index.js';
+import { moduleExtent, type KernelFunction, type KernelModuleImage, type Machine, type Trap } from '@wdtrace/kernel';
+import { createIsaSupport, type FbtFunctionPoints, type FbtPoint, type IsaSupport } from '../isa/index.js';
 import { UNTRACEABLE_FUNCTIONS } from '../exclusions.js';
 import { KernelText, uniqueFunctions } from '../kernel-text.js';
-import { KERNEL_FUNCTION_ATTRIBUTES, ProviderError, moduleExtent, type KernelFunction, type KernelModuleImage, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
+import { KERNEL_FUNCTION_ATTRIBUTES, ProviderError, type ProbeSink } from '../provider.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
-import { armFbtPoints } from './isa/arm.js';
-import type { FbtFunctionPoints, FbtPoint } from './isa/common.js';
-import { x86FbtPoints } from './isa/x86.js';
+import { fbtPoints } from './points.js';
 
 export const FBT_PROVIDER_NAME = 'fbt';
 /** Arguments an entry probe passes (args[0..9]). */
@@ -53,26 +51,22 @@ export interface FbtCoverage {
   readonly missing: readonly { readonly module: string; readonly function: string; readonly entry?: string; readonly return?: string }[];
 }
 
-/** Finds fbt's probe points of one function for the target's ISA. */
-export function fbtPointsOf(support: IsaSupport, text: KernelText, module: KernelModuleImage, fn: KernelFunction): FbtFunctionPoints {
-  const decoded = text.decode(module, fn);
-  return support.isa === 'x86_64' ? x86FbtPoints(fn.address, fn.size, decoded) : armFbtPoints(support as ArmSupport, fn.address, fn.size, decoded);
-}
-
 export class FbtProvider {
   private readonly text: KernelText;
   private readonly probes = new Map<number, FbtProbe>();
   private readonly points = new Map<string, FbtFunctionPoints>();
   /** Arguments of the firing in progress (for getArgVal). */
   private current: readonly bigint[] | undefined;
+  /** NOFAULT reads of kernel memory (stack arguments). */
+  private readonly read = (va: bigint, length: number) => this.machine.readKernel(va, length);
 
   private constructor(
-    readonly target: KernelTarget,
+    readonly machine: Machine,
     private readonly sink: ProbeSink,
     readonly support: IsaSupport,
   ) {
-    this.text = new KernelText(target, support);
-    target.onModuleEvent?.((e) => {
+    this.text = new KernelText(machine, support);
+    machine.onModuleEvent((e) => {
       if (e.kind === 'unload') this.moduleUnloaded(e.module);
     });
   }
@@ -80,7 +74,7 @@ export class FbtProvider {
   /** A module went away: its probes stay listed but can no longer be enabled. */
   private moduleUnloaded(m: KernelModuleImage): void {
     const { start, end } = moduleExtent(m);
-    tracepointsOf(this.target).forget(start, end);
+    tracepointsOf(this.machine).forget(start, end);
     for (const p of this.probes.values()) {
       if (p.module !== m.name) continue;
       p.tracepoints = undefined;
@@ -90,8 +84,8 @@ export class FbtProvider {
     this.text.forget(m.name);
   }
 
-  static async create(target: KernelTarget, sink: ProbeSink, support?: IsaSupport): Promise<FbtProvider> {
-    return new FbtProvider(target, sink, support ?? (await createIsaSupport(target.isa)));
+  static async create(machine: Machine, sink: ProbeSink, support?: IsaSupport): Promise<FbtProvider> {
+    return new FbtProvider(machine, sink, support ?? (await createIsaSupport(machine.isa)));
   }
 
   /** The probe points of a function (cached). */
@@ -100,7 +94,7 @@ export class FbtProvider {
     let p = this.points.get(key);
     if (!p) {
       const excluded = module.name === 'kernel' ? UNTRACEABLE_FUNCTIONS.get(fn.name) : undefined;
-      p = excluded ? { returns: [], noEntry: `excluded: ${excluded}`, noReturn: `excluded: ${excluded}` } : fbtPointsOf(this.support, this.text, module, fn);
+      p = excluded ? { returns: [], noEntry: `excluded: ${excluded}`, noReturn: `excluded: ${excluded}` } : fbtPoints(this.support, fn.address, fn.size, this.text.decode(module, fn));
       this.points.set(key, p);
     }
     return p;
@@ -108,14 +102,14 @@ export class FbtProvider {
 
   /** Whether fbt has an entry probe for `name` in `module` (kinst's inline fallback asks). */
   hasEntry(moduleName: string, name: string): boolean {
-    const m = this.target.modules().find((x) => x.name === moduleName);
+    const m = this.machine.kernelModules().find((x) => x.name === moduleName);
     const fn = m ? uniqueFunctions(m).find((f) => f.name === name) : undefined;
     return !!(m && fn && this.pointsOf(m, fn).entry);
   }
 
   /** Whether fbt has a return probe for `name` in `module`. */
   hasReturn(moduleName: string, name: string): boolean {
-    const m = this.target.modules().find((x) => x.name === moduleName);
+    const m = this.machine.kernelModules().find((x) => x.name === moduleName);
     const fn = m ? uniqueFunctions(m).find((f) => f.name === name) : undefined;
     return !!(m && fn && this.pointsOf(m, fn).returns.length > 0);
   }
@@ -123,7 +117,7 @@ export class FbtProvider {
   coverage(moduleName?: string): FbtCoverage {
     let functions = 0, withEntry = 0, withReturn = 0, withBoth = 0;
     const missing: { module: string; function: string; entry?: string; return?: string }[] = [];
-    for (const m of this.target.modules()) {
+    for (const m of this.machine.kernelModules()) {
       if (moduleName !== undefined && m.name !== moduleName) continue;
       for (const fn of uniqueFunctions(m)) {
         const p = this.pointsOf(m, fn);
@@ -157,7 +151,7 @@ export class FbtProvider {
 
   private provide(registry: ProbeRegistry, desc?: ProbeDescriptionPattern): void {
     if (desc && desc.name !== '' && !globMatch(desc.name, 'entry') && !globMatch(desc.name, 'return')) return;
-    for (const m of this.target.modules()) {
+    for (const m of this.machine.kernelModules()) {
       if (desc && !globMatch(desc.module, m.name)) continue;
       for (const fn of uniqueFunctions(m)) {
         if (desc && !globMatch(desc.function, fn.name)) continue;
@@ -188,7 +182,7 @@ export class FbtProvider {
   private enable(probe: FbtProbe): void {
     if (probe.unloaded) throw new ProviderError(FBT_PROVIDER_NAME, `module ${probe.module} of ${probe.function.name}:${probe.kind} was unloaded`);
     if (probe.tracepoints) return;
-    const table = tracepointsOf(this.target);
+    const table = tracepointsOf(this.machine);
     const name = `fbt:${probe.module}:${probe.function.name}:${probe.kind}`;
     const tps: Tracepoint[] = probe.points.map((pt) => ({
       address: pt.insn.address,
@@ -200,31 +194,18 @@ export class FbtProvider {
         return pt.result;
       },
     }));
-    const done: Tracepoint[] = [];
-    try {
-      for (const tp of tps) {
-        table.install(tp);
-        done.push(tp);
-      }
-    } catch (e) {
-      for (const tp of done) table.remove(tp);
-      throw e;
-    }
-    probe.tracepoints = tps;
+    table.place(probe, tps);
   }
 
   private disable(probe: FbtProbe): void {
-    if (!probe.tracepoints) return;
-    const table = tracepointsOf(this.target);
-    for (const tp of probe.tracepoints) table.remove(tp);
-    probe.tracepoints = undefined;
+    tracepointsOf(this.machine).unplace(probe);
   }
 
   private fire(probe: FbtProbe, pt: FbtPoint, trap: Trap): void {
-    const regs = this.target.registers(trap.cpu);
+    const regs = this.machine.registers(trap.cpu);
     const args =
       probe.kind === 'entry'
-        ? this.support.entryArgs(this.target, regs, FBT_ENTRY_ARGS)
+        ? this.support.entryArgs(regs, FBT_ENTRY_ARGS, this.read)
         : [pt.insn.address - probe.function.address, this.support.returnValue(regs)];
     this.current = args;
     try {
@@ -235,7 +216,7 @@ export class FbtProvider {
   }
 
   private argDesc(probe: FbtProbe, argno: number): { native: string } | undefined {
-    const m = this.target.modules().find((x) => x.name === probe.module);
+    const m = this.machine.kernelModules().find((x) => x.name === probe.module);
     const dwarf = m?.dwarf();
     const fn = dwarf?.functions.find((f) => f.name === probe.function.name && !f.inlineOnly && f.lowPc === probe.function.address)
       ?? dwarf?.functions.find((f) => f.name === probe.function.name && !f.inlineOnly);

@@ -1,16 +1,19 @@
-// ISA support for the kernel providers, by ISA name.
-import type { KernelIsaName } from '../kernel-target.js';
-import { ArmSupport } from './arm.js';
-import type { IsaSupport } from './common.js';
-import { X86Support } from './x86.js';
+// The IsaSupport of each ISA, by name.
+import type { Isa } from '@wdtrace/kernel';
+import { ARM_SUPPORT } from './arm/index.js';
+import type { IsaSupport } from './support.js';
+import { createX86Support } from './x86/index.js';
 
-export * from './common.js';
-export { ArmEmulation, ArmSupport, armEmulationCode } from './arm.js';
-export { X86Support, X86_ARG_REGS, X86_INT3, isNearRet } from './x86.js';
+export * from './support.js';
 
-/** ISA support for `isa` (x86-64 instantiates its decoder core). */
-export async function createIsaSupport(isa: KernelIsaName): Promise<IsaSupport> {
-  if (isa === 'x86_64') return X86Support.create();
-  if (isa === 'arm') return new ArmSupport();
-  throw new Error(`no kernel provider support for ISA "${String(isa)}"`);
+const SUPPORT: Readonly<Record<Isa, () => Promise<IsaSupport>>> = {
+  x86_64: createX86Support,
+  arm: async () => ARM_SUPPORT,
+};
+
+/** The providers' support for `isa` (x86-64 instantiates its decoder core). */
+export function createIsaSupport(isa: Isa): Promise<IsaSupport> {
+  const make = SUPPORT[isa];
+  if (!make) throw new Error(`no provider support for ISA "${String(isa)}"`);
+  return make();
 }

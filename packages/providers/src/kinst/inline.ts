@@ -9,7 +9,7 @@
 // `kinst::<caller>:<offset>`, plus `fbt::<func>:entry|return` when the
 // function also exists out of line. `formatInlineExpansion` prints the
 // rewritten probe list the way `dtrace -d` shows it.
-import type { KernelFunction, KernelModuleImage } from '../kernel-target.js';
+import type { KernelFunction, KernelModuleImage } from '@wdtrace/kernel';
 
 export interface InlineSite {
   readonly module: string;

@@ -3,23 +3,23 @@
 // decimal (`kinst::vfs_read:12`), or on every instruction of the function
 // when the name is left out. Probes are made on request only — a function
 // must be named — since every instruction of the kernel would be tens of
-// thousands of probes. The ISA part patches (isa/x86.ts, isa/arm.ts); the
-// displaced instruction then runs out of line through `{ kind: 'displaced' }`.
+// thousands of probes. The probed instruction becomes the ISA's breakpoint
+// (on ARM carrying its condition, so a probe on a conditional instruction
+// fires only when it would execute); once the probe fired the original
+// instruction runs out of line as if at its own address (the ISA's
+// `displaced`, after FreeBSD's kinst_isa.c).
 // Like FreeBSD's, a kinst probe passes no arguments.
 //
 // `kinst::<inline_func>:entry|return` is a rewrite, not a probe: see
 // inline.ts and `expandInline`.
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
+import { moduleExtent, type KernelFunction, type KernelModuleImage, type Machine, type Trap } from '@wdtrace/kernel';
 import { UNTRACEABLE_FUNCTIONS } from '../exclusions.js';
-import type { ArmSupport } from '../isa/arm.js';
-import type { KernelInsn } from '../isa/common.js';
-import { createIsaSupport, type IsaSupport } from '../isa/index.js';
+import { createIsaSupport, type IsaSupport, type KernelInsn } from '../isa/index.js';
 import { KernelText, uniqueFunctions } from '../kernel-text.js';
-import { ProviderError, moduleExtent, type InvopResult, type KernelFunction, type KernelModuleImage, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
+import { ProviderError, type ProbeSink } from '../provider.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
 import { expandInlineProbe, type InlineExpansion } from './inline.js';
-import { armKinstPatch } from './isa/arm.js';
-import { x86KinstPatch } from './isa/x86.js';
 
 export const KINST_PROVIDER_NAME = 'kinst';
 
@@ -48,17 +48,17 @@ export class KinstProvider {
   private readonly text: KernelText;
 
   private constructor(
-    readonly target: KernelTarget,
+    readonly machine: Machine,
     private readonly sink: ProbeSink,
     readonly support: IsaSupport,
     /** fbt of the same kernel, for the inline fallback to out-of-line copies. */
     private readonly fbt?: FbtLookup,
   ) {
-    this.text = new KernelText(target, support);
-    target.onModuleEvent?.((e) => {
+    this.text = new KernelText(machine, support);
+    machine.onModuleEvent((e) => {
       if (e.kind !== 'unload') return;
       const { start, end } = moduleExtent(e.module);
-      for (const tp of tracepointsOf(target).forget(start, end)) this.byTracepoint.get(tp)?.forEach((p) => (p.tracepoint = undefined));
+      for (const tp of tracepointsOf(machine).forget(start, end)) this.byTracepoint.get(tp)?.forEach((p) => (p.tracepoint = undefined));
       for (const p of this.probes) if (p.module === e.module.name) p.unloaded = true;
       this.text.forget(e.module.name);
     });
@@ -68,11 +68,11 @@ export class KinstProvider {
   private readonly byTracepoint = new Map<Tracepoint, KinstProbe[]>();
 
   static async create(
-    target: KernelTarget,
+    machine: Machine,
     sink: ProbeSink,
     options: { support?: IsaSupport; fbt?: FbtLookup } = {},
   ): Promise<KinstProvider> {
-    return new KinstProvider(target, sink, options.support ?? (await createIsaSupport(target.isa)), options.fbt);
+    return new KinstProvider(machine, sink, options.support ?? (await createIsaSupport(machine.isa)), options.fbt);
   }
 
   readonly definition: ProviderDefinition = {
@@ -105,7 +105,7 @@ export class KinstProvider {
     const exactFunction = !/[*?[\\]/.test(desc.function);
     const exactOffset = /^\d+$/.test(desc.name) ? Number(desc.name) : undefined;
     let found = false;
-    for (const m of this.target.modules()) {
+    for (const m of this.machine.kernelModules()) {
       if (!globMatch(desc.module, m.name)) continue;
       for (const fn of uniqueFunctions(m)) {
         if (!globMatch(desc.function, fn.name)) continue;
@@ -143,7 +143,8 @@ export class KinstProvider {
   private enable(probe: KinstProbe): void {
     if (probe.unloaded) throw new ProviderError(KINST_PROVIDER_NAME, `module ${probe.module} of ${probe.function.name}:${probe.offset} was unloaded`);
     if (probe.tracepoint) return;
-    const { patch, result } = this.patchFor(probe.insn);
+    const patch = this.support.breakpoint(probe.insn);
+    const result = this.support.displaced(probe.insn);
     const tp: Tracepoint = {
       address: probe.insn.address,
       patch,
@@ -154,20 +155,16 @@ export class KinstProvider {
         return result;
       },
     };
-    tracepointsOf(this.target).install(tp);
+    tracepointsOf(this.machine).install(tp);
     probe.tracepoint = tp;
     this.byTracepoint.set(tp, [probe]);
   }
 
   private disable(probe: KinstProbe): void {
     if (!probe.tracepoint) return;
-    tracepointsOf(this.target).remove(probe.tracepoint);
+    tracepointsOf(this.machine).remove(probe.tracepoint);
     this.byTracepoint.delete(probe.tracepoint);
     probe.tracepoint = undefined;
-  }
-
-  private patchFor(insn: KernelInsn): { patch: Uint8Array; result: InvopResult } {
-    return this.support.isa === 'x86_64' ? x86KinstPatch(insn) : armKinstPatch(this.support as ArmSupport, insn);
   }
 
   /**
@@ -176,7 +173,7 @@ export class KinstProvider {
    */
   expandInline(name: string, which: 'entry' | 'return'): InlineExpansion {
     const e = expandInlineProbe(
-      this.target.modules(),
+      this.machine.kernelModules(),
       name,
       which,
       (m, fn) =>

@@ -3,8 +3,8 @@
 // and in every loaded module. Each provider named by the sites (sdt, proc,
 // sched, io) is a provider of its own; a probe is provider:module:function:
 // name, and several sites with the same name in one function share it.
-// Enabling writes the ISA's trapping pattern over each site (isa/x86.ts,
-// isa/arm.ts), disabling restores the exact bytes that were there; a firing
+// Enabling writes the ISA's trapping pattern over each site (isa/x86/sdt.ts,
+// isa/arm/sdt.ts), disabling restores the exact bytes that were there; a firing
 // takes args[0..9] from the argument registers (then the stack) at the site.
 // Argument types come from the C types written at the site (sdt.h records
 // them in .dtrace_argtypes; krtld gives each site its argTypes). The proc,
@@ -13,12 +13,10 @@
 // translated from the native argument it maps from, by the translators of
 // the guest's D library (library.ts).
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
-import { SDT_NAMED_PROVIDERS, type SdtSite } from '@wdtrace/kernel';
+import { SDT_NAMED_PROVIDERS, moduleExtent, type Machine, type SdtSite, type Trap } from '@wdtrace/kernel';
 import { createIsaSupport, type IsaSupport } from '../isa/index.js';
-import { moduleExtent, type InvopResult, type KernelTarget, type ProbeSink, type Trap } from '../kernel-target.js';
+import type { ProbeSink } from '../provider.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
-import { armSdtPatch } from './isa/arm.js';
-import { x86SdtPatch } from './isa/x86.js';
 
 /** Arguments an SDT probe passes. */
 export const SDT_ARGS = 10;
@@ -102,15 +100,15 @@ export class SdtProvider {
   readonly definitions: readonly ProviderDefinition[];
 
   private constructor(
-    readonly target: KernelTarget,
+    readonly machine: Machine,
     private readonly sink: ProbeSink,
     private readonly support: IsaSupport,
   ) {
     this.definitions = SDT_PROVIDERS.map((name) => this.definitionFor(name));
-    target.onModuleEvent?.((e) => {
+    machine.onModuleEvent((e) => {
       if (e.kind !== 'unload') return;
       const { start, end } = moduleExtent(e.module);
-      tracepointsOf(target).forget(start, end);
+      tracepointsOf(machine).forget(start, end);
       for (const p of this.probes.values()) {
         if (p.module !== e.module.name) continue;
         p.tracepoints = undefined;
@@ -119,8 +117,8 @@ export class SdtProvider {
     });
   }
 
-  static async create(target: KernelTarget, sink: ProbeSink, support?: IsaSupport): Promise<SdtProvider> {
-    return new SdtProvider(target, sink, support ?? (await createIsaSupport(target.isa)));
+  static async create(machine: Machine, sink: ProbeSink, support?: IsaSupport): Promise<SdtProvider> {
+    return new SdtProvider(machine, sink, support ?? (await createIsaSupport(machine.isa)));
   }
 
   /** The definition of one provider of the family ('sdt', 'proc', 'sched', 'io'). */
@@ -152,7 +150,7 @@ export class SdtProvider {
   }
 
   private provide(provider: string, registry: ProbeRegistry, desc?: ProbeDescriptionPattern): void {
-    for (const m of this.target.modules()) {
+    for (const m of this.machine.kernelModules()) {
       if (desc && !globMatch(desc.module, m.name)) continue;
       for (const site of m.sdtSites) {
         if (site.provider !== provider) continue;
@@ -174,52 +172,37 @@ export class SdtProvider {
     }
   }
 
-  private patchFor(site: SdtSite): { patch: Uint8Array; result: InvopResult } {
-    return this.support.isa === 'x86_64' ? x86SdtPatch(site) : armSdtPatch(site);
-  }
-
   private enable(probe: SdtProbe): void {
     if (probe.unloaded) throw new Error(`${probe.provider}:${probe.module}:${probe.function}:${probe.name}: module ${probe.module} was unloaded`);
     if (probe.tracepoints) return;
-    const table = tracepointsOf(this.target);
+    const table = tracepointsOf(this.machine);
     const name = `${probe.provider}:${probe.module}:${probe.function}:${probe.name}`;
-    const tps: Tracepoint[] = [];
-    try {
-      for (const site of probe.sites) {
-        // The site must still hold what krtld wrote, or the text is not what the site describes.
-        const now = table.readOriginal(site.address, site.patch.length);
-        if (!now.every((b, i) => b === site.patch[i])) {
-          throw new Error(`${name}: the site at ${hex(site.address)} holds ${[...now].map((b) => b.toString(16).padStart(2, '0')).join(' ')}, not the no-op krtld wrote`);
-        }
-        const { patch, result } = this.patchFor(site);
-        const tp: Tracepoint = {
-          address: site.address,
-          patch,
-          name,
-          fire: (trap: Trap) => {
-            this.fire(probe, trap);
-            return result;
-          },
-        };
-        table.install(tp);
-        tps.push(tp);
+    const tps = probe.sites.map((site): Tracepoint => {
+      // The site must still hold what krtld wrote, or the text is not what the site describes.
+      const now = table.readOriginal(site.address, site.patch.length);
+      if (!now.every((b, i) => b === site.patch[i])) {
+        throw new Error(`${name}: the site at ${hex(site.address)} holds ${[...now].map((b) => b.toString(16).padStart(2, '0')).join(' ')}, not the no-op krtld wrote`);
       }
-    } catch (e) {
-      for (const tp of tps) table.remove(tp);
-      throw e;
-    }
-    probe.tracepoints = tps;
+      const { patch, result } = this.support.sdtPatch(site);
+      return {
+        address: site.address,
+        patch,
+        name,
+        fire: (trap: Trap) => {
+          this.fire(probe, trap);
+          return result;
+        },
+      };
+    });
+    table.place(probe, tps);
   }
 
   private disable(probe: SdtProbe): void {
-    if (!probe.tracepoints) return;
-    const table = tracepointsOf(this.target);
-    for (const tp of probe.tracepoints) table.remove(tp);
-    probe.tracepoints = undefined;
+    tracepointsOf(this.machine).unplace(probe);
   }
 
   private fire(probe: SdtProbe, trap: Trap): void {
-    const args = this.support.callArgs(this.target, this.target.registers(trap.cpu), SDT_ARGS);
+    const args = this.support.callArgs(this.machine.registers(trap.cpu), SDT_ARGS, (va, length) => this.machine.readKernel(va, length));
     this.current = args;
     try {
       this.sink.probe(probe.id, trap.cpu, args);

@@ -7,10 +7,10 @@
 // probes take the call's arguments from the user frame the kernel saved;
 // return probes give arg0 = arg1 = the return value, -1 for an error, whose
 // number becomes the thread's errno.
-import type { ProbeDescriptionPattern, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
-import type { Machine } from '@wdtrace/kernel';
-import { KERNEL_FUNCTION_ATTRIBUTES, type ProbeSink } from '../kernel-target.js';
-import type { GuestMachineView } from '../guest/guest-machine.js';
+import type { ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
+import type { DwarfInfo, Machine } from '@wdtrace/kernel';
+import type { IsaSupport } from '../isa/index.js';
+import { KERNEL_FUNCTION_ATTRIBUTES, type ProbeSink } from '../provider.js';
 
 export const SYSCALL_PROVIDER_NAME = 'syscall';
 
@@ -27,14 +27,31 @@ interface SyscallProbe {
   id: number;
 }
 
+/** What the provider reads and keeps of the thread making a system call (the session's view of the guest gives it). */
+export interface SyscallThreads {
+  /** The system-call arguments of the thread on `cpu`, from the user registers it entered the kernel with. */
+  syscallArgs(cpu: number): readonly bigint[] | undefined;
+  /** The thread (tid) on `cpu`. */
+  threadId(cpu: number): number;
+  /** The errno of thread `tid`'s last system call. */
+  setErrno(tid: number, errno: number): void;
+}
+
 /** Linux returns -errno for an error: values in [-4095, -1]. */
 const MAX_ERRNO = 4095n;
 
+/** The kernel's DWARF (the module list's copy, read once for every reader). */
+function kernelDwarf(machine: Machine): DwarfInfo {
+  const d = machine.kernelModules()[0]!.dwarf();
+  if (!d) throw new Error('the guest kernel has no DWARF');
+  return d;
+}
+
 /** Reads the guest kernel's system-call table from its image. */
-export function guestSyscalls(machine: Machine, view: GuestMachineView): GuestSyscall[] {
+export function guestSyscalls(machine: Machine, wordSize: 4 | 8): GuestSyscall[] {
   const sym = machine.symbols.byName('syscall_list');
   if (!sym) throw new Error('the guest kernel has no syscall_list table');
-  const d = view.dwarf;
+  const d = kernelDwarf(machine);
   const id = d.namedTypes.get('struct syscall_entry');
   const t = id === undefined ? undefined : d.types.get(id);
   if (!t || t.kind !== 'struct') throw new Error("the guest kernel's DWARF has no struct syscall_entry");
@@ -43,13 +60,12 @@ export function guestSyscalls(machine: Machine, view: GuestMachineView): GuestSy
     if (!m) throw new Error(`struct syscall_entry has no member ${name}`);
     return m.offset;
   };
-  const word = machine.isa === 'x86_64' ? 8 : 4;
   const bytes = imageBytes(machine, sym.address, sym.size);
   const view32 = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const readWord = (o: number): bigint => (word === 8 ? view32.getBigUint64(o, true) : BigInt(view32.getUint32(o, true)));
+  const readWord = (o: number): bigint => (wordSize === 8 ? view32.getBigUint64(o, true) : BigInt(view32.getUint32(o, true)));
   const calls: GuestSyscall[] = [];
   for (let base = 0; base + t.size <= bytes.length; base += t.size) {
-    const nr = Number(BigInt.asIntN(word * 8, readWord(base + off('nr'))));
+    const nr = Number(BigInt.asIntN(wordSize * 8, readWord(base + off('nr'))));
     const name = imageString(machine, readWord(base + off('name')));
     const nargs = view32.getInt32(base + off('nargs'), true);
     calls.push({ nr, name, nargs });
@@ -88,12 +104,12 @@ export class SyscallProvider {
 
   constructor(
     private readonly machine: Machine,
-    private readonly view: GuestMachineView,
+    private readonly support: IsaSupport,
+    private readonly threads: SyscallThreads,
     private readonly sink: ProbeSink,
     /** Routes the firings of an internal probe (the dispatcher's SDT sites) to this provider. */
     private readonly tap: (probeId: number, handler: ((cpu: number, args: readonly bigint[]) => void) | undefined) => void,
-  ) {
-  }
+  ) {}
 
   /** The guest's system calls, read from the kernel image when first needed (not at start-up). */
   get calls(): readonly GuestSyscall[] {
@@ -102,7 +118,7 @@ export class SyscallProvider {
 
   private syscallTable(): { calls: readonly GuestSyscall[]; byNr: Map<number, GuestSyscall> } {
     if (!this.table) {
-      const calls = guestSyscalls(this.machine, this.view);
+      const calls = guestSyscalls(this.machine, this.support.wordSize);
       this.table = { calls, byNr: new Map(calls.map((c) => [c.nr, c])) };
     }
     return this.table;
@@ -112,7 +128,7 @@ export class SyscallProvider {
     name: SYSCALL_PROVIDER_NAME,
     attributes: KERNEL_FUNCTION_ATTRIBUTES,
     ops: {
-      provide: (registry, desc) => this.provide(registry, desc),
+      provide: (registry) => this.provide(registry),
       enable: (id) => this.enable(id),
       disable: (id) => this.disable(id),
       getArgDesc: (id, _arg, n) => {
@@ -124,10 +140,10 @@ export class SyscallProvider {
     },
   };
 
-  private provide(registry: ProbeRegistry, desc?: ProbeDescriptionPattern): void {
+  /** Every system call's two probes, made once whatever the description (there are few). */
+  private provide(registry: ProbeRegistry): void {
     this.registry = registry;
     if (this.probes.size > 0) return;
-    void desc;
     for (const call of this.calls) {
       for (const kind of ['entry', 'return'] as const) {
         const p: SyscallProbe = { call, kind, id: 0 };
@@ -196,19 +212,16 @@ export class SyscallProvider {
     const id = this.enabled.get(this.key(nr, 'entry'));
     if (id === undefined) return;
     const call = this.syscallTable().byNr.get(nr);
-    const user = this.view.userRegisters(cpu);
-    const a = user ? user.args.slice(0, call?.nargs ?? 6) : [];
+    const a = this.threads.syscallArgs(cpu)?.slice(0, call?.nargs ?? 6) ?? [];
     this.sink.probe(id, cpu, a);
   }
 
   /** syscall-return(nr, name, ret): -1 and errno for an error, as systrace reports it. */
   private fireReturn(cpu: number, args: readonly bigint[]): void {
     const nr = Number(args[0] ?? -1n);
-    const width = this.machine.isa === 'x86_64' ? 64 : 32;
-    const ret = BigInt.asIntN(width, args[2] ?? 0n);
+    const ret = BigInt.asIntN(this.support.wordSize * 8, args[2] ?? 0n);
     const failed = ret < 0n && ret >= -MAX_ERRNO;
-    const tid = this.view.thread(cpu).tid;
-    this.view.errnos.set(tid, failed ? Number(-ret) : 0);
+    this.threads.setErrno(this.threads.threadId(cpu), failed ? Number(-ret) : 0);
     const id = this.enabled.get(this.key(nr, 'return'));
     if (id === undefined) return;
     const rv = failed ? -1n : ret;

@@ -1,0 +1,160 @@
+// Compiling the command line's probe specifications, as dtrace(1)'s
+// exec_prog does: each -n/-P/-m/-f/-i/-s on its own — for its messages, its
+// "matched N probes" notice and, under -v, its stability report — then all of
+// them together as one program, since they share one dtrace handle's
+// variables and aggregations. -d prints the program after the sugar pass
+// instead; -S and -H print the DIF and the included files to stderr. Files
+// (-s scripts, #include) are read here, byte for byte.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
+import { LoadError, buildProgram, formatStabilityReport, programAttributes, setOption, type CompiledProgram, type DTraceOptions } from '@wdtrace/dtrace-core';
+import { formatStatementInfo, type Session } from '@wdtrace/session';
+import { bareDescriptions, reportedName, specDescription, type ProbeSpec } from './command.js';
+import { fsPath, type CliIo } from './output.js';
+
+/** A file's bytes as a byte string. */
+export function readBytesText(path: string): string {
+  return readFileSync(fsPath(path)).toString('latin1');
+}
+
+/** What dtrace(1) prints for one specification before tracing: the matched-probes notice, and under -v the stability report (and under -ev each statement's). */
+export interface SpecNotice {
+  readonly notice: string;
+  readonly report?: string;
+  readonly statements?: string;
+}
+
+export interface CompiledSpecs {
+  readonly program: CompiledProgram;
+  readonly notices: readonly SpecNotice[];
+}
+
+/** What the command line says about compiling. */
+export interface CompileFlags {
+  readonly macroArgs: readonly string[];
+  /** -x options as given (name -> value, null for boolean ones). */
+  readonly xOptions: Readonly<Record<string, string | null>>;
+  readonly zdefs: boolean;
+  readonly cpp: boolean;
+  readonly defines: readonly string[];
+  readonly undefines: readonly string[];
+  readonly includePaths: readonly string[];
+  readonly listIncludes: boolean;
+  readonly verbose: boolean;
+  readonly dif: boolean;
+  readonly sugar: boolean;
+  readonly exitAfterMatch: boolean;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The command line's compile options (the session adds the target's): macros, -x, -Z, the preprocessor reading files from here. */
+function baseOptions(f: CompileFlags): CompileOptions {
+  return {
+    macroArgs: f.macroArgs,
+    macroVariables: { pid: process.pid, ppid: process.ppid, uid: 0, gid: 0 },
+    options: f.xOptions,
+    zdefs: f.zdefs,
+    cpp: f.cpp,
+    defines: f.defines,
+    undefines: f.undefines,
+    includePaths: f.includePaths,
+    listIncludes: f.listIncludes,
+    includeResolver: (path, fromFile, system) => {
+      const dirs = [...(system ? [] : [fromFile ? dirname(fromFile) : '.']), ...f.includePaths];
+      for (const dir of path.startsWith('/') ? [''] : dirs) {
+        const full = path.startsWith('/') ? path : resolvePath(dir, path);
+        if (existsSync(fsPath(full))) return { path: full, text: readBytesText(full) };
+      }
+      return undefined;
+    },
+  };
+}
+
+/** One specification's source and where it came from; undefined for an -i that matches nothing under -Z (its notice is pushed). */
+function specSource(session: Session, spec: ProbeSpec, f: CompileFlags, notices: SpecNotice[]): { source: string; origin: NonNullable<CompileOptions['origin']> } | undefined {
+  if (spec.flag === 's') {
+    let text: string;
+    try {
+      text = readBytesText(spec.text);
+    } catch {
+      throw new LoadError(`failed to open ${spec.text}: No such file or directory`);
+    }
+    // A #! line is the kernel's, not D's: keep the line count, drop the text.
+    if (text.startsWith('#!')) text = text.slice(text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length);
+    return { source: text, origin: { kind: 'script', name: spec.text } };
+  }
+  let text = spec.text;
+  if (spec.flag === 'i') {
+    const probe = session.registry.probe(Number(text));
+    if (!probe && !f.zdefs) throw new LoadError(`invalid probe specifier ${spec.text}: probe description ${spec.text} does not match any probes`);
+    if (!probe) {
+      notices.push({ notice: `dtrace: description '${reportedName(spec)}' matched 0 probes\n` });
+      return undefined;
+    }
+    text = `${probe.provider}:${probe.module}:${probe.function}:${probe.name}`;
+  } else if (spec.flag !== 'n') {
+    text = specDescription(spec);
+  }
+  return { source: text, origin: { kind: 'probe', text: spec.text } };
+}
+
+/**
+ * Compiles every specification; returns the program and the notices, or an
+ * exit status when compiling is all there is to do (-d) or failed (the
+ * diagnostics are printed).
+ */
+export function compileSpecs(session: Session, specs: readonly ProbeSpec[], f: CompileFlags, options: DTraceOptions, io: CliIo): CompiledSpecs | number {
+  const base = baseOptions(f);
+  const registry = session.registry;
+  const sources: string[] = [];
+  const notices: SpecNotice[] = [];
+  let single: CompileResult | undefined;
+  for (const spec of specs) {
+    const s = specSource(session, spec, f, notices);
+    if (!s) continue;
+    const opts: CompileOptions = { ...base, origin: s.origin };
+    if (f.sugar) {
+      const d = dumpSugared(s.source, session.compileOptions(opts));
+      if (d.text === undefined) {
+        io.err(formatDiagnostics({ diagnostics: d.diagnostics }, opts) + '\n');
+        return 1;
+      }
+      io.out(d.text);
+      continue;
+    }
+    const result = session.compileResult(s.source, opts);
+    const warnings = result.diagnostics.filter((x) => x.severity === 'warning');
+    if (warnings.length > 0) io.err(formatDiagnostics({ diagnostics: warnings }, { ...opts, errtags: options.errtags }) + '\n');
+    if (!result.program) {
+      io.err(formatDiagnostics({ diagnostics: result.diagnostics.filter((x) => x.severity === 'error') }, { ...opts, errtags: options.errtags }) + '\n');
+      return 1;
+    }
+    if (f.listIncludes) for (const inc of result.context.includes) io.err(`${inc}\n`);
+    if (f.dif) io.err(listDif(result));
+    const matched = new Set<number>();
+    for (const e of result.program.ecbs) for (const d of e.probes) for (const p of registry.match(d)) matched.add(p.id);
+    const kind = spec.flag === 's' ? 'script' : 'description';
+    const report = f.verbose ? formatStabilityReport(kind, reportedName(spec), programAttributes(result.program, registry)) : undefined;
+    notices.push({
+      notice: `dtrace: ${kind} '${reportedName(spec)}' matched ${plural(matched.size, 'probe')}\n`,
+      // dtrace -v: the program's minimum attributes (dtrace_program_info), then a blank line.
+      ...(report !== undefined ? (f.exitAfterMatch ? { report, statements: formatStatementInfo(result.program, registry) } : { report: report + '\n' }) : {}),
+    });
+    for (const opt of result.program.options) setOption(options, opt.name, opt.value);
+    single = result;
+    sources.push(bareDescriptions(s.source) ? `${s.source}\n{}\n` : s.source);
+  }
+  if (f.sugar) return 0;
+  if (sources.length <= 1) return { program: single?.program ?? buildProgram([]), notices };
+  const opts: CompileOptions = { ...base, origin: { kind: 'text' } };
+  const all = session.compileResult(sources.join('\n'), opts);
+  if (!all.program) {
+    io.err(formatDiagnostics({ diagnostics: all.diagnostics.filter((x) => x.severity === 'error') }, opts) + '\n');
+    return 1;
+  }
+  return { program: all.program, notices };
+}

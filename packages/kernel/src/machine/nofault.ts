@@ -1,0 +1,76 @@
+// NOFAULT access to guest virtual memory: the one path every host-side read
+// of guest memory (DTrace's loads, stack walks, strings) and every copyout
+// takes, after the illumos dtrace_load*/dtrace_copyout rules. A CPU port
+// supplies its ISA's page-table walk; the page-by-page copy, the device
+// window test and the fault address live here, once.
+//
+// Invariants:
+// - Nothing here changes guest state but the bytes a copyout writes: no
+//   accessed/dirty bits, no TLB fills, no guest-visible fault.
+// - The device window is toxic (the board's own test, `isDeviceAddress`):
+//   an access that reaches it faults at its first address there, as one
+//   that reaches an unmapped page or the end of RAM does.
+import { isDeviceAddress } from '../board/devices.js';
+import type { SafeRead } from './types.js';
+
+const PAGE = 4096;
+
+/** A port's translation of one virtual address to physical, undefined when not mapped (or not allowed). */
+export type PageTranslation = (va: bigint) => number | undefined;
+
+/** Where a NOFAULT access works: guest RAM, its size, and the ISA's address arithmetic. */
+export interface NofaultSpace {
+  /** Guest RAM from physical 0 (a live view). */
+  ram(): Uint8Array;
+  readonly ramBytes: number;
+  /** The address `va + offset` as the ISA forms it (x86-64 wraps at 2^64; ARM leaves it past 2^32, where nothing translates). */
+  address(va: bigint, offset: number): bigint;
+}
+
+/** The first address of `[at, at + n)` (physical `pa`) that is not RAM outside the device window, or undefined when all is. */
+function firstBad(space: NofaultSpace, at: bigint, pa: number, n: number): bigint | undefined {
+  if (isDeviceAddress(pa)) return at;
+  if (pa + n > space.ramBytes) return pa < space.ramBytes ? at + BigInt(space.ramBytes - pa) : at;
+  return undefined;
+}
+
+/** Reads `length` bytes at `va`: the bytes, or the first address that faulted. */
+export function nofaultRead(space: NofaultSpace, va: bigint, length: number, translate: PageTranslation): SafeRead {
+  const out = new Uint8Array(length);
+  const ram = space.ram();
+  let done = 0;
+  while (done < length) {
+    const at = space.address(va, done);
+    const pa = translate(at);
+    if (pa === undefined) return { fault: at };
+    const n = Math.min(length - done, PAGE - Number(at & 0xfffn));
+    const bad = firstBad(space, at, pa, n);
+    if (bad !== undefined) return { fault: bad };
+    out.set(ram.subarray(pa, pa + n), done);
+    done += n;
+  }
+  return { bytes: out };
+}
+
+/**
+ * Writes `bytes` at `va` through `translate` (which allows only what the
+ * write may touch), in order: at the first address it may not write it stops
+ * — what came before stays written — and returns that address; undefined
+ * when all was written. `written` hears of each physical range written.
+ */
+export function nofaultWrite(space: NofaultSpace, va: bigint, bytes: Uint8Array, translate: PageTranslation, written: (pa: number, n: number) => void): bigint | undefined {
+  const ram = space.ram();
+  let done = 0;
+  while (done < bytes.length) {
+    const at = space.address(va, done);
+    const pa = translate(at);
+    if (pa === undefined) return at;
+    const n = Math.min(bytes.length - done, PAGE - Number(at & 0xfffn));
+    const bad = firstBad(space, at, pa, n);
+    if (bad !== undefined) return bad;
+    ram.set(bytes.subarray(done, done + n), pa);
+    written(pa, n);
+    done += n;
+  }
+  return undefined;
+}

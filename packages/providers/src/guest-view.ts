@@ -1,0 +1,446 @@
+// The framework's view of a booted guest (dtrace-core's MachineInterface over
+// a @wdtrace/kernel Machine): CPUs and virtual time, NOFAULT loads of kernel
+// and user memory, the thread running on a CPU read from the guest kernel's
+// own structures (laid out by its DWARF), kernel stacks walked along the
+// frame-pointer chain, and addresses named against kernel and module symbols.
+// What differs between ISAs (frames, return addresses, the saved user
+// registers) comes from the providers' IsaSupport.
+//
+// Invariants:
+// - Nothing here writes guest memory or changes guest state: every access is
+//   a NOFAULT read that reports a fault instead of taking one.
+// - `firingCpu` is the CPU whose probe is being processed; user loads go
+//   through that CPU's address space. The session sets it before each firing.
+import { DEFAULT_EPOCH_SECONDS, PT_LOAD, STT_FUNC, parseElf, type DwarfInfo, type DwarfType, type Machine, type SafeRead } from '@wdtrace/kernel';
+import type { ConsumerSymbols, MachineInterface, ThreadIdentity } from '@wdtrace/dtrace-core';
+import type { IsaSupport, SavedRegister } from './isa/index.js';
+import type { SyscallThreads } from './syscall/provider.js';
+
+/** Where the fields the framework needs sit in the guest kernel's structures. */
+interface KernelLayout {
+  cpuInfos: bigint;
+  /** task_struct.tasks (the link in task_list) and .state, and TASK_ZOMBIE's value. */
+  tasks: number;
+  state: number;
+  zombieState: number;
+  /** task_struct.regs: the user frame at the top of the kernel stack. */
+  regs: number;
+  /** Offsets in struct pt_regs of the user pc, frame pointer, stack pointer and the six system-call arguments. */
+  userPc: number;
+  userFp: number;
+  userSp: number;
+  syscallArgs: readonly number[];
+  cpuInfoSize: number;
+  currTask: number;
+  pid: number;
+  tgid: number;
+  parent: number;
+  isIdle: number;
+  comm: number;
+  commLength: number;
+}
+
+const IDLE: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
+const MAX_FRAMES = 256;
+
+interface ProgramImage {
+  readonly symbols: readonly { name: string; value: bigint; size: bigint }[];
+  readonly ranges: readonly (readonly [bigint, bigint])[];
+}
+
+export class GuestMachineView implements MachineInterface, SyscallThreads {
+  readonly ncpus: number;
+  readonly symbols: ConsumerSymbols;
+  /** The CPU whose probe the framework is processing (user loads use its address space). */
+  firingCpu = 0;
+  private readonly word: number;
+  private readonly epochNs: bigint;
+  private layoutCache: KernelLayout | undefined;
+  /** errno of each thread's last system call (the syscall provider sets it at syscall return). */
+  readonly errnos = new Map<number, number>();
+
+  /**
+   * Per-thread virtual time (vtimestamp), kept while `startVtime` has been
+   * called: nanoseconds each thread (by task address and pid) spent on a CPU
+   * up to its last switch away, and when the thread on each CPU went on it.
+   */
+  private vtimes: Map<string, bigint> | undefined;
+  private onCpuSince: bigint[] = [];
+
+  /** The name each process had when a probe last fired in it (for naming its addresses later). */
+  private readonly pidNames = new Map<number, string>();
+  /** A guest program's function symbols and the address ranges its PT_LOAD segments occupy, by path (undefined: no such file). */
+  private readonly programSymbols = new Map<string, ProgramImage | undefined>();
+  private readonly programFile: (path: string) => Uint8Array | undefined;
+
+  constructor(
+    readonly machine: Machine,
+    private readonly support: IsaSupport,
+    options: {
+      epochSeconds?: number;
+      /** A file of the guest's file system by path (the initrd's), to name user addresses from its symbols. */
+      programFile?: (path: string) => Uint8Array | undefined;
+    } = {},
+  ) {
+    this.programFile = options.programFile ?? (() => undefined);
+    this.ncpus = machine.cpuCount;
+    this.word = support.wordSize;
+    this.epochNs = BigInt(options.epochSeconds ?? DEFAULT_EPOCH_SECONDS) * 1_000_000_000n;
+    this.symbols = {
+      lookup: (a) => {
+        const info = this.machine.symbols.lookup(BigInt.asUintN(this.word * 8, a));
+        return info ? { module: info.module, symbol: { name: info.symbol.name, value: info.symbol.address } } : undefined;
+      },
+      lookupUser: (pid, a) => this.userSymbol(Number(pid), BigInt.asUintN(this.word * 8, a)),
+    };
+  }
+
+  /** The kernel's DWARF (the machine's module list reads it once for every reader). */
+  get dwarf(): DwarfInfo {
+    const d = this.machine.kernelModules()[0]!.dwarf();
+    if (!d) throw new Error('the guest kernel has no DWARF');
+    return d;
+  }
+
+  now(): bigint {
+    return BigInt(Math.floor(this.machine.now()));
+  }
+
+  walltime(): bigint {
+    return this.epochNs + this.now();
+  }
+
+  load(addr: bigint, size: number, user: boolean): bigint | undefined {
+    const va = BigInt.asUintN(64, addr);
+    const r = user ? this.machine.readUser(this.machine.registers(this.firingCpu).pageTableRoot(), va, size) : this.machine.readKernel(va, size);
+    return 'bytes' in r ? littleEndian(r.bytes) : undefined;
+  }
+
+  /** copyout()/copyoutstr(): into the firing CPU's user address space, up to the first page that is not user-writable. */
+  storeUser(addr: bigint, bytes: Uint8Array): bigint | undefined {
+    return this.machine.writeUser(this.machine.registers(this.firingCpu).pageTableRoot(), BigInt.asUintN(64, addr), bytes);
+  }
+
+  thread(cpu: number): ThreadIdentity {
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    if (!task) return IDLE;
+    const idle = this.readBytes(task + BigInt(layout.isIdle), 1);
+    if (!idle || idle[0] !== 0) return IDLE;
+    const tid = this.readInt(task + BigInt(layout.pid)) ?? 0;
+    const pid = this.readInt(task + BigInt(layout.tgid)) ?? 0;
+    const parent = this.readWord(task + BigInt(layout.parent));
+    const ppid = parent ? (this.readInt(parent + BigInt(layout.tgid)) ?? 0) : 0;
+    const comm = this.readBytes(task + BigInt(layout.comm), layout.commLength);
+    const end = comm ? comm.indexOf(0) : -1;
+    const execname = comm ? new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end)) : '';
+    this.pidNames.set(pid, execname);
+    // The guest kernel has one user, root.
+    return { pid, ppid, tid, uid: 0, gid: 0, execname, address: task, errno: this.errnos.get(tid) ?? 0 };
+  }
+
+  /** SyscallThreads: the thread on `cpu`. */
+  threadId(cpu: number): number {
+    return this.thread(cpu).tid;
+  }
+
+  /** SyscallThreads: errno of thread `tid`'s last system call, as `errno` reads it. */
+  setErrno(tid: number, errno: number): void {
+    this.errnos.set(tid, errno);
+  }
+
+  /** SyscallThreads: the system-call arguments the thread on `cpu` entered the kernel with. */
+  syscallArgs(cpu: number): readonly bigint[] | undefined {
+    return this.userRegisters(cpu)?.args;
+  }
+
+  /**
+   * Starts keeping per-thread virtual time, as illumos does while an
+   * enabling uses vtimestamp (dtrace_vtime_enable): every thread starts at
+   * 0 and the thread on each CPU is counted from now. The caller reports
+   * each context switch with `switching`.
+   */
+  startVtime(): void {
+    this.vtimes = new Map();
+    const now = this.now();
+    this.onCpuSince = Array.from({ length: this.ncpus }, () => now);
+  }
+
+  /** Stops keeping virtual time: vtimestamp is timestamp again. */
+  stopVtime(): void {
+    this.vtimes = undefined;
+  }
+
+  /**
+   * The scheduler of `cpu` is about to switch from the thread on it to
+   * another (the sched:::off-cpu site): the outgoing thread's time on the
+   * CPU is added to its count, and the incoming one is counted from now.
+   */
+  switching(cpu: number): void {
+    if (!this.vtimes) return;
+    const now = this.now();
+    const key = this.vtimeKey(cpu);
+    if (key !== undefined) this.vtimes.set(key, (this.vtimes.get(key) ?? 0n) + (now - (this.onCpuSince[cpu] ?? now)));
+    this.onCpuSince[cpu] = now;
+  }
+
+  /** vtimestamp: the time the thread on `cpu` has spent on CPUs, now included; undefined when not kept. */
+  vtime(cpu: number): bigint | undefined {
+    if (!this.vtimes) return undefined;
+    const key = this.vtimeKey(cpu);
+    const now = this.now();
+    return (key === undefined ? 0n : (this.vtimes.get(key) ?? 0n)) + (now - (this.onCpuSince[cpu] ?? now));
+  }
+
+  /** The thread on `cpu` as a key that a task structure reused for a later thread does not share. */
+  private vtimeKey(cpu: number): string | undefined {
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    if (!task) return undefined;
+    return `${task.toString(16)}:${this.readInt(task + BigInt(layout.pid)) ?? 0}`;
+  }
+
+  /**
+   * Whether a process (thread group) `pid` is alive in the guest: a task of
+   * the kernel's task_list with that tgid that has not exited.
+   */
+  processAlive(pid: number): boolean {
+    const layout = this.layout();
+    const head = this.machine.symbols.byName('task_list');
+    if (!head) throw new Error('the guest kernel has no task_list');
+    let node = this.readWord(head.address);
+    for (let n = 0; node !== undefined && node !== head.address && n < 65536; n++) {
+      const task = node - BigInt(layout.tasks);
+      const tgid = this.readInt(task + BigInt(layout.tgid));
+      const state = this.readInt(task + BigInt(layout.state));
+      if (tgid === pid && state !== undefined && state < layout.zombieState) return true;
+      node = this.readWord(node);
+    }
+    return false;
+  }
+
+  /**
+   * Kernel frames as dtrace's stack() records them, innermost first: the
+   * interrupted pc when the function there has its frame set up (a probe in
+   * its body), else — at a function's first instruction (fbt entry), at a
+   * return, in a function without a frame — the return address into its
+   * caller, which the frame-pointer chain does not hold yet (FreeBSD's
+   * "missing top of stack"); then the return addresses along the chain.
+   */
+  kernelStack(cpu: number, depth: number): bigint[] {
+    const regs = this.machine.registers(cpu);
+    if (regs.userMode() || depth <= 0) return [];
+    const pcs: bigint[] = [];
+    const pc = regs.pc();
+    let fp = regs.fp();
+    if (this.frameEstablished(pc)) pcs.push(pc);
+    else {
+      const ret = this.support.returnAddress(regs, this.kernelRead);
+      if (ret === undefined || !this.isKernelText(ret)) return pcs;
+      pcs.push(ret);
+    }
+    const retOffset = BigInt(this.word);
+    const seen = new Set<bigint>();
+    while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
+      seen.add(fp);
+      const ret = this.readWord(fp + retOffset);
+      const next = this.readWord(fp);
+      if (ret === undefined || next === undefined || !this.isKernelText(ret)) break;
+      pcs.push(ret);
+      fp = next;
+    }
+    return pcs.slice(0, depth);
+  }
+
+  /** dtrace_caller: the return address into the caller of the function the probe is in. */
+  caller(cpu: number): bigint {
+    const regs = this.machine.registers(cpu);
+    if (regs.userMode()) return 0n;
+    if (this.frameEstablished(regs.pc())) return this.readWord(regs.fp() + BigInt(this.word)) ?? 0n;
+    return this.support.returnAddress(regs, this.kernelRead) ?? 0n;
+  }
+
+  /**
+   * The user registers of the thread on `cpu`: the CPU's own when it stopped
+   * in user mode, else the frame the kernel saved on entry (task->regs).
+   */
+  userRegisters(cpu: number): { pc: bigint; fp: bigint; sp: bigint; args: bigint[] } | undefined {
+    const regs = this.machine.registers(cpu);
+    if (regs.userMode()) {
+      const args = this.support.syscallArgRegisters.map((n) => regs.get(n));
+      return { pc: regs.pc(), fp: regs.fp(), sp: regs.sp(), args };
+    }
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    const frame = task ? this.readWord(task + BigInt(layout.regs)) : undefined;
+    if (!frame) return undefined;
+    const at = (off: number) => this.readWord(frame + BigInt(off));
+    const pc = at(layout.userPc);
+    const fp = at(layout.userFp);
+    const sp = at(layout.userSp);
+    const args = layout.syscallArgs.map((off) => at(off) ?? 0n);
+    return pc === undefined || fp === undefined || sp === undefined ? undefined : { pc, fp, sp, args };
+  }
+
+  /** User frames of the thread on `cpu`: its user pc, then the frame-pointer chain in its address space. */
+  userStack(cpu: number, depth: number): bigint[] {
+    const user = depth > 0 ? this.userRegisters(cpu) : undefined;
+    if (!user) return [];
+    const root = this.machine.registers(cpu).pageTableRoot();
+    const pcs: bigint[] = [user.pc];
+    let fp = user.fp;
+    const seen = new Set<bigint>();
+    while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
+      seen.add(fp);
+      const ret = this.userWord(root, fp + BigInt(this.word));
+      const next = this.userWord(root, fp);
+      if (!ret || next === undefined) break;
+      pcs.push(ret);
+      fp = next;
+    }
+    return pcs;
+  }
+
+  /**
+   * A user address of process `pid`, named from the symbols of the program
+   * it ran (found by its name in /bin, /sbin or /host of the guest's files;
+   * the guest runs static executables, so one object holds all its code).
+   */
+  private userSymbol(pid: number, address: bigint): { module: string; symbol?: { name: string; value: bigint } } | undefined {
+    const name = this.pidNames.get(pid);
+    if (name === undefined) return undefined;
+    let image: ProgramImage | undefined;
+    for (const dir of ['/bin/', '/sbin/', '/host/']) {
+      const path = dir + name;
+      if (!this.programSymbols.has(path)) this.programSymbols.set(path, this.programImage(path));
+      image = this.programSymbols.get(path);
+      if (image !== undefined) break;
+    }
+    // Pobjname names an object only for an address inside one of its mappings.
+    if (image === undefined || !image.ranges.some(([lo, hi]) => address >= lo && address < hi)) return undefined;
+    const s = image.symbols.find((x) => address >= x.value && address < x.value + x.size);
+    return s ? { module: name, symbol: { name: s.name, value: s.value } } : { module: name };
+  }
+
+  private programImage(path: string): ProgramImage | undefined {
+    const bytes = this.programFile(path);
+    if (bytes === undefined) return undefined;
+    try {
+      const elf = parseElf(bytes);
+      return {
+        symbols: elf
+          .symbols()
+          .filter((s) => s.type === STT_FUNC && s.size > 0 && s.name !== '')
+          .map((s) => ({ name: s.name, value: this.support.codeAddress(s.value), size: BigInt(s.size) })),
+        ranges: elf.programHeaders.filter((ph) => ph.type === PT_LOAD).map((ph) => [ph.vaddr, ph.vaddr + BigInt(ph.memsz)] as const),
+      };
+    } catch {
+      return { symbols: [], ranges: [] };
+    }
+  }
+
+  private isKernelText(address: bigint): boolean {
+    return this.machine.symbols.functionAt(address) !== undefined;
+  }
+
+  /** Whether the function around `pc` has pushed its frame pointer and set up its frame. */
+  private frameEstablished(pc: bigint): boolean {
+    const fn = this.machine.symbols.functionAt(pc);
+    if (!fn || fn.module !== 'kernel') return true;
+    if (pc === fn.address) return false;
+    return this.support.frameEstablished(fn.address, pc, (address, length) => originalBytes(this.machine, address, length));
+  }
+
+  private layout(): KernelLayout {
+    if (this.layoutCache) return this.layoutCache;
+    const sym = this.machine.symbols.byName('cpu_infos');
+    if (!sym) throw new Error('the guest kernel has no cpu_infos symbol');
+    const d = this.dwarf;
+    const cpuInfo = structType(d, 'struct cpu_info');
+    const task = structType(d, 'struct task_struct');
+    const comm = member(task, 'comm');
+    const ptRegs = structType(d, 'struct pt_regs');
+    // A register saved in an array member (ARM's r[]) is at its index in words.
+    const saved = (r: SavedRegister): number => member(ptRegs, r.member).offset + (r.index ?? 0) * this.word;
+    const frame = this.support.userFrame;
+    const stateEnum = d.namedTypes.get('enum task_state');
+    const stateType = stateEnum === undefined ? undefined : d.types.get(stateEnum);
+    const zombie = stateType?.kind === 'enum' ? stateType.enumerators.find((e) => e.name === 'TASK_ZOMBIE')?.value : undefined;
+    if (zombie === undefined) throw new Error("the guest kernel's DWARF has no TASK_ZOMBIE in enum task_state");
+    this.layoutCache = {
+      cpuInfos: sym.address,
+      tasks: member(task, 'tasks').offset,
+      state: member(task, 'state').offset,
+      zombieState: Number(zombie),
+      regs: member(task, 'regs').offset,
+      userPc: saved(frame.pc),
+      userFp: saved(frame.fp),
+      userSp: saved(frame.sp),
+      syscallArgs: frame.syscallArgs.map(saved),
+      cpuInfoSize: cpuInfo.size,
+      currTask: member(cpuInfo, 'curr_task').offset,
+      pid: member(task, 'pid').offset,
+      tgid: member(task, 'tgid').offset,
+      parent: member(task, 'parent').offset,
+      isIdle: member(task, 'is_idle').offset,
+      comm: comm.offset,
+      commLength: d.sizeOf(comm.type) ?? 16,
+    };
+    return this.layoutCache;
+  }
+
+  /** NOFAULT reads of kernel memory, as the ISA's frame rules take them. */
+  private readonly kernelRead = (va: bigint, length: number): SafeRead => this.machine.readKernel(va, length);
+
+  private readBytes(va: bigint, length: number): Uint8Array | undefined {
+    const r: SafeRead = this.machine.readKernel(va, length);
+    return 'bytes' in r ? r.bytes : undefined;
+  }
+
+  private readWord(va: bigint): bigint | undefined {
+    const b = this.readBytes(va, this.word);
+    return b ? littleEndian(b) : undefined;
+  }
+
+  private readInt(va: bigint): number | undefined {
+    const b = this.readBytes(va, 4);
+    return b ? new DataView(b.buffer, b.byteOffset, 4).getInt32(0, true) : undefined;
+  }
+
+  private userWord(root: bigint, va: bigint): bigint | undefined {
+    const r = this.machine.readUser(root, va, this.word);
+    return 'bytes' in r ? littleEndian(r.bytes) : undefined;
+  }
+}
+
+function littleEndian(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[i]!);
+  return v;
+}
+
+/** Bytes of the kernel image as linked (before any probe patched them). */
+function originalBytes(machine: Machine, address: bigint, length: number): Uint8Array | undefined {
+  for (const s of machine.kernel.sections) {
+    if (s.addr === 0n || address < s.addr || address + BigInt(length) > s.addr + BigInt(s.size)) continue;
+    if (s.type === 8) return undefined; // SHT_NOBITS
+    const off = Number(address - s.addr);
+    return machine.kernel.sectionData(s).subarray(off, off + length);
+  }
+  return undefined;
+}
+
+type StructType = Extract<DwarfType, { kind: 'struct' | 'union' }>;
+
+function structType(d: DwarfInfo, name: string): StructType {
+  const id = d.namedTypes.get(name);
+  const t = id === undefined ? undefined : d.types.get(id);
+  if (!t || (t.kind !== 'struct' && t.kind !== 'union')) throw new Error(`the guest kernel's DWARF has no ${name}`);
+  return t;
+}
+
+function member(t: StructType, name: string): { offset: number; type: number } {
+  const m = t.members.find((x) => x.name === name);
+  if (!m) throw new Error(`the guest kernel's ${t.name ?? 'struct'} has no member ${name}`);
+  return m;
+}

@@ -1,0 +1,26 @@
+// The AAPCS as the providers read it: arguments in r0-r3, then on the stack
+// (bl does not push: at a call and at the callee's first instruction the
+// fifth argument is at [sp]); the return value in r0. System calls (EABI)
+// pass r0-r5, which the guest kernel's struct pt_regs saves in its r[] array.
+import type { RegisterFile } from '@wdtrace/kernel';
+import { registerThenStackArgs, type MemoryRead, type UserFrameLayout } from '../support.js';
+
+export const ARM_ARGUMENT_REGISTERS = [0, 1, 2, 3] as const;
+export const ARM_SYSCALL_ARGUMENT_REGISTERS = [0, 1, 2, 3, 4, 5] as const;
+
+const ABI = { argumentRegisters: ARM_ARGUMENT_REGISTERS, wordSize: 4 } as const;
+
+export const ARM_USER_FRAME: UserFrameLayout = {
+  pc: { member: 'pc' },
+  fp: { member: 'r', index: 11 },
+  sp: { member: 'sp_usr' },
+  syscallArgs: ARM_SYSCALL_ARGUMENT_REGISTERS.map((index) => ({ member: 'r', index })),
+};
+
+export function armArgs(regs: RegisterFile, count: number, read: MemoryRead): bigint[] {
+  return registerThenStackArgs(ABI, regs, count, read, 0);
+}
+
+export function armReturnValue(regs: RegisterFile): bigint {
+  return regs.get(0);
+}

@@ -1,0 +1,200 @@
+// A booted guest as a tracing target: a Machine of either ISA with the
+// kernel providers (fbt, sdt and its named providers, kinst, syscall) next to
+// dtrace and profile, the framework's view of the guest, and
+// what tracing a running kernel needs besides: probes of a module loaded
+// while tracing runs are enabled before the guest goes on (retained
+// enablings), and per-thread virtual time is kept while a program reads
+// vtimestamp.
+//
+// `GuestTarget.create` builds the machine (kernel loaded, CPU 0 at its entry,
+// nothing run yet) and the registry, so probe descriptions can be matched and
+// listed before a program is compiled.
+import { ProbeRegistry, type CompiledProgram, type DTraceState } from '@wdtrace/dtrace-core';
+import { DIF_OP, DIF_VAR, difInstrOp, difInstrVar, type Difo } from '@wdtrace/dtrace-core/dif';
+import { Machine, defaultImages, readInitrdEntries, type InitrdFile, type Isa, type MachineOptions, type RunResult } from '@wdtrace/kernel';
+import {
+  GuestMachineView,
+  KernelProviders,
+  ProfileProvider,
+  createDtraceProvider,
+  createIsaSupport,
+  tracepointsOf,
+  type IsaSupport,
+  type Tracepoint,
+} from '@wdtrace/providers';
+import type { TargetStep, TracingTarget } from './target.js';
+
+export interface GuestOptions {
+  readonly isa: Isa;
+  /** 1 to 8 (default 1). */
+  readonly cpus?: number;
+  /** The program init runs, with its arguments (dtrace -c); without it the guest shell reads the console. */
+  readonly command?: readonly string[];
+  /** Files added to the guest's initrd before boot (a host program to run). */
+  readonly files?: readonly InitrdFile[];
+  /** Console input for the guest; it ends after this unless `interactive`. */
+  readonly consoleInput?: string | Uint8Array;
+  /** Console input stays open: more comes through `input()` (dtrace -p: the shell reads the terminal). */
+  readonly interactive?: boolean;
+  readonly nsPerInsn?: number;
+  /** Anything else the machine takes (kernel, initrd, modules, cmdline ...); `cmdline` defaults to "quiet". */
+  readonly machine?: Partial<MachineOptions>;
+}
+
+/** The guest's files by path: the initrd's, and those added to it. */
+function guestFiles(initrd: Uint8Array, added: readonly InitrdFile[]): (path: string) => Uint8Array | undefined {
+  let files: Map<string, Uint8Array> | undefined;
+  return (path) => {
+    if (!files) {
+      files = new Map();
+      for (const e of readInitrdEntries(initrd).entries) files.set('/' + e.name.replace(/^\.?\//, ''), initrd.subarray(e.dataStart, e.dataStart + e.size));
+      for (const f of added) files.set(f.path, f.data);
+    }
+    return files.get(path);
+  };
+}
+
+/** Whether a program reads vtimestamp (illumos keeps per-thread virtual time only then). */
+export function usesVtimestamp(program: CompiledProgram): boolean {
+  const reads = (d: Difo | undefined): boolean => d !== undefined && d.buf.some((i) => difInstrOp(i) === DIF_OP.LDGS && difInstrVar(i) === DIF_VAR.VTIMESTAMP);
+  return program.ecbs.some((e) => reads(e.predicate) || e.actions.some((a) => reads(a.difo)));
+}
+
+export class GuestTarget implements TracingTarget {
+  readonly registry = new ProbeRegistry();
+  readonly profile: ProfileProvider;
+  readonly dataModel: 'LP64' | 'ILP32';
+  readonly runsByItself = true;
+  readonly stepsPerYield = 1;
+  /** Whether the guest's console input stays open (its shell reads the terminal). */
+  readonly interactive: boolean;
+  /** Set when a module was loaded since the last step: its probes are matched before the guest goes on. */
+  private loadedSince = false;
+
+  private constructor(
+    readonly machine: Machine,
+    readonly support: IsaSupport,
+    readonly view: GuestMachineView,
+    readonly providers: KernelProviders,
+    options: GuestOptions,
+  ) {
+    this.dataModel = support.dataModel;
+    this.interactive = options.interactive ?? false;
+    this.registry.registerProvider(createDtraceProvider());
+    // profile-N / tick-N: arg0 the kernel pc, arg1 the user pc of the CPU where the timer caught it.
+    this.profile = new ProfileProvider(
+      () => view.now(),
+      (cpu) => {
+        view.firingCpu = cpu;
+        const regs = machine.registers(cpu);
+        return regs.userMode() ? [0n, regs.pc()] : [regs.pc(), 0n];
+      },
+    );
+    this.registry.registerProvider(this.profile.definition);
+    for (const d of providers.definitions) this.registry.registerProvider(d);
+    machine.onModuleEvent((e) => {
+      if (e.kind === 'load') this.loadedSince = true;
+    });
+  }
+
+  /** Builds the machine (kernel loaded, CPU 0 at its entry, nothing run yet) and its providers. */
+  static async create(options: GuestOptions, consoleOutput?: (bytes: Uint8Array) => void): Promise<GuestTarget> {
+    // The sample module is loaded at boot unless the caller says which modules to load.
+    const modules = options.machine?.modules ?? Object.entries(defaultImages(options.isa).modules).map(([name, bytes]) => ({ name, bytes }));
+    const machine = await Machine.create({
+      cmdline: 'quiet',
+      ...options.machine,
+      modules,
+      isa: options.isa,
+      cpus: options.cpus,
+      args: options.command,
+      files: options.files,
+      consoleOutput,
+      consoleInput: options.consoleInput,
+      interactive: options.interactive,
+      nsPerInsn: options.nsPerInsn,
+    });
+    const support = await createIsaSupport(machine.isa);
+    const view = new GuestMachineView(machine, support, {
+      epochSeconds: options.machine?.epochSeconds,
+      programFile: guestFiles(options.machine?.initrd ?? defaultImages(options.isa).initrd, options.files ?? []),
+    });
+    return new GuestTarget(machine, support, view, await KernelProviders.create(machine, view, support), options);
+  }
+
+  now(): bigint {
+    return this.view.now();
+  }
+
+  attach(state: DTraceState): () => void {
+    this.providers.fireInto(state);
+    this.loadedSince = false;
+    const switchWatch = usesVtimestamp(state.program) ? this.watchSwitches() : undefined;
+    return () => {
+      switchWatch?.();
+      this.providers.fireInto(undefined);
+    };
+  }
+
+  beforeStep(state: DTraceState): void {
+    // Retained enablings: probes of a module loaded while tracing runs are matched and enabled
+    // before the guest runs on (the load event comes before krtld has written the module's text).
+    if (!this.loadedSince) return;
+    this.loadedSince = false;
+    state.matchNewProbes();
+  }
+
+  advance(t: bigint): TargetStep {
+    const result: RunResult = this.machine.run({ untilNs: Number(t) });
+    if (result.kind === 'limit') return { kind: 'running' };
+    if (result.kind === 'input') return { kind: 'input', deadlineNs: result.deadlineNs };
+    return { kind: 'ended', result };
+  }
+
+  processAlive(pid: number): boolean {
+    return this.view.processAlive(pid);
+  }
+
+  /**
+   * Boots the guest until process `pid` exists or the guest waits for console
+   * input with every CPU idle (its shell at the prompt), at most `limit`
+   * instructions; returns whether the process is alive (-p's grab).
+   */
+  bootUntilProcess(pid: number, limit = 200_000_000): boolean {
+    const start = this.machine.instructions;
+    while (!this.view.processAlive(pid)) {
+      const r = this.machine.run({ instructions: 1_000_000 });
+      if (r.kind !== 'limit' || this.machine.instructions - start >= limit) return this.view.processAlive(pid);
+    }
+    return true;
+  }
+
+  /**
+   * Keeps per-thread virtual time for vtimestamp: a tracepoint of its own at
+   * the scheduler's switch point (the sites of sched:::off-cpu, shared with
+   * that probe when it is enabled too, but firing no probe) tells the view
+   * of every context switch. Returns what takes it out again.
+   */
+  private watchSwitches(): () => void {
+    const table = tracepointsOf(this.machine);
+    const sites = this.machine.kernelModules().flatMap((m) => m.sdtSites).filter((s) => s.provider === 'sched' && s.probe === 'off-cpu');
+    const tps: Tracepoint[] = sites.map((site) => {
+      const { patch, result } = this.support.sdtPatch(site);
+      return {
+        address: site.address,
+        patch,
+        name: 'vtimestamp:kernel:schedule:switch',
+        fire: (trap) => {
+          this.view.switching(trap.cpu);
+          return result;
+        },
+      };
+    });
+    this.view.startVtime();
+    for (const tp of tps) table.install(tp);
+    return () => {
+      for (const tp of tps) table.remove(tp);
+      this.view.stopVtime();
+    };
+  }
+}
