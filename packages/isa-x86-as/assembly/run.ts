@@ -245,7 +245,13 @@ import { FORMS } from './generated/decode-tables';
  * allows it (#UD); SSE and MMX forms under CR0.EM (#UD) or CR0.TS (#NM).
  * Returns false when one raised.
  */
-export function formAllowed(): bool {
+// @ts-ignore: decorator
+@inline export function formAllowed(): bool {
+  // the usual case, inlined into the run loop: no LOCK, CR0.EM and TS clear
+  if ((dPrefixes() & PFX_LOCK) == 0 && !simdGate) return true;
+  return formChecks();
+}
+function formChecks(): bool {
   if ((dPrefixes() & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
   if (simdGate && (load<u8>(FORMS + (<usize>dForm() << 3) + 6) & 16) != 0) { raise((cr0 & 4) != 0 ? VEC_UD : VEC_NM, 0); return false; }
   return true;
