@@ -11,7 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { parseProbeDescription, type Probe, type ProbeRegistry } from '@wdtrace/dtrace-core';
 import { EM_ARM, EM_X86_64, ElfError, SHF_EXECINSTR, SHT_PROGBITS, SymbolTable, parseElf, type ElfFile, type ElfSymbol, type Isa, type KernelSymbol } from '@wdtrace/kernel';
 import { createX86Decoder, disassemble, formatLine, type DisassemblyLine, type Symbolizer, type X86Decoder } from '@wdtrace/isa-x86-as';
-import { describeA32 } from '@wdtrace/isa-arm-as';
+import { describeA32, walkT32, type ArmInstruction } from '@wdtrace/isa-arm-as';
 import { ProviderError, type Tracepoint } from '@wdtrace/providers';
 import { Session } from '@wdtrace/session';
 
@@ -39,6 +39,11 @@ function hex(v: bigint, width: number): string {
   return v.toString(16).padStart(width, '0');
 }
 
+/** A symbol's address; an ARM function's bit 0 only says it is Thumb code. */
+function symbolAddress(elf: ElfFile, s: ElfSymbol): bigint {
+  return elf.machine === EM_ARM && s.type === STT_FUNC ? s.value & ~1n : s.value;
+}
+
 /**
  * Symbols that label code in `sectionIndex` (functions, objects and plain
  * labels, ARM mapping symbols included), one per address: where several share an
@@ -50,7 +55,7 @@ function labelsOf(elf: ElfFile, sectionIndex: number, base: bigint, relocatable:
   for (const s of elf.symbols()) {
     if (s.shndx !== sectionIndex || !s.name) continue;
     if (s.type !== STT_FUNC && s.type !== STT_OBJECT && s.type !== STT_NOTYPE) continue;
-    const address = relocatable ? base + s.value : s.value;
+    const address = relocatable ? base + symbolAddress(elf, s) : symbolAddress(elf, s);
     const have = byAddress.get(address);
     if (!have || s.type > have.type || (s.type === have.type && s.name > have.name)) byAddress.set(address, { type: s.type, name: s.name });
   }
@@ -112,13 +117,24 @@ function fileSymbolizer(elf: ElfFile, sectionNames: boolean): Symbolizer {
   };
 }
 
-/** ARM mapping symbols ($a code, $d data, $t Thumb) of a section, by address. */
-function mappingOf(elf: ElfFile, sectionIndex: number, base: bigint, relocatable: boolean): { address: bigint; kind: string }[] {
-  return elf
-    .symbols()
-    .filter((s: ElfSymbol) => s.shndx === sectionIndex && /^\$[adt](\.|$)/.test(s.name))
-    .map((s: ElfSymbol) => ({ address: relocatable ? base + s.value : s.value, kind: s.name[1]! }))
-    .sort((a, b) => (a.address < b.address ? -1 : 1));
+/** Where the code of a section changes kind: 'a' A32, 't' T32, 'd' data. */
+type Mapping = { address: bigint; kind: string }[];
+
+/**
+ * ARM mapping symbols ($a code, $d data, $t Thumb) of a section, by address,
+ * as llvm-objdump uses them. A section without any is Thumb code from each
+ * function symbol with bit 0 set (and A32 from the others), and otherwise
+ * `defaultKind` (wdtrace dis --thumb makes it Thumb).
+ */
+function mappingOf(elf: ElfFile, sectionIndex: number, base: bigint, relocatable: boolean, defaultKind: string): Mapping {
+  const at = (s: ElfSymbol): bigint => (relocatable ? base + symbolAddress(elf, s) : symbolAddress(elf, s));
+  const inSection = elf.symbols().filter((s: ElfSymbol) => s.shndx === sectionIndex);
+  const symbols = inSection.filter((s: ElfSymbol) => /^\$[adt](\.|$)/.test(s.name)).map((s: ElfSymbol) => ({ address: at(s), kind: s.name[1]! }));
+  if (symbols.length === 0) {
+    symbols.push({ address: base, kind: defaultKind });
+    for (const s of inSection) if (s.type === STT_FUNC) symbols.push({ address: at(s), kind: s.value & 1n ? 't' : 'a' });
+  }
+  return symbols.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }
 
 /** Width of a tab-expanded prefix, as llvm-objdump's column counting sees it. */
@@ -128,57 +144,99 @@ function columnOf(text: string): number {
   return col;
 }
 
+/** llvm-objdump's line prefix: address, the bytes (padded to four), a tab. */
+function linePrefix(address: bigint, bytes: Uint8Array): string {
+  const hexBytes = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+  return `${address.toString(16).padStart(8, ' ')}: ${hexBytes.padEnd(11, ' ')}  \t`;
+}
+
+/** A line with llvm-objdump's comment, aligned 32 columns after the instruction's start. */
+function withComment(prefix: string, text: string, comment: string | undefined): string {
+  const line = prefix + text;
+  return comment ? line + ' '.repeat(Math.max(1, columnOf(prefix) + 32 - columnOf(line))) + comment : line;
+}
+
+/** The text of an A32 or T32 instruction with llvm-objdump's branch-target symbol and comment. */
+function annotated(insn: ArmInstruction, pcOffset: number, symbolize: (address: bigint) => string | undefined): { text: string; comment?: string } {
+  let text = insn.text;
+  if (insn.target !== undefined && insn.classes.has('branch')) {
+    const sym = symbolize(BigInt(insn.target));
+    if (sym) text += ` <${sym}>`;
+    const base = insn.mnemonic === 'blx' && pcOffset === 4 ? (insn.address + 4) & ~3 : insn.address + pcOffset;
+    return { text, comment: `@ imm = #${insn.target - base}` };
+  }
+  if (insn.literalAddress !== undefined) {
+    const sym = symbolize(BigInt(insn.literalAddress));
+    return { text, comment: `@ 0x${insn.literalAddress.toString(16)}${sym ? ` <${sym}>` : ''}` };
+  }
+  return { text };
+}
+
 /**
- * A32 lines in llvm-objdump's layout: words under $d mapping symbols print as
- * .word; branch targets get `<symbol+offset>` and an `@ imm = #N` comment,
- * literal loads an `@ address <symbol+offset>` comment, comments aligned 32
- * columns after the instruction's start.
+ * ARM lines in llvm-objdump's layout, following the mapping: A32 words,
+ * T32 instructions (16 or 32 bits, IT blocks tracked from each Thumb run's
+ * start), data as .word (.short, .byte for a tail); branch targets get
+ * `<symbol+offset>` and an `@ imm = #N` comment, literal loads an
+ * `@ address <symbol+offset>` comment.
  */
-function armLines(code: Uint8Array, start: bigint, mapping: { address: bigint; kind: string }[], symbolize: (address: bigint) => string | undefined): string[] {
+function armLines(code: Uint8Array, start: bigint, mapping: Mapping, symbolize: (address: bigint) => string | undefined): string[] {
   const view = new DataView(code.buffer, code.byteOffset, code.byteLength);
   const lines: string[] = [];
-  for (let off = 0; off + 4 <= code.length; off += 4) {
-    const address = start + BigInt(off);
+  const end = start + BigInt(code.length);
+  const kindAt = (address: bigint): string => {
     let kind = 'a';
     for (const m of mapping) {
       if (m.address <= address) kind = m.kind;
       else break;
     }
-    const word = view.getUint32(off, true);
-    const bytes = [...code.subarray(off, off + 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    if (kind === 'd') {
-      lines.push(`${address.toString(16).padStart(8, ' ')}:\t${bytes}\t.word\t0x${word.toString(16).padStart(8, '0')}`);
-      continue;
-    }
-    const prefix = `${address.toString(16).padStart(8, ' ')}: ${bytes}  \t`;
-    let text: string;
-    let comment: string | undefined;
-    if (kind === 't') text = '<Thumb code is not decoded yet>';
-    else {
-      const insn = describeA32(word, Number(address));
-      text = insn.text;
-      if (insn.target !== undefined && insn.classes.has('branch')) {
-        const sym = symbolize(BigInt(insn.target));
-        if (sym) text += ` <${sym}>`;
-        comment = `@ imm = #${insn.target - Number(address) - 8}`;
-      } else if (insn.literalAddress !== undefined) {
-        const sym = symbolize(BigInt(insn.literalAddress));
-        comment = `@ 0x${insn.literalAddress.toString(16)}${sym ? ` <${sym}>` : ''}`;
+    return kind;
+  };
+  const nextChange = (address: bigint): bigint => mapping.find((m) => m.address > address)?.address ?? end;
+  for (let address = start; address < end; ) {
+    const kind = kindAt(address);
+    const stop = nextChange(address) < end ? nextChange(address) : end;
+    const off = Number(address - start);
+    const length = Number(stop - address);
+    if (kind === 't') {
+      for (const l of walkT32(code.subarray(off, off + length), Number(address))) {
+        const at = BigInt(l.address);
+        const { text, comment } = annotated(l.insn, 4, symbolize);
+        lines.push(withComment(linePrefix(at, code.subarray(Number(at - start), Number(at - start) + l.size)), text, comment));
+      }
+    } else {
+      for (let o = off; o < off + length; ) {
+        const at = start + BigInt(o);
+        const left = off + length - o;
+        if (kind !== 'd' && left < 4) break; // a partial A32 word is not shown
+        if (kind === 'd') {
+          const size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
+          const bytes = code.subarray(o, o + size);
+          const value = size === 4 ? view.getUint32(o, true) : size === 2 ? view.getUint16(o, true) : bytes[0]!;
+          const directive = size === 4 ? '.word' : size === 2 ? '.short' : '.byte';
+          // A data line's bytes are followed by a tab, and one more when they end short of the next stop.
+          const shown = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+          lines.push(`${at.toString(16).padStart(8, ' ')}:\t${shown}\t${shown.length < 8 ? '\t' : ''}${directive}\t0x${value.toString(16).padStart(size * 2, '0')}`);
+          o += size;
+          continue;
+        }
+        const word = view.getUint32(o, true);
+        const { text, comment } = annotated(describeA32(word, Number(at)), 8, symbolize);
+        lines.push(withComment(linePrefix(at, code.subarray(o, o + 4)), text, comment));
+        o += 4;
       }
     }
-    let line = prefix + text;
-    if (comment) line += ' '.repeat(Math.max(1, columnOf(prefix) + 32 - columnOf(line))) + comment;
-    lines.push(line);
+    address = stop;
   }
   return lines;
 }
 
 /** Disassembles `bytes` (an ELF file) and returns llvm-objdump -d's text for it. */
-export async function disassembleElfFile(bytes: Uint8Array, displayName: string, options: { arch?: Arch; symbols?: string[] } = {}): Promise<string> {
+export async function disassembleElfFile(bytes: Uint8Array, displayName: string, options: { arch?: Arch; symbols?: string[]; thumb?: boolean } = {}): Promise<string> {
   const elf = parseElf(bytes);
   const arch = (Object.keys(ARCHES) as Arch[]).find((a) => ARCHES[a] === elf.machine);
   if (!arch) throw new DisError(`${displayName}: ${elf.machineName} ELF files cannot be disassembled (x86_64 and arm can)`);
   if (options.arch && options.arch !== arch) throw new DisError(`${displayName} is an ${arch} ELF file, not ${options.arch}`);
+  if (options.thumb && arch !== 'arm') throw new DisError(`${displayName} is an ${arch} ELF file: --thumb is for ARM code`);
   const relocatable = elf.type === 1;
   const wanted = options.symbols?.length ? new Set(options.symbols) : undefined;
   const found = new Set<string>();
@@ -197,7 +255,7 @@ export async function disassembleElfFile(bytes: Uint8Array, displayName: string,
     let labels = labelsOf(elf, section.index, base, relocatable).filter((l) => l.address >= base && l.address < end);
     if (labels.length === 0 || labels[0]!.address !== base) labels = [{ address: base, name: section.name }, ...labels];
     const table = labelSymbolizer(labels, base, end);
-    const mapping = arch === 'arm' ? mappingOf(elf, section.index, base, relocatable) : [];
+    const mapping = arch === 'arm' ? mappingOf(elf, section.index, base, relocatable, options.thumb ? 't' : 'a') : [];
     let sectionText = '';
     for (let i = 0; i < labels.length; i++) {
       const label = labels[i]!;
@@ -280,11 +338,11 @@ function x86Rows(decoder: X86Decoder, image: Uint8Array, live: Uint8Array, start
 }
 
 /** ARM: word for word (literal pools as .word). */
-function armRows(image: Uint8Array, live: Uint8Array, start: bigint, mapping: { address: bigint; kind: string }[], symbolize: (a: bigint) => string | undefined, probes: Map<bigint, string[]>): LiveRow[] {
+function armRows(image: Uint8Array, live: Uint8Array, start: bigint, mapping: Mapping, symbolize: (a: bigint) => string | undefined, probes: Map<bigint, string[]>): LiveRow[] {
   const before = armLines(image, start, mapping, symbolize);
   const after = armLines(live, start, mapping, symbolize);
   return before.map((image, i) => {
-    const address = start + BigInt(i * 4);
+    const address = BigInt(parseInt(image.trim().split(':')[0]!, 16));
     const row: LiveRow = { image };
     if (after[i] !== image) row.live = [after[i]!];
     const names = probes.get(address);
@@ -364,7 +422,7 @@ export async function liveListing(options: { arch: Isa; descriptions: readonly s
     out += "'-' the image's instruction, '+' the live text a probe put there, '<-' the probes placed at it.\n";
     for (const f of shown) {
       const start = f.address;
-      const mapping: { address: bigint; kind: string }[] = [];
+      const mapping: Mapping = [];
       if (options.arch === 'arm') {
         for (const r of machine.kernelModules().find((m) => m.name === f.module)?.dataRanges ?? []) {
           if (r.end <= start || r.start >= start + BigInt(f.size)) continue;
@@ -409,9 +467,10 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
       'disassemble the executable sections of an ELF file (x86-64 or ARM) in llvm-objdump -d layout;\n' +
         'with --live, the guest kernel\'s text with the probes of PROBE-DESCRIPTION enabled, next to the image\'s',
     )
-    .usage('[--arch x86_64|arm] [--symbol NAME]... FILE\n       wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...')
+    .usage('[--arch x86_64|arm] [--thumb] [--symbol NAME]... FILE\n       wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...')
     .argument('[file]', 'ELF file (executable, shared object or relocatable object)')
     .option('--arch <arch>', 'expected architecture: x86_64 or arm (default: from the file; with --live, x86_64)')
+    .option('--thumb', 'ARM: decode code that no mapping symbol ($a, $t) or Thumb function symbol (bit 0 set) marks as Thumb (T32), as llvm-objdump --triple=thumbv7 does')
     .option('--symbol <name>', 'only this symbol (may be repeated)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--live <probe>', 'enable the probes matching this description in the guest kernel and list the live text (may be repeated)', (v: string, prev: string[] = []) => [...prev, v])
     .helpOption('-h, --help', 'print this help and exit')
@@ -423,14 +482,22 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     throw e;
   }
-  const o = command.opts<{ arch?: string; symbol?: string[]; live?: string[] }>();
+  const o = command.opts<{ arch?: string; symbol?: string[]; live?: string[]; thumb?: boolean }>();
   const symbols = o.symbol ?? [];
   const file = command.args[0];
   if (o.arch !== undefined && !(o.arch in ARCHES)) {
     io.err(`wdtrace dis: unknown architecture '${o.arch}' (x86_64 or arm)\n`);
     return 2;
   }
+  if (o.thumb && o.arch !== undefined && o.arch !== 'arm') {
+    io.err(`wdtrace dis: --thumb is for ARM code, not ${o.arch}\n`);
+    return 2;
+  }
   if (o.live) {
+    if (o.thumb) {
+      io.err('wdtrace dis: --thumb applies to a FILE; the live kernel text is decoded as its image says\n');
+      return 2;
+    }
     if (file !== undefined) {
       io.err(`wdtrace dis: --live lists the guest kernel's text and takes no FILE ('${file}')\n`);
       return 2;
@@ -459,7 +526,7 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
     return 1;
   }
   try {
-    io.out(await disassembleElfFile(bytes, file, { arch: o.arch as Arch | undefined, symbols }));
+    io.out(await disassembleElfFile(bytes, file, { arch: o.arch as Arch | undefined, symbols, thumb: o.thumb }));
     return 0;
   } catch (e) {
     if (e instanceof DisError) io.err(`wdtrace dis: ${e.message}\n`);

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { disassembleElfFile } from '../src/dis.js';
 
 const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
 const images = fileURLToPath(new URL('../../../packages/kernel/guest/images/', import.meta.url));
@@ -24,6 +25,14 @@ __attribute__((noinline)) int scale(int a, int b) { return a * b + (a >> 2) - (b
 int entry(int x) { return scale(x, 5) + scale(x + 1, 7); }
 `;
 
+/** Functions whose Thumb-2 code has IT blocks, switch tables and literal loads. */
+const THUMB_EXTRA = `
+static const char *names[] = {"a", "bb", "ccc", "dddd", "e", "f"};
+const char *pick(unsigned i) { switch (i) { case 0: return names[1]; case 1: return "x"; case 2: return names[3]; case 3: return names[4]; default: return 0; } }
+int cond(int a, int b) { return a > b ? a - b : b + 3; }
+unsigned big(void) { return 0x12345678u; }
+`;
+
 describe.runIf(haveToolchain)('wdtrace dis agrees with llvm-objdump -d', () => {
   for (const [arch, target] of [['x86_64', 'x86_64-unknown-none-elf'], ['arm', 'armv7a-none-eabi']] as const) {
     it(`on a clang-built ${arch} object, byte for byte`, () => {
@@ -36,6 +45,53 @@ describe.runIf(haveToolchain)('wdtrace dis agrees with llvm-objdump -d', () => {
       expect(ours.stdout).toBe(theirs.stdout);
     });
   }
+
+  it('on a clang-built Thumb-2 object (IT blocks, 16- and 32-bit forms, literal pools), byte for byte', () => {
+    writeFileSync(join(scratch, 'sample.c'), SOURCE + THUMB_EXTRA);
+    const cc = spawnSync('clang', ['--target=armv7a-none-eabi', '-mthumb', '-O2', '-fno-omit-frame-pointer', '-c', 'sample.c', '-o', 'thumb.o'], { cwd: scratch, encoding: 'utf8' });
+    expect(cc.status, cc.stderr).toBe(0);
+    const ours = wdtrace('dis', '--arch', 'arm', 'thumb.o');
+    expect(ours.status, ours.stderr).toBe(0);
+    expect(ours.stdout).toMatch(/\tit\t/); // the sample has an IT block
+    expect(ours.stdout).toBe(spawnSync('llvm-objdump', ['-d', 'thumb.o'], { cwd: scratch, encoding: 'utf8' }).stdout);
+  });
+
+  it('on the guest libc, kernel and programs built as Thumb-2, byte for byte', async () => {
+    const guest = fileURLToPath(new URL('../../../packages/kernel/guest/', import.meta.url));
+    const dirs = ['libc/src', 'lib', 'kernel/core', 'kernel/fs', 'kernel/mm', 'kernel/lib', 'kernel/drivers', 'kernel/init', 'kernel/arch/arm', 'user'];
+    const flags = ['--target=armv7a-none-eabi', '-mthumb', '-mfloat-abi=soft', '-mfpu=none', '-O2', '-std=gnu11', '-ffreestanding', '-fno-builtin', '-nostdlibinc',
+      '-fno-omit-frame-pointer', '-fno-stack-protector', '-fno-common', '-fno-pic', '-D__KERNEL__',
+      ...['include', 'libc/include', 'kernel/include', 'kernel/arch/arm/include'].flatMap((d) => ['-I', join(guest, d)])];
+    let objects = 0;
+    let lines = 0;
+    for (const dir of dirs) {
+      for (const name of readdirSync(join(guest, dir)).filter((f) => f.endsWith('.c')).sort()) {
+        const obj = join(scratch, `${dir.replace(/\//g, '_')}_${name}.o`);
+        const cc = spawnSync('clang', [...flags, '-c', join(guest, dir, name), '-o', obj], { encoding: 'utf8' });
+        expect(cc.status, `${dir}/${name}: ${cc.stderr}`).toBe(0);
+        // In process (the same code `wdtrace dis` runs): sixty node start-ups would dominate.
+        const ours = await disassembleElfFile(readFileSync(obj), obj);
+        const theirs = spawnSync('llvm-objdump', ['-d', obj], { encoding: 'utf8', maxBuffer: 64 << 20 });
+        expect(ours.split('\n'), `${dir}/${name}`).toEqual(theirs.stdout.split('\n'));
+        objects++;
+        lines += theirs.stdout.split('\n').length;
+      }
+    }
+    expect(objects).toBeGreaterThan(50);
+    expect(lines).toBeGreaterThan(15000);
+  }, 300_000);
+
+  it('with --thumb, decodes code that no mapping symbol marks as Thumb, as llvm-objdump --triple=thumbv7 does', () => {
+    writeFileSync(join(scratch, 'plain.s'), '.syntax unified\n.thumb\n.text\nf:\n push {r7, lr}\n mov r7, sp\n cmp r0, #3\n ite gt\n movgt r0, #1\n movle.w r0, #2\n bl f\n cbz r1, 1f\n pop {r7, pc}\n1: bx lr\n');
+    expect(spawnSync('llvm-mc', ['-triple=thumbv7', '-filetype=obj', 'plain.s', '-o', 'plain-mapped.o'], { cwd: scratch }).status).toBe(0);
+    expect(spawnSync('llvm-objcopy', ['--strip-symbol=$t', '--strip-symbol=$t.0', 'plain-mapped.o', 'plain.o'], { cwd: scratch }).status).toBe(0);
+    const ours = wdtrace('dis', '--thumb', 'plain.o');
+    expect(ours.status, ours.stderr).toBe(0);
+    expect(ours.stdout).toMatch(/\tite\tgt\n/);
+    expect(ours.stdout).toBe(spawnSync('llvm-objdump', ['-d', '--triple=thumbv7', 'plain.o'], { cwd: scratch, encoding: 'utf8' }).stdout);
+    // Without --thumb, unmarked code is A32.
+    expect(wdtrace('dis', 'plain.o').stdout).not.toMatch(/\tite\t/);
+  });
 
   it('on x86-64 kernel functions at 64-bit addresses (bytes padded to column 39 or the next stop), byte for byte', () => {
     const file = join(images, 'x86_64/kernel.elf');
@@ -95,11 +151,17 @@ describe('wdtrace dis', () => {
     const noSym = wdtrace('dis', join(images, 'arm/kernel.elf'), '--symbol', 'no_such_function');
     expect(noSym.status).toBe(1);
     expect(noSym.stderr).toMatch(/no symbol 'no_such_function' in an executable section\n$/);
-    for (const r of [missing, notElf, wrongArch, badArch, noSym]) expect(r.stdout).toBe('');
+    const thumbX86 = wdtrace('dis', '--thumb', join(images, 'x86_64/kernel.elf'));
+    expect(thumbX86.status).toBe(1);
+    expect(thumbX86.stderr).toMatch(/is an x86_64 ELF file: --thumb is for ARM code\n$/);
+    const thumbArch = wdtrace('dis', '--arch', 'x86_64', '--thumb', join(images, 'x86_64/kernel.elf'));
+    expect(thumbArch.status).toBe(2);
+    expect(thumbArch.stderr).toBe('wdtrace dis: --thumb is for ARM code, not x86_64\n');
+    for (const r of [missing, notElf, wrongArch, badArch, noSym, thumbX86, thumbArch]) expect(r.stdout).toBe('');
   });
 
   it('is listed in the help', () => {
-    expect(wdtrace('--help').stdout).toContain('wdtrace dis [--arch x86_64|arm] [--symbol NAME]... FILE');
+    expect(wdtrace('--help').stdout).toContain('wdtrace dis [--arch x86_64|arm] [--thumb] [--symbol NAME]... FILE');
     expect(wdtrace('--help').stdout).toContain('wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...');
   });
 

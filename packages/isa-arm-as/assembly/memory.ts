@@ -19,11 +19,14 @@ declare function mmioWrite(cpu: i32, paddr: i32, size: i32, value: i32): void;
 
 // Fixed addresses make the hottest accesses constant-offset loads:
 //   [0, 1 MiB)   static data of the module (checked in configureMemory)
-//   [1, 3 MiB)   decoded-instruction cache
-//   [3 MiB, ...) guest RAM, then the CPUs' state home blocks and TLBs
+//   [1, 3 MiB)   decoded-instruction cache, A32
+//   [3, 5 MiB)   decoded-instruction cache, T32
+//   [5 MiB, ...) guest RAM, then the CPUs' state home blocks and TLBs, and
+//                the bitmap of pages holding decoded T32 code
 export const DECODE_BASE: usize = 0x100000;
+export const THUMB_DECODE_BASE: usize = 0x300000;
 /** Guest physical address 0 in linear memory. */
-export const ramBase: usize = 0x300000;
+export const ramBase: usize = 0x500000;
 export let ramSize: u32 = 0;
 
 // Decoded-instruction cache, direct mapped by physical address. Entry (32 bytes):
@@ -34,6 +37,15 @@ export const DECODE_ENTRIES: u32 = 1 << 16;
 export const DECODE_ENTRY_SIZE: u32 = 32;
 export const DECODE_SHIFT: u32 = 5;
 export const decodeTags: usize = DECODE_BASE;
+
+// The T32 cache has the same entries, direct mapped by halfword (paddr >> 1).
+// A 32-bit instruction covers two halfwords, so a store invalidates the
+// entries of its halfwords and of the one before; to keep A32 stores cheap
+// it does so only on pages where T32 code was decoded (thumbPages, a byte
+// per 4 KiB page, set when a T32 entry is filled and cleared only by init).
+export const THUMB_DECODE_ENTRIES: u32 = 1 << 16;
+export const thumbDecodeTags: usize = THUMB_DECODE_BASE;
+export let thumbPages: usize = 0;
 
 // TLB: direct mapped by virtual page, per CPU. Entry: tag (vpn << 12 | valid), page base, permissions.
 export const TLB_ENTRIES: u32 = 256;
@@ -82,13 +94,17 @@ export function configureMemory(cpus: u32, bytes: u32): i32 {
   at += u64(cpus) * STATE_SIZE;
   const tlbs = usize(at);
   at += u64(cpus) * TLB_ENTRIES * TLB_ENTRY_SIZE;
+  const pages = usize(at);
+  at += (u64(bytes) + 0xfff) >> 12;
   if (at > 0xffff0000) return -1;
   const needPages = i32((at + 0xffff) >> 16);
   const have = memory.size();
   if (needPages > have && memory.grow(needPages - have) < 0) return -1;
   memory.fill(ramBase, 0, usize(at) - ramBase);
   memory.fill(decodeTags, 0, usize(DECODE_ENTRIES) * DECODE_ENTRY_SIZE);
+  memory.fill(thumbDecodeTags, 0, usize(THUMB_DECODE_ENTRIES) * DECODE_ENTRY_SIZE);
   tlbBase = tlbs;
+  thumbPages = pages;
   ramSize = bytes;
   setStatesBase(states, cpus);
   return 0;
@@ -100,12 +116,29 @@ export function configureMemory(cpus: u32, bytes: u32): i32 {
 @inline export function invalidateCodeWord(paddr: u32): void {
   const idx = usize((paddr >>> 2) & (DECODE_ENTRIES - 1)) << DECODE_SHIFT;
   if (load<u32>(decodeTags + idx) == ((paddr & ~3) | 1)) store<u32>(decodeTags + idx, 0);
+  if (load<u8>(thumbPages + usize(paddr >>> 12)) != 0) invalidateThumbWord(paddr & ~3);
+}
+
+/** Drops T32 entries for the halfwords of the word at `word` and a 32-bit instruction starting 2 bytes before it. */
+function invalidateThumbWord(word: u32): void {
+  invalidateThumbAt(word - 2);
+  invalidateThumbAt(word);
+  invalidateThumbAt(word + 2);
+}
+@inline function invalidateThumbAt(paddr: u32): void {
+  const idx = usize((paddr >>> 1) & (THUMB_DECODE_ENTRIES - 1)) << DECODE_SHIFT;
+  if (load<u32>(thumbDecodeTags + idx) == (paddr | 1)) store<u32>(thumbDecodeTags + idx, 0);
+}
+/** Marks the page of `paddr` as holding decoded T32 code (stores there then check the T32 cache). */
+@inline export function markThumbPage(paddr: u32): void {
+  store<u8>(thumbPages + usize(paddr >>> 12), 1);
 }
 
 export function invalidateCode(paddr: u32, len: u32): void {
   if (len == 0) return;
-  if (len >= DECODE_ENTRIES * 4) {
+  if (len >= DECODE_ENTRIES * 2) {
     memory.fill(decodeTags, 0, usize(DECODE_ENTRIES) * DECODE_ENTRY_SIZE);
+    memory.fill(thumbDecodeTags, 0, usize(THUMB_DECODE_ENTRIES) * DECODE_ENTRY_SIZE);
     return;
   }
   const first = paddr & ~3;

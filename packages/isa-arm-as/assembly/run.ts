@@ -1,37 +1,42 @@
 // Run loop, exception entry and the host-facing control surface of the
-// ARMv7-A core: reset, run(budget) with the decoded-instruction cache,
-// stop reasons, delivering a stopped exception to the guest's vector table
-// (ARM ARM B1.8), interrupts, and the displaced-execution primitive.
+// ARMv7-A core: reset, run(budget) with the decoded-instruction caches (A32
+// and T32), stop reasons, delivering a stopped exception to the guest's
+// vector table (ARM ARM B1.8), interrupts, IT-block state, and the
+// displaced-execution primitives for both instruction sets.
 import {
   S, selectCpu, reg, setRegRaw, st, setSt, cpuCount, readCpsr, writeCpsr, changeMode, currentMode, spsrOf,
   MODE_USR, MODE_SVC, FLAG_N, FLAG_Z, FLAG_C, FLAG_V, MODE_UND, MODE_ABT, MODE_IRQ, MODE_FIQ, PSR_I, PSR_F, PSR_A, PSR_T, PSR_E, CPSR_CTL,
   CP15_SCTLR, CP15_VBAR, CP15_DFSR, CP15_DFAR, CP15_IFSR, CP15_IFAR, RETIRED, STOP_REASON, STOP_PC, STOP_WORD,
   FAULT_ADDR, FAULT_STATUS, IRQ_LINE, FIQ_LINE, WAITING, STOP_MASK, PENDING_EXC, CPU_ID, EXCL_OPEN, STATE_SIZE, statesBase,
-  fetchValid, setFetchValid, setRunning, stateBlock, setLiveDone, stopRequested, setStopRequested, isRunning,
+  fetchValid, setFetchValid, setRunning, stateBlock, setLiveDone, stopRequested, setStopRequested, isRunning, IT_STATE, itAdvance, itWritten,
+  clearItWritten, invalidateFetch,
 } from './state';
 import {
   translate, aborted, clearAbort, ACC_FETCH, ramBase, ramSize, decodeTags, DECODE_ENTRIES, DECODE_SHIFT, DECODE_ENTRY_SIZE, configureMemory, tlbFlush,
-  cpuTlb, ramAccess as ramAccessIn, invalidateCodeWord, P_PRIV_R, P_PRIV_W, P_USER_R, P_USER_W,
+  cpuTlb, ramAccess as ramAccessIn, invalidateCodeWord, P_PRIV_R, P_PRIV_W, P_USER_R, P_USER_W, thumbDecodeTags, THUMB_DECODE_ENTRIES, markThumbPage,
 } from './memory';
 import {
   fastRecord, K_MOV_I, K_ADD_I, K_RSB_I, K_AND_I, K_ORR_I, K_EOR_I, K_MOV_R, K_MVN_R, K_ADD_R, K_SUB_R, K_RSB_R, K_AND_R, K_ORR_R,
   K_EOR_R, K_BIC_R, K_MOVT, K_CMP_I, K_CMN_I, K_CMP_R, K_CMN_R, K_TST_I, K_TST_R, K_ADDS_I, K_SUBS_I, K_ADDS_R, K_SUBS_R, K_MUL, K_MLA,
   K_UXTB, K_UXTH, K_SXTB, K_SXTH, K_LDR_I, K_STR_I, K_LDRB_I, K_STRB_I, K_LDR_R, K_STR_R, K_LDRB_R, K_STRB_R, K_B, K_BL, K_BX,
-  K_LDR_IW, K_STR_IW, K_LDRB_IW, K_STRB_IW,
+  K_LDR_IW, K_STR_IW, K_LDRB_IW, K_STRB_IW, K_FUSABLE, K_FUSABLE_COUNT, K_MOVS_I, K_MOVS_R, K_MVNS_R, K_ANDS_R, K_ORRS_R, K_EORS_R, K_BICS_R,
+  K_BX_T, K_BCOND, K_LDR_PC, thumbFastRecord,
 } from './fast';
 import {
-  beginInstruction, clearRaised, conditionPassed, curPc, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
-  EXC_BKPT, EXC_DTRACE, EXC_WFI, DTRACE_BREAKPOINT,
-} from './exec';
+  beginInstruction, beginThumbInstruction, clearRaised, conditionPassed, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
+  EXC_BKPT, EXC_DTRACE, EXC_WFI,
+} from './semantics';
 import { decodeA32, PURE } from './generated/a32-decoder';
 import { HANDLERS } from './generated/a32-dispatch';
+import { decodeT16, decodeT32, isT32Wide, T32_CLASS, T32_REGISTER_FIELDS } from './generated/t32-decoder';
+import { HANDLERS as T32_HANDLERS } from './generated/t32-dispatch';
 
 // ---- Stop reasons returned by run() ----
 export const STOP_BUDGET: u32 = 1; // instruction budget used up
 export const STOP_HALT: u32 = 2; // wfi with no interrupt pending
 export const STOP_DTRACE: u32 = 3; // the DTrace breakpoint (UDF 0xe7f000f<cond>), condition passed
 export const STOP_BKPT: u32 = 4; // bkpt
-export const STOP_UNDEFINED: u32 = 5; // undefined or unimplemented instruction (incl. Thumb state)
+export const STOP_UNDEFINED: u32 = 5; // undefined or unimplemented instruction
 export const STOP_PREFETCH_ABORT: u32 = 6;
 export const STOP_DATA_ABORT: u32 = 7;
 export const STOP_SVC: u32 = 8; // only when SVC is in the stop mask
@@ -77,30 +82,40 @@ function stopFor(exc: u32): u32 {
 }
 
 /**
- * Exception entry (B1.8.3-B1.8.10): banks the CPSR into the target mode's
- * SPSR, sets the return link and jumps through the vector table.
- * `pc` is the address of the instruction the exception is about.
+ * Exception entry (B1.8.3-B1.8.10): banks the CPSR (ITSTATE included) into
+ * the target mode's SPSR, sets the return link and jumps through the vector
+ * table. `pc` is the address of the instruction the exception is about (for
+ * interrupts, the next one to execute). The link (B1.8.3, table B1-7): pc +
+ * 4 for svc and undefined instructions from A32, pc + 2 from T32 (16-bit
+ * svc; the T32 undefined instruction's address + 2 whatever its size, as
+ * qemu does too); pc + 4 for prefetch aborts, bkpt and interrupts, pc + 8
+ * for data aborts, in either state. The handler runs in Thumb state when
+ * SCTLR.TE is set.
  */
 export function takeException(exc: u32, pc: u32): void {
   let mode: u32;
   let offset: u32;
   let lr: u32;
   let mask: u32 = PSR_I;
+  const narrow: u32 = (st(CPSR_CTL) & PSR_T) != 0 ? 2 : 4;
   switch (exc) {
-    case EXC_SVC: mode = MODE_SVC; offset = 0x08; lr = pc + 4; break;
+    case EXC_SVC: mode = MODE_SVC; offset = 0x08; lr = pc + narrow; break;
     case EXC_PABT: case EXC_BKPT: mode = MODE_ABT; offset = 0x0c; lr = pc + 4; mask |= PSR_A; break;
     case EXC_DABT: mode = MODE_ABT; offset = 0x10; lr = pc + 8; mask |= PSR_A; break;
     case EXC_IRQ: mode = MODE_IRQ; offset = 0x18; lr = pc + 4; mask |= PSR_A; break;
     case EXC_FIQ: mode = MODE_FIQ; offset = 0x1c; lr = pc + 4; mask |= PSR_A | PSR_F; break;
-    default: mode = MODE_UND; offset = 0x04; lr = pc + 4; break; // undefined, DTrace breakpoint
+    default: mode = MODE_UND; offset = 0x04; lr = pc + narrow; break; // undefined, DTrace breakpoint
   }
   const saved = readCpsr();
   changeMode(mode);
   setSt(spsrOf(mode), saved);
+  setSt(IT_STATE, 0);
   setRegRaw(14, lr);
-  // T from SCTLR.TE (0), E from SCTLR.EE (0): ARM state, little-endian.
-  setSt(CPSR_CTL, (st(CPSR_CTL) | mask) & ~(PSR_T | PSR_E));
+  // T from SCTLR.TE, E from SCTLR.EE (0): little-endian.
   const sctlr = st(CP15_SCTLR);
+  const thumb: u32 = (sctlr & (1 << 30)) != 0 ? PSR_T : 0;
+  setSt(CPSR_CTL, (((st(CPSR_CTL) | mask) & ~(PSR_T | PSR_E)) | thumb));
+  invalidateFetch();
   const base = (sctlr & (1 << 13)) ? 0xffff0000 : st(CP15_VBAR);
   setRegRaw(15, base + offset);
   setSt(EXCL_OPEN, 0);
@@ -165,6 +180,57 @@ function decodeInto(entry: usize, pa: u32): void {
   fastRecord(op, word, entry + 16);
 }
 
+/** T32 handler's function-table index for a TOp id. */
+@inline function thumbHandlerIndex(op: u32): u32 {
+  return load<u32>(changetype<usize>(unchecked(T32_HANDLERS[op])));
+}
+
+/**
+ * The T32 run-loop class (t32.decode's flags, as shortPathClass for A32):
+ * 0 when a 4-bit register field names r15, for stm with r15 in its list and
+ * for branches (they take the full step).
+ */
+@inline function thumbShortClass(op: u32, value: u32, wide: bool): u32 {
+  const kind = u32(load<u8>(T32_CLASS + usize(op)));
+  if (kind == 0 || kind == 3) return 0;
+  let fields = load<u32>(T32_REGISTER_FIELDS + (usize(op) << 2));
+  while (fields != 0) {
+    if (((value >>> ctz<u32>(fields)) & 15) == 15) return 0;
+    fields &= fields - 1;
+  }
+  if (kind == 4 && wide && (value & 0x8000) != 0) return 0;
+  return kind;
+}
+
+/**
+ * Fills the T32 decode-cache entry for the instruction at `pa` (its page
+ * holds both halfwords of a 32-bit one): +0 tag, +4 the halfword or first
+ * << 16 | second, +8 the handler's table index, +12 the TOp id | 32-bit
+ * << 29 | run-loop class << 30, +16 the specialised record (assembly/fast.ts).
+ */
+function decodeThumbInto(entry: usize, pa: u32): void {
+  const first = u32(load<u16>(ramBase + usize(pa)));
+  let value = first;
+  let op: u32;
+  const wide = isT32Wide(first);
+  if (wide) {
+    value = (first << 16) | u32(load<u16>(ramBase + usize(pa) + 2));
+    op = decodeT32(value);
+  } else op = decodeT16(first);
+  store<u32>(entry, pa | 1);
+  store<u32>(entry, value, 4);
+  store<u32>(entry, thumbHandlerIndex(op), 8);
+  store<u32>(entry, op | (u32(wide) << 29) | (thumbShortClass(op, value, wide) << 30), 12);
+  thumbFastRecord(op, value, entry + 16);
+  markThumbPage(pa);
+}
+
+/** The decoded TOp of a T32 instruction value (a halfword, or first << 16 | second). */
+function decodeThumbValue(value: u32): u32 {
+  if (value > 0xffff) return decodeT32(value);
+  return isT32Wide(value) ? 0 : decodeT16(value);
+}
+
 // Context of the inline loads and stores, set at every instruction boundary
 // the outer loop of run() sees: constant-address loads keep it out of the
 // inner loop's registers.
@@ -187,15 +253,12 @@ let fetchStopReason: u32 = 0;
 /**
  * Fetch translation when `pc` is not in the cached code page: the physical
  * address of the instruction (caching its page when all of it is RAM), or
- * a prefetch abort (taken in-guest or stopped) or Thumb-state stop.
+ * a prefetch abort (taken in-guest or stopped). Results FETCH_TAKEN and
+ * FETCH_STOPPED are odd; instruction addresses are even in both states.
  */
 function fetchMiss(pc: u32): u32 {
   setRegRaw(15, pc);
-  if (st(CPSR_CTL) & PSR_T) {
-    // Thumb state is not implemented yet.
-    fetchStopReason = stopWith(EXC_UNDEF, pc, 0);
-    return FETCH_STOPPED;
-  }
+  const align: u32 = (st(CPSR_CTL) & PSR_T) != 0 ? 1 : 3;
   clearAbort();
   const pa = translate(pc, ACC_FETCH);
   if (aborted) {
@@ -207,10 +270,10 @@ function fetchMiss(pc: u32): u32 {
     }
     return FETCH_TAKEN;
   }
-  if (pa > ramSize - 4 || ramSize < 4 || (pc & 3) != 0) {
+  if (pa > ramSize - (align + 1) || ramSize < 4 || (pc & align) != 0) {
     // Executing outside RAM (device window or nothing), or misaligned: prefetch abort.
     setSt(FAULT_ADDR, pc);
-    setSt(FAULT_STATUS, (pc & 3) != 0 ? 0x01 : 0x08);
+    setSt(FAULT_STATUS, (pc & align) != 0 ? 0x01 : 0x08);
     const r = exceptionOrStop(EXC_PABT, pc, 0);
     if (r != 0) {
       fetchStopReason = r;
@@ -225,6 +288,17 @@ function fetchMiss(pc: u32): u32 {
     setFetchValid();
   } else store<u32>(CTX, 1, CTX_PAGE_VA);
   return pa;
+}
+
+/**
+ * After a fetch that did not give an address: the stop reason, or 0 when a
+ * prefetch abort was taken in-guest and the run goes on at the vector. Such
+ * an exception entry retires nothing; a vector whose fetch aborts too must
+ * still hand control back once the budget is spent.
+ */
+@inline function fetchFailed(result: u32): u32 {
+  if (result == FETCH_STOPPED) return fetchStopReason;
+  return stalledOut() ? STOP_BUDGET : 0;
 }
 
 /** Counts a prefetch abort taken in-guest; true when as many as the budget have been (the run ends). */
@@ -307,6 +381,206 @@ function fetchMiss(pc: u32): u32 {
   setSt(FLAG_V, (~(a ^ b) & (a ^ r)) >>> 31);
 }
 
+/** What inlineForm returns when the inline path does not apply (instruction addresses are even). */
+const NOT_INLINE: u32 = 1;
+
+/**
+ * Executes the specialised form `kind` (assembly/fast.ts) of the decoded
+ * instruction at `entry` from its record — the same forms for A32 and T32 —
+ * and returns the next pc: `pc` + `size` (the instruction's address and
+ * size), a branch target (bl links to `link`), or NOT_INLINE when the
+ * inline path does not apply (a load or store that needs the walk, a
+ * device or alignment checking, a bx that changes instruction set): the
+ * handler then runs.
+ */
+@inline function inlineForm(kind: u32, entry: usize, pc: u32, size: u32, link: u32): u32 {
+  switch (kind) {
+    case K_MOV_I: setROff(recA(entry), recImm(entry)); return pc + size;
+    case K_ADD_I: setROff(recA(entry), rOff(recB(entry)) + recImm(entry)); return pc + size;
+    case K_RSB_I: setROff(recA(entry), recImm(entry) - rOff(recB(entry))); return pc + size;
+    case K_AND_I: setROff(recA(entry), rOff(recB(entry)) & recImm(entry)); return pc + size;
+    case K_ORR_I: setROff(recA(entry), rOff(recB(entry)) | recImm(entry)); return pc + size;
+    case K_EOR_I: setROff(recA(entry), rOff(recB(entry)) ^ recImm(entry)); return pc + size;
+    case K_MOV_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_MVN_R: setROff(recA(entry), ~shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_ADD_R: setROff(recA(entry), rOff(recB(entry)) + shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_SUB_R: setROff(recA(entry), rOff(recB(entry)) - shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_RSB_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry)) - rOff(recB(entry))); return pc + size;
+    case K_AND_R: setROff(recA(entry), rOff(recB(entry)) & shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_ORR_R: setROff(recA(entry), rOff(recB(entry)) | shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_EOR_R: setROff(recA(entry), rOff(recB(entry)) ^ shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_BIC_R: setROff(recA(entry), rOff(recB(entry)) & ~shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_MOVT: setROff(recA(entry), (rOff(recA(entry)) & 0xffff) | recImm(entry)); return pc + size;
+    case K_CMP_I: {
+      const x = rOff(recB(entry));
+      subFlags(x, recImm(entry), x - recImm(entry));
+      return pc + size;
+    }
+    case K_CMN_I: {
+      const x = rOff(recB(entry));
+      addFlags(x, recImm(entry), x + recImm(entry));
+      return pc + size;
+    }
+    case K_CMP_R: {
+      const x = rOff(recB(entry));
+      const y = shifted(rOff(recC(entry)), recExtra(entry));
+      subFlags(x, y, x - y);
+      return pc + size;
+    }
+    case K_CMN_R: {
+      const x = rOff(recB(entry));
+      const y = shifted(rOff(recC(entry)), recExtra(entry));
+      addFlags(x, y, x + y);
+      return pc + size;
+    }
+    case K_TST_I: {
+      setNZ(rOff(recB(entry)) & recImm(entry));
+      if (recExtra(entry)) setSt(FLAG_C, recImm(entry) >>> 31);
+      return pc + size;
+    }
+    case K_TST_R: setNZ(rOff(recB(entry)) & rOff(recC(entry))); return pc + size;
+    case K_ADDS_I: {
+      const x = rOff(recB(entry));
+      const r = x + recImm(entry);
+      setROff(recA(entry), r);
+      addFlags(x, recImm(entry), r);
+      return pc + size;
+    }
+    case K_SUBS_I: {
+      const x = rOff(recB(entry));
+      const r = x - recImm(entry);
+      setROff(recA(entry), r);
+      subFlags(x, recImm(entry), r);
+      return pc + size;
+    }
+    case K_ADDS_R: {
+      const x = rOff(recB(entry));
+      const y = shifted(rOff(recC(entry)), recExtra(entry));
+      const r = x + y;
+      setROff(recA(entry), r);
+      addFlags(x, y, r);
+      return pc + size;
+    }
+    case K_SUBS_R: {
+      const x = rOff(recB(entry));
+      const y = shifted(rOff(recC(entry)), recExtra(entry));
+      const r = x - y;
+      setROff(recA(entry), r);
+      subFlags(x, y, r);
+      return pc + size;
+    }
+    case K_MUL: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry))); return pc + size;
+    case K_MLA: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry)) + rOff(usize(recExtra(entry)))); return pc + size;
+    case K_UXTB: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xff); return pc + size;
+    case K_UXTH: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xffff); return pc + size;
+    case K_SXTB: setROff(recA(entry), u32(i32(i8(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); return pc + size;
+    case K_SXTH: setROff(recA(entry), u32(i32(i16(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); return pc + size;
+    case K_LDR_I: case K_LDR_R: {
+      const va = rOff(recB(entry)) + (kind == K_LDR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+      const p = ramAccess(va, 4, needR());
+      if (p == 0 || (va & alignMask()) != 0) return NOT_INLINE;
+      setROff(recA(entry), load<u32>(p));
+      return pc + size;
+    }
+    case K_LDRB_I: case K_LDRB_R: {
+      const va = rOff(recB(entry)) + (kind == K_LDRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+      const p = ramAccess(va, 1, needR());
+      if (p == 0) return NOT_INLINE;
+      setROff(recA(entry), load<u8>(p));
+      return pc + size;
+    }
+    case K_STR_I: case K_STR_R: {
+      const va = rOff(recB(entry)) + (kind == K_STR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+      const p = ramAccess(va, 4, needW());
+      if (p == 0 || (va & alignMask()) != 0) return NOT_INLINE;
+      store<u32>(p, rOff(recA(entry)));
+      const pa = u32(p - ramBase);
+      invalidateCodeWord(pa);
+      if (pa & 3) invalidateCodeWord(pa + 4);
+      return pc + size;
+    }
+    case K_STRB_I: case K_STRB_R: {
+      const va = rOff(recB(entry)) + (kind == K_STRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
+      const p = ramAccess(va, 1, needW());
+      if (p == 0) return NOT_INLINE;
+      store<u8>(p, u8(rOff(recA(entry))));
+      invalidateCodeWord(u32(p - ramBase));
+      return pc + size;
+    }
+    case K_LDR_IW: case K_LDRB_IW: {
+      const base = rOff(recB(entry));
+      const next = base + recImm(entry);
+      const va = recExtra(entry) != 0 ? next : base;
+      const bytes: u32 = kind == K_LDR_IW ? 4 : 1;
+      const p = ramAccess(va, bytes, needR());
+      if (p == 0 || (va & (bytes - 1) & alignMask()) != 0) return NOT_INLINE;
+      setROff(recA(entry), bytes == 4 ? load<u32>(p) : u32(load<u8>(p)));
+      setROff(recB(entry), next);
+      return pc + size;
+    }
+    case K_STR_IW: case K_STRB_IW: {
+      const base = rOff(recB(entry));
+      const next = base + recImm(entry);
+      const va = recExtra(entry) != 0 ? next : base;
+      const bytes: u32 = kind == K_STR_IW ? 4 : 1;
+      const p = ramAccess(va, bytes, needW());
+      if (p == 0 || (va & (bytes - 1) & alignMask()) != 0) return NOT_INLINE;
+      const v = rOff(recA(entry));
+      const pa = u32(p - ramBase);
+      if (bytes == 4) {
+        store<u32>(p, v);
+        if (pa & 3) invalidateCodeWord(pa + 4);
+      } else store<u8>(p, u8(v));
+      invalidateCodeWord(pa);
+      setROff(recB(entry), next);
+      return pc + size;
+    }
+    case K_MOVS_I: {
+      const r = recImm(entry);
+      setROff(recA(entry), r);
+      setNZ(r);
+      return pc + size;
+    }
+    case K_MOVS_R: case K_MVNS_R: {
+      const x = rOff(recC(entry));
+      const r = kind == K_MOVS_R ? x : ~x;
+      setROff(recA(entry), r);
+      setNZ(r);
+      return pc + size;
+    }
+    case K_ANDS_R: case K_ORRS_R: case K_EORS_R: case K_BICS_R: {
+      const x = rOff(recB(entry));
+      const y = rOff(recC(entry));
+      const r = kind == K_ANDS_R ? x & y : kind == K_ORRS_R ? x | y : kind == K_EORS_R ? x ^ y : x & ~y;
+      setROff(recA(entry), r);
+      setNZ(r);
+      return pc + size;
+    }
+    case K_B: return pc + recImm(entry);
+    case K_BL: {
+      setRegRaw(14, link);
+      return pc + recImm(entry);
+    }
+    case K_BX: {
+      const target = rOff(recC(entry));
+      return (target & 1) == 0 ? target & ~3 : NOT_INLINE; // to Thumb: the full path changes CPSR.T
+    }
+    case K_BX_T: {
+      const target = rOff(recC(entry));
+      return (target & 1) != 0 ? target & ~1 : NOT_INLINE; // to ARM: the full path changes CPSR.T
+    }
+    case K_BCOND: return conditionPassed(recExtra(entry)) ? pc + recImm(entry) : pc + size;
+    case K_LDR_PC: {
+      const va = ((pc + 4) & ~3) + recImm(entry);
+      const p = ramAccess(va, 4, needR());
+      if (p == 0 || (va & alignMask()) != 0) return NOT_INLINE;
+      setROff(recA(entry), load<u32>(p));
+      return pc + size;
+    }
+  }
+  return NOT_INLINE;
+}
+
 /** Executes one decoded instruction at pc; returns a stop reason or 0. */
 @inline function step(pc: u32, word: u32, handler: u32): u32 {
   const cond = word >>> 28;
@@ -326,16 +600,19 @@ function fetchMiss(pc: u32): u32 {
   return 0;
 }
 
+/** wfi at pc (the next instruction at `next`): halts until an interrupt line is high. */
+function waitForInterrupt(pc: u32, next: u32): u32 {
+  setRegRaw(15, next);
+  if (interruptLineHigh()) return 0;
+  setSt(WAITING, 1);
+  setSt(STOP_PC, pc);
+  setSt(STOP_REASON, STOP_HALT);
+  return STOP_HALT;
+}
+
 function raisedException(pc: u32, word: u32): u32 {
   const exc = raised;
-  if (exc == EXC_WFI) {
-    setRegRaw(15, pc + 4);
-    if (interruptLineHigh()) return 0;
-    setSt(WAITING, 1);
-    setSt(STOP_PC, pc);
-    setSt(STOP_REASON, STOP_HALT);
-    return STOP_HALT;
-  }
+  if (exc == EXC_WFI) return waitForInterrupt(pc, pc + 4);
   if (exc == EXC_DTRACE) {
     // The displaced instruction's condition rides in the breakpoint's low nibble.
     if (!conditionPassed(word & 0xf)) {
@@ -344,6 +621,65 @@ function raisedException(pc: u32, word: u32): u32 {
     }
   }
   return exceptionOrStop(exc, pc, word);
+}
+
+/**
+ * Executes one T32 instruction at pc (`value` as decoded, `size` 2 or 4)
+ * under ITSTATE (A2.5.2): inside an IT block it runs only when the block's
+ * current condition passes (bkpt always), and ITSTATE then advances, unless
+ * the instruction wrote it (IT, an exception return). An exception raised
+ * by the instruction leaves ITSTATE as it was, except svc, whose return
+ * address is the next instruction. Returns a stop reason or 0.
+ */
+function stepThumb(pc: u32, value: u32, handler: u32, size: u32): u32 {
+  const it = st(IT_STATE);
+  if (it != 0 && !conditionPassed(it >>> 4) && !(size == 2 && (value & 0xff00) == 0xbe00)) {
+    setSt(IT_STATE, itAdvance(it));
+    setRegRaw(15, pc + size);
+    return 0;
+  }
+  beginThumbInstruction(pc, size);
+  clearAbort();
+  clearItWritten();
+  call_indirect<void>(handler, value);
+  if (aborted) {
+    clearAbort();
+    setRegRaw(15, pc);
+    return exceptionOrStop(EXC_DABT, pc, value);
+  }
+  if (raised) return raisedThumb(pc, value, it, size);
+  if (!itWritten) setSt(IT_STATE, itAdvance(it));
+  if (!pcWritten) setRegRaw(15, pc + size);
+  return 0;
+}
+
+function raisedThumb(pc: u32, value: u32, it: u32, size: u32): u32 {
+  const exc = raised;
+  if (exc == EXC_WFI || exc == EXC_SVC) setSt(IT_STATE, itAdvance(it));
+  if (exc == EXC_WFI) return waitForInterrupt(pc, pc + size);
+  return exceptionOrStop(exc, pc, value);
+}
+
+/** What stepAcrossPages returns when the second halfword's fetch took a prefetch abort in-guest (nothing retired). */
+const NOTHING_RETIRED: u32 = 0xffffffff;
+
+/** Runs a 32-bit T32 instruction whose second halfword is on the next page, fetched uncached. */
+function stepAcrossPages(pc: u32, pa: u32): u32 {
+  const first = u32(load<u16>(ramBase + usize(pa)));
+  clearAbort();
+  const second = translate(pc + 2, ACC_FETCH);
+  if (aborted != 0 || second > ramSize - 2) {
+    if (aborted == 0) {
+      setSt(FAULT_ADDR, pc + 2);
+      setSt(FAULT_STATUS, 0x08);
+    }
+    clearAbort();
+    setRegRaw(15, pc);
+    const r = exceptionOrStop(EXC_PABT, pc, 0);
+    return r != 0 ? r : NOTHING_RETIRED;
+  }
+  const value = (first << 16) | u32(load<u16>(ramBase + usize(second)));
+  return stepThumb(pc, value, thumbHandlerIndex(decodeT32(value)), 4);
 }
 
 function exceptionOrStop(exc: u32, pc: u32, word: u32): u32 {
@@ -428,23 +764,109 @@ export function run(cpu: u32, budget: u32): u32 {
       store<u32>(CTX, user ? P_USER_W : P_PRIV_W, CTX_NEED_W);
     }
     limit = budget;
-    while (done < limit) {
+    if ((st(CPSR_CTL) & PSR_T) != 0) {
+      // Thumb state: the same shape with halfword fetch, the T32 decode
+      // cache and ITSTATE. Instructions inside an IT block take the full
+      // step, which checks the block's condition and advances it. Only a
+      // full step changes ITSTATE, and each leaves this loop, so it is
+      // read once per entry.
+      const inItBlock = st(IT_STATE) != 0;
+      while (done < limit) {
+        let pa: u32;
+        if (((pc ^ load<u32>(CTX, CTX_PAGE_VA)) & 0xfffff001) == 0) {
+          pa = load<u32>(CTX, CTX_PAGE_PA) | (pc & 0xfff);
+        } else {
+          limit = 0;
+          pa = fetchMiss(pc);
+          if (pa & 1) {
+            const r = fetchFailed(pa);
+            if (r != 0) { reason = r; break; }
+            pc = reg(15);
+            continue;
+          }
+        }
+        const entry = thumbDecodeTags + (usize((pa >>> 1) & (THUMB_DECODE_ENTRIES - 1)) << DECODE_SHIFT);
+        if (load<u32>(entry) != (pa | 1)) {
+          if ((pa & 0xffe) == 0xffe && isT32Wide(u32(load<u16>(ramBase + usize(pa))))) {
+            limit = 0;
+            setLiveDone(done);
+            const r = stepAcrossPages(pc, pa);
+            pc = reg(15);
+            if (r == NOTHING_RETIRED) {
+              if (stalledOut()) { reason = STOP_BUDGET; break; }
+              continue;
+            }
+            if (r != 0) { reason = r; break; }
+            done++;
+            continue;
+          }
+          decodeThumbInto(entry, pa);
+        }
+        const value = load<u32>(entry, 4);
+        const info = load<u32>(entry, 12);
+        const size: u32 = 2 + ((info >>> 28) & 2);
+        const kind = load<u8>(entry, 16);
+        if (kind != 0 && !inItBlock) {
+          // Specialised forms (outside IT blocks), executed inline from the record.
+          const after = inlineForm(kind, entry, pc, size, (pc + 4) | 1);
+          if (after != NOT_INLINE) {
+            pc = after;
+            done++;
+            continue;
+          }
+        }
+        const shortClass = info >>> 30;
+        if (shortClass != 0 && !inItBlock) {
+          if (shortClass == 1) {
+            // @pure: no pc, memory or exception bookkeeping.
+            call_indirect<void>(load<u32>(entry, 8), value);
+            pc += size;
+            done++;
+            continue;
+          }
+          // @mem and @block (stores without r15): an abort, or an exception
+          // the handler raised, goes the full way.
+          clearAbort();
+          clearRaised();
+          setLiveDone(done);
+          call_indirect<void>(load<u32>(entry, 8), value);
+          limit = 0; // a device access may have raised an interrupt line
+          if (aborted | raised) {
+            setRegRaw(15, pc);
+            let r: u32;
+            if (aborted) {
+              clearAbort();
+              r = exceptionOrStop(EXC_DABT, pc, value);
+            } else r = raisedThumb(pc, value, 0, size);
+            if (r != 0) { reason = r; break; }
+            pc = reg(15);
+            continue;
+          }
+          pc += size;
+          done++;
+          continue;
+        }
+        setLiveDone(done);
+        const r = stepThumb(pc, value, load<u32>(entry, 8), size);
+        if (r != 0) {
+          reason = r;
+          break;
+        }
+        pc = reg(15);
+        limit = 0;
+        done++;
+      }
+    } else while (done < limit) {
     let pa: u32;
     if (((pc ^ load<u32>(CTX, CTX_PAGE_VA)) & 0xfffff003) == 0) {
       pa = load<u32>(CTX, CTX_PAGE_PA) | (pc & 0xfff);
     } else {
       limit = 0;
       pa = fetchMiss(pc);
-      if (pa & 3) {
-        if (pa == FETCH_STOPPED) {
-          reason = fetchStopReason;
-          break;
-        }
-        // A prefetch abort taken in-guest: an exception entry retires
-        // nothing; a vector whose fetch aborts too must still hand control
-        // back once the budget is spent.
+      if (pa & 1) {
+        const r = fetchFailed(pa);
+        if (r != 0) { reason = r; break; }
         pc = reg(15);
-        if (stalledOut()) { reason = STOP_BUDGET; break; }
         continue;
       }
     }
@@ -460,203 +882,20 @@ export function run(cpu: u32, budget: u32): u32 {
         done++;
         continue;
       }
-      let inline = true;
-      switch (kind) {
-        case K_MOV_I: setROff(recA(entry), recImm(entry)); break;
-        case K_ADD_I: setROff(recA(entry), rOff(recB(entry)) + recImm(entry)); break;
-        case K_RSB_I: setROff(recA(entry), recImm(entry) - rOff(recB(entry))); break;
-        case K_AND_I: setROff(recA(entry), rOff(recB(entry)) & recImm(entry)); break;
-        case K_ORR_I: setROff(recA(entry), rOff(recB(entry)) | recImm(entry)); break;
-        case K_EOR_I: setROff(recA(entry), rOff(recB(entry)) ^ recImm(entry)); break;
-        case K_MOV_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_MVN_R: setROff(recA(entry), ~shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_ADD_R: setROff(recA(entry), rOff(recB(entry)) + shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_SUB_R: setROff(recA(entry), rOff(recB(entry)) - shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_RSB_R: setROff(recA(entry), shifted(rOff(recC(entry)), recExtra(entry)) - rOff(recB(entry))); break;
-        case K_AND_R: setROff(recA(entry), rOff(recB(entry)) & shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_ORR_R: setROff(recA(entry), rOff(recB(entry)) | shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_EOR_R: setROff(recA(entry), rOff(recB(entry)) ^ shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_BIC_R: setROff(recA(entry), rOff(recB(entry)) & ~shifted(rOff(recC(entry)), recExtra(entry))); break;
-        case K_MOVT: setROff(recA(entry), (rOff(recA(entry)) & 0xffff) | recImm(entry)); break;
-        case K_CMP_I: {
-          const x = rOff(recB(entry));
-          subFlags(x, recImm(entry), x - recImm(entry));
-          // A b<cond> right after the compare (the commonest pair) runs in
-          // the same step when it is decoded and in the budget.
-          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
-            const next = entry + DECODE_ENTRY_SIZE;
-            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
-              const bc = load<u32>(next, 4) >>> 28;
-              done += 2;
-              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
-              continue;
-            }
+      const after = inlineForm(kind, entry, pc, 4, pc + 4);
+      if (after != NOT_INLINE) {
+        // A b<cond> right after a compare (the commonest pair) runs in the
+        // same step when it is decoded and in the budget.
+        if (kind - K_FUSABLE < K_FUSABLE_COUNT && (pa & 0xffc) != 0xffc && done + 1 < limit) {
+          const next = entry + DECODE_ENTRY_SIZE;
+          if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
+            const bc = load<u32>(next, 4) >>> 28;
+            done += 2;
+            pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
+            continue;
           }
-          break;
         }
-        case K_CMN_I: {
-          const x = rOff(recB(entry));
-          addFlags(x, recImm(entry), x + recImm(entry));
-          break;
-        }
-        case K_CMP_R: {
-          const x = rOff(recB(entry));
-          const y = shifted(rOff(recC(entry)), recExtra(entry));
-          subFlags(x, y, x - y);
-          // A b<cond> right after the compare (the commonest pair) runs in
-          // the same step when it is decoded and in the budget.
-          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
-            const next = entry + DECODE_ENTRY_SIZE;
-            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
-              const bc = load<u32>(next, 4) >>> 28;
-              done += 2;
-              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
-              continue;
-            }
-          }
-          break;
-        }
-        case K_CMN_R: {
-          const x = rOff(recB(entry));
-          const y = shifted(rOff(recC(entry)), recExtra(entry));
-          addFlags(x, y, x + y);
-          break;
-        }
-        case K_TST_I: {
-          setNZ(rOff(recB(entry)) & recImm(entry));
-          if (recExtra(entry)) setSt(FLAG_C, recImm(entry) >>> 31);
-          break;
-        }
-        case K_TST_R: setNZ(rOff(recB(entry)) & rOff(recC(entry))); break;
-        case K_ADDS_I: {
-          const x = rOff(recB(entry));
-          const r = x + recImm(entry);
-          setROff(recA(entry), r);
-          addFlags(x, recImm(entry), r);
-          break;
-        }
-        case K_SUBS_I: {
-          const x = rOff(recB(entry));
-          const r = x - recImm(entry);
-          setROff(recA(entry), r);
-          subFlags(x, recImm(entry), r);
-          // A b<cond> right after the compare (the commonest pair) runs in
-          // the same step when it is decoded and in the budget.
-          if ((pa & 0xffc) != 0xffc && done + 1 < limit) {
-            const next = entry + DECODE_ENTRY_SIZE;
-            if (load<u32>(next) == ((pa + 4) | 1) && load<u8>(next, 16) == K_B) {
-              const bc = load<u32>(next, 4) >>> 28;
-              done += 2;
-              pc += bc >= 14 || conditionPassed(bc) ? 4 + recImm(next) : 8;
-              continue;
-            }
-          }
-          break;
-        }
-        case K_ADDS_R: {
-          const x = rOff(recB(entry));
-          const y = shifted(rOff(recC(entry)), recExtra(entry));
-          const r = x + y;
-          setROff(recA(entry), r);
-          addFlags(x, y, r);
-          break;
-        }
-        case K_SUBS_R: {
-          const x = rOff(recB(entry));
-          const y = shifted(rOff(recC(entry)), recExtra(entry));
-          const r = x - y;
-          setROff(recA(entry), r);
-          subFlags(x, y, r);
-          break;
-        }
-        case K_MUL: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry))); break;
-        case K_MLA: setROff(recA(entry), rOff(recB(entry)) * rOff(recC(entry)) + rOff(usize(recExtra(entry)))); break;
-        case K_UXTB: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xff); break;
-        case K_UXTH: setROff(recA(entry), rotr<u32>(rOff(recC(entry)), recExtra(entry)) & 0xffff); break;
-        case K_SXTB: setROff(recA(entry), u32(i32(i8(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); break;
-        case K_SXTH: setROff(recA(entry), u32(i32(i16(rotr<u32>(rOff(recC(entry)), recExtra(entry)))))); break;
-        case K_LDR_I: case K_LDR_R: {
-          const va = rOff(recB(entry)) + (kind == K_LDR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
-          const p = ramAccess(va, 4, needR());
-          if (p == 0 || (va & alignMask()) != 0) { inline = false; break; }
-          setROff(recA(entry), load<u32>(p));
-          break;
-        }
-        case K_LDRB_I: case K_LDRB_R: {
-          const va = rOff(recB(entry)) + (kind == K_LDRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
-          const p = ramAccess(va, 1, needR());
-          if (p == 0) { inline = false; break; }
-          setROff(recA(entry), load<u8>(p));
-          break;
-        }
-        case K_STR_I: case K_STR_R: {
-          const va = rOff(recB(entry)) + (kind == K_STR_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
-          const p = ramAccess(va, 4, needW());
-          if (p == 0 || (va & alignMask()) != 0) { inline = false; break; }
-          store<u32>(p, rOff(recA(entry)));
-          const pa = u32(p - ramBase);
-          invalidateCodeWord(pa);
-          if (pa & 3) invalidateCodeWord(pa + 4);
-          break;
-        }
-        case K_STRB_I: case K_STRB_R: {
-          const va = rOff(recB(entry)) + (kind == K_STRB_I ? recImm(entry) : offsetOf(rOff(recC(entry)), recExtra(entry)));
-          const p = ramAccess(va, 1, needW());
-          if (p == 0) { inline = false; break; }
-          store<u8>(p, u8(rOff(recA(entry))));
-          invalidateCodeWord(u32(p - ramBase));
-          break;
-        }
-        case K_LDR_IW: case K_LDRB_IW: {
-          const base = rOff(recB(entry));
-          const next = base + recImm(entry);
-          const va = recExtra(entry) != 0 ? next : base;
-          const size: u32 = kind == K_LDR_IW ? 4 : 1;
-          const p = ramAccess(va, size, needR());
-          if (p == 0 || (va & (size - 1) & alignMask()) != 0) { inline = false; break; }
-          setROff(recA(entry), size == 4 ? load<u32>(p) : u32(load<u8>(p)));
-          setROff(recB(entry), next);
-          break;
-        }
-        case K_STR_IW: case K_STRB_IW: {
-          const base = rOff(recB(entry));
-          const next = base + recImm(entry);
-          const va = recExtra(entry) != 0 ? next : base;
-          const size: u32 = kind == K_STR_IW ? 4 : 1;
-          const p = ramAccess(va, size, needW());
-          if (p == 0 || (va & (size - 1) & alignMask()) != 0) { inline = false; break; }
-          const v = rOff(recA(entry));
-          const pa = u32(p - ramBase);
-          if (size == 4) {
-            store<u32>(p, v);
-            if (pa & 3) invalidateCodeWord(pa + 4);
-          } else store<u8>(p, u8(v));
-          invalidateCodeWord(pa);
-          setROff(recB(entry), next);
-          break;
-        }
-        case K_B: {
-          pc += recImm(entry);
-          done++;
-          continue;
-        }
-        case K_BL: {
-          setRegRaw(14, pc + 4);
-          pc += recImm(entry);
-          done++;
-          continue;
-        }
-        case K_BX: {
-          const target = rOff(recC(entry));
-          if (target & 1) { inline = false; break; } // to Thumb: the full path changes CPSR.T
-          pc = target & ~3;
-          done++;
-          continue;
-        }
-        default: inline = false;
-      }
-      if (inline) {
-        pc += 4;
+        pc = after;
         done++;
         continue;
       }
@@ -814,6 +1053,31 @@ export function executeDisplaced(cpu: u32, word: u32, address: u32): u32 {
   selectCpu(cpu);
   setSt(STOP_REASON, 0);
   const r = step(address, word, handlerIndex(decodeA32(word)));
+  if (r == 0) store<u64>(S + RETIRED, load<u64>(S + RETIRED) + 1);
+  return r;
+}
+
+/**
+ * Executes the T32 instruction `value` — a 16-bit one as its halfword, a
+ * 32-bit one as first halfword << 16 | second — once in Thumb state as if
+ * it were at `address` (displaced execution for probes on Thumb code):
+ * pc-relative operands (Align(PC, 4) literals and ADR, branches, cbz,
+ * tbb/tbh, bl/blx links) behave as in place, and the CPU's ITSTATE applies
+ * as it would have there: inside an IT block the instruction runs only when
+ * the block's current condition passes, and ITSTATE advances past it. So a
+ * host that stopped on a Thumb breakpoint (ITSTATE untouched by the stop)
+ * and calls this with the original instruction continues exactly as the
+ * unpatched code would. Returns a stop reason (0 = completed, pc updated).
+ */
+export function executeDisplacedT32(cpu: u32, value: u32, address: u32): u32 {
+  selectCpu(cpu);
+  setSt(STOP_REASON, 0);
+  const ctl = st(CPSR_CTL);
+  if ((ctl & PSR_T) == 0) {
+    setSt(CPSR_CTL, ctl | PSR_T);
+    invalidateFetch();
+  }
+  const r = stepThumb(address & ~1, value, thumbHandlerIndex(decodeThumbValue(value)), value > 0xffff ? 4 : 2);
   if (r == 0) store<u64>(S + RETIRED, load<u64>(S + RETIRED) + 1);
   return r;
 }

@@ -69,6 +69,7 @@ export const WAITING: u32 = 332; // 1 after wfi until an interrupt arrives
 export const STOP_MASK: u32 = 336; // which exceptions stop to the host (STOPS_* bits)
 export const PENDING_EXC: u32 = 340; // exception the last stop would deliver
 export const CPU_ID: u32 = 344;
+export const IT_STATE: u32 = 348; // ITSTATE[7:0] of Thumb state (CPSR bits 15:10 and 26:25)
 export const STATE_SIZE: u32 = 512;
 
 // ---- Modes (CPSR.M) ----
@@ -276,9 +277,30 @@ export function setBankedReg(mode: u32, n: u32, v: u32): void {
   else store<u32>(S + bankOf(mode) + (n - 13) * 4, v);
 }
 
-/** The CPSR as one word. */
+/** The CPSR as one word (ITSTATE in bits 15:10 and 26:25, A2.5.2). */
 export function readCpsr(): u32 {
-  return (st(FLAG_N) << 31) | (st(FLAG_Z) << 30) | (st(FLAG_C) << 29) | (st(FLAG_V) << 28) | (st(FLAG_Q) << 27) | (st(FLAG_GE) << 16) | st(CPSR_CTL);
+  const it = st(IT_STATE);
+  return (st(FLAG_N) << 31) | (st(FLAG_Z) << 30) | (st(FLAG_C) << 29) | (st(FLAG_V) << 28) | (st(FLAG_Q) << 27) | (st(FLAG_GE) << 16) | st(CPSR_CTL) |
+    ((it >>> 2) << 10) | ((it & 3) << 25);
+}
+
+/**
+ * Set when something other than the Thumb run loop's own advance wrote
+ * ITSTATE during the current instruction (IT, an exception return), so the
+ * loop does not advance it past what was written.
+ */
+export let itWritten: bool = false;
+export function clearItWritten(): void {
+  itWritten = false;
+}
+/** Writes ITSTATE (IT instruction, exception return, host). */
+export function setItState(it: u32): void {
+  setSt(IT_STATE, it & 0xff);
+  itWritten = true;
+}
+/** ITAdvance() (A2.5.2): the state for the next instruction of an IT block. */
+@inline export function itAdvance(it: u32): u32 {
+  return (it & 7) == 0 ? 0 : (it & 0xe0) | ((it << 1) & 0x1f);
 }
 
 /** Writes the flag part (NZCVQ, GE) of a PSR value. */
@@ -301,10 +323,11 @@ export function writeControl(v: u32): void {
   fetchValid = false;
 }
 
-/** Writes the whole CPSR (exception return, reset). */
+/** Writes the whole CPSR (exception return, reset), ITSTATE included. */
 export function writeCpsr(v: u32): void {
   writeFlags(v);
   writeControl(v);
+  setItState((((v >>> 10) & 0x3f) << 2) | ((v >>> 25) & 3));
 }
 
 export function changeMode(mode: u32): void {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// npm run bench: guest MIPS of the A32 core (release build) on a CPU-bound C
-// workload (bench/workload.c, clang -marm -O2, bare metal), and the same
-// program under qemu-arm in the same run, as a ratio. Needs clang and
-// ld.lld; qemu-arm is optional.
+// npm run bench: guest MIPS of the ARM core (release build) on a CPU-bound C
+// workload (bench/workload.c, clang -O2, bare metal) built as A32 (-marm) and
+// as Thumb-2 (-mthumb), side by side, and each program under qemu-arm in the
+// same run, as a ratio. Needs clang and ld.lld; qemu-arm is optional.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,9 +14,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 1000);
 const dir = mkdtempSync(join(tmpdir(), 'a32-bench-'));
 
-function build(n) {
-  const exe = join(dir, `work${n}`);
-  execFileSync('clang', ['--target=armv7a-linux-gnueabi', '-marm', '-mfloat-abi=soft', '-O2', '-static', '-nostdlib', '-ffreestanding', '-fno-builtin', '-fuse-ld=lld', `-DITERATIONS=${n}`, join(here, 'workload.c'), '-o', exe]);
+/** The workload with `n` iterations, as A32 (isa 'arm') or Thumb-2 ('thumb') code. */
+function build(n, isa) {
+  const exe = join(dir, `work${n}-${isa}`);
+  execFileSync('clang', ['--target=armv7a-linux-gnueabi', `-m${isa}`, '-mfloat-abi=soft', '-O2', '-static', '-nostdlib', '-ffreestanding', '-fno-builtin', '-fuse-ld=lld', `-DITERATIONS=${n}`, join(here, 'workload.c'), '-o', exe]);
   return exe;
 }
 
@@ -52,7 +53,7 @@ async function runCore(exe, mmu = false) {
   if (mmu) {
     const view = new DataView(core.memory.buffer, core.ramOffset(), core.ramBytes());
     for (let mb = 0; mb < 4096; mb++) view.setUint32(TABLE + mb * 4, mb < RAM >> 20 ? (mb << 20) | (3 << 10) | 2 : 0, true);
-    // mcr TTBR0, r0 ; mcr DACR, r1 ; mrc SCTLR, r2 ; orr r2, #1 ; mcr SCTLR, r2 ; isb ; bx r3
+    // mcr TTBR0, r0 ; mcr DACR, r1 ; mrc SCTLR, r2 ; orr r2, #1 ; mcr SCTLR, r2 ; isb ; bx r3 (a Thumb entry has bit 0 set)
     [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe12fff13].forEach((w, i) => view.setUint32(0x100 + i * 4, w, true));
     core.invalidateCodeRange(0x100, 28);
     core.setCpsr(0, 0x13);
@@ -62,9 +63,9 @@ async function runCore(exe, mmu = false) {
     core.setReg(0, 3, entry);
     core.setReg(0, 15, 0x100);
   } else {
-    core.setCpsr(0, 0x10); // User mode: its own r13
+    core.setCpsr(0, 0x10 | (entry & 1 ? 0x20 : 0)); // User mode (its own r13), Thumb state for a Thumb entry
     core.setReg(0, 13, TABLE);
-    core.setReg(0, 15, entry);
+    core.setReg(0, 15, entry & ~1);
   }
   // CPU time, not wall time: the machine is shared, and being descheduled
   // must not count against either side of the ratio.
@@ -88,36 +89,49 @@ function timeQemu(exe) {
   return secs.reduce((a, b) => a + b, 0);
 }
 
+/** CPU seconds qemu-arm needs for `exe` beyond its start-up (best of three each), and its exit status. */
+function qemuSeconds(exe, empty) {
+  const best = (f) => Math.min(f(), f(), f());
+  const full = best(() => timeQemu(exe));
+  const exit = qemuExit;
+  return { seconds: Math.max(full - best(() => timeQemu(empty)), 1e-6), exit };
+}
+
 try {
-  const exe = build(iterations);
-  const empty = build(0);
-  const warm = build(Math.max(1, iterations >> 3));
-  // Warm-up run: lets the engine's optimising tier compile the run loop
-  // (V8 starts WebAssembly in its baseline compiler), as a long-running
-  // machine would be after its first time slices.
-  await runCore(warm);
-  const core = await runCore(exe);
-  const mips = core.instructions / core.seconds / 1e6;
-  console.log(`A32 core (release): ${core.instructions} guest instructions in ${core.seconds.toFixed(3)} s CPU time = ${mips.toFixed(1)} MIPS`);
-  const mapped = await runCore(exe, true);
-  if (mapped.exit !== core.exit) throw new Error(`checksum with the MMU on differs: ${mapped.exit} vs ${core.exit}`);
-  console.log(`A32 core, MMU on (sections, client domain): ${(mapped.instructions / mapped.seconds / 1e6).toFixed(1)} MIPS`);
   let haveQemu = true;
   try {
     execFileSync('qemu-arm', ['-version'], { stdio: 'ignore' });
   } catch {
     haveQemu = false;
   }
-  if (haveQemu) {
-    const best = (f) => Math.min(f(), f(), f());
-    const full = best(() => timeQemu(exe));
-    if (qemuExit !== core.exit) throw new Error(`checksum differs: core ${core.exit}, qemu-arm ${qemuExit}`);
-    const q = Math.max(full - best(() => timeQemu(empty)), 1e-6);
-    const qmips = core.instructions / q / 1e6;
-    console.log(`checksum ${core.exit} agrees with qemu-arm`);
-    console.log(`qemu-arm: same program ${q.toFixed(3)} s CPU time (start-up subtracted) = ${qmips.toFixed(1)} MIPS`);
-    console.log(`ratio core/qemu-arm: ${(mips / qmips).toFixed(3)} (1/${(qmips / mips).toFixed(1)})`);
-  } else console.log('qemu-arm not installed: no ratio');
+  const rows = [];
+  for (const [isa, name] of [['arm', 'A32'], ['thumb', 'T32']]) {
+    const exe = build(iterations, isa);
+    const empty = build(0, isa);
+    // Warm-up run: lets the engine's optimising tier compile the run loop
+    // (V8 starts WebAssembly in its baseline compiler), as a long-running
+    // machine would be after its first time slices.
+    await runCore(build(Math.max(1, iterations >> 3), isa));
+    const core = await runCore(exe);
+    const mips = core.instructions / core.seconds / 1e6;
+    console.log(`${name} core (release): ${core.instructions} guest instructions in ${core.seconds.toFixed(3)} s CPU time = ${mips.toFixed(1)} MIPS`);
+    const mapped = await runCore(exe, true);
+    if (mapped.exit !== core.exit) throw new Error(`${name}: checksum with the MMU on differs: ${mapped.exit} vs ${core.exit}`);
+    const mappedMips = mapped.instructions / mapped.seconds / 1e6;
+    console.log(`${name} core, MMU on (sections, client domain): ${mappedMips.toFixed(1)} MIPS`);
+    const row = { name, mips, mappedMips, ratio: '' };
+    if (haveQemu) {
+      const q = qemuSeconds(exe, empty);
+      if (q.exit !== core.exit) throw new Error(`${name}: checksum differs: core ${core.exit}, qemu-arm ${q.exit}`);
+      const qmips = core.instructions / q.seconds / 1e6;
+      console.log(`${name}: checksum ${core.exit} agrees with qemu-arm; qemu-arm ${q.seconds.toFixed(3)} s CPU time (start-up subtracted) = ${qmips.toFixed(1)} MIPS`);
+      row.ratio = `1/${(qmips / mips).toFixed(1)}`;
+    }
+    rows.push(row);
+  }
+  if (!haveQemu) console.log('qemu-arm not installed: no ratio');
+  console.log('\n          MIPS   MMU on  core/qemu-arm');
+  for (const r of rows) console.log(`${r.name.padEnd(6)} ${r.mips.toFixed(1).padStart(8)} ${r.mappedMips.toFixed(1).padStart(8)}  ${r.ratio || '-'}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

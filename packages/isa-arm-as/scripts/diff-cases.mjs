@@ -22,7 +22,8 @@ export function prng(seed) {
 
 const EDGES = [0, 1, 2, 0xffffffff, 0x80000000, 0x7fffffff, 0x8000, 0x7fff, 0xffff, 0xff, 0x80, 0x7f, 0xffff8000, 0x10000, 31, 32, 33];
 
-function value(rnd) {
+/** A random register value: an edge value, a small one or anything. */
+export function value(rnd) {
   const k = rnd() % 8;
   if (k < 3) return EDGES[rnd() % EDGES.length];
   if (k < 5) return rnd() & 0xff;

@@ -1,13 +1,15 @@
-// Runs a batch of single-instruction cases (scripts/diff-cases.mjs) on
-// qemu-arm: writes a static harness in assembly (for each case: load r0-r12
-// and APSR, execute the instruction, store r0-r12 and APSR), links it with
-// clang/ld.lld for armv7-a without libc, runs it and reads back the final
-// registers, APSR and buffers. Node only (scripts and tests).
+// Runs a batch of single-instruction cases (scripts/diff-cases.mjs for A32,
+// scripts/diff-cases-t32.mjs for T32) on qemu-arm: writes a static harness in
+// assembly (for each case: load r0-r12 and APSR, execute the instruction —
+// in Thumb state after its IT instruction and nops — store r0-r12 and APSR),
+// links it with clang/ld.lld for armv7-a without libc, runs it and reads back
+// the final registers, APSR and buffers. Node only (scripts and tests).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUFFER_SIZE, makeCase, fnv1a } from './diff-cases.mjs';
+import { makeThumbCase, caseHalfwords } from './diff-cases-t32.mjs';
 
 /** Where the harness places case i's buffer; the core replays at the same address. */
 export const DATA_BASE = 0x400000;
@@ -16,26 +18,30 @@ export const bufferAddressOf = (index) => DATA_BASE + index * BUFFER_SIZE;
 export function haveQemu() {
   try {
     execFileSync('qemu-arm', ['-version'], { stdio: 'ignore' });
-    execFileSync('clang', ['--version'], { stdio: 'ignore' });
+    execFileSync('clang', ['--target=armv7a-linux-gnueabi', '--version'], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
   }
 }
 
-/** Cases for seeds (case i's buffer at bufferAddressOf(i)), run under qemu-arm -cpu cortex-a15. */
-export function runOnQemu(seeds) {
-  const cases = seeds.map((seed, i) => makeCase(seed, bufferAddressOf(i)));
+/**
+ * Builds and runs the harness: `body(k, i)` gives the lines that run case i
+ * between loading its state and storing it. Returns the cases with
+ * `expected` (regs, apsr, bufferHash) filled in.
+ */
+function runHarness(cases, thumb, body) {
   const n = cases.length;
-  const lines = ['.syntax unified', '.arm', '.text', '.global _start', '_start:'];
+  const lines = ['.syntax unified', thumb ? '.thumb' : '.arm', '.text', '.global _start', ...(thumb ? ['.thumb_func'] : []), '_start:'];
   cases.forEach((k, i) => {
     lines.push(
-      `  ldr sp, =init+${i * 56}`,
+      `  ldr r0, =init+${i * 56}`,
+      '  mov sp, r0',
       '  ldr r0, [sp, #52]',
       '  msr APSR_nzcvqg, r0',
       '  ldm sp, {r0-r12}',
       `  ldr sp, =out+${i * 56}`,
-      `  .inst 0x${k.word.toString(16)}`,
+      ...body(k, i),
       '  stm sp, {r0-r12}',
       '  mrs r0, apsr',
       '  str r0, [sp, #52]',
@@ -55,7 +61,7 @@ export function runOnQemu(seeds) {
   lines.push('init:');
   for (const k of cases) lines.push(`  .word ${[...k.regs, k.apsr].map((v) => '0x' + v.toString(16)).join(',')}`);
   lines.push('out:', `  .space ${n * 56}`);
-  const dir = mkdtempSync(join(tmpdir(), 'a32-qemu-'));
+  const dir = mkdtempSync(join(tmpdir(), 'arm-qemu-'));
   try {
     const src = join(dir, 'harness.s');
     const exe = join(dir, 'harness');
@@ -74,4 +80,16 @@ export function runOnQemu(seeds) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A32 cases for seeds (case i's buffer at bufferAddressOf(i)), run under qemu-arm -cpu cortex-a15. */
+export function runOnQemu(seeds) {
+  const cases = seeds.map((seed, i) => makeCase(seed, bufferAddressOf(i)));
+  return runHarness(cases, false, (k) => [`  .inst 0x${k.word.toString(16)}`]);
+}
+
+/** T32 cases for seeds, likewise: the IT instruction and nops, then the instruction, as .inst.n halfwords. */
+export function runOnQemuThumb(seeds) {
+  const cases = seeds.map((seed, i) => makeThumbCase(seed, bufferAddressOf(i)));
+  return runHarness(cases, true, (k) => caseHalfwords(k).map((h) => `  .inst.n 0x${h.toString(16)}`));
 }

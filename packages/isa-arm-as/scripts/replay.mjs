@@ -1,8 +1,10 @@
 // Replays differential cases on the WebAssembly core: writes the case's
-// instruction at CODE_ADDRESS, its buffer at the harness's address, sets
-// r0-r12 and APSR (User mode), runs one instruction and reports the final
-// state in the same shape as scripts/qemu-diff.mjs.
+// instruction at CODE_ADDRESS (a T32 case's IT instruction and nops before
+// it), its buffer at the harness's address, sets r0-r12 and APSR (User
+// mode, Thumb state for T32), runs the case and reports the final state in
+// the same shape as scripts/qemu-diff.mjs.
 import { BUFFER_SIZE, fnv1a } from './diff-cases.mjs';
+import { caseHalfwords } from './diff-cases-t32.mjs';
 
 export const CODE_ADDRESS = 0x1000;
 export const REPLAY_RAM = 8 << 20;
@@ -14,20 +16,29 @@ export function prepareCore(core) {
   core.setCpsr(0, 0x10);
 }
 
-/** Runs one case; returns { regs, apsr, bufferHash, stop }. */
+/** Runs one A32 case (k.word) or T32 case (k.value); returns { regs, apsr, bufferHash, stop }. */
 export function replayCase(core, k, bufferAddress) {
   const ram = new Uint8Array(core.memory.buffer, core.ramOffset(), core.ramBytes());
   const view = new DataView(core.memory.buffer, core.ramOffset(), core.ramBytes());
-  view.setUint32(CODE_ADDRESS, k.word, true);
-  view.setUint32(CODE_ADDRESS + 4, 0xe7f001f0, true); // udf: stops if the pc ran on
-  core.invalidateCodeRange(CODE_ADDRESS, 8);
+  const thumb = k.word === undefined;
+  let steps = 1;
+  if (thumb) {
+    const halfwords = [...caseHalfwords(k), 0xde01]; // udf: stops if the pc ran on
+    halfwords.forEach((h, i) => view.setUint16(CODE_ADDRESS + i * 2, h, true));
+    core.invalidateCodeRange(CODE_ADDRESS, halfwords.length * 2);
+    steps = k.itLength ? k.itLength + 1 : 1;
+  } else {
+    view.setUint32(CODE_ADDRESS, k.word, true);
+    view.setUint32(CODE_ADDRESS + 4, 0xe7f001f0, true); // udf: stops if the pc ran on
+    core.invalidateCodeRange(CODE_ADDRESS, 8);
+  }
   ram.set(k.buffer, bufferAddress);
-  core.setCpsr(0, (k.apsr | 0x10) >>> 0);
+  core.setCpsr(0, (k.apsr | 0x10 | (thumb ? 0x20 : 0)) >>> 0);
   for (let r = 0; r < 13; r++) core.setReg(0, r, k.regs[r]);
   core.setReg(0, 13, 0);
   core.setReg(0, 14, 0);
   core.setReg(0, 15, CODE_ADDRESS);
-  const stop = core.run(0, 1);
+  const stop = core.run(0, steps);
   const regs = [];
   for (let r = 0; r < 13; r++) regs.push(core.getReg(0, r) >>> 0);
   const apsr = (core.getCpsr(0) & 0xf80f0000) >>> 0;

@@ -1,8 +1,11 @@
-// A32 disassembler over raw bytes and ELF32 ARM files, in llvm-objdump -d's
+// ARM disassembler over raw bytes and ELF32 ARM files, in llvm-objdump -d's
 // shape: for every function symbol, its instructions with address, word and
-// UAL text. Literal pools marked by $d mapping symbols print as .word, as
-// llvm-objdump does; Thumb ($t) ranges are reported as not yet supported.
+// UAL text. Code is A32 or T32 as the $a/$t mapping symbols say (without
+// them, a function symbol with bit 0 set is Thumb code); literal pools
+// marked by $d print as .word, as llvm-objdump does.
 import { describeA32 } from './describe.js';
+import { describeT32, isT32Wide, itStateAfter } from './describe-t32.js';
+import type { ArmInstruction } from './arm-syntax.js';
 
 /** One line of disassembly. */
 export interface DisassemblyLine {
@@ -10,8 +13,45 @@ export interface DisassemblyLine {
   readonly word: number;
   /** 'mnemonic\toperands', '.word\t0x...' for data, or '<unknown>'. */
   readonly text: string;
+  /** Bytes the line covers: 4 for A32 and data, 2 or 4 for T32. */
+  readonly size?: number;
   /** Function symbol the address belongs to, if any. */
   readonly symbol?: string;
+}
+
+/** One T32 instruction of a stream: where it is, its size and what it is. */
+export interface ThumbLine {
+  readonly address: number;
+  /** 2 or 4 bytes. */
+  readonly size: number;
+  readonly insn: ArmInstruction;
+}
+
+/**
+ * Walks T32 code as llvm-objdump does: a 32-bit instruction takes 4 bytes,
+ * anything undecodable (or a first halfword at the end) 2, and the IT state
+ * an IT instruction sets applies to the instructions after it.
+ */
+export function walkT32(bytes: Uint8Array, address = 0): ThumbLine[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: ThumbLine[] = [];
+  let it = 0;
+  for (let at = 0; at + 2 <= bytes.length; ) {
+    const first = view.getUint16(at, true);
+    const wide = isT32Wide(first) && at + 4 <= bytes.length;
+    const value = wide ? ((first << 16) | view.getUint16(at + 2, true)) >>> 0 : first;
+    const insn = describeT32(value, address + at, it);
+    const size = wide && insn.mnemonic !== '<unknown>' ? 4 : 2;
+    out.push({ address: (address + at) >>> 0, size, insn });
+    it = insn.mnemonic === '<unknown>' ? 0 : itStateAfter(insn, it);
+    at += size;
+  }
+  return out;
+}
+
+/** Disassembles T32 code starting at `address` (`word` is the halfword or first << 16 | second). */
+export function disassembleT32(bytes: Uint8Array, address = 0): DisassemblyLine[] {
+  return walkT32(bytes, address).map((l) => ({ address: l.address, word: l.insn.word, size: l.size, text: l.insn.text }));
 }
 
 /** Disassembles little-endian A32 words starting at `address`. */
@@ -96,7 +136,7 @@ export function disassembleElf(bytes: Uint8Array, symbol?: string): DisassemblyL
     if (sec.type !== 1 || (sec.flags & 4) === 0) return; // PROGBITS + EXECINSTR
     const inSection = symbols.filter((s) => s.shndx === index);
     const mapping = inSection.filter((s) => /^\$[adt](\.|$)/.test(s.name)).sort((a, b) => a.value - b.value);
-    const functions = inSection.filter((s) => s.type === 2).sort((a, b) => a.value - b.value);
+    const functions = inSection.filter((s) => s.type === 2).sort((a, b) => (a.value & ~1) - (b.value & ~1));
     // Objects are section-relative; executables use absolute addresses.
     const base = sec.addr;
     const rel = (v: number) => (v >= base && v < base + sec.size ? v - base : v);
@@ -105,17 +145,30 @@ export function disassembleElf(bytes: Uint8Array, symbol?: string): DisassemblyL
       for (const m of mapping) if (rel(m.value) <= off) kind = m.name[1]!; else break;
       return kind;
     };
-    for (let off = 0; off + 4 <= sec.size; off += 4) {
-      const fn = functions.filter((f) => rel(f.value) <= off && off < rel(f.value) + Math.max(f.size, 4)).pop();
-      if (symbol !== undefined && fn?.name !== symbol) continue;
-      const word = view.getUint32(sec.offset + off, true);
+    // A Thumb function's symbol has bit 0 set; without mapping symbols that marks its code as T32.
+    const start = (f: ElfSymbol): number => rel(f.value & ~1);
+    const owner = (off: number): ElfSymbol | undefined => functions.filter((f) => start(f) <= off && off < start(f) + Math.max(f.size, 2)).pop();
+    const thumbAt = (off: number): boolean => (mapping.length ? kindAt(off) === 't' : (owner(off)?.value ?? 0) % 2 === 1);
+    for (let off = 0; off + 2 <= sec.size; ) {
+      const fn = owner(off);
+      const wanted = symbol === undefined || fn?.name === symbol;
+      const kind = mapping.length ? kindAt(off) : thumbAt(off) ? 't' : 'a';
       const address = (base + off) >>> 0;
-      const kind = kindAt(off);
-      let text: string;
-      if (kind === 'd') text = `.word\t0x${word.toString(16).padStart(8, '0')}`;
-      else if (kind === 't') text = '<thumb code: not supported yet>';
-      else text = describeA32(word, address).text;
-      out.push({ address, word, text, ...(fn ? { symbol: fn.name } : {}) });
+      if (kind === 't') {
+        // One Thumb run: up to the next change of mapping or function.
+        let end = off + 2;
+        while (end + 2 <= sec.size && thumbAt(end) && owner(end) === fn) end += 2;
+        for (const l of walkT32(bytes.subarray(sec.offset + off, sec.offset + end), address)) {
+          if (wanted) out.push({ address: l.address, word: l.insn.word, size: l.size, text: l.insn.text, ...(fn ? { symbol: fn.name } : {}) });
+        }
+        off = end;
+        continue;
+      }
+      if (off + 4 > sec.size) break;
+      const word = view.getUint32(sec.offset + off, true);
+      const text = kind === 'd' ? `.word\t0x${word.toString(16).padStart(8, '0')}` : describeA32(word, address).text;
+      if (wanted) out.push({ address, word, size: 4, text, ...(fn ? { symbol: fn.name } : {}) });
+      off += 4;
     }
   });
   if (symbol !== undefined && out.length === 0) fail(`no function symbol '${symbol}' in an executable section`);

@@ -6,7 +6,9 @@ import { instantiateWasm, wasmBytes, type WasmBuild } from './generated/wasm.js'
 
 export { wasmBytes, type WasmBuild };
 export { describeA32, expandModifiedImmediate, CONDITION_NAMES, REGISTER_NAMES, type A32Instruction, type A32Class } from './describe.js';
-export { disassembleA32, disassembleElf, type DisassemblyLine } from './disassemble.js';
+export { disassembleA32, disassembleT32, walkT32, disassembleElf, type DisassemblyLine, type ThumbLine } from './disassemble.js';
+export { describeT32, thumbExpandImmediate, itStateAfter, isT32Wide } from './describe-t32.js';
+export type { ArmInstruction, ArmClass } from './arm-syntax.js';
 
 /** Reasons `run` returns (and `stopReason` reports). */
 export const StopReason = {
@@ -39,6 +41,14 @@ export { ArmEmulation } from './emulation.js';
 
 /** The DTrace fbt breakpoint: OR the displaced instruction's condition (bits 31:28 >> 28) into the low nibble. */
 export const DTRACE_BREAKPOINT = 0xe7f000f0;
+/**
+ * The Thumb DTrace breakpoints: `udf #0xf0` over a 16-bit instruction, and
+ * `udf.w #0xf0` (first halfword << 16 | second) where a 32-bit one is
+ * displaced. Their condition is the IT block's: inside a block they stop
+ * only when the slot's condition passes (see the README, "Thumb").
+ */
+export const DTRACE_BREAKPOINT_T16 = 0xdef0;
+export const DTRACE_BREAKPOINT_T32 = 0xf7f0a0f0;
 
 /** Physical device window served by the host's mmioRead/mmioWrite. */
 export const DEVICE_WINDOW = { base: 0xf0000000, end: 0xf1000000 } as const;
@@ -60,14 +70,22 @@ export interface ArmCoreExports {
   requestStop(): void;
   setIrqLine(cpu: number, level: number): void;
   setFiqLine(cpu: number, level: number): void;
-  /** Executes `word` as if at `address`; 0 when completed, else a StopReason. */
+  /** Executes the A32 `word` as if at `address`; 0 when completed, else a StopReason. */
   executeDisplaced(cpu: number, word: number, address: number): number;
+  /**
+   * Executes the T32 instruction `value` (a halfword, or first << 16 | second)
+   * in Thumb state as if at `address`, under the CPU's ITSTATE (which then
+   * advances); 0 when completed, else a StopReason.
+   */
+  executeDisplacedT32(cpu: number, value: number, address: number): number;
   /** Emulates a displaced instruction by code (EmulationCode); 0 when done, else a StopReason. */
   emulate(cpu: number, code: number, word: number, address: number): number;
   /** Whether `word` is of emulation class `code` (what `emulate` checks before it runs it); 1 or 0. */
   emulationMatches(code: number, word: number): number;
   takeException(exc: number, pc: number): void;
   decodeA32(word: number): number;
+  decodeT16(halfword: number): number;
+  decodeT32(value: number): number;
   ramOffset(): number;
   ramBytes(): number;
   stateOffset(cpu: number): number;

@@ -1,12 +1,13 @@
-// The run loop's specialised forms (assembly/fast.ts: data processing,
-// compares, multiplies, extends, ldr/str/ldrb/strb, b/bl/bx executed inline
-// from a pre-decoded record) against the generic handlers: the same word runs
-// once through run() on one core and once through executeDisplaced (which
-// always calls the instruction's exec_<NAME> handler) on another, from the
-// same registers, flags and memory, with the MMU off, with alignment
-// checking, and with the MMU on over pages of every permission (TLB warm, so
-// the inline TLB-hit path is taken where it applies). Plus exact budgets and
-// code-cache invalidation by inline stores.
+// The run loops' specialised forms (assembly/fast.ts: data processing,
+// compares, multiplies, extends, ldr/str/ldrb/strb, branches executed inline
+// from a pre-decoded record) against the generic handlers, for A32 and T32:
+// the same instruction runs once through run() on one core and once through
+// executeDisplaced / executeDisplacedT32 (which always call the instruction's
+// exec_<NAME> handler) on another, from the same registers, flags and
+// memory, with the MMU off, with alignment checking, and with the MMU on
+// over pages of every permission (TLB warm, so the inline TLB-hit path is
+// taken where it applies). Plus exact budgets and code-cache invalidation by
+// inline stores.
 import { describe, expect, it } from 'vitest';
 import { ArmMode, createArmCore, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
 
@@ -115,6 +116,59 @@ function randomWord(next: () => number): number {
   }
 }
 
+/** A random T32 instruction of the forms the Thumb run loop specialises (halfword, or first << 16 | second). */
+function randomThumb(next: () => number): number {
+  const r = () => {
+    const v = next() % 16;
+    return v === 15 && next() % 4 !== 0 ? next() % 15 : v; // r15 now and then
+  };
+  const low = () => next() % 8;
+  const imm12 = () => { const v = next() & 0xfff; return (((v >>> 11) & 1) << 26) | (((v >>> 8) & 7) << 12) | (v & 0xff); };
+  switch (next() % 24) {
+    case 0: return 0x2000 | ((next() % 4) << 11) | (low() << 8) | (next() & 0xff); // movs/cmp/adds/subs imm8
+    case 1: return 0x1800 | ((next() % 4) << 9) | (low() << 6) | (low() << 3) | low(); // adds/subs reg, imm3
+    case 2: return 0x4000 | ([0, 1, 8, 10, 11, 12, 14, 15][next() % 8]! << 6) | (low() << 3) | low(); // and eor tst cmp cmn orr bic mvn
+    case 3: return (low() << 3) | low(); // movs rd, rm (lsl #0)
+    case 4: return 0x4400 | ((next() % 3) << 8) | (r() << 3) | (next() & 0x87); // add/cmp/mov high registers
+    case 5: return 0xb200 | ((next() % 4) << 6) | (low() << 3) | low(); // sxth sxtb uxth uxtb
+    case 6: return 0x5000 | ([0, 2, 4, 6][next() % 4]! << 9) | (low() << 6) | (low() << 3) | low(); // str strb ldr ldrb register
+    case 7: return [0x6000, 0x6800, 0x7000, 0x7800][next() % 4]! | ((next() % 32) << 6) | (low() << 3) | low(); // str ldr strb ldrb imm5
+    case 8: return [0x9000, 0x9800, 0x4800][next() % 3]! | (low() << 8) | (next() & 0xff); // str/ldr sp, ldr literal
+    case 9: return 0xd000 | ((next() % 14) << 8) | (next() & 0xff); // b<cond>
+    case 10: return 0xe000 | (next() & 0x7ff); // b
+    case 11: return 0x4700 | (r() << 3); // bx
+    case 12: return (0xf2400000 | ((next() & 1) << 23) | ((next() & 15) << 16) | (r() << 8) | imm12()) >>> 0; // movw/movt
+    case 13: return (0xf2000000 | ((next() & 1) << 23) | ((next() & 1) << 21) | (r() << 16) | (r() << 8) | imm12()) >>> 0; // addw/subw
+    case 14: case 15: { // data processing, modified immediate
+      const op = [0, 1, 2, 3, 4, 8, 13, 14][next() % 8]!;
+      return (0xf0000000 | (op << 21) | ((next() & 1) << 20) | (r() << 16) | (r() << 8) | imm12()) >>> 0;
+    }
+    case 16: case 17: { // data processing, shifted register
+      const op = [0, 1, 2, 3, 4, 8, 13, 14][next() % 8]!;
+      return (0xea000000 | (op << 21) | ((next() & 1) << 20) | (r() << 16) | ((next() & 7) << 12) | (r() << 8) | ((next() & 3) << 6) | ((next() & 3) << 4) | r()) >>> 0;
+    }
+    case 18: return (0xfb000000 | (r() << 16) | ((next() % 3 === 0 ? 15 : r()) << 12) | (r() << 8) | r()) >>> 0; // mla/mul
+    case 19: return (0xfa0ff080 | ([0, 1, 4, 5][next() % 4]! << 20) | (r() << 8) | ((next() & 3) << 4) | r()) >>> 0; // sxth.w uxth.w sxtb.w uxtb.w
+    case 20: { // ldr/str/ldrb/strb imm12, imm8 with P/U/W, register
+      const size = [0, 2][next() % 2]!;
+      const first = 0xf800 | (size << 5) | ((next() & 1) << 4) | r();
+      const form = next() % 3;
+      if (form === 0) return (((first | 0x80) << 16) | (r() << 12) | (next() & 0xfff)) >>> 0;
+      if (form === 1) return ((first << 16) | (r() << 12) | 0x800 | ([4, 5, 7, 1, 3][next() % 5]! << 8) | (next() & 0xff)) >>> 0;
+      return ((first << 16) | (r() << 12) | ((next() & 3) << 4) | r()) >>> 0;
+    }
+    case 21: { // b<cond>.w, b.w, bl
+      const kind = next() % 3;
+      const s = next() & 1;
+      const first = 0xf000 | (s << 10) | (kind === 0 ? (next() % 14) << 6 : 0) | (next() & (kind === 0 ? 0x3f : 0x3ff));
+      const second = 0x8000 | ((next() & 1) << 13) | ((next() & 1) << 11) | (next() & 0x7ff) | (kind === 1 ? 0x1000 : kind === 2 ? 0x5000 : 0);
+      return ((first << 16) | second) >>> 0;
+    }
+    case 22: return (0xebb00f00 | (r() << 16) | ((next() & 7) << 12) | ((next() & 3) << 6) | ((next() & 3) << 4) | r()) >>> 0; // cmp.w reg
+    default: return (0xf1b00f00 | (r() << 16) | imm12()) >>> 0; // cmp.w imm
+  }
+}
+
 interface Outcome { stop: number; regs: number[]; cpsr: number; retired: number; fault: number[] }
 
 function outcome(core: ArmCoreExports, stop: number): Outcome {
@@ -123,8 +177,8 @@ function outcome(core: ArmCoreExports, stop: number): Outcome {
   return { stop, regs, cpsr: core.getCpsr(0) >>> 0, retired: core.retiredLow(0), fault };
 }
 
-/** Sets the same registers, flags, mode and data on both cores. */
-function prepare(cores: ArmCoreExports[], word: number, next: () => number, mode: Mode, data: Uint8Array): void {
+/** Sets the same registers, flags, mode and data on both cores; T32 `thumb` code is halfwords in Thumb state. */
+function prepare(cores: ArmCoreExports[], word: number, next: () => number, mode: Mode, data: Uint8Array, thumb = false): void {
   const regs = Array.from({ length: 15 }, () => {
     switch (next() % 4) {
       case 0: return next(); // anything
@@ -136,14 +190,17 @@ function prepare(cores: ArmCoreExports[], word: number, next: () => number, mode
   const cpuMode = mode === 'aligned' ? ArmMode.SVC : ArmMode.USR;
   for (const core of cores) {
     ram(core).set(data, BUF - 0x2000);
-    words(core, CODE, [word, 0xe7f001f0]);
-    core.setCpsr(0, (flags | cpuMode) >>> 0);
+    if (thumb) {
+      const halves = word > 0xffff ? [word >>> 16, word & 0xffff, 0xde01] : [word, 0xde01];
+      writeRam(core, CODE, new Uint8Array(new Uint16Array(halves).buffer));
+    } else words(core, CODE, [word, 0xe7f001f0]);
+    core.setCpsr(0, (flags | cpuMode | (thumb ? 0x20 : 0)) >>> 0);
     regs.forEach((v, n) => core.setReg(0, n, v));
     core.setReg(0, 15, CODE);
   }
 }
 
-async function compareForms(build: 'debug' | 'release', mode: Mode, seed: number, cases: number): Promise<void> {
+async function compareForms(build: 'debug' | 'release', mode: Mode, seed: number, cases: number, thumb = false): Promise<void> {
   const inline = await makeCore(build, mode);
   const handler = await makeCore(build, mode);
   const next = rng(seed);
@@ -151,12 +208,12 @@ async function compareForms(build: 'debug' | 'release', mode: Mode, seed: number
   const failures: string[] = [];
   for (let i = 0; i < cases && failures.length < 10; i++) {
     for (let b = 0; b < data.length; b++) data[b] = next() & 0xff;
-    const word = randomWord(next);
-    prepare([inline, handler], word, next, mode, data);
+    const word = thumb ? randomThumb(next) : randomWord(next);
+    prepare([inline, handler], word, next, mode, data, thumb);
     const before = inline.retiredLow(0);
     const a = outcome(inline, inline.run(0, 1));
     const handlerBefore = handler.retiredLow(0);
-    const stop = handler.executeDisplaced(0, word, CODE);
+    const stop = thumb ? handler.executeDisplacedT32(0, word, CODE) : handler.executeDisplaced(0, word, CODE);
     const b = outcome(handler, stop === 0 ? StopReason.BUDGET : stop);
     a.retired -= before;
     b.retired -= handlerBefore;
@@ -166,11 +223,14 @@ async function compareForms(build: 'debug' | 'release', mode: Mode, seed: number
   expect(failures).toEqual([]);
 }
 
-describe('specialised forms agree with their handlers', () => {
+describe.each([
+  ['A32', false],
+  ['T32', true],
+] as const)('%s specialised forms agree with their handlers', (_isa, thumb) => {
   for (const build of ['debug', 'release'] as const) {
-    it(`with the MMU off (${build})`, async () => compareForms(build, 'plain', 0x5eed1, 6000), 60_000);
-    it(`with alignment checking (${build})`, async () => compareForms(build, 'aligned', 0x5eed2, 3000), 60_000);
-    it(`with the MMU on, pages of every permission (${build})`, async () => compareForms(build, 'mmu', 0x5eed3, 6000), 60_000);
+    it(`with the MMU off (${build})`, async () => compareForms(build, 'plain', 0x5eed1, 6000, thumb), 60_000);
+    it(`with alignment checking (${build})`, async () => compareForms(build, 'aligned', 0x5eed2, 3000, thumb), 60_000);
+    it(`with the MMU on, pages of every permission (${build})`, async () => compareForms(build, 'mmu', 0x5eed3, 6000, thumb), 60_000);
   }
 });
 

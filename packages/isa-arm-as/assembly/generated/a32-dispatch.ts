@@ -2,7 +2,7 @@
 // Dispatch table: decoder id -> handler in assembly/exec.ts (exec_<NAME>); lines without one are UNDEFINED.
 import * as X from '../exec';
 
-/** Handler per Op id. */
+/** Handler per id. */
 export const HANDLERS: StaticArray<(w: u32) => void> = [
   X.exec_UNDEFINED,
   X.exec_AND_reg,
