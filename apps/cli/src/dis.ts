@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { parseProbeDescription, type Probe, type ProbeRegistry } from '@wdtrace/dtrace-core';
-import { EM_ARM, EM_X86_64, ElfError, SHF_EXECINSTR, SHT_PROGBITS, parseElf, type ElfFile, type ElfSymbol, type Isa, type KernelSymbol } from '@wdtrace/kernel';
-import { createX86Decoder, disassemble, formatLine, SymbolTable, type DisassemblyLine, type Symbolizer, type X86Decoder } from '@wdtrace/isa-x86-as';
+import { EM_ARM, EM_X86_64, ElfError, SHF_EXECINSTR, SHT_PROGBITS, SymbolTable, parseElf, type ElfFile, type ElfSymbol, type Isa, type KernelSymbol } from '@wdtrace/kernel';
+import { createX86Decoder, disassemble, formatLine, type DisassemblyLine, type Symbolizer, type X86Decoder } from '@wdtrace/isa-x86-as';
 import { describeA32, walkT32, type ArmInstruction } from '@wdtrace/isa-arm-as';
 import { ProviderError, type Tracepoint } from '@wdtrace/providers';
 import { Session } from '@wdtrace/session';
@@ -65,6 +65,28 @@ function labelsOf(elf: ElfFile, sectionIndex: number, base: bigint, relocatable:
 const SHN_ABS = 0xfff1;
 
 /**
+ * Names addresses in [start, end] after `labels`, as llvm-objdump does: the
+ * label starting at an address, and the nearest label at or below any
+ * address as `name` or `name+0xoff` (the kernel's symbol table, holding the
+ * labels as one module; an address at `end` still belongs to it).
+ */
+function labelSymbolizer(labels: readonly Label[], start: bigint, end: bigint): Symbolizer {
+  const table = new SymbolTable();
+  table.add('labels', labels.map((l) => ({ name: l.name, address: l.address, size: 0, module: 'labels', isFunction: false, isGlobal: true })), start, end + 1n);
+  return {
+    startingAt: (address) => {
+      const info = table.lookup(address);
+      return info && info.offset === 0n ? info.symbol.name : undefined;
+    },
+    symbolize: (address) => {
+      const info = table.lookup(address);
+      if (!info) return undefined;
+      return info.offset === 0n ? info.symbol.name : `${info.symbol.name}+0x${info.offset.toString(16)}`;
+    },
+  };
+}
+
+/**
  * Names any address of a linked file as llvm-objdump does: by the symbols of
  * the section that holds it, or, outside every section, by the absolute
  * symbols (FILE symbols included), the greatest by (type, name) winning
@@ -77,7 +99,7 @@ function fileSymbolizer(elf: ElfFile, sectionNames: boolean): Symbolizer {
       // For branch targets, as in the listing, a section's name labels its start when no symbol does.
       const labels = labelsOf(elf, s.index, s.addr, false);
       if (sectionNames && labels[0]?.address !== s.addr) labels.unshift({ address: s.addr, name: s.name });
-      return { start: s.addr, end: s.addr + BigInt(s.size), table: new SymbolTable(labels) };
+      return { start: s.addr, end: s.addr + BigInt(s.size), table: labelSymbolizer(labels, s.addr, s.addr + BigInt(s.size)) };
     });
   const absolute = new Map<bigint, { type: number; name: string }>();
   for (const s of elf.symbols()) {
@@ -85,9 +107,9 @@ function fileSymbolizer(elf: ElfFile, sectionNames: boolean): Symbolizer {
     const have = absolute.get(s.value);
     if (!have || s.type > have.type || (s.type === have.type && s.name > have.name)) absolute.set(s.value, { type: s.type, name: s.name });
   }
-  const absoluteTable = new SymbolTable([...absolute].map(([address, s]) => ({ address, name: s.name })));
+  const absoluteTable = labelSymbolizer([...absolute].map(([address, s]) => ({ address, name: s.name })).sort((a, b) => (a.address < b.address ? -1 : 1)), 0n, (1n << 64n) - 2n);
   // A symbol may sit at its section's very end (`__bss_end`): an address there still belongs to it.
-  const tableFor = (address: bigint): SymbolTable =>
+  const tableFor = (address: bigint): Symbolizer =>
     (sections.find((s) => address >= s.start && address < s.end) ?? sections.find((s) => address === s.end))?.table ?? absoluteTable;
   return {
     startingAt: (address) => tableFor(address).startingAt(address),
@@ -232,7 +254,7 @@ export async function disassembleElfFile(bytes: Uint8Array, displayName: string,
     const end = base + BigInt(section.size);
     let labels = labelsOf(elf, section.index, base, relocatable).filter((l) => l.address >= base && l.address < end);
     if (labels.length === 0 || labels[0]!.address !== base) labels = [{ address: base, name: section.name }, ...labels];
-    const table = new SymbolTable(labels);
+    const table = labelSymbolizer(labels, base, end);
     const mapping = arch === 'arm' ? mappingOf(elf, section.index, base, relocatable, options.thumb ? 't' : 'a') : [];
     let sectionText = '';
     for (let i = 0; i < labels.length; i++) {

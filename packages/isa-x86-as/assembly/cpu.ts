@@ -129,8 +129,10 @@ export function flushFlags(): void {
 export function setCpl(v: u32): void { cpl = v; dataTlbUser = v == 3 ? 4096 : 0; }
 export function setHalted(v: bool): void { halted = v; }
 export function countRetired(): void { retired++; }
+/** CR0.EM or CR0.TS is set: SSE and MMX instructions raise #UD or #NM (run.ts checks; x87 handlers check their own). */
+export let simdGate: bool = false;
 export function setCr(n: i32, v: u64): void {
-  if (n == 0) cr0 = v; else if (n == 2) cr2 = v; else if (n == 3) { cr3 = v; tlbFlush(); } else if (n == 4) cr4 = v;
+  if (n == 0) { cr0 = v; simdGate = (v & 0xc) != 0; } else if (n == 2) cr2 = v; else if (n == 3) { cr3 = v; tlbFlush(); } else if (n == 4) cr4 = v;
   if (n == 0 || n == 4) tlbFlush();
 }
 export function setMsrValue(which: i32, v: u64): void {
@@ -498,6 +500,7 @@ export function loadCpu(n: i32): void {
   memory.copy(REGS, s, 128);
   memory.copy(XMM, s + 128, 256);
   rip = load<u64>(s, 384); rflags = load<u64>(s, 392) | 2; cr0 = load<u64>(s, 400); cr2 = load<u64>(s, 408);
+  simdGate = (cr0 & 0xc) != 0;
   cr3 = load<u64>(s, 416); cr4 = load<u64>(s, 424); efer = load<u64>(s, 432); fsBase = load<u64>(s, 440);
   gsBase = load<u64>(s, 448); kernelGsBase = load<u64>(s, 456); star = load<u64>(s, 464); lstar = load<u64>(s, 472);
   fmask = load<u64>(s, 480); retired = load<u64>(s, 488); tscOffset = load<u64>(s, 496);

@@ -10,7 +10,7 @@ import {
   translate, ACC_READ, setProbeOnly, probeFaultAddress, ramBase, ramSize, countRetired, cpl, setCpl,
 } from './cpu';
 import { setInsnRip } from './exec';
-import { finishStop, STOP_NONE } from './run';
+import { finishStop, formAllowed, STOP_NONE } from './run';
 import { X86Emulation } from '../src/emulation';
 
 /**
@@ -63,6 +63,7 @@ export function executeDisplaced(length: i32, address: u64): i32 {
     ((dOpcode >= 0xa4 && dOpcode <= 0xa7) || (dOpcode >= 0xaa && dOpcode <= 0xaf));
   for (;;) {
     setNextRip(address + <u64>len);
+    if (!formAllowed()) return finishStop();
     unchecked(HANDLERS[dForm])();
     if (faultVector >= 0) return finishStop();
     if (!repString || nextRip != address) break;

@@ -1,37 +1,15 @@
-// SSE/SSE2 subset that compilers emit for copies, zeroing and scalar floating
-// point: moves, logic, packed integer add/sub/compare/shuffle/unpack,
-// pmovmskb, and ss/sd arithmetic, conversions and compares. XMM registers
-// live in XMM (16 x 16 bytes). Floating point follows the SDM: NaN operands
-// propagate (first source wins, quieted), invalid operations give the default
-// NaN (negative quiet NaN), out-of-range conversions give the integer
-// indefinite value; rounding is round-to-nearest-even (MXCSR.RC = 0 assumed)
-// and MXCSR exception flags are not recorded.
-import { dReg, dRm, dMod, dRex, dImm } from './insn';
-import { XMM, readV, writeV, readReg, writeReg, raise, faultVector, VEC_GP, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
+// SSE and SSE2 (SDM vol. 1, chapters 10 and 11): moves, logic, packed
+// integer arithmetic, compares, shuffles and unpacks, and the scalar and
+// packed floating-point arithmetic, compares and conversions. XMM registers
+// live in XMM (16 x 16 bytes). Floating-point lanes go through sse-float.ts:
+// NaN rules, MXCSR's rounding control, FTZ/DAZ and exceptions (flags, #XM);
+// out-of-range conversions give the integer indefinite value.
+import { dReg, dRm, dMod, dRex, dImm, dAddr32, dOpcode } from './insn';
+import { XMM, readV, writeV, readReg, writeReg, faultVector, rflags, setFlags, ARITH_FLAGS, ZF, PF, CF, reg64 } from './cpu';
 import { effectiveAddress } from './exec';
+import { xmm, readW128, writeW128, binop, put, dst, maskedStore, SCRATCH } from './sse-operands';
+import { laneF64, laneF32, isNaN32, sseBegin, sseCommit, compareLanes, comparedA, comparedB, f32ToF64, f64ToF32, intToFloat, floatToInt } from './sse-float';
 
-// @ts-ignore: decorator
-@inline function xmm(n: u32): usize { return XMM + (<usize>n << 4); }
-
-/** Reads the W operand: register or 16 bytes of memory (aligned if `aligned`). */
-function readW128(aligned: bool): v128 {
-  if (dMod() == 3) return v128.load(xmm(dRm()));
-  const a = effectiveAddress();
-  if (aligned && (a & 15) != 0) { raise(VEC_GP, 0); return i64x2.splat(0); }
-  const lo = readV(a, 8);
-  const hi = readV(a + 8, 8);
-  return i64x2.replace_lane(i64x2.splat(<i64>lo), 1, <i64>hi);
-}
-function writeW128(v: v128, aligned: bool): void {
-  if (dMod() == 3) { v128.store(xmm(dRm()), v); return; }
-  const a = effectiveAddress();
-  if (aligned && (a & 15) != 0) { raise(VEC_GP, 0); return; }
-  // check both halves before writing either
-  readV(a, 1); readV(a + 15, 1);
-  if (faultVector >= 0) return;
-  writeV(a, 8, <u64>i64x2.extract_lane(v, 0));
-  writeV(a + 8, 8, <u64>i64x2.extract_lane(v, 1));
-}
 
 // ---- moves ----------------------------------------------------------------------------
 export function exec_movups(): void { const v = readW128(false); if (faultVector < 0) v128.store(xmm(dReg()), v); }
@@ -89,12 +67,6 @@ export function exec_movq_store(): void {
 }
 
 // ---- logic and packed integer -------------------------------------------------------------
-// @ts-ignore: decorator
-@inline function binop(): v128 { return readW128(true); }
-// @ts-ignore: decorator
-@inline function put(v: v128): void { if (faultVector < 0) v128.store(xmm(dReg()), v); }
-// @ts-ignore: decorator
-@inline function dst(): v128 { return v128.load(xmm(dReg())); }
 
 export function exec_pand(): void { const b = binop(); put(v128.and(dst(), b)); }
 export function exec_pandn(): void { const b = binop(); put(v128.andnot(b, dst())); }
@@ -130,7 +102,7 @@ export function exec_pshufd(): void {
   const s = readW128(true);
   if (faultVector >= 0) return;
   const order = <u32>dImm();
-  const t = XMM + 16 * 16; // scratch slot past xmm15
+  const t = SCRATCH;
   v128.store(t, s);
   let r = i32x4.splat(0);
   r = i32x4.replace_lane(r, 0, load<i32>(t + ((order & 3) << 2)));
@@ -142,7 +114,7 @@ export function exec_pshufd(): void {
 function shuffleWords(high: bool): void {
   const s = readW128(true);
   if (faultVector >= 0) return;
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, s);
   const order = <u32>dImm();
   const base: usize = high ? 8 : 0;
@@ -156,7 +128,7 @@ export function exec_pshuflw(): void { shuffleWords(false); }
 export function exec_shufps(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, dst());
   v128.store(t + 16, b);
   const o = <u32>dImm();
@@ -171,7 +143,7 @@ export function exec_shufpd(): void {
   const o = <u32>dImm();
   const d = xmm(dReg());
   const lo = load<u64>(d + ((o & 1) << 3));
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, b);
   const hi = load<u64>(t + (((o >> 1) & 1) << 3));
   store<u64>(d, lo); store<u64>(d, hi, 8);
@@ -180,7 +152,7 @@ export function exec_shufpd(): void {
 export function exec_psrldq(): void {
   const n = <u32>dImm() > 16 ? 16 : <u32>dImm();
   const d = xmm(dRm());
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, i64x2.splat(0)); v128.store(t + 16, i64x2.splat(0));
   v128.store(t, v128.load(d));
   v128.store(d, v128.load(t + n));
@@ -188,7 +160,7 @@ export function exec_psrldq(): void {
 export function exec_pslldq(): void {
   const n = <u32>dImm() > 16 ? 16 : <u32>dImm();
   const d = xmm(dRm());
-  const t = XMM + 16 * 16;
+  const t = SCRATCH;
   v128.store(t, i64x2.splat(0)); v128.store(t + 16, v128.load(d));
   v128.store(d, v128.load(t + 16 - n));
 }
@@ -272,82 +244,46 @@ export function exec_pinsrw(): void {
 }
 export function exec_pextrw(): void { writeReg(dReg(), 4, true, <u64>load<u16>(xmm(dRm()) + ((<usize>dImm() & 7) << 1))); }
 
-// ---- scalar floating point -------------------------------------------------------------------
-const DEFAULT_NAN64: u64 = 0xfff8000000000000;
-const DEFAULT_NAN32: u32 = 0xffc00000;
-
-// @ts-ignore: decorator
-@inline function isNaN64(b: u64): bool { return (b & 0x7fffffffffffffff) > 0x7ff0000000000000; }
-// @ts-ignore: decorator
-@inline function isNaN32(b: u32): bool { return (b & 0x7fffffff) > 0x7f800000; }
-
+// ---- floating point ---------------------------------------------------------------------------
+// Every lane goes through sse-float.ts (NaN rules, MXCSR rounding and
+// exceptions); results are written only after sseCommit, so an unmasked
+// exception leaves the destination as it was.
 function srcSd(): u64 { return dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8); }
 function srcSs(): u32 { return dMod() == 3 ? load<u32>(xmm(dRm())) : <u32>readV(effectiveAddress(), 4); }
 
-/** One double lane; op: 0 add 1 sub 2 mul 3 div 4 min 5 max 6 sqrt (of b). */
-function laneF64(op: i32, a: u64, b: u64): u64 {
-  let r: u64;
-  if (op == 4 || op == 5) {
-    const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
-    r = (op == 4 ? x < y : x > y) ? a : b; // NaN or equal: the source
-  } else if (op == 6) {
-    if (isNaN64(b)) r = b | 0x0008000000000000;
-    else { r = reinterpret<u64>(Math.sqrt(reinterpret<f64>(b))); if (isNaN64(r)) r = DEFAULT_NAN64; }
-  } else if (isNaN64(a)) r = a | 0x0008000000000000;
-  else if (isNaN64(b)) r = b | 0x0008000000000000;
-  else {
-    const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
-    const v = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
-    r = reinterpret<u64>(v);
-    if (isNaN64(r)) r = DEFAULT_NAN64;
-  }
-  return r;
-}
-/** One float lane, as laneF64. */
-function laneF32(op: i32, a: u32, b: u32): u32 {
-  let r: u32;
-  if (op == 4 || op == 5) {
-    const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
-    r = (op == 4 ? x < y : x > y) ? a : b;
-  } else if (op == 6) {
-    if (isNaN32(b)) r = b | 0x400000;
-    else { r = reinterpret<u32>(Mathf.sqrt(reinterpret<f32>(b))); if (isNaN32(r)) r = DEFAULT_NAN32; }
-  } else if (isNaN32(a)) r = a | 0x400000;
-  else if (isNaN32(b)) r = b | 0x400000;
-  else {
-    const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
-    const v: f32 = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
-    r = reinterpret<u32>(v);
-    if (isNaN32(r)) r = DEFAULT_NAN32;
-  }
-  return r;
-}
+/** Scalar forms (F2/F3 0F 51, 58-5F): the low lane; op as laneF64's. */
 function arithSd(op: i32): void {
   const b = srcSd();
   if (faultVector >= 0) return;
-  store<u64>(xmm(dReg()), laneF64(op, load<u64>(xmm(dReg())), b));
+  sseBegin();
+  const r = laneF64(op, load<u64>(xmm(dReg())), b);
+  if (sseCommit()) store<u64>(xmm(dReg()), r);
 }
 function arithSs(op: i32): void {
   const b = srcSs();
   if (faultVector >= 0) return;
-  store<u32>(xmm(dReg()), laneF32(op, load<u32>(xmm(dReg())), b));
+  sseBegin();
+  const r = laneF32(op, load<u32>(xmm(dReg())), b);
+  if (sseCommit()) store<u32>(xmm(dReg()), r);
 }
 // packed forms (NP 0F 51/58-5F ps, 66 pd): every lane as the scalar form
 function arithPd(op: i32): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
   const d = xmm(dReg());
-  store<u64>(d, laneF64(op, load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
-  store<u64>(d, laneF64(op, load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
+  sseBegin();
+  const r0 = laneF64(op, load<u64>(d), <u64>i64x2.extract_lane(b, 0));
+  const r1 = laneF64(op, load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1));
+  if (sseCommit()) { store<u64>(d, r0); store<u64>(d, r1, 8); }
 }
 function arithPs(op: i32): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
   const d = xmm(dReg());
-  store<u32>(d, laneF32(op, load<u32>(d), <u32>i32x4.extract_lane(b, 0)));
-  store<u32>(d, laneF32(op, load<u32>(d, 4), <u32>i32x4.extract_lane(b, 1)), 4);
-  store<u32>(d, laneF32(op, load<u32>(d, 8), <u32>i32x4.extract_lane(b, 2)), 8);
-  store<u32>(d, laneF32(op, load<u32>(d, 12), <u32>i32x4.extract_lane(b, 3)), 12);
+  v128.store(SCRATCH, b);
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + 16 + i, laneF32(op, load<u32>(d + i), load<u32>(SCRATCH + i)));
+  if (sseCommit()) v128.store(d, v128.load(SCRATCH + 16));
 }
 export function exec_addpd(): void { arithPd(0); }
 export function exec_subpd(): void { arithPd(1); }
@@ -363,39 +299,6 @@ export function exec_divps(): void { arithPs(3); }
 export function exec_minps(): void { arithPs(4); }
 export function exec_maxps(): void { arithPs(5); }
 export function exec_sqrtps(): void { arithPs(6); }
-
-// cmpps/cmppd/cmpss/cmpsd (0F C2 /r ib): predicate imm8[2:0] = eq lt le unord neq nlt nle ord; all ones or zero
-// @ts-ignore: decorator
-@inline function predicate(p: u32, unordered: bool, less: bool, equal: bool): bool {
-  const q = p & 3;
-  const r = q == 0 ? (!unordered && equal) : q == 1 ? (!unordered && less) : q == 2 ? (!unordered && (less || equal)) : unordered;
-  return (p & 4) != 0 ? !r : r;
-}
-function cmpF64(a: u64, b: u64): u64 {
-  const x = reinterpret<f64>(a), y = reinterpret<f64>(b);
-  return predicate(<u32>dImm() & 7, x != x || y != y, x < y, x == y) ? <u64>-1 : 0;
-}
-function cmpF32(a: u32, b: u32): u32 {
-  const x = reinterpret<f32>(a), y = reinterpret<f32>(b);
-  return predicate(<u32>dImm() & 7, x != x || y != y, x < y, x == y) ? <u32>-1 : 0;
-}
-export function exec_cmppd(): void {
-  const b = readW128(true);
-  if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  store<u64>(d, cmpF64(load<u64>(d), <u64>i64x2.extract_lane(b, 0)));
-  store<u64>(d, cmpF64(load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1)), 8);
-}
-export function exec_cmpps(): void {
-  const b = readW128(true);
-  if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  const t = XMM + 16 * 16; // scratch slot past xmm15
-  v128.store(t, b);
-  for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, cmpF32(load<u32>(d + i), load<u32>(t + i)));
-}
-export function exec_cmpsd(): void { const b = srcSd(); if (faultVector < 0) store<u64>(xmm(dReg()), cmpF64(load<u64>(xmm(dReg())), b)); }
-export function exec_cmpss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg()), cmpF32(load<u32>(xmm(dReg())), b)); }
 export function exec_addsd(): void { arithSd(0); }
 export function exec_subsd(): void { arithSd(1); }
 export function exec_mulsd(): void { arithSd(2); }
@@ -411,7 +314,84 @@ export function exec_minss(): void { arithSs(4); }
 export function exec_maxss(): void { arithSs(5); }
 export function exec_sqrtss(): void { arithSs(6); }
 
-// ucomisd/comisd (66 0F 2E/2F), ucomiss/comiss: ZF PF CF = 111 unordered, 100 equal, 001 less, 000 greater
+// RCPPS/RCPSS, RSQRTPS/RSQRTSS (0F 53, 0F 52): approximations the SDM bounds to a
+// relative error of 1.5 * 2^-12, here the correctly rounded single. No
+// exceptions: a denormal source is read as zero (giving infinity), a result
+// below 2^-126 in magnitude is flushed to zero, and the reciprocal square
+// root of a negative number is the default NaN.
+function approximate(b: u32, root: bool): u32 {
+  if (isNaN32(b)) return b | 0x400000;
+  const sign = b & 0x80000000;
+  if ((b & 0x7f800000) == 0) return sign | 0x7f800000;
+  if ((b & 0x7fffffff) == 0x7f800000) return root && sign != 0 ? 0xffc00000 : sign;
+  if (root && sign != 0) return 0xffc00000;
+  const x = <f64>reinterpret<f32>(b);
+  const r = reinterpret<u32>(<f32>(root ? 1.0 / Math.sqrt(x) : 1.0 / x));
+  return (r & 0x7f800000) == 0 ? r & 0x80000000 : r;
+}
+function approximatePs(root: bool): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  v128.store(SCRATCH, b);
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + i, approximate(load<u32>(SCRATCH + i), root));
+  put(v128.load(SCRATCH));
+}
+export function exec_rcpps(): void { approximatePs(false); }
+export function exec_rsqrtps(): void { approximatePs(true); }
+export function exec_rcpss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg()), approximate(b, false)); }
+export function exec_rsqrtss(): void { const b = srcSs(); if (faultVector < 0) store<u32>(xmm(dReg()), approximate(b, true)); }
+
+// cmpps/cmppd/cmpss/cmpsd (0F C2 /r ib): predicate imm8[2:0] = eq lt le unord neq nlt nle ord; all ones or zero
+// (lt, le, nlt, nle signal invalid for a QNaN too)
+// @ts-ignore: decorator
+@inline function predicate(p: u32, unordered: bool, less: bool, equal: bool): bool {
+  const q = p & 3;
+  const r = q == 0 ? (!unordered && equal) : q == 1 ? (!unordered && less) : q == 2 ? (!unordered && (less || equal)) : unordered;
+  return (p & 4) != 0 ? !r : r;
+}
+function cmpF64(a: u64, b: u64): u64 {
+  const p = <u32>dImm() & 7;
+  compareLanes(a, b, (p & 3) == 1 || (p & 3) == 2, false);
+  const x = comparedA, y = comparedB;
+  return predicate(p, x != x || y != y, x < y, x == y) ? <u64>-1 : 0;
+}
+function cmpF32(a: u32, b: u32): u32 {
+  const p = <u32>dImm() & 7;
+  compareLanes(<u64>a, <u64>b, (p & 3) == 1 || (p & 3) == 2, true);
+  const x = comparedA, y = comparedB;
+  return predicate(p, x != x || y != y, x < y, x == y) ? <u32>-1 : 0;
+}
+export function exec_cmppd(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg());
+  sseBegin();
+  const r0 = cmpF64(load<u64>(d), <u64>i64x2.extract_lane(b, 0));
+  const r1 = cmpF64(load<u64>(d, 8), <u64>i64x2.extract_lane(b, 1));
+  if (sseCommit()) { store<u64>(d, r0); store<u64>(d, r1, 8); }
+}
+export function exec_cmpps(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  const d = xmm(dReg());
+  v128.store(SCRATCH, b);
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + 16 + i, cmpF32(load<u32>(d + i), load<u32>(SCRATCH + i)));
+  if (sseCommit()) v128.store(d, v128.load(SCRATCH + 16));
+}
+function compareScalar(single: bool): void {
+  const b = single ? <u64>srcSs() : srcSd();
+  if (faultVector >= 0) return;
+  sseBegin();
+  const r = single ? <u64>cmpF32(load<u32>(xmm(dReg())), <u32>b) : cmpF64(load<u64>(xmm(dReg())), b);
+  if (!sseCommit()) return;
+  if (single) store<u32>(xmm(dReg()), <u32>r); else store<u64>(xmm(dReg()), r);
+}
+export function exec_cmpsd(): void { compareScalar(false); }
+export function exec_cmpss(): void { compareScalar(true); }
+
+// ucomisd/comisd (66 0F 2E/2F), ucomiss/comiss: ZF PF CF = 111 unordered, 100 equal, 001 less, 000 greater;
+// COMISx signals invalid for a QNaN too (opcode 2F)
 function compareFlags(unordered: bool, less: bool, equal: bool): void {
   let f: u64 = 0;
   if (unordered) f = ZF | PF | CF;
@@ -422,48 +402,59 @@ function compareFlags(unordered: bool, less: bool, equal: bool): void {
 export function exec_ucomisd(): void {
   const b = srcSd();
   if (faultVector >= 0) return;
-  const x = reinterpret<f64>(load<u64>(xmm(dReg()))), y = reinterpret<f64>(b);
-  compareFlags(x != x || y != y, x < y, x == y);
+  sseBegin();
+  compareLanes(load<u64>(xmm(dReg())), b, dOpcode() == 0x2f, false);
+  const x = comparedA, y = comparedB;
+  if (sseCommit()) compareFlags(x != x || y != y, x < y, x == y);
 }
 export function exec_ucomiss(): void {
   const b = srcSs();
   if (faultVector >= 0) return;
-  const x = reinterpret<f32>(load<u32>(xmm(dReg()))), y = reinterpret<f32>(b);
-  compareFlags(x != x || y != y, x < y, x == y);
+  sseBegin();
+  compareLanes(<u64>load<u32>(xmm(dReg())), <u64>b, dOpcode() == 0x2f, true);
+  const x = comparedA, y = comparedB;
+  if (sseCommit()) compareFlags(x != x || y != y, x < y, x == y);
 }
 
-// conversions
-export function exec_cvtsi2sd(): void {
+// ---- conversions ----------------------------------------------------------------------------------
+// integers to floating point (F2/F3 0F 2A): rounded with MXCSR.RC
+function intToScalar(single: bool): void {
   const size = (dRex() & 8) != 0 ? 8 : 4;
   const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
   if (faultVector >= 0) return;
-  store<f64>(xmm(dReg()), size == 8 ? <f64><i64>v : <f64><i32>v);
+  sseBegin();
+  const r = intToFloat(size == 8 ? <i64>v : <i64><i32><u32>v, single);
+  if (!sseCommit()) return;
+  if (single) store<u32>(xmm(dReg()), <u32>r); else store<u64>(xmm(dReg()), r);
 }
-export function exec_cvtsi2ss(): void {
+export function exec_cvtsi2sd(): void { intToScalar(false); }
+export function exec_cvtsi2ss(): void { intToScalar(true); }
+// floating point to integers (F2/F3 0F 2C truncating, 2D with MXCSR.RC)
+function toInt(x: f64, truncate: bool, denormal: bool): void {
   const size = (dRex() & 8) != 0 ? 8 : 4;
-  const v = dMod() == 3 ? readReg(dRm(), size, true) : readV(effectiveAddress(), size);
-  if (faultVector >= 0) return;
-  store<f32>(xmm(dReg()), size == 8 ? <f32><i64>v : <f32><i32>v);
+  sseBegin();
+  const r = floatToInt(x, size, truncate, denormal);
+  if (sseCommit()) writeReg(dReg(), size, true, r);
 }
-function toInt(x: f64, truncate: bool): void {
-  const size = (dRex() & 8) != 0 ? 8 : 4;
-  const y = truncate ? Math.trunc(x) : nearest<f64>(x);
-  let r: u64;
-  if (size == 8) r = (y != y || y >= 9223372036854775808.0 || y < -9223372036854775808.0) ? 0x8000000000000000 : <u64><i64>y;
-  else r = (y != y || y >= 2147483648.0 || y < -2147483648.0) ? 0x80000000 : <u64><u32><i32>y;
-  writeReg(dReg(), size, true, r);
-}
-export function exec_cvttsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), true); }
-export function exec_cvtsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), false); }
-export function exec_cvttss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), true); }
-export function exec_cvtss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), false); }
+function isDenormal64(b: u64): bool { return (b & 0x7ff0000000000000) == 0 && (b << 1) != 0; }
+function isDenormal32(b: u32): bool { return (b & 0x7f800000) == 0 && (b << 1) != 0; }
+export function exec_cvttsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), true, isDenormal64(b)); }
+export function exec_cvtsd2si(): void { const b = srcSd(); if (faultVector < 0) toInt(reinterpret<f64>(b), false, isDenormal64(b)); }
+export function exec_cvttss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), true, isDenormal32(b)); }
+export function exec_cvtss2si(): void { const b = srcSs(); if (faultVector < 0) toInt(<f64>reinterpret<f32>(b), false, isDenormal32(b)); }
 export function exec_cvtss2sd(): void {
   const b = srcSs();
   if (faultVector >= 0) return;
-  let r: u64;
-  if (isNaN32(b)) r = (<u64>(b >> 31) << 63) | 0x7ff8000000000000 | (<u64>(b & 0x3fffff) << 29);
-  else r = reinterpret<u64>(<f64>reinterpret<f32>(b));
-  store<u64>(xmm(dReg()), r);
+  sseBegin();
+  const r = f32ToF64(b);
+  if (sseCommit()) store<u64>(xmm(dReg()), r);
+}
+export function exec_cvtsd2ss(): void {
+  const b = srcSd();
+  if (faultVector >= 0) return;
+  sseBegin();
+  const r = f64ToF32(b);
+  if (sseCommit()) store<u32>(xmm(dReg()), r);
 }
 // unpcklps/unpckhps (NP 0F 14/15): interleave the low / high doublewords
 export function exec_unpcklps(): void { const b = binop(); put(v128.shuffle<u32>(dst(), b, 0, 4, 1, 5)); }
@@ -476,72 +467,61 @@ export function exec_movmskps(): void { writeReg(dReg(), 4, true, <u64>i32x4.bit
 export function exec_movmskpd(): void { writeReg(dReg(), 4, true, <u64>i64x2.bitmask(v128.load(xmm(dRm())))); }
 
 // packed conversions (0F 5A, 5B, E6)
-// @ts-ignore: decorator
-@inline function f32ToF64(b: u32): u64 {
-  if (isNaN32(b)) return (<u64>(b >> 31) << 63) | 0x7ff8000000000000 | (<u64>(b & 0x3fffff) << 29);
-  return reinterpret<u64>(<f64>reinterpret<f32>(b));
-}
-// @ts-ignore: decorator
-@inline function f64ToF32(b: u64): u32 {
-  if (isNaN64(b)) return (<u32>(b >> 63) << 31) | 0x7fc00000 | <u32>((b >> 29) & 0x3fffff);
-  return reinterpret<u32>(<f32>reinterpret<f64>(b));
-}
-// @ts-ignore: decorator
-@inline function toI32(x: f64, truncate: bool): u32 {
-  const y = truncate ? Math.trunc(x) : nearest<f64>(x);
-  return (y != y || y >= 2147483648.0 || y < -2147483648.0) ? 0x80000000 : <u32><i32>y;
-}
 export function exec_cvtps2pd(): void {
   // source: two floats (xmm low quadword or m64)
   const v = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  store<u64>(d, f32ToF64(<u32>v));
-  store<u64>(d, f32ToF64(<u32>(v >> 32)), 8);
+  sseBegin();
+  const r0 = f32ToF64(<u32>v), r1 = f32ToF64(<u32>(v >> 32));
+  if (sseCommit()) { const d = xmm(dReg()); store<u64>(d, r0); store<u64>(d, r1, 8); }
 }
 export function exec_cvtpd2ps(): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  store<u32>(d, f64ToF32(<u64>i64x2.extract_lane(b, 0)));
-  store<u32>(d, f64ToF32(<u64>i64x2.extract_lane(b, 1)), 4);
-  store<u64>(d, 0, 8);
+  sseBegin();
+  const r0 = f64ToF32(<u64>i64x2.extract_lane(b, 0)), r1 = f64ToF32(<u64>i64x2.extract_lane(b, 1));
+  if (sseCommit()) { const d = xmm(dReg()); store<u32>(d, r0); store<u32>(d, r1, 4); store<u64>(d, 0, 8); }
 }
-export function exec_cvtdq2ps(): void { const b = readW128(true); if (faultVector < 0) v128.store(xmm(dReg()), f32x4.convert_i32x4_s(b)); }
+export function exec_cvtdq2ps(): void {
+  const b = readW128(true);
+  if (faultVector >= 0) return;
+  v128.store(SCRATCH, b);
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) store<u32>(SCRATCH + 16 + i, <u32>intToFloat(<i64>load<i32>(SCRATCH + i), true));
+  if (sseCommit()) v128.store(xmm(dReg()), v128.load(SCRATCH + 16));
+}
 function psToDq(truncate: bool): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  const t = XMM + 16 * 16;
-  v128.store(t, b);
-  for (let i: usize = 0; i < 16; i += 4) store<u32>(d + i, toI32(<f64>load<f32>(t + i), truncate));
+  v128.store(SCRATCH, b);
+  sseBegin();
+  for (let i: usize = 0; i < 16; i += 4) {
+    const f = load<u32>(SCRATCH + i);
+    store<u32>(SCRATCH + 16 + i, <u32>floatToInt(<f64>reinterpret<f32>(f), 4, truncate, isDenormal32(f)));
+  }
+  if (sseCommit()) v128.store(xmm(dReg()), v128.load(SCRATCH + 16));
 }
 export function exec_cvtps2dq(): void { psToDq(false); }
 export function exec_cvttps2dq(): void { psToDq(true); }
 function pdToDq(truncate: bool): void {
   const b = readW128(true);
   if (faultVector >= 0) return;
-  const d = xmm(dReg());
-  store<u32>(d, toI32(reinterpret<f64>(<u64>i64x2.extract_lane(b, 0)), truncate));
-  store<u32>(d, toI32(reinterpret<f64>(<u64>i64x2.extract_lane(b, 1)), truncate), 4);
-  store<u64>(d, 0, 8);
+  const x0 = <u64>i64x2.extract_lane(b, 0), x1 = <u64>i64x2.extract_lane(b, 1);
+  sseBegin();
+  const r0 = floatToInt(reinterpret<f64>(x0), 4, truncate, isDenormal64(x0));
+  const r1 = floatToInt(reinterpret<f64>(x1), 4, truncate, isDenormal64(x1));
+  if (sseCommit()) { const d = xmm(dReg()); store<u32>(d, <u32>r0); store<u32>(d, <u32>r1, 4); store<u64>(d, 0, 8); }
 }
 export function exec_cvtpd2dq(): void { pdToDq(false); }
 export function exec_cvttpd2dq(): void { pdToDq(true); }
 export function exec_cvtdq2pd(): void {
-  // source: two doublewords (xmm low quadword or m64)
+  // source: two doublewords (xmm low quadword or m64): exact
   const v = dMod() == 3 ? load<u64>(xmm(dRm())) : readV(effectiveAddress(), 8);
   if (faultVector >= 0) return;
   const d = xmm(dReg());
   store<f64>(d, <f64><i32><u32>v);
   store<f64>(d, <f64><i32><u32>(v >> 32), 8);
 }
-export function exec_cvtsd2ss(): void {
-  const b = srcSd();
-  if (faultVector >= 0) return;
-  let r: u32;
-  if (isNaN64(b)) r = (<u32>(b >> 63) << 31) | 0x7fc00000 | <u32>((b >> 29) & 0x3fffff);
-  else r = reinterpret<u32>(<f32>reinterpret<f64>(b));
-  store<u32>(xmm(dReg()), r);
-}
 
+// MASKMOVDQU (66 0F F7): the bytes of xmm (ModRM.reg) whose mask byte (ModRM.rm) has bit 7 set, stored at [rdi]
+export function exec_maskmovdqu(): void { maskedStore(xmm(dReg()), xmm(dRm()), 16); }

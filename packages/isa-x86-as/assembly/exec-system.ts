@@ -93,6 +93,11 @@ export function exec_mov_to_cr(): void {
   if (n != 0 && n != 2 && n != 3 && n != 4) { raise(VEC_UD, 0); return; }
   setCr(n, reg64(dRm()));
 }
+/** CLTS: clears CR0.TS (a kernel that switches FPU state lazily does, on the #NM TS raised). */
+export function exec_clts(): void {
+  if (!privileged()) return;
+  setCr(0, cr0 & ~<u64>8);
+}
 export function exec_invlpg(): void {
   if (!privileged()) return;
   tlbFlushPage(effectiveAddress());
@@ -239,14 +244,14 @@ export function exec_cpuid(): void {
   if (leaf == 0) { a = 1; b = 0x756e6547; d = 0x49656e69; c = 0x6c65746e; } // "GenuineIntel"
   else if (leaf == 1) {
     a = 0x000306a9;
-    // EDX: TSC 4, MSR 5, PAE 6, CX8 8, CMOV 15, CLFSH 19, SSE 25, SSE2 26
-    d = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 8) | (1 << 15) | (1 << 19) | (1 << 25) | (1 << 26);
-    // ECX: CX16 13, MOVBE 22, POPCNT 23
-    c = (1 << 13) | (1 << 22) | (1 << 23);
+    // EDX: FPU 0, TSC 4, MSR 5, PAE 6, CX8 8, CMOV 15 (with FPU: FCMOVcc), CLFSH 19, MMX 23, FXSR 24, SSE 25, SSE2 26
+    d = 1 | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 8) | (1 << 15) | (1 << 19) | (1 << 23) | (1 << 24) | (1 << 25) | (1 << 26);
+    // ECX: SSE3 0, SSSE3 9, CX16 13, SSE4.1 19, SSE4.2 20, MOVBE 22, POPCNT 23 (no MONITOR, PCLMULQDQ, XSAVE, AVX)
+    c = 1 | (1 << 9) | (1 << 13) | (1 << 19) | (1 << 20) | (1 << 22) | (1 << 23);
     b = 8 << 8; // clflush line 64 bytes
   } else if (leaf == 0x80000000) a = 0x80000001;
   else if (leaf == 0x80000001) {
-    c = 1 << 5; // LZCNT
+    c = 1 | (1 << 5); // LAHF/SAHF in 64-bit mode, LZCNT
     d = (1 << 11) | (1 << 20) | (1 << 27) | (1 << 29); // SYSCALL, NX, RDTSCP, LM
   }
   setReg64(0, a); setReg64(3, b); setReg64(1, c); setReg64(2, d);

@@ -15,6 +15,7 @@ import {
   setHalted, cpl,
 } from './cpu';
 import { parityFlag } from './flags';
+import { mulHigh, mulHighSigned, divide128, divisionRemainder } from './u128';
 
 // ---- operand helpers ------------------------------------------------------------
 
@@ -30,8 +31,12 @@ import { parityFlag } from './flags';
   return <u64>((<i64>(v << s)) >> s);
 }
 
-/** Effective address of the ModRM memory operand (SDM vol. 2, 2.2.1.6 RIP-relative). */
-export function effectiveAddress(): u64 {
+/**
+ * The offset the ModRM memory operand computes, before any segment base: what
+ * lea writes (SDM vol. 2, 2.2.1.6 RIP-relative; 32-bit address size wraps).
+ */
+// @ts-ignore: decorator
+@inline function operandOffset(): u64 {
   let a: u64;
   if (dRipRel()) a = nextRip + <u64>dDisp();
   else {
@@ -40,8 +45,14 @@ export function effectiveAddress(): u64 {
     if (dIndex() >= 0) a += reg64(<u32>dIndex()) << <u64>dScale();
   }
   if (dAddr32()) a &= 0xffffffff;
-  if (dSeg() == 4) a += fsBase;
-  else if (dSeg() == 5) a += gsBase;
+  return a;
+}
+
+/** Effective address of the ModRM memory operand: its offset plus the FS or GS base. */
+export function effectiveAddress(): u64 {
+  const a = operandOffset();
+  if (dSeg() == 4) return a + fsBase;
+  if (dSeg() == 5) return a + gsBase;
   return a;
 }
 
@@ -210,18 +221,8 @@ export function exec_mov_moffs(): void {
   else writeV(a, size, readReg(0, size, false));
 }
 
-export function exec_lea(): void {
-  // the segment base does not take part in lea
-  let a: u64;
-  if (dRipRel()) a = nextRip + <u64>dDisp();
-  else {
-    a = <u64>dDisp();
-    if (dBase() >= 0) a += reg64(<u32>dBase());
-    if (dIndex() >= 0) a += reg64(<u32>dIndex()) << <u64>dScale();
-  }
-  if (dAddr32()) a &= 0xffffffff;
-  writeG(dOpSize(), a);
-}
+// the segment base does not take part in lea
+export function exec_lea(): void { writeG(dOpSize(), operandOffset()); }
 
 export function exec_movzx(): void {
   const src = dOpcode() == 0xb6 ? 1 : 2;
@@ -391,10 +392,10 @@ export function exec_muldiv(): void {
     let lo: u64, hi: u64;
     const a = size == 1 ? readReg(0, 1, false) : readReg(0, size, false);
     if (sub == 4) {
-      if (size == 8) { lo = a * src; hi = mulhu(a, src); }
+      if (size == 8) { lo = a * src; hi = mulHigh(a, src); }
       else { const p = a * src; lo = p & m; hi = (p >> bits) & m; }
     } else {
-      if (size == 8) { lo = a * src; hi = mulhs(a, src); }
+      if (size == 8) { lo = a * src; hi = mulHighSigned(a, src); }
       else { const p = <u64>(<i64>sext(a, size) * <i64>sext(src, size)); lo = p & m; hi = (p >> bits) & m; }
     }
     let over: bool;
@@ -413,8 +414,8 @@ export function exec_muldiv(): void {
     const hi = reg64(2), lo = reg64(0);
     if (sub == 6) {
       if (hi >= src) { raise(VEC_DE, 0); return; }
-      const q = divu128(hi, lo, src);
-      setReg64(0, q); setReg64(2, divRem);
+      const q = divide128(hi, lo, src);
+      setReg64(0, q); setReg64(2, divisionRemainder);
     } else {
       if (!divs128(hi, lo, src)) { raise(VEC_DE, 0); return; }
       setReg64(0, divQuot); setReg64(2, divRem);
@@ -440,33 +441,8 @@ export function exec_muldiv(): void {
   else { writeReg(0, size, false, q); writeReg(2, size, false, r); }
 }
 
-function mulhu(a: u64, b: u64): u64 {
-  const a0 = a & 0xffffffff, a1 = a >> 32, b0 = b & 0xffffffff, b1 = b >> 32;
-  const p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-  const mid = (p00 >> 32) + (p01 & 0xffffffff) + (p10 & 0xffffffff);
-  return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-}
-function mulhs(a: u64, b: u64): u64 {
-  let h = mulhu(a, b);
-  if (<i64>a < 0) h -= b;
-  if (<i64>b < 0) h -= a;
-  return h;
-}
 let divRem: u64 = 0;
 let divQuot: u64 = 0;
-/** (hi:lo) / d for hi < d, by shift-subtract; remainder in divRem. */
-function divu128(hi: u64, lo: u64, d: u64): u64 {
-  let q: u64 = 0;
-  let r = hi;
-  for (let i = 63; i >= 0; i--) {
-    const top = r >> 63;
-    r = (r << 1) | ((lo >> <u64>i) & 1);
-    q <<= 1;
-    if (top != 0 || r >= d) { r -= d; q |= 1; }
-  }
-  divRem = r;
-  return q;
-}
 function divs128(hi: u64, lo: u64, d: u64): bool {
   const negN = <i64>hi < 0;
   const negD = <i64>d < 0;
@@ -474,8 +450,8 @@ function divs128(hi: u64, lo: u64, d: u64): bool {
   if (negN) { nl = ~lo + 1; nh = ~hi + (nl == 0 ? 1 : 0); }
   const ad = negD ? 0 - d : d;
   if (nh >= ad) return false;
-  let q = divu128(nh, nl, ad);
-  let r = divRem;
+  let q = divide128(nh, nl, ad);
+  let r = divisionRemainder;
   const negQ = negN != negD;
   if (negQ ? q > 0x8000000000000000 : q > 0x7fffffffffffffff) return false;
   if (negQ) q = 0 - q;
@@ -500,7 +476,7 @@ export function exec_imul3(): void {
 @inline export function imulTo(a: u64, b: u64, size: i32): void {
   const m = mask(size);
   let lo: u64, over: bool;
-  if (size == 8) { lo = a * b; const hi = mulhs(a, b); over = hi != (<i64>lo < 0 ? <u64>-1 : 0); }
+  if (size == 8) { lo = a * b; const hi = mulHighSigned(a, b); over = hi != (<i64>lo < 0 ? <u64>-1 : 0); }
   else {
     const p = <i64>sext(a & m, size) * <i64>sext(b & m, size);
     lo = <u64>p & m;

@@ -99,12 +99,13 @@ export function codeWritten(paLo: u32, length: u32): void { cc.codeWritten(<u64>
 export function setCodeCache(enabled: bool): void { cc.setCacheEnabled(enabled); }
 
 // ---- several CPUs ---------------------------------------------------------------------
+import * as x87 from './x87-state';
 /** Makes CPU `n` (0..15) the one that run() and every getter/setter act on. */
 export function selectCpu(n: i32): void {
   if (n < 0 || n >= cpu.MAX_CPUS || n == cpu.cpuIndex) return;
   const old = cpu.cpuIndex;
-  cpu.parkCpu(); sys.parkSystem(old); run_.parkInterrupts(old);
-  cpu.loadCpu(n); sys.loadSystem(n); run_.loadInterrupts(n);
+  cpu.parkCpu(); sys.parkSystem(old); run_.parkInterrupts(old); x87.parkFpu(old);
+  cpu.loadCpu(n); sys.loadSystem(n); run_.loadInterrupts(n); x87.loadFpu(n);
 }
 export function selectedCpu(): i32 { return cpu.cpuIndex; }
 /** Raises external interrupt `vector` on CPU `n` (delivered when it runs with IF=1). */

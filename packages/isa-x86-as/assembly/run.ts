@@ -16,7 +16,8 @@ import { cacheEnabled, cacheLookup, cacheClaim } from './code-cache';
 import { saveDecoded } from './decode';
 import { deliverException, interruptShadow, clearInterruptShadow } from './exec-system';
 let clearInterruptShadowAfterNext: bool = false;
-import { rflags, IF, tlbHit, flushFlags } from './cpu';
+import { rflags, IF, tlbHit, flushFlags, simdGate, cr0 } from './cpu';
+const VEC_NM: i32 = 7;
 
 export const STOP_NONE: i32 = -1;
 export const STOP_BUDGET: i32 = 0;
@@ -216,7 +217,7 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
   const fast = dFast();
   if (fast != 0) runFast(fast, insn);
   else {
-    if ((dPrefixes() & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
+    if (!formAllowed()) return false;
     unchecked(HANDLERS[dForm()])();
   }
   if (faultVector >= 0) return false;
@@ -229,7 +230,7 @@ function decodeFailed(pc: u64, len: i32, avail: i32): bool {
 function executeGeneric(pc: u64, len: i32): bool {
   setInsnRip(pc);
   setNextRip(pc + <u64>len);
-  if ((dPrefixes() & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
+  if (!formAllowed()) return false;
   unchecked(HANDLERS[dForm()])();
   if (faultVector >= 0) return false;
   setRip(nextRip);
@@ -239,6 +240,22 @@ function executeGeneric(pc: u64, len: i32): bool {
 
 // LOCK is allowed on the forms the table marks `lock`, with a memory destination.
 import { FORMS } from './generated/decode-tables';
+/**
+ * The checks a form makes before its handler runs: LOCK only where the table
+ * allows it (#UD); SSE and MMX forms under CR0.EM (#UD) or CR0.TS (#NM).
+ * Returns false when one raised.
+ */
+// @ts-ignore: decorator
+@inline export function formAllowed(): bool {
+  // the usual case, inlined into the run loop: no LOCK, CR0.EM and TS clear
+  if ((dPrefixes() & PFX_LOCK) == 0 && !simdGate) return true;
+  return formChecks();
+}
+function formChecks(): bool {
+  if ((dPrefixes() & PFX_LOCK) != 0 && !lockAllowed()) { raise(VEC_UD, 0); return false; }
+  if (simdGate && (load<u8>(FORMS + (<usize>dForm() << 3) + 6) & 16) != 0) { raise((cr0 & 4) != 0 ? VEC_UD : VEC_NM, 0); return false; }
+  return true;
+}
 function lockAllowed(): bool {
   const form = dForm();
   return form != 0 && (load<u8>(FORMS + (<usize>form << 3) + 6) & 8) != 0 && dHasModrm() && dMod() != 3;

@@ -5,7 +5,7 @@
 //   assembly/generated/fast.ts           specialised handlers of the most frequent forms
 //   src/generated/opcodes.ts             form id -> mnemonic, operands, classes
 // All four carry a "generated — do not edit" header.
-import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forms as readForms, LENGTH_ONLY } from './opcodes.mjs';
@@ -80,7 +80,7 @@ const formBytes = [0, 0, 0, 0, 0, 0, 0, 0];
 const isByte = (ops) => ops.length > 0 && /^(Eb|Gb|Zb|AL|Ob|Xb|Yb)$/.test(ops[0]);
 for (const f of ordered) {
   const wc = f.rexb ? 6 : f.w === 'W0' ? 1 : f.w === 'W1' ? 2 : f.osize === 'o16' ? 3 : f.osize === 'o32' ? 4 : f.osize === 'o64' ? 5 : 0;
-  const flags = (f.modrm ? 1 : 0) | (f.d64 ? 2 : 0) | (isByte(f.operands) ? 4 : 0) | (f.lock ? 8 : 0);
+  const flags = (f.modrm ? 1 : 0) | (f.d64 ? 2 : 0) | (isByte(f.operands) ? 4 : 0) | (f.lock ? 8 : 0) | (f.classes.includes('sse') ? 16 : 0);
   formBytes.push(PFX[f.prefix], f.reg < 0 ? 0xff : f.reg, f.mod === 'mem' ? 1 : f.mod === 'reg' ? 2 : 0, f.rm < 0 ? 0xff : f.rm, wc, immKind(f.operands), flags, f.opreg ?? 0);
 }
 const arr = (a) => {
@@ -99,7 +99,7 @@ ${arr(index)}
 // FORMS[id * 8]: u8 mandatory prefix (0 any, 1 none, 2 66, 3 F3, 4 F2), u8 ModRM.reg
 // (0xff any), u8 mod (0 any, 1 mem, 2 reg), u8 rm (0xff any), u8 size constraint
 // (0 any, 1 W0, 2 W1, 3 o16, 4 o32, 5 o64, 6 REX.B), u8 immediate kind,
-// u8 flags (1 ModRM, 2 default 64-bit, 4 byte operation, 8 LOCK allowed), u8 register in opcode.
+// u8 flags (1 ModRM, 2 default 64-bit, 4 byte operation, 8 LOCK allowed, 16 SSE/MMX: CR0.EM and TS apply), u8 register in opcode.
 export const FORMS: usize = memory.data<u8>([
 ${arr(formBytes)}
 ]);
@@ -110,20 +110,35 @@ export const FORM_COUNT: i32 = ${ordered.length + 1};
 // dispatch: one handler per form id (0 = no form)
 // Only handlers that assembly/exec*.ts defines are bound; the rest stay #UD
 // until written, so the table can name them ahead of the code.
-const execSource = ['exec.ts', 'exec-sse.ts', 'exec-system.ts']
-  .map((f) => { try { return readFileSync(join(pkg, 'assembly', f), 'utf8'); } catch { return ''; } }).join('\n');
+// every assembly/exec*.ts module holds handlers
+const EXEC_MODULES = readdirSync(join(pkg, 'assembly')).filter((f) => /^exec(-[\w-]+)?\.ts$/.test(f)).map((f) => f.slice(0, -3)).sort();
+const execSource = EXEC_MODULES.map((m) => readFileSafe(m)).join('\n');
 const defined = new Set([...execSource.matchAll(/export function exec_(\w+)\(/g)].map((m) => m[1]));
-for (const f of ordered) if (f.handler && !defined.has(f.handler)) f.handler = '';
-const handlers = [...new Set(ordered.map((f) => f.handler).filter((h) => h && h !== 'ud'))].sort();
+// `mmx:NAME`: the form runs exec_mmx, which calls exec_NAME on the MMX registers (MMX_HANDLERS)
+const mmxName = (h) => (h.startsWith('mmx:') ? h.slice(4) : '');
+for (const f of ordered) {
+  if (!f.handler) continue;
+  const inner = mmxName(f.handler);
+  if (inner ? !defined.has(inner) || !defined.has('mmx') : !defined.has(f.handler)) f.handler = '';
+}
+const handlers = [...new Set(ordered.flatMap((f) => (mmxName(f.handler) ? ['mmx', mmxName(f.handler)] : [f.handler])).filter((h) => h && h !== 'ud'))].sort();
 writeFileSync(join(pkg, 'assembly/generated/dispatch.ts'), `${HEADER}
 // Interpreter dispatch: HANDLERS[form id] executes one decoded instruction.
 // Forms without a handler raise #UD.
 import { exec_ud } from '../exec';
-${['exec', 'exec-sse', 'exec-system'].map((m) => { const hs = handlers.filter((h) => new RegExp(`export function exec_${h}\\(`).test(readFileSafe(m))); return hs.length ? `import { ${hs.map((h) => `exec_${h}`).join(', ')} } from '../${m}';` : ''; }).join('\n')}
+${EXEC_MODULES.map((m) => { const hs = handlers.filter((h) => new RegExp(`export function exec_${h}\\(`).test(readFileSafe(m))); return hs.length ? `import { ${hs.map((h) => `exec_${h}`).join(', ')} } from '../${m}';` : ''; }).join('\n')}
+
+// MMX_HANDLERS[form id]: what exec_mmx runs for an MMX form (the rest #UD)
+const MMX_HANDLERS: StaticArray<() => void> = [
+  exec_ud,
+${ordered.map((f) => `  ${mmxName(f.handler) ? `exec_${mmxName(f.handler)}` : 'exec_ud'},`).join('\n')}
+];
+/** Runs the MMX handler of form \`form\` (called by exec_mmx). */
+export function runMmxHandler(form: i32): void { unchecked(MMX_HANDLERS[form])(); }
 
 export const HANDLERS: StaticArray<() => void> = [
   exec_ud,
-${ordered.map((f) => `  ${f.handler ? `exec_${f.handler}` : 'exec_ud'}, // ${f.line.replace(/\s+/g, ' ')}`).join('\n')}
+${ordered.map((f) => `  ${f.handler ? `exec_${mmxName(f.handler) ? 'mmx' : f.handler}` : 'exec_ud'}, // ${f.line.replace(/\s+/g, ' ')}`).join('\n')}
 ];
 `);
 

@@ -1,7 +1,11 @@
 /* Native oracle for the differential tests: reads cases (initial registers,
  * flags, data block, code) from stdin, runs each on the host CPU at the same
  * addresses the core uses, and writes the final registers, flags, data block
- * and fault signal to stdout. Built with clang by scripts/gen-exec-vectors.mjs. */
+ * and fault (signal, and the trap number for SIGFPE) to stdout. Every case
+ * starts from the same FPU and SSE state: the x87 registers hold +0 and are
+ * empty after FNINIT, MXCSR is 0x1f80, the XMM registers are zero (the core
+ * runs the same prologue, test/exec-case.mjs). Built with clang by
+ * scripts/gen-exec-vectors.mjs. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -9,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define DATA_ADDR 0x1000000UL
@@ -20,6 +25,7 @@ struct state g_in, g_out;
 uint64_t g_saved_rsp;
 static sigjmp_buf recover;
 static volatile int fault_signal;
+static volatile int fault_trapno;
 
 void run_case(void);
 void back_from_case(void);
@@ -27,6 +33,11 @@ __asm__(
   ".text\n.globl run_case\nrun_case:\n"
   "push %rbx\npush %rbp\npush %r12\npush %r13\npush %r14\npush %r15\n"
   "mov %rsp, g_saved_rsp(%rip)\n"
+  "fninit\nfldz\nfldz\nfldz\nfldz\nfldz\nfldz\nfldz\nfldz\nfninit\nldmxcsr mxcsr_default(%rip)\n"
+  "pxor %xmm0, %xmm0\npxor %xmm1, %xmm1\npxor %xmm2, %xmm2\npxor %xmm3, %xmm3\n"
+  "pxor %xmm4, %xmm4\npxor %xmm5, %xmm5\npxor %xmm6, %xmm6\npxor %xmm7, %xmm7\n"
+  "pxor %xmm8, %xmm8\npxor %xmm9, %xmm9\npxor %xmm10, %xmm10\npxor %xmm11, %xmm11\n"
+  "pxor %xmm12, %xmm12\npxor %xmm13, %xmm13\npxor %xmm14, %xmm14\npxor %xmm15, %xmm15\n"
   "pushq g_in+128(%rip)\npopfq\n"
   "mov g_in+0(%rip), %rax\nmov g_in+8(%rip), %rcx\nmov g_in+16(%rip), %rdx\nmov g_in+24(%rip), %rbx\n"
   "mov g_in+32(%rip), %rsp\nmov g_in+40(%rip), %rbp\nmov g_in+48(%rip), %rsi\nmov g_in+56(%rip), %rdi\n"
@@ -41,11 +52,12 @@ __asm__(
   "mov g_saved_rsp(%rip), %rsp\n"
   "pushfq\npopq g_out+128(%rip)\n"
   "pop %r15\npop %r14\npop %r13\npop %r12\npop %rbp\npop %rbx\nret\n"
-  ".data\ncode_addr: .quad 0x1100000\n.text\n");
+  ".data\ncode_addr: .quad 0x1100000\nmxcsr_default: .long 0x1f80\n.text\n");
 
 static void on_signal(int sig, siginfo_t *si, void *ctx) {
-  (void)si; (void)ctx;
+  (void)si;
   fault_signal = sig;
+  fault_trapno = (int)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_TRAPNO];
   siglongjmp(recover, 1);
 }
 
@@ -71,7 +83,7 @@ int main(void) {
   uint32_t n;
   while (read_all(&n, 4)) {
     uint8_t buf[256];
-    if (!read_all(&g_in, sizeof g_in) || !read_all(data, DATA_SIZE) || n > 200 || !read_all(buf, n)) return 3;
+    if (!read_all(&g_in, sizeof g_in) || !read_all(data, DATA_SIZE) || n > 255 || !read_all(buf, n)) return 3;
     memcpy(code, buf, n);
     /* jmp *0(%rip); .quad back_from_case */
     uint8_t *p = code + n;
@@ -80,9 +92,11 @@ int main(void) {
     memcpy(p + 6, &back, 8);
     __builtin___clear_cache((char *)code, (char *)code + n + 14);
     fault_signal = 0;
+    fault_trapno = 0;
     memset(&g_out, 0, sizeof g_out);
     if (sigsetjmp(recover, 1) == 0) run_case();
-    uint32_t sig = fault_signal;
+    /* the signal, with the x86 trap number in bits 8-15 (SIGFPE: #DE 0, #MF 16, #XM 19) */
+    uint32_t sig = fault_signal | (fault_signal ? (uint32_t)(fault_trapno & 0xff) << 8 : 0);
     fwrite(&sig, 4, 1, stdout);
     fwrite(&g_out, sizeof g_out, 1, stdout);
     fwrite(data, DATA_SIZE, 1, stdout);

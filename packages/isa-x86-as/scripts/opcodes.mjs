@@ -89,7 +89,7 @@ add('1 98 o64 cltq @cbw');
 add('1 99 o16 cwtd @cwd');
 add('1 99 o32 cltd @cwd');
 add('1 99 o64 cqto @cwd');
-add('1 9B wait');
+add('1 9B wait !x87 @fwait');
 add('1 9C d64 pushf? @pushf');
 add('1 9D d64 popf? @popf');
 add('1 9E sahf @sahf');
@@ -196,7 +196,7 @@ const x87mem = {
   DF: ['filds', 'fisttps', 'fists', 'fistps', 'fbld', 'fildll', 'fbstp', 'fistpll'],
 };
 for (const [op, names] of Object.entries(x87mem)) {
-  names.forEach((m, i) => { if (m) add(`1 ${op} /${i} mem ${m} M !x87`); });
+  names.forEach((m, i) => { if (m) add(`1 ${op} /${i} mem ${m} M !x87 @x87`); });
 }
 const x87reg = {
   D8: ['fadd', 'fmul', 'fcom', 'fcomp', 'fsub', 'fsubr', 'fdiv', 'fdivr'],
@@ -209,18 +209,18 @@ const x87reg = {
   DF: [null, null, null, null, null, 'fucompi', 'fcompi', null],
 };
 for (const [op, names] of Object.entries(x87reg)) {
-  names.forEach((m, i) => { if (m) add(`1 ${op} /${i} reg ${m} ST !x87`); });
+  names.forEach((m, i) => { if (m) add(`1 ${op} /${i} reg ${m} ST !x87 @x87`); });
 }
 const d9 = { E0: 'fchs', E1: 'fabs', E4: 'ftst', E5: 'fxam', E8: 'fld1', E9: 'fldl2t', EA: 'fldl2e', EB: 'fldpi', EC: 'fldlg2', ED: 'fldln2', EE: 'fldz', F0: 'f2xm1', F1: 'fyl2x', F2: 'fptan', F3: 'fpatan', F4: 'fxtract', F5: 'fprem1', F6: 'fdecstp', F7: 'fincstp', F8: 'fprem', F9: 'fyl2xp1', FA: 'fsqrt', FB: 'fsincos', FC: 'frndint', FD: 'fscale', FE: 'fsin', FF: 'fcos', D0: 'fnop' };
 for (const [b, m] of Object.entries(d9)) {
   const v = parseInt(b, 16);
-  add(`1 D9 /${(v >> 3) & 7} reg rm=${v & 7} ${m} !x87`);
+  add(`1 D9 /${(v >> 3) & 7} reg rm=${v & 7} ${m} !x87 @x87`);
 }
-add('1 DB /4 reg rm=2 fnclex !x87');
-add('1 DB /4 reg rm=3 fninit !x87');
-add('1 DF /4 reg rm=0 fnstsw AX !x87');
-add('1 DE /3 reg rm=1 fcompp !x87');
-add('1 DA /5 reg rm=1 fucompp !x87');
+add('1 DB /4 reg rm=2 fnclex !x87 @x87');
+add('1 DB /4 reg rm=3 fninit !x87 @x87');
+add('1 DF /4 reg rm=0 fnstsw AX !x87 @x87');
+add('1 DE /3 reg rm=1 fcompp !x87 @x87');
+add('1 DA /5 reg rm=1 fucompp !x87 @x87');
 
 // ---- two-byte map 0F -------------------------------------------------------
 ['sldt', 'str', 'lldt', 'ltr', 'verr', 'verw'].forEach((m, i) => add(`0F 00 /${i} ${m} Ew !priv${m === 'ltr' ? ' @ltr' : m === 'str' ? ' @str' : ''}`));
@@ -241,7 +241,7 @@ add('0F 01 /4 smsww Ew');
 add('0F 01 /6 lmsww Ew !priv');
 add('0F 01 /7 mem invlpg M !priv @invlpg');
 add('0F 05 syscall !syscall @syscall');
-add('0F 06 clts !priv');
+add('0F 06 clts !priv @clts');
 add('0F 07 o64 sysretq !priv @sysret');
 add('0F 07 sysretl !priv @sysret');
 add('0F 08 invd !priv');
@@ -286,7 +286,7 @@ add('0F AE /1 reg F3 rdgsbase? Ry');
 add('0F AE /2 reg F3 wrfsbase? Ry');
 add('0F AE /3 reg F3 wrgsbase? Ry');
 ['fxsave', 'fxrstor', 'ldmxcsr', 'stmxcsr', 'xsave', 'xrstor', 'xsaveopt', 'clflush'].forEach((m, i) =>
-  add(`0F AE /${i} mem ${m} M${i === 2 ? ' @ldmxcsr' : i === 3 ? ' @stmxcsr' : i === 7 ? ' @nop' : ''}`));
+  add(`0F AE /${i} mem ${m} M${i === 0 ? ' @fxsave' : i === 1 ? ' @fxrstor' : i === 2 ? ' @ldmxcsr' : i === 3 ? ' @stmxcsr' : i === 7 ? ' @nop' : ''}`));
 add('0F AF /r imul? Gv,Ev @imul2');
 add('0F B0 /r lock cmpxchg? Eb,Gb @cmpxchg');
 add('0F B1 /r lock cmpxchg? Ev,Gv @cmpxchg');
@@ -320,24 +320,24 @@ add('0F38 F1 /r mem NP movbe? M,Gv @movbe');
 const sse = {
   10: ['movups:V,W:movups', 'movupd:V,W:movups', 'movss:V,W:movss_load', 'movsd:V,W:movsd_load'],
   11: ['movups:W,V:movups_st', 'movupd:W,V:movups_st', 'movss:W,V:movss_store', 'movsd:W,V:movsd_store'],
-  12: ['movlps:V,W:movlpd_load', 'movlpd:V,M:movlpd_load', 'movsldup:V,W', 'movddup:V,W'],
+  12: ['movlps:V,W:movlpd_load', 'movlpd:V,M:movlpd_load', 'movsldup:V,W:movsldup', 'movddup:V,W:movddup'],
   13: ['movlps:M,V:movlpd_store', 'movlpd:M,V:movlpd_store'],
   14: ['unpcklps:V,W:unpcklps', 'unpcklpd:V,W:punpcklqdq'],
   15: ['unpckhps:V,W:unpckhps', 'unpckhpd:V,W:punpckhqdq'],
-  16: ['movhps:V,W:movhpd_load', 'movhpd:V,M:movhpd_load', 'movshdup:V,W'],
+  16: ['movhps:V,W:movhpd_load', 'movhpd:V,M:movhpd_load', 'movshdup:V,W:movshdup'],
   17: ['movhps:M,V:movhpd_store', 'movhpd:M,V:movhpd_store'],
   28: ['movaps:V,W:movaps', 'movapd:V,W:movaps'],
   29: ['movaps:W,V:movaps_st', 'movapd:W,V:movaps_st'],
-  '2A': ['cvtpi2ps:V,Q', 'cvtpi2pd:V,Q', 'cvtsi2ss?:V,Ey:cvtsi2ss', 'cvtsi2sd?:V,Ey:cvtsi2sd'],
+  '2A': ['cvtpi2ps:V,Q:cvtpi2ps', 'cvtpi2pd:V,Q:cvtpi2pd', 'cvtsi2ss?:V,Ey:cvtsi2ss', 'cvtsi2sd?:V,Ey:cvtsi2sd'],
   '2B': ['movntps:M,V:movaps_st', 'movntpd:M,V:movaps_st'],
-  '2C': ['cvttps2pi:P,W', 'cvttpd2pi:P,W', 'cvttss2si:Gy,W:cvttss2si', 'cvttsd2si:Gy,W:cvttsd2si'],
-  '2D': ['cvtps2pi:P,W', 'cvtpd2pi:P,W', 'cvtss2si:Gy,W:cvtss2si', 'cvtsd2si:Gy,W:cvtsd2si'],
+  '2C': ['cvttps2pi:P,W:cvttps2pi', 'cvttpd2pi:P,W:cvttpd2pi', 'cvttss2si:Gy,W:cvttss2si', 'cvttsd2si:Gy,W:cvttsd2si'],
+  '2D': ['cvtps2pi:P,W:cvtps2pi', 'cvtpd2pi:P,W:cvtpd2pi', 'cvtss2si:Gy,W:cvtss2si', 'cvtsd2si:Gy,W:cvtsd2si'],
   '2E': ['ucomiss:V,W:ucomiss', 'ucomisd:V,W:ucomisd'],
   '2F': ['comiss:V,W:ucomiss', 'comisd:V,W:ucomisd'],
   50: ['movmskps:Gd,U:movmskps', 'movmskpd:Gd,U:movmskpd'],
   51: ['sqrtps:V,W:sqrtps', 'sqrtpd:V,W:sqrtpd', 'sqrtss:V,W:sqrtss', 'sqrtsd:V,W:sqrtsd'],
-  52: ['rsqrtps:V,W', null, 'rsqrtss:V,W'],
-  53: ['rcpps:V,W', null, 'rcpss:V,W'],
+  52: ['rsqrtps:V,W:rsqrtps', null, 'rsqrtss:V,W:rsqrtss'],
+  53: ['rcpps:V,W:rcpps', null, 'rcpss:V,W:rcpss'],
   54: ['andps:V,W:pand', 'andpd:V,W:pand'],
   55: ['andnps:V,W:pandn', 'andnpd:V,W:pandn'],
   56: ['orps:V,W:por', 'orpd:V,W:por'],
@@ -399,32 +399,48 @@ const sse = {
   EF: ['pxor:P,Q', 'pxor:V,W:pxor'],
   F1: ['psllw:P,Q', 'psllw:V,W:psllw'], F2: ['pslld:P,Q', 'pslld:V,W:pslld'], F3: ['psllq:P,Q', 'psllq:V,W:psllq'],
   F4: ['pmuludq:P,Q', 'pmuludq:V,W:pmuludq'], F5: ['pmaddwd:P,Q', 'pmaddwd:V,W:pmaddwd'], F6: ['psadbw:P,Q', 'psadbw:V,W:psadbw'],
-  F7: ['maskmovq:P,N', 'maskmovdqu:V,U'],
+  F7: ['maskmovq:P,N', 'maskmovdqu:V,U:maskmovdqu'],
+  D0: [null, 'addsubpd:V,W:addsubpd', null, 'addsubps:V,W:addsubps'],
+  '7C': [null, 'haddpd:V,W:haddpd', null, 'haddps:V,W:haddps'],
+  '7D': [null, 'hsubpd:V,W:hsubpd', null, 'hsubps:V,W:hsubps'],
+  F0: [null, null, null, 'lddqu:V,M:lddqu'],
   F8: ['psubb:P,Q', 'psubb:V,W:psubb'], F9: ['psubw:P,Q', 'psubw:V,W:psubw'],
   FA: ['psubd:P,Q', 'psubd:V,W:psubd'], FB: ['psubq:P,Q', 'psubq:V,W:psubq'],
   FC: ['paddb:P,Q', 'paddb:V,W:paddb'], FD: ['paddw:P,Q', 'paddw:V,W:paddw'],
   FE: ['paddd:P,Q', 'paddd:V,W:paddd'],
 };
 const PFX = ['NP', '66', 'F3', 'F2'];
+// MMX forms (NP, P/Q/N operands) run the handler of their SSE form on the MMX
+// registers (`@mmx:NAME`, exec-mmx.ts); these differ from it and have their own
+const MMX_OWN = { punpckhbw: 'punpckhbw_mmx', punpckhwd: 'punpckhwd_mmx', punpckhdq: 'punpckhdq_mmx', packsswb: 'packsswb_mmx',
+  packuswb: 'packuswb_mmx', packssdw: 'packssdw_mmx', pshufw: 'pshufw', pinsrw: 'pinsrw_mmx', pextrw: 'pextrw_mmx',
+  pmovmskb: 'pmovmskb_mmx', maskmovq: 'maskmovq', movntq: 'movq_from_mmx' };
 for (const [op, row] of Object.entries(sse)) {
+  const sseHandler = row[1] ? row[1].split(':')[2] : undefined;
   row.forEach((e, i) => {
     if (!e) return;
     const [m, ops, h] = e.split(':');
-    add(`0F ${op} /r ${PFX[i]} ${m} ${ops} !sse${h ? ` @${h}` : ''}`);
+    let handler = h;
+    if (i === 0 && !h && /^P|,P|,Q|,N/.test(ops)) {
+      if (m === 'movq') handler = `mmx:${op === '6F' ? 'movq_to_mmx' : 'movq_from_mmx'}`;
+      else if (MMX_OWN[m]) handler = `mmx:${MMX_OWN[m]}`;
+      else if (sseHandler) handler = `mmx:${sseHandler}`;
+    }
+    add(`0F ${op} /r ${PFX[i]} ${m} ${ops} !sse${handler ? ` @${handler}` : ''}`);
   });
 }
-add('0F 6E /r NP W1 movq P,Ey !sse');
-add('0F 6E /r NP movd P,Ey !sse');
+add('0F 6E /r NP W1 movq P,Ey !sse @mmx:movd_to_mmx');
+add('0F 6E /r NP movd P,Ey !sse @mmx:movd_to_mmx');
 add('0F 6E /r 66 W1 movq V,Ey !sse @movd_to_xmm');
 add('0F 6E /r 66 movd V,Ey !sse @movd_to_xmm');
-add('0F 7E /r NP W1 movq Ey,P !sse');
-add('0F 7E /r NP movd Ey,P !sse');
+add('0F 7E /r NP W1 movq Ey,P !sse @mmx:movd_from_mmx');
+add('0F 7E /r NP movd Ey,P !sse @mmx:movd_from_mmx');
 add('0F 7E /r 66 W1 movq Ey,V !sse @movd_from_xmm');
 add('0F 7E /r 66 movd Ey,V !sse @movd_from_xmm');
 add('0F 7E /r F3 movq V,W !sse @movq_load');
-add('0F 77 NP emms !sse');
-add('0F D6 F3 reg movq2dq V,N !sse');
-add('0F D6 F2 reg movdq2q P,U !sse');
+add('0F 77 NP emms !sse @emms');
+add('0F D6 F3 reg movq2dq V,N !sse @movq2dq');
+add('0F D6 F2 reg movdq2q P,U !sse @movdq2q');
 add('0F 12 NP reg movhlps V,U !sse @movhlps');
 add('0F 16 NP reg movlhps V,U !sse @movlhps');
 // shift-by-immediate groups 71-73
@@ -434,24 +450,43 @@ add('0F 16 NP reg movlhps V,U !sse @movlhps');
   names.forEach((m, i) => {
     if (!m) return;
     const h = { psrldq: 'psrldq', pslldq: 'pslldq', psrlq: 'psrlq_i', psllq: 'psllq_i', psrld: 'psrld_i', pslld: 'pslld_i', psrlw: 'psrlw_i', psllw: 'psllw_i', psrad: 'psrad_i', psraw: 'psraw_i' }[m];
-    if (!m.endsWith('dq')) add(`0F ${op} /${i} reg NP ${m} N,Ib !sse`);
+    if (!m.endsWith('dq')) add(`0F ${op} /${i} reg NP ${m} N,Ib !sse @mmx:${m}_mmx_i`);
     add(`0F ${op} /${i} reg 66 ${m} U,Ib !sse @${h}`);
   });
 });
-// 0F38 / 0F3A: the SSSE3/SSE4 forms compilers and libc use
+// 0F38 / 0F3A: SSSE3 (with MMX forms), SSE4.1, SSE4.2; `name:operands` when
+// the operands are not V,W (Intel order; XMM0 the implicit mask register)
 const sse38 = {
-  '00': 'pshufb', '04': 'pmaddubsw', '0B': 'pmulhrsw', 17: 'ptest', '1C': 'pabsb', '1D': 'pabsw', '1E': 'pabsd',
-  20: 'pmovsxbw', 21: 'pmovsxbd', 23: 'pmovsxwd', 25: 'pmovsxdq', 29: 'pcmpeqq', '2B': 'packusdw',
-  30: 'pmovzxbw', 31: 'pmovzxbd', 33: 'pmovzxwd', 35: 'pmovzxdq', 37: 'pcmpgtq',
-  38: 'pminsb', 39: 'pminsd', '3A': 'pminuw', '3B': 'pminud', '3C': 'pmaxsb', '3D': 'pmaxsd', '3E': 'pmaxuw', '3F': 'pmaxud', 40: 'pmulld',
+  '00': 'pshufb', '01': 'phaddw', '02': 'phaddd', '03': 'phaddsw', '04': 'pmaddubsw', '05': 'phsubw', '06': 'phsubd', '07': 'phsubsw',
+  '08': 'psignb', '09': 'psignw', '0A': 'psignd', '0B': 'pmulhrsw', 10: 'pblendvb:V,W,XMM0', 14: 'blendvps:V,W,XMM0', 15: 'blendvpd:V,W,XMM0',
+  17: 'ptest', '1C': 'pabsb', '1D': 'pabsw', '1E': 'pabsd',
+  20: 'pmovsxbw', 21: 'pmovsxbd', 22: 'pmovsxbq', 23: 'pmovsxwd', 24: 'pmovsxwq', 25: 'pmovsxdq',
+  28: 'pmuldq', 29: 'pcmpeqq', '2A': 'movntdqa:V,M', '2B': 'packusdw',
+  30: 'pmovzxbw', 31: 'pmovzxbd', 32: 'pmovzxbq', 33: 'pmovzxwd', 34: 'pmovzxwq', 35: 'pmovzxdq', 37: 'pcmpgtq',
+  38: 'pminsb', 39: 'pminsd', '3A': 'pminuw', '3B': 'pminud', '3C': 'pmaxsb', '3D': 'pmaxsd', '3E': 'pmaxuw', '3F': 'pmaxud', 40: 'pmulld', 41: 'phminposuw',
 };
-for (const [op, m] of Object.entries(sse38)) add(`0F38 ${op} /r 66 ${m} V,W !sse`);
-add('0F38 00 /r NP pshufb P,Q !sse');
-add('0F38 F0 /r F2 crc32b Gd,Eb');
-add('0F38 F1 /r F2 crc32? Gy,Ev');
-const sse3a = { '08': 'roundps', '09': 'roundpd', '0A': 'roundss', '0B': 'roundsd', '0C': 'blendps', '0D': 'blendpd', '0E': 'pblendw', '0F': 'palignr', 14: 'pextrb', 16: 'pextrd', 17: 'extractps', 20: 'pinsrb', 21: 'insertps', 22: 'pinsrd', 60: 'pcmpestrm', 61: 'pcmpestri', 62: 'pcmpistrm', 63: 'pcmpistri' };
-for (const [op, m] of Object.entries(sse3a)) add(`0F3A ${op} /r 66 ${m} V,W,Ib !sse`);
-add('0F3A 0F /r NP palignr P,Q,Ib !sse');
+for (const [op, e] of Object.entries(sse38)) {
+  const [m, ops] = e.split(':');
+  add(`0F38 ${op} /r 66 ${m} ${ops ?? 'V,W'} !sse @${m}`);
+  // SSSE3's MMX forms
+  if (parseInt(op, 16) <= 0x0b || (parseInt(op, 16) >= 0x1c && parseInt(op, 16) <= 0x1e)) add(`0F38 ${op} /r NP ${m} P,Q !sse @mmx:${m}`);
+}
+add('0F38 F0 /r F2 crc32b Gy,Eb @crc32');
+add('0F38 F1 /r F2 crc32? Gy,Ev @crc32');
+const sse3a = {
+  '08': 'roundps', '09': 'roundpd', '0A': 'roundss', '0B': 'roundsd', '0C': 'blendps', '0D': 'blendpd', '0E': 'pblendw', '0F': 'palignr',
+  14: 'pextrb:Ed,V,Ib', 15: 'pextrw:Ed,V,Ib:pextrw_e', 17: 'extractps:Ed,V,Ib', 20: 'pinsrb:V,Ed,Ib', 21: 'insertps',
+  40: 'dpps', 41: 'dppd', 42: 'mpsadbw', 60: 'pcmpestrm', 61: 'pcmpestri', 62: 'pcmpistrm', 63: 'pcmpistri',
+};
+for (const [op, e] of Object.entries(sse3a)) {
+  const [m, ops, h] = e.split(':');
+  add(`0F3A ${op} /r 66 ${m} ${ops ?? 'V,W,Ib'} !sse @${h ?? m}`);
+}
+add('0F3A 16 /r 66 W1 pextrq Eq,V,Ib !sse @pextrd');
+add('0F3A 16 /r 66 pextrd Ed,V,Ib !sse @pextrd');
+add('0F3A 22 /r 66 W1 pinsrq V,Eq,Ib !sse @pinsrd');
+add('0F3A 22 /r 66 pinsrd V,Ed,Ib !sse @pinsrd');
+add('0F3A 0F /r NP palignr P,Q,Ib !sse @mmx:palignr');
 
 // Opcode ranges with no form above, by their encoding layout only: which take
 // a ModRM byte and how many immediate bytes follow (SDM appendix A).

@@ -362,5 +362,6 @@ function operandText(kind: string, f: DecodedFields, address: bigint): { text: s
   if (k === 'Dd') return { text: `%dr${f.reg}` };
   if (k === 'ST') return { text: `%st(${f.rm & 7})` };
   if (k === 'FS' || k === 'GS') return { text: `%${k.toLowerCase()}` };
+  if (k === 'XMM0') return { text: '%xmm0' };
   return { text: '' };
 }

@@ -4,8 +4,6 @@
 // verb prints these; ELF reading stays with the caller.
 import type { X86Decoder } from './describe.js';
 
-export interface DisassemblySymbol { address: bigint; name: string }
-
 export interface DisassemblyLine {
   address: bigint;
   bytes: Uint8Array;
@@ -19,32 +17,14 @@ export interface DisassemblyLine {
   comments?: string[];
 }
 
-/** Names addresses for a listing: the symbol starting at an address, and `name+0xoff` for any address. */
+/**
+ * Names addresses for a listing: the symbol starting at an address, and
+ * `name+0xoff` for any address (the caller's symbol table behind it, such
+ * as @wdtrace/kernel's).
+ */
 export interface Symbolizer {
   startingAt(address: bigint): string | undefined;
   symbolize(address: bigint): string | undefined;
-}
-
-/** Resolves addresses to `name` or `name+0xoff` against sorted symbols. */
-export class SymbolTable implements Symbolizer {
-  private readonly sorted: DisassemblySymbol[];
-  private readonly starts = new Map<bigint, string>();
-  constructor(symbols: Iterable<DisassemblySymbol>) {
-    this.sorted = [...symbols].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-    for (const s of this.sorted) if (!this.starts.has(s.address)) this.starts.set(s.address, s.name);
-  }
-  startingAt(address: bigint): string | undefined { return this.starts.get(address); }
-  symbolize(address: bigint): string | undefined {
-    let lo = 0, hi = this.sorted.length - 1, best = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.sorted[mid]!.address <= address) { best = mid; lo = mid + 1; } else hi = mid - 1;
-    }
-    if (best < 0) return undefined;
-    const s = this.sorted[best]!;
-    const off = address - s.address;
-    return off === 0n ? s.name : `${s.name}+0x${off.toString(16)}`;
-  }
 }
 
 /**

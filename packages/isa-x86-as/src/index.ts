@@ -96,7 +96,5 @@ export async function createX86Core(build: WasmBuild = 'release', host: X86HostI
 export async function createX86Decoder(build: WasmBuild = 'release'): Promise<X86Decoder> {
   return new X86Decoder(await createX86Core(build));
 }
-export { disassemble, formatLine, formatSymbolHeader, SymbolTable } from './disassemble.js';
-export type { DisassemblyLine, DisassemblySymbol, Symbolizer } from './disassemble.js';
-export { readElfCode, ElfError } from './elf.js';
-export type { ElfCode, ElfSection, ElfSymbol } from './elf.js';
+export { disassemble, formatLine, formatSymbolHeader } from './disassemble.js';
+export type { DisassemblyLine, Symbolizer } from './disassemble.js';

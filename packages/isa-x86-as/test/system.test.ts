@@ -454,9 +454,11 @@ describe('DTrace support', () => {
   it('raises a guest #UD for instructions it does not execute, and CPUID advertises none of them', async () => {
     const m = await bareCore(1 << 20);
     const cases = [
-      [0xd9, 0x00], // flds (%rax): x87
+      [0xd9, 0x08], // D9 /1 with a memory operand: reserved in the x87 map
       [0xc5, 0xf9, 0xef, 0xc0], // vpxor %xmm0, %xmm0, %xmm0: AVX
-      [0x0f, 0xef, 0xc0], // pxor %mm0, %mm0: MMX
+      [0x0f, 0x38, 0xcf, 0xc0], // 0F38 CF (GF2P8MULB, not executed)
+      [0x0f, 0x01, 0xd0], // xgetbv: no XSAVE
+      [0x0f, 0x01, 0xd6], // xtest: no RTM
       [0xe4, 0x60], // inb $0x60, %al
       [0x0f, 0x0b], // ud2
       [0xf0, 0x48, 0x89, 0xc0], // lock movq %rax, %rax
@@ -474,11 +476,16 @@ describe('DTrace support', () => {
     m.setRip(0x1000n);
     m.core.run(5);
     const ecx = Number(m.regs()[1]), edx = Number(m.regs()[2]);
-    expect(edx & 1).toBe(0); // no x87
-    expect(edx & (1 << 23)).toBe(0); // no MMX
+    expect(edx & 1).toBe(1); // x87
+    expect(edx & (1 << 24)).toBe(1 << 24); // FXSAVE/FXRSTOR
+    expect(edx & (1 << 23)).toBe(1 << 23); // MMX
     expect((edx >>> 25) & 3).toBe(3); // SSE, SSE2
+    expect(ecx & 1).toBe(1); // SSE3
+    expect((ecx >>> 9) & 1).toBe(1); // SSSE3
+    expect((ecx >>> 19) & 3).toBe(3); // SSE4.1, SSE4.2
     expect(ecx & (1 << 28)).toBe(0); // no AVX
-    expect(ecx & 1).toBe(0); // no SSE3
+    expect(ecx & ((1 << 26) | (1 << 27))).toBe(0); // no XSAVE, OSXSAVE
+    expect(ecx & (1 << 3)).toBe(0); // no MONITOR
   });
 
   it('stops at the interrupt window the host asked for', async () => {
