@@ -235,7 +235,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     let fp = regs.fp();
     if (this.frameEstablished(pc)) pcs.push(pc);
     else {
-      const ret = this.support.returnAddress(regs, this.kernelRead);
+      const ret = this.returnAddress(this.support.returnAddress(regs, this.kernelRead));
       if (ret === undefined || !this.isKernelText(ret)) return pcs;
       pcs.push(ret);
     }
@@ -243,7 +243,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const seen = new Set<bigint>();
     while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
       seen.add(fp);
-      const ret = this.readWord(fp + retOffset);
+      const ret = this.returnAddress(this.readWord(fp + retOffset));
       const next = this.readWord(fp);
       if (ret === undefined || next === undefined || !this.isKernelText(ret)) break;
       pcs.push(ret);
@@ -256,8 +256,13 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   caller(cpu: number): bigint {
     const regs = this.machine.registers(cpu);
     if (regs.userMode()) return 0n;
-    if (this.frameEstablished(regs.pc())) return this.readWord(regs.fp() + BigInt(this.word)) ?? 0n;
-    return this.support.returnAddress(regs, this.kernelRead) ?? 0n;
+    if (this.frameEstablished(regs.pc())) return this.returnAddress(this.readWord(regs.fp() + BigInt(this.word))) ?? 0n;
+    return this.returnAddress(this.support.returnAddress(regs, this.kernelRead)) ?? 0n;
+  }
+
+  /** A saved return address as a code address (ARM: a return into Thumb code has bit 0 set). */
+  private returnAddress(value: bigint | undefined): bigint | undefined {
+    return value === undefined ? undefined : this.support.codeAddress(value);
   }
 
   /**
@@ -348,7 +353,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const fn = this.machine.symbols.functionAt(pc);
     if (!fn || fn.module !== 'kernel') return true;
     if (pc === fn.address) return false;
-    return this.support.frameEstablished(fn.address, pc, (address, length) => originalBytes(this.machine, address, length));
+    return this.support.frameEstablished(fn.address, pc, (address, length) => originalBytes(this.machine, address, length), fn.thumb);
   }
 
   private layout(): KernelLayout {
