@@ -208,6 +208,29 @@ describe('the playground in Chromium', () => {
     expect(ran).toBeGreaterThan(25);
   }, 20 * RUN_TIMEOUT);
 
+  it('keeps the whole site for offline use once opened: offline, a run on an ISA the browser never loaded prints what the CLI prints', async () => {
+    const manifest = JSON.parse(readFileSync(join(DIST, 'offline-manifest.json'), 'utf8')) as { urls: string[] };
+    // Both ISAs' guest images and release cores are listed.
+    for (const kind of [/\/kernel-[^/]+\.elf$/, /\/initrd-[^/]+\.cpio$/, /\/release-[^/]+\.wasm$/]) expect(manifest.urls.filter((u) => kind.test(u)).length, String(kind)).toBeGreaterThanOrEqual(2);
+    expect(manifest.urls).toContain('/playground');
+    const fresh = await launchChromium();
+    try {
+      const visit = await fresh.context.newPage();
+      // Opened without running anything: the worker registers at once and keeps every listed file as it installs.
+      await visit.goto(`${site.url}/playground`);
+      await visit.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: RUN_TIMEOUT });
+      const kept = await visit.evaluate(async () => (await (await caches.open('wdtrace-site-v1')).keys()).map((r) => new URL(r.url).pathname));
+      for (const url of manifest.urls) expect(kept, url).toContain(url);
+      await fresh.context.setOffline(true);
+      const s = galleryState(GALLERY.find((e) => e.id === 'syscalls-of-command')!, 'x86_64');
+      await visit.goto('about:blank');
+      await visit.goto(playgroundUrl(site, s), { timeout: RUN_TIMEOUT });
+      expect(await finishedOutput(visit, 0)).toBe((await runCli(commandArguments(s))).output);
+    } finally {
+      await fresh.close();
+    }
+  }, 3 * RUN_TIMEOUT);
+
   it('runs offline once loaded: in the open page, and reloaded through its service worker', async () => {
     const s = galleryState(GALLERY.find((e) => e.id === 'syscalls-of-command')!, 'arm');
     const other = { ...s, command: '/bin/ls /bin' };
