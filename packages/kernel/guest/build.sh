@@ -89,7 +89,9 @@ build_libc() {
 		"$CC" "${flags[@]}" -c "$src" -o "$o"
 		objs+=("$o")
 	done
-	"$CC" "${flags[@]}" -c "$GUEST/libc/arch/$(srcarch "$arch")/syscall.S" -o "$obj/syscall.o"
+	local stub=syscall.S
+	[ "$arch" = arm-thumb ] && stub=syscall-thumb.S
+	"$CC" "${flags[@]}" -c "$GUEST/libc/arch/$(srcarch "$arch")/$stub" -o "$obj/syscall.o"
 	objs+=("$obj/syscall.o")
 	if [ "$(srcarch "$arch")" = arm ]; then
 		"$CC" "${flags[@]}" -c "$GUEST/lib/divide.c" -o "$obj/divide.o"

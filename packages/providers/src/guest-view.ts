@@ -29,6 +29,8 @@ interface KernelLayout {
   userPc: number;
   userFp: number;
   userSp: number;
+  /** The saved flags and the frame pointer used when they have `mask` set (ARM's Thumb state), if the ISA has one. */
+  userThumbFp?: { flags: number; mask: bigint; fp: number };
   syscallArgs: readonly number[];
   cpuInfoSize: number;
   currTask: number;
@@ -281,7 +283,9 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (!frame) return undefined;
     const at = (off: number) => this.readWord(frame + BigInt(off));
     const pc = at(layout.userPc);
-    const fp = at(layout.userFp);
+    const alt = layout.userThumbFp;
+    const flags = alt ? at(alt.flags) : undefined;
+    const fp = at(alt && flags !== undefined && (flags & alt.mask) !== 0n ? alt.fp : layout.userFp);
     const sp = at(layout.userSp);
     const args = layout.syscallArgs.map((off) => at(off) ?? 0n);
     return pc === undefined || fp === undefined || sp === undefined ? undefined : { pc, fp, sp, args };
@@ -297,7 +301,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const seen = new Set<bigint>();
     while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
       seen.add(fp);
-      const ret = this.userWord(root, fp + BigInt(this.word));
+      const saved = this.userWord(root, fp + BigInt(this.word));
+      const ret = saved === undefined ? undefined : this.support.codeAddress(saved);
       const next = this.userWord(root, fp);
       if (!ret || next === undefined) break;
       pcs.push(ret);
@@ -381,6 +386,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       userPc: saved(frame.pc),
       userFp: saved(frame.fp),
       userSp: saved(frame.sp),
+      ...(frame.thumbFp ? { userThumbFp: { flags: saved(frame.thumbFp.flags), mask: frame.thumbFp.mask, fp: saved(frame.thumbFp.fp) } } : {}),
       syscallArgs: frame.syscallArgs.map(saved),
       cpuInfoSize: cpuInfo.size,
       currTask: member(cpuInfo, 'curr_task').offset,

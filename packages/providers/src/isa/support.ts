@@ -77,6 +77,8 @@ export interface UserFrameLayout {
   readonly sp: SavedRegister;
   /** The system-call argument registers, in order. */
   readonly syscallArgs: readonly SavedRegister[];
+  /** ARM: code in Thumb state (saved flags with `mask` set) keeps its frame pointer in another register. */
+  readonly thumbFp?: { readonly flags: SavedRegister; readonly mask: bigint; readonly fp: SavedRegister };
 }
 
 export interface IsaSupport {
