@@ -4,6 +4,7 @@ import { ARM_ARGUMENT_REGISTERS, ARM_SYSCALL_ARGUMENT_REGISTERS, ARM_USER_FRAME,
 import { breakpointArm, decodeArm, displacedArm, unprobeableArm } from './decode.js';
 import { armFbtEntry, armFbtReturns } from './fbt.js';
 import { armFrameEstablished, armReturnAddress } from './frames.js';
+import { armPidReturns } from './pid.js';
 import { armSdtPatch } from './sdt.js';
 
 export const ARM_SUPPORT: IsaSupport = {
@@ -19,6 +20,7 @@ export const ARM_SUPPORT: IsaSupport = {
   fbtIncomplete: () => 'the function is not whole words of A32 code',
   fbtNoReturn: 'no return instruction or tail branch',
   sdtPatch: armSdtPatch,
+    pidReturns: armPidReturns,
   argumentRegisters: ARM_ARGUMENT_REGISTERS,
   entryArgs: armArgs,
   callArgs: armArgs,
