@@ -4,8 +4,8 @@
 // compiled program at the end. Each pass reads and writes the fields its
 // entry in passes/index.ts names.
 
-import type { CompiledProgram, FormatDescription, ProbeDescription } from '@wdtrace/dtrace-core/program';
-import type { IrEcb } from './passes/codegen.js';
+import type { CompiledProgram, ProbeDescription } from '@wdtrace/dtrace-core/program';
+import type { IrProgram } from './ir.js';
 import type { CType, TypeDictionary } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, ClauseItem, Expr, ProgramAst, VariableInfo } from './ast.js';
 import { type Diagnostic, type Loc, Locator, type SourceLocation } from './diagnostics.js';
@@ -188,7 +188,7 @@ export class CompileContext {
   /** Macro arguments referenced, for -x argref / defaultargs checks. */
   readonly macroArgsUsed = new Set<number>();
   /** The code generator's output, consumed by the assembler. */
-  ir?: { ecbs: IrEcb[]; formats: FormatDescription[] };
+  ir?: IrProgram;
   program?: CompiledProgram;
   /** The DIF assembler, reset for each DIFO (DIFOs are generated one at a time). */
   readonly difAssembler = new DifAssembler();
