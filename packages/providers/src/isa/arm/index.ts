@@ -23,12 +23,8 @@ export const ARM_SUPPORT: IsaSupport = {
   fbtReturns: (insns, start, end) => (insns[0]?.thumb ? thumbFbtReturns(insns, start, end) : armFbtReturns(insns, start, end)),
   fbtIncomplete: (decoded) => (decoded.insns[0]?.thumb ? `the function is not whole T32 instructions${decoded.stoppedAt ? ` (${decoded.stoppedAt.reason})` : ''}` : 'the function is not whole words of A32 code'),
   fbtNoReturn: 'no return instruction or tail branch',
-<<<<<<< HEAD
   sdtPatch: (site) => (isThumbSdtSite(site) ? thumbSdtPatch(site) : armSdtPatch(site)),
-=======
-  sdtPatch: armSdtPatch,
-    pidReturns: armPidReturns,
->>>>>>> pid
+  pidReturns: armPidReturns,
   argumentRegisters: ARM_ARGUMENT_REGISTERS,
   entryArgs: armArgs,
   callArgs: armArgs,
