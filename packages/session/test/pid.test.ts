@@ -57,6 +57,16 @@ describe.each(ISAS)('pid on %s', (isa) => {
     expect(r.out).toMatch(/^\n +echo`fputs\n +echo`main\+0x[0-9a-f]+\n +echo`__libc_start\+0x[0-9a-f]+\n +echo`_start\+0x[0-9a-f]+\n +echo`main +$/);
   });
 
+  it('reads user registers with uregs[] at a pid probe and in a system call, and faults on a number that names none', async () => {
+    const script = `
+      pid$target:a.out:main:entry { printf("%d", (uregs[R_SP] & 3) == 0); ufunc(uregs[R_PC]); }
+      syscall::write:entry /pid == $target/ { ufunc(uregs[R_PC]); }
+      pid$target:a.out:main:return { trace(uregs[60]); }`;
+    const r = await traceGuest(isa, script, ['/bin/echo', 'x'], { quiet: true });
+    // At main's entry the pc is main's first instruction; in write(2) it is in the system-call stub that entered the kernel.
+    expect(r.out).toMatch(/^1 +echo`main +echo`__syscall +dtrace: error on enabled probe ID 3 \(ID \d+: pid2:echo:main:return\): illegal operation in action #1 at DIF offset \d+\n/);
+  });
+
   it("gives a forked child none of its parent's tracepoints", async () => {
     // forkheavy's children run the same text after fork and exit with i % 256; their statuses add up to 3.
     const r = await traceGuest(isa, 'pid$target:a.out::entry { @[pid == $target] = count(); }', ['/bin/forkheavy', '3'], { quiet: true });
