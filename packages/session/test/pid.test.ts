@@ -104,3 +104,29 @@ describe.each(ISAS)('pid on %s', (isa) => {
     expect(compared).toBeGreaterThan(1000);
   });
 });
+
+describe('pid on ARM conditional instructions', () => {
+  it('fires a probe on a conditional instruction only when its condition passes', async () => {
+    // echo's main has conditional instructions that only `-n` makes execute (clang turns
+    // `newline = 0` into a conditional move); their breakpoints carry the condition.
+    const { session } = await guestSession({ isa: 'arm', command: ['/bin/echo', 'a'] });
+    session.probes('pid2:a.out:main:');
+    const image = session.guest!.providers.pid.processOf(2)!.image;
+    const main = image.function('main')!;
+    const conditional = image
+      .decode(main)
+      .insns.filter((i) => i.cond !== undefined && i.cond < 14 && !i.classes.has('branch') && i.encoding !== 'B' && i.encoding !== 'BL')
+      .map((i) => (i.address - main.address).toString(16));
+    expect(conditional.length).toBeGreaterThan(0);
+    const script = conditional.map((o) => `pid$target:a.out:main:${o}`).join(', ') + ' { @[probename] = count(); } pid$target:a.out:main:entry { @[probename] = count(); }';
+    const plain = await traceGuest('arm', script, ['/bin/echo', 'a'], { quiet: true });
+    const withN = await traceGuest('arm', script, ['/bin/echo', '-n', 'a'], { quiet: true });
+    expect(plain.guestOut).toBe('a\n');
+    expect(withN.guestOut).toBe('a');
+    const fired = (out: string) => [...out.matchAll(/^ +(\w+) +(\d+)$/gm)].map((m) => m[1]).filter((n) => n !== 'entry');
+    // Without -n the conditions fail: only entry fired; with it, some conditional instruction ran and fired.
+    expect(plain.out).toMatch(/entry +1/);
+    expect(fired(plain.out)).toEqual([]);
+    expect(fired(withN.out).length).toBeGreaterThan(0);
+  });
+});
