@@ -111,6 +111,7 @@ async function openSession(o: Flags, specs: ProbeSpec[], onEvent: (e: SessionEve
   if (!Number.isInteger(ncpus) || ncpus < 1 || ncpus > 64) throw new UsageError(`invalid CPU count '${String(o.cpus)}': expected 1 to 64`);
   const request = {
     arch: o.arch as string | undefined,
+    thumb: o.thumb === true,
     command: o.c as string | undefined,
     grab: o.p !== undefined ? grabPid(String(o.p)) : undefined,
     cpus: ncpus,

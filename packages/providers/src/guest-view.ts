@@ -29,6 +29,8 @@ interface KernelLayout {
   userPc: number;
   userFp: number;
   userSp: number;
+  /** The saved flags and the frame pointer used when they have `mask` set (ARM's Thumb state), if the ISA has one. */
+  userThumbFp?: { flags: number; mask: bigint; fp: number };
   syscallArgs: readonly number[];
   cpuInfoSize: number;
   currTask: number;
@@ -297,7 +299,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     let fp = regs.fp();
     if (this.frameEstablished(pc)) pcs.push(pc);
     else {
-      const ret = this.support.returnAddress(regs, this.kernelRead);
+      const ret = this.returnAddress(this.support.returnAddress(regs, this.kernelRead));
       if (ret === undefined || !this.isKernelText(ret)) return pcs;
       pcs.push(ret);
     }
@@ -305,7 +307,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const seen = new Set<bigint>();
     while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
       seen.add(fp);
-      const ret = this.readWord(fp + retOffset);
+      const ret = this.returnAddress(this.readWord(fp + retOffset));
       const next = this.readWord(fp);
       if (ret === undefined || next === undefined || !this.isKernelText(ret)) break;
       pcs.push(ret);
@@ -318,8 +320,13 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   caller(cpu: number): bigint {
     const regs = this.machine.registers(cpu);
     if (regs.userMode()) return 0n;
-    if (this.frameEstablished(regs.pc())) return this.readWord(regs.fp() + BigInt(this.word)) ?? 0n;
-    return this.support.returnAddress(regs, this.kernelRead) ?? 0n;
+    if (this.frameEstablished(regs.pc())) return this.returnAddress(this.readWord(regs.fp() + BigInt(this.word))) ?? 0n;
+    return this.returnAddress(this.support.returnAddress(regs, this.kernelRead)) ?? 0n;
+  }
+
+  /** A saved return address as a code address (ARM: a return into Thumb code has bit 0 set). */
+  private returnAddress(value: bigint | undefined): bigint | undefined {
+    return value === undefined ? undefined : this.support.codeAddress(value);
   }
 
   /**
@@ -338,7 +345,9 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (!frame) return undefined;
     const at = (off: number) => this.readWord(frame + BigInt(off));
     const pc = at(layout.userPc);
-    const fp = at(layout.userFp);
+    const alt = layout.userThumbFp;
+    const flags = alt ? at(alt.flags) : undefined;
+    const fp = at(alt && flags !== undefined && (flags & alt.mask) !== 0n ? alt.fp : layout.userFp);
     const sp = at(layout.userSp);
     const args = layout.syscallArgs.map((off) => at(off) ?? 0n);
     return pc === undefined || fp === undefined || sp === undefined ? undefined : { pc, fp, sp, args };
@@ -382,7 +391,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const seen = new Set<bigint>();
     while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
       seen.add(fp);
-      const ret = this.userWord(root, fp + BigInt(this.word));
+      const saved = this.userWord(root, fp + BigInt(this.word));
+      const ret = saved === undefined ? undefined : this.support.codeAddress(saved);
       const next = this.userWord(root, fp);
       if (!ret || next === undefined) break;
       pcs.push(ret);
@@ -438,7 +448,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const fn = this.machine.symbols.functionAt(pc);
     if (!fn || fn.module !== 'kernel') return true;
     if (pc === fn.address) return false;
-    return this.support.frameEstablished(fn.address, pc, (address, length) => originalBytes(this.machine, address, length));
+    return this.support.frameEstablished(fn.address, pc, (address, length) => originalBytes(this.machine, address, length), fn.thumb);
   }
 
   private layout(): KernelLayout {
@@ -466,6 +476,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       userPc: saved(frame.pc),
       userFp: saved(frame.fp),
       userSp: saved(frame.sp),
+      ...(frame.thumbFp ? { userThumbFp: { flags: saved(frame.thumbFp.flags), mask: frame.thumbFp.mask, fp: saved(frame.thumbFp.fp) } } : {}),
       syscallArgs: frame.syscallArgs.map(saved),
       cpuInfoSize: cpuInfo.size,
       currTask: member(cpuInfo, 'curr_task').offset,

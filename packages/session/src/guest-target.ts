@@ -27,6 +27,8 @@ import type { TargetStep, TracingTarget } from './target.js';
 
 export interface GuestOptions {
   readonly isa: Isa;
+  /** ARM: the guest built as Thumb-2 code (its kernel, module, libc and programs) instead of A32. */
+  readonly thumb?: boolean;
   /** 1 to 8 (default 1). */
   readonly cpus?: number;
   /** The program init runs, with its arguments (dtrace -c); without it the guest shell reads the console. */
@@ -109,12 +111,14 @@ export class GuestTarget implements TracingTarget {
   /** Builds the machine (kernel loaded, CPU 0 at its entry, nothing run yet) and its providers. */
   static async create(options: GuestOptions, consoleOutput?: (bytes: Uint8Array) => void): Promise<GuestTarget> {
     // The sample module is loaded at boot unless the caller says which modules to load.
-    const modules = options.machine?.modules ?? Object.entries(defaultImages(options.isa).modules).map(([name, bytes]) => ({ name, bytes }));
+    const images = { thumb: options.thumb ?? options.machine?.thumb };
+    const modules = options.machine?.modules ?? Object.entries(defaultImages(options.isa, images).modules).map(([name, bytes]) => ({ name, bytes }));
     const machine = await Machine.create({
       cmdline: 'quiet',
       ...options.machine,
       modules,
       isa: options.isa,
+      thumb: images.thumb,
       cpus: options.cpus,
       args: options.command,
       files: options.files,
@@ -124,7 +128,7 @@ export class GuestTarget implements TracingTarget {
       nsPerInsn: options.nsPerInsn,
     });
     const support = await createIsaSupport(machine.isa);
-    const programFile = guestFiles(options.machine?.initrd ?? defaultImages(options.isa).initrd, options.files ?? []);
+    const programFile = guestFiles(options.machine?.initrd ?? defaultImages(options.isa, images).initrd, options.files ?? []);
     const view = new GuestMachineView(machine, support, { epochSeconds: options.machine?.epochSeconds, programFile });
     const command = options.command?.[0];
     // The pid provider's images: a live process's program by its name, or -c's command for the process that will run it.

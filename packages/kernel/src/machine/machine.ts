@@ -34,6 +34,8 @@ const MiB = 1024 * 1024;
 
 export interface MachineOptions {
   isa: Isa;
+  /** ARM: boot the guest built as Thumb-2 (the committed `arm-thumb` images) instead of A32 (default false). */
+  thumb?: boolean;
   /** 1 to 8 (default 1). */
   cpus?: number;
   /** Bytes of RAM (default 64 MiB). */
@@ -112,6 +114,8 @@ function cmdlineWord(word: string): string {
 
 export class Machine {
   readonly isa: Isa;
+  /** Whether the committed Thumb-2 build of the guest was chosen (MachineOptions.thumb). */
+  readonly thumb: boolean;
   readonly cpuCount: number;
   readonly ramBytes: number;
   readonly nsPerInsn: number;
@@ -174,6 +178,7 @@ export class Machine {
   }) {
     const o = init.options;
     this.isa = o.isa;
+    this.thumb = o.thumb ?? false;
     this.cpuCount = init.cpus;
     this.ramBytes = init.ramBytes;
     this.nsPerInsn = init.nsPerInsn;
@@ -220,7 +225,8 @@ export class Machine {
     const slice = options.sliceInstructions ?? 10_000;
     if (!Number.isInteger(slice) || slice < 1) throw new MachineError(`sliceInstructions must be a positive whole number, not ${slice}`);
 
-    const images = options.kernel && options.initrd ? undefined : defaultImages(isa);
+    if (options.thumb && isa !== 'arm') throw new MachineError(`the guest is built as Thumb-2 code only for arm, not ${isa}`);
+    const images = options.kernel && options.initrd ? undefined : defaultImages(isa, { thumb: options.thumb });
     const kernelBytes = options.kernel ?? images!.kernel;
     let initrd = options.initrd ?? images!.initrd;
     if (options.files?.length) {
