@@ -353,6 +353,26 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     return pc === undefined || fp === undefined || sp === undefined ? undefined : { pc, fp, sp, args };
   }
 
+  /**
+   * uregs[index] of the thread on `cpu`: from the CPU when it stopped in user
+   * mode (a pid probe), else from the user frame the kernel saved on entry;
+   * undefined for a number that names no register, a register that is not
+   * kept, or a thread without user registers (a kernel thread).
+   */
+  userRegister(cpu: number, index: number): bigint | undefined {
+    const reg = this.support.userRegister(index);
+    if (!reg) return undefined;
+    const regs = this.machine.registers(cpu);
+    if (regs.userMode()) return reg.live?.(regs);
+    if (!reg.saved) return undefined;
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    const frame = task ? this.readWord(task + BigInt(layout.regs)) : undefined;
+    if (!frame) return undefined;
+    const ptRegs = structType(this.dwarf, 'struct pt_regs');
+    return this.readWord(frame + BigInt(member(ptRegs, reg.saved.member).offset + (reg.saved.index ?? 0) * this.word));
+  }
+
   /** User frames of the thread on `cpu`: its user pc (and at a function's first instruction the return address), then the frame-pointer chain in its address space. */
   userStack(cpu: number, depth: number): bigint[] {
     const user = depth > 0 ? this.userRegisters(cpu) : undefined;

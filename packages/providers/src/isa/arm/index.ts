@@ -3,6 +3,7 @@
 // instruction is in travels with it (KernelInsn.thumb), from the function
 // symbol's bit 0 when the text was decoded.
 import type { IsaSupport } from '../support.js';
+import { armRegsLibrary, armUserRegister } from './uregs.js';
 import { ARM_ARGUMENT_REGISTERS, ARM_SYSCALL_ARGUMENT_REGISTERS, ARM_USER_FRAME, armArgs, armReturnValue } from './abi.js';
 import { breakpointArm, decodeArm, displacedArm, unprobeableArm } from './decode.js';
 import { armFbtEntry, armFbtReturns } from './fbt.js';
@@ -31,6 +32,8 @@ export const ARM_SUPPORT: IsaSupport = {
   returnValue: armReturnValue,
   syscallArgRegisters: ARM_SYSCALL_ARGUMENT_REGISTERS,
   userFrame: ARM_USER_FRAME,
+  userRegister: armUserRegister,
+  regsLibrary: armRegsLibrary(),
   // The low bit of an ARM function symbol marks Thumb code; it is no part of the address.
   codeAddress: (value) => value & ~1n,
   frameEstablished: (start, pc, original, thumb) => (thumb ? thumbFrameEstablished(start, pc, original) : armFrameEstablished(start, pc, original)),
