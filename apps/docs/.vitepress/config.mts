@@ -52,6 +52,7 @@ export default defineConfig({
           { text: 'sdt, proc, sched, io', link: '/providers/sdt' },
           { text: 'syscall', link: '/providers/syscall' },
           { text: 'kinst', link: '/providers/kinst' },
+          { text: 'pid', link: '/providers/pid' },
         ],
       },
     ],

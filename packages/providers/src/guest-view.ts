@@ -40,6 +40,9 @@ interface KernelLayout {
   isIdle: number;
   comm: number;
   commLength: number;
+  /** task_struct.mm and mm_struct.pgd: a process's address space and its root table. */
+  mm: number;
+  pgd: number;
 }
 
 const IDLE: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
@@ -222,6 +225,65 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   }
 
   /**
+   * The root table (CR3 / TTBR0 value, physical) of process `pid`'s address
+   * space: its thread-group leader's mm; undefined when it has none (no such
+   * process, a zombie, a kernel thread).
+   */
+  processRoot(pid: number): bigint | undefined {
+    const task = this.processTask(pid);
+    return task === undefined ? undefined : this.taskRoot(task);
+  }
+
+  /** The name (comm) of process `pid`, undefined when it is not alive. */
+  processName(pid: number): string | undefined {
+    const task = this.processTask(pid);
+    if (task === undefined) return undefined;
+    const layout = this.layout();
+    const comm = this.readBytes(task + BigInt(layout.comm), layout.commLength);
+    if (!comm) return undefined;
+    const end = comm.indexOf(0);
+    return new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end));
+  }
+
+  /** The task_struct of process `pid`'s live leader (tid == pid), undefined when there is none. */
+  private processTask(pid: number): bigint | undefined {
+    const layout = this.layout();
+    const head = this.machine.symbols.byName('task_list');
+    if (!head) throw new Error('the guest kernel has no task_list');
+    let node = this.readWord(head.address);
+    for (let n = 0; node !== undefined && node !== 0n && node !== head.address && n < 65536; n++) {
+      const task = node - BigInt(layout.tasks);
+      const state = this.readInt(task + BigInt(layout.state));
+      if (this.readInt(task + BigInt(layout.pid)) === pid && state !== undefined && state < layout.zombieState) return task;
+      node = this.readWord(node);
+    }
+    return undefined;
+  }
+
+  /** The root table of a task's address space (task_struct address), undefined without one. */
+  taskRoot(task: bigint): bigint | undefined {
+    const layout = this.layout();
+    const mm = this.readWord(task + BigInt(layout.mm));
+    if (!mm) return undefined;
+    // paddr_t is 64 bits on both ISAs.
+    const pgd = this.readBytes(mm + BigInt(layout.pgd), 8);
+    return pgd ? littleEndian(pgd) : undefined;
+  }
+
+  /** The task_struct address of the thread on `cpu`, undefined when idle. */
+  currentTask(cpu: number): bigint | undefined {
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    return task || undefined;
+  }
+
+  /** The process (tgid) and thread id of a task_struct. */
+  taskIds(task: bigint): { pid: number; tid: number } {
+    const layout = this.layout();
+    return { pid: this.readInt(task + BigInt(layout.tgid)) ?? 0, tid: this.readInt(task + BigInt(layout.pid)) ?? 0 };
+  }
+
+  /**
    * Kernel frames as dtrace's stack() records them, innermost first: the
    * interrupted pc when the function there has its frame set up (a probe in
    * its body), else — at a function's first instruction (fbt entry), at a
@@ -291,12 +353,20 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     return pc === undefined || fp === undefined || sp === undefined ? undefined : { pc, fp, sp, args };
   }
 
-  /** User frames of the thread on `cpu`: its user pc, then the frame-pointer chain in its address space. */
+  /** User frames of the thread on `cpu`: its user pc (and at a function's first instruction the return address), then the frame-pointer chain in its address space. */
   userStack(cpu: number, depth: number): bigint[] {
     const user = depth > 0 ? this.userRegisters(cpu) : undefined;
     if (!user) return [];
-    const root = this.machine.registers(cpu).pageTableRoot();
+    const regs = this.machine.registers(cpu);
+    const root = regs.pageTableRoot();
     const pcs: bigint[] = [user.pc];
+    // At a function's first instruction (a pid entry probe) its frame is not set up yet: the
+    // caller's return address is on the stack (x86-64) or in lr (ARM), as illumos's
+    // dtrace_getupcstack takes it under CPU_DTRACE_ENTRY.
+    if (regs.userMode() && depth > 1 && this.userSymbol(this.thread(cpu).pid, user.pc)?.symbol?.value === user.pc) {
+      const ret = this.support.returnAddress(regs, (va, length) => this.machine.readUser(root, va, length));
+      if (ret) pcs.push(ret);
+    }
     let fp = user.fp;
     const seen = new Set<bigint>();
     while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
@@ -396,6 +466,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       isIdle: member(task, 'is_idle').offset,
       comm: comm.offset,
       commLength: d.sizeOf(comm.type) ?? 16,
+      mm: member(task, 'mm').offset,
+      pgd: member(structType(d, 'struct mm_struct'), 'pgd').offset,
     };
     return this.layoutCache;
   }

@@ -779,6 +779,44 @@ export class Machine {
   }
 
   /**
+   * Writes a process's text from the host (pid and usdt tracepoints): through
+   * the page tables at `pageTableRoot`, whatever the pages' protection, and
+   * drops decoded code there. Only that address space's pages change (the
+   * guest gives every process private copies of its text). Throws for an
+   * unmapped address, writing nothing.
+   */
+  writeUserText(pageTableRoot: bigint, va: bigint, bytes: Uint8Array): void {
+    const ranges = this.userPhysicalRanges(pageTableRoot, va, bytes.length);
+    const ram = this.port.ram();
+    for (const r of ranges) {
+      ram.set(bytes.subarray(r.off, r.off + r.n), r.pa);
+      this.port.codeWritten(r.pa, r.n);
+    }
+  }
+
+  /** Reads a process's text through the page tables at `pageTableRoot` (throws for unmapped addresses). */
+  readUserText(pageTableRoot: bigint, va: bigint, length: number): Uint8Array {
+    const out = new Uint8Array(length);
+    const ram = this.port.ram();
+    for (const r of this.userPhysicalRanges(pageTableRoot, va, length)) out.set(ram.subarray(r.pa, r.pa + r.n), r.off);
+    return out;
+  }
+
+  private userPhysicalRanges(root: bigint, va: bigint, length: number): { pa: number; off: number; n: number }[] {
+    const out: { pa: number; off: number; n: number }[] = [];
+    let done = 0;
+    while (done < length) {
+      const at = va + BigInt(done);
+      const pa = this.port.translate(0, at, root);
+      if (pa === undefined || pa >= this.ramBytes) throw new MachineError(`user address 0x${at.toString(16)} is not mapped to RAM`);
+      const n = Math.min(length - done, 4096 - Number(at & 0xfffn));
+      out.push({ pa, off: done, n });
+      done += n;
+    }
+    return out;
+  }
+
+  /**
    * Links a module into kmod_arena and hands it to the kernel through
    * kmod_table (BOARD.md section 8); the kernel runs its _init at its next
    * check. Returns the linked module (its SDT sites are disabled).

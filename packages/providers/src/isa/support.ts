@@ -109,6 +109,8 @@ export interface IsaSupport {
   readonly fbtNoReturn: string;
   /** sdt: the trapping pattern written over a disabled site, and how the probe resumes. */
   sdtPatch(site: SdtSite): PatchedInstruction;
+  /** pid: the instructions of a user function [start, end) that return to its caller (returns and tail jumps); each is probed in place and run out of line. */
+  pidReturns(insns: readonly KernelInsn[], start: bigint, end: bigint): KernelInsn[];
 
   // ---- ABI ----
   /** Register numbers (RegisterFile.get) of the integer argument registers, in order. */

@@ -7,6 +7,7 @@ import { ARM_ARGUMENT_REGISTERS, ARM_SYSCALL_ARGUMENT_REGISTERS, ARM_USER_FRAME,
 import { breakpointArm, decodeArm, displacedArm, unprobeableArm } from './decode.js';
 import { armFbtEntry, armFbtReturns } from './fbt.js';
 import { armFrameEstablished, armReturnAddress } from './frames.js';
+import { armPidReturns } from './pid.js';
 import { armSdtPatch } from './sdt.js';
 import { breakpointThumb, decodeThumb, displacedThumb, isThumbSdtSite, thumbFbtEntry, thumbFbtReturns, thumbFrameEstablished, thumbSdtPatch, unprobeableThumb } from './thumb.js';
 
@@ -23,6 +24,7 @@ export const ARM_SUPPORT: IsaSupport = {
   fbtIncomplete: (decoded) => (decoded.insns[0]?.thumb ? `the function is not whole T32 instructions${decoded.stoppedAt ? ` (${decoded.stoppedAt.reason})` : ''}` : 'the function is not whole words of A32 code'),
   fbtNoReturn: 'no return instruction or tail branch',
   sdtPatch: (site) => (isThumbSdtSite(site) ? thumbSdtPatch(site) : armSdtPatch(site)),
+  pidReturns: armPidReturns,
   argumentRegisters: ARM_ARGUMENT_REGISTERS,
   entryArgs: armArgs,
   callArgs: armArgs,
