@@ -137,3 +137,20 @@ describe('pid on ARM conditional instructions', () => {
     expect(fired(withN.out).length).toBeGreaterThan(0);
   });
 });
+
+describe('pid on the Thumb-2 ARM guest', () => {
+  it('fires entry, return and offset probes of Thumb functions, and every instruction of one', async () => {
+    const script = `
+      pid$target:a.out:main:entry { printf("main(%d, %s)\\n", arg0, copyinstr(*(uintptr_t *)copyin(arg1 + sizeof (uintptr_t), sizeof (uintptr_t)))); }
+      pid$target:a.out:main:0 { printf("%s %s %s %s\\n", probeprov, probemod, probefunc, probename); }
+      pid$target:a.out:fputs:entry { printf("fputs(%s)\\n", copyinstr(arg0)); }
+      pid$target:a.out:main:return { printf("main returns %d at a return site: %d\\n", arg1, arg0 > 0); }`;
+    const r = await traceGuest('arm', script, ['/bin/echo', 'hi', 'there'], { quiet: true, thumb: true });
+    expect(r.guestOut).toBe('hi there\n');
+    expect(r.out).toBe('main(3, hi)\npid2 echo main 0\nfputs(hi)\nfputs(there)\nmain returns 0 at a return site: 1\n');
+    // Every instruction of main (16- and 32-bit ones, IT blocks included) traced, the output unchanged.
+    const all = await traceGuest('arm', 'pid$target:a.out:main: { @n = count(); }', ['/bin/echo', 'a', 'b', 'c'], { thumb: true });
+    expect(all.guestOut).toBe('a b c\n');
+    expect(Number(/\d+/.exec(all.out.split('\n').at(-2)!)![0])).toBeGreaterThan(20);
+  });
+});

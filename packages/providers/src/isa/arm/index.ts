@@ -25,7 +25,7 @@ export const ARM_SUPPORT: IsaSupport = {
   fbtIncomplete: (decoded) => (decoded.insns[0]?.thumb ? `the function is not whole T32 instructions${decoded.stoppedAt ? ` (${decoded.stoppedAt.reason})` : ''}` : 'the function is not whole words of A32 code'),
   fbtNoReturn: 'no return instruction or tail branch',
   sdtPatch: (site) => (isThumbSdtSite(site) ? thumbSdtPatch(site) : armSdtPatch(site)),
-  pidReturns: armPidReturns,
+  pidReturns: (insns, start, end) => (insns[0]?.thumb ? thumbFbtReturns(insns, start, end).map((p) => p.insn) : armPidReturns(insns, start, end)),
   argumentRegisters: ARM_ARGUMENT_REGISTERS,
   entryArgs: armArgs,
   callArgs: armArgs,
