@@ -88,7 +88,7 @@ export const DIAGNOSTICS = {
   D_SYM_BADREF: { summary: 'kernel/user symbol ref mismatch', template: 'symbol %s is not a data object' },
   D_SYM_NOTYPES: { summary: 'no CTF data available for sym ref', template: 'no symbolic type information is available for %s' },
   D_SYM_MODEL: { summary: 'module/program data model mismatch', template: 'cannot use %s symbol %s in a %s D program' },
-  D_VAR_UNDEF: { summary: 'reference to undefined variable', template: 'undefined variable: %s' },
+  D_VAR_UNDEF: { summary: 'reference to undefined variable', template: '%s has not yet been declared or assigned' },
   D_VAR_UNSUP: { summary: 'unsupported variable specification', template: 'variable %s is not supported on this system' },
   D_PROTO_LEN: { summary: 'prototype length mismatch', template: '%s( ) prototype mismatch: %s arg%s passed, %s expected' },
   D_PROTO_ARG: { summary: 'prototype argument mismatch', template: '%s( ) argument #%s is incompatible with prototype:\n\tprototype: %s\n\t argument: %s' },

@@ -343,7 +343,10 @@ export class Cooker {
         return this.cookIdent(e, cs);
       case 'var': {
         const v = this.lookupVariable(e, cs);
-        if (v === undefined) fail('D_IDENT_UNDEF', e.loc, `${e.scope}->${e.name}`, 'Unknown variable name');
+        // self->x and this->x name a variable whether or not it exists; a
+        // read before any declaration or assignment is D_VAR_UNDEF
+        // (dt_node_op2's DT_TOK_PTR case, then dt_cook_var).
+        if (v === undefined) fail('D_VAR_UNDEF', e.loc, `${e.scope}->${e.name}`);
         if (v.kind === 'array') fail('D_ARR_BADREF', e.loc, `${e.scope}->${e.name}`);
         e.type = v.type;
         e.ref = variableRef(v);
@@ -504,6 +507,7 @@ export class Cooker {
       if (!isScalar(operand.type!) && !isString(operand.type!)) fail('D_STRINGOF_TYPE', e.loc);
       return withOperand(e, operand, STRING);
     }
+    if (e.op === '++pre' || e.op === '++post' || e.op === '--pre' || e.op === '--post') this.instantiateForIncrement(e.operand, cs);
     const operand = this.cook(e.operand, cs);
     const t = operand.type!;
     switch (e.op) {
@@ -550,6 +554,29 @@ export class Cooker {
         this.checkWritable(op, operand, e.loc);
         return withOperand(e, operand, t);
       }
+    }
+  }
+
+  /**
+   * ++ and -- may create the variable they apply to, as an int64_t
+   * (dt_cook_op1): a global named by an identifier, self->x or this->x, or
+   * an associative array element (global or self->), whose keys are cooked
+   * first.
+   */
+  private instantiateForIncrement(target: Expr, cs: CookScope): void {
+    const int64 = this.env.int64;
+    if (target.k === 'ident' && target.module === undefined && this.isUndefinedName(target.name, cs)) {
+      this.defineVariable('global', target.name, 'scalar', int64, false, cs);
+    } else if (target.k === 'var' && this.lookupVariable(target, cs) === undefined) {
+      this.defineVariable(target.scope === 'self' ? 'thread' : 'local', target.name, 'scalar', int64, false, cs);
+    } else if (target.k === 'index') {
+      const base = target.base;
+      const global = base.k === 'ident' && base.module === undefined && this.isUndefinedName(base.name, cs);
+      const thread = base.k === 'var' && this.lookupVariable(base, cs) === undefined;
+      if (!global && !thread) return;
+      if (base.k === 'var' && base.scope === 'this') fail('D_ARR_LOCAL', target.loc, `this->${base.name}`);
+      const keyTypes = target.args.map((k) => this.keyType(this.cook(k, cs)));
+      this.defineVariable(global ? 'global' : 'thread', (base as Expr & { name: string }).name, 'array', int64, false, cs, keyTypes);
     }
   }
 
@@ -749,6 +776,9 @@ export class Cooker {
       const v = this.defineVariable('thread', e.left.base.name, 'array', this.implicitType(right, e.loc), false, cs, keyTypes);
       left = { ...e.left, base: { ...e.left.base, ref: { kind: 'variable', variable: v }, type: v.type }, args: keys, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
     } else {
+      // A compound assignment creates a global it names (dt_cook_op2), then
+      // reads it: one never assigned is D_VAR_UNDEF.
+      if (e.op !== '=' && e.left.k === 'ident' && e.left.module === undefined && this.isUndefinedName(e.left.name, cs)) fail('D_VAR_UNDEF', e.left.loc, e.left.name);
       left = this.cook(e.left, cs);
     }
     this.checkWritable(e.op, left, e.loc);
@@ -834,7 +864,8 @@ export class Cooker {
       return into(e, { args: keys, type: v.type, ref, lvalue: true });
     }
     if (base.k === 'ident' && base.module === undefined && v === undefined && this.isUndefinedName(base.name, cs)) {
-      fail('D_IDENT_UNDEF', base.loc, base.name, 'Unknown variable name');
+      // dt_cook_op2 creates the array on operator [, then dt_cook_var finds it unassigned.
+      fail('D_VAR_UNDEF', base.loc, base.name);
     }
     // C arrays and pointers.
     const b2 = v !== undefined && v.keys === undefined ? ({ ...base, type: v.type, ref: { kind: 'variable', variable: v } } as Expr) : this.cook(base, cs);

@@ -19,7 +19,6 @@ const NOT_FROM_THE_COMPILER: Record<string, string> = {
   D_SYM_BADREF: 'kernel symbols come typed from the dictionary; non-data symbols are not offered',
   D_SYM_NOTYPES: 'kernel symbols come typed from the dictionary',
   D_SYM_MODEL: 'one data model per machine',
-  D_VAR_UNDEF: 'undefined variables are reported as D_IDENT_UNDEF, like current dtrace',
   D_VAR_UNSUP: 'every built-in variable is supported',
   D_ARGS_XLATOR: 'provider argument translators are applied by the framework',
   D_IDENT_BADREF: 'raised for kinds of identifiers D programs here cannot declare',
