@@ -87,11 +87,13 @@ export function argumentCompatible(arg: CType, node: Expr | undefined, param: CT
   if (isInteger(arg) && isInteger(param)) return true;
   const strCompat = (t: CType): boolean => isString(t) || isCharArrayOrPointer(t);
   if (strCompat(arg) && strCompat(param)) return true;
+  // NULL where a string is expected (strtok(NULL, ...)).
+  if (isString(param) && isPointer(arg) && node?.constValue === 0n) return true;
   const rp = resolveType(param);
   if (rp.kind === 'struct' || rp.kind === 'union' || rp.kind === 'function') return typesCompatible(arg, param);
   // dt_node_is_ptrcompat: pointers (or arrays) to compatible types, void * with any, a 0 constant with a pointer.
-  const ra = resolveType(arg);
   const isPtrLike = (t: CType): boolean => t.kind === 'pointer' || t.kind === 'array';
+  const ra = resolveType(arg);
   if (isInteger(arg)) return isPtrLike(rp) && node?.constValue === 0n;
   if (!isPtrLike(ra) || !isPtrLike(rp)) return false;
   const ta = ra.kind === 'pointer' ? ra.target : (ra as { element: CType }).element;
@@ -481,6 +483,10 @@ export class Cooker {
       this.symbolNamed = true;
       return { ...e, type: ext.type, ref: { kind: 'symbol', address: ext.address } };
     }
+    if (e.name === 'NULL') {
+      // D's NULL: built in, a void * constant 0.
+      return { k: 'int', value: 0n, suffix: '', decimal: true, loc: e.loc, type: this.env.pointerTo(VOID), constValue: 0n };
+    }
     if (BUILTIN_FUNCTIONS.has(e.name)) fail('D_FUNC_IDKIND', e.loc, e.name);
     return fail('D_IDENT_UNDEF', e.loc, e.name, 'Unknown variable name');
   }
@@ -723,10 +729,14 @@ export class Cooker {
     const b = from.type!;
     if (isString(a)) {
       if (isString(b) || isCharArrayOrPointer(b)) return;
+      // NULL (a pointer constant 0) empties a string.
+      if (isPointer(b) && from.constValue === 0n) return;
       fail('D_OP_INCOMPAT', loc, dtypeName(a), op, dtypeName(b));
     }
     if (isInteger(a) && isInteger(b)) return;
     if (isPointer(a) && (isPointer(b) || isArray(b) || isInteger(b))) return;
+    // A string is a char * to a pointer to char (dt_node_is_strcompat).
+    if (isString(b) && isCharArrayOrPointer(a) && isPointer(a)) return;
     if (isInteger(a) && (isPointer(b) || isArray(b))) return;
     if (dtypeName(a) === dtypeName(b)) return;
     fail('D_OP_INCOMPAT', loc, dtypeName(a), op, dtypeName(b));
@@ -806,6 +816,7 @@ export class Cooker {
       this.env.chain.lookupEnumConstant(name) === undefined &&
       !this.ctx.externs.has(name) &&
       !BUILTIN_FUNCTIONS.has(name) &&
+      name !== 'NULL' &&
       cs.translatorInput?.name !== name
     );
   }
@@ -1121,10 +1132,12 @@ export class Cooker {
         if (!isInteger(t)) bad();
         return;
       case 'ptr':
-        if (!isPointer(t) && !isInteger(t) && !isArray(t)) bad();
+        // D strings are char pointers to a void * parameter (bcopy("abc", ...)).
+        if (!isPointer(t) && !isInteger(t) && !isArray(t) && !isString(t)) bad();
         return;
       case 'str':
-        if (!isString(t) && !isCharArrayOrPointer(t)) bad();
+        // NULL is accepted where a string is expected (strtok(NULL, ...)).
+        if (!isString(t) && !isCharArrayOrPointer(t) && !(isPointer(t) && a.constValue === 0n)) bad();
         return;
       case 'scalar':
         if (!isScalar(t)) bad();

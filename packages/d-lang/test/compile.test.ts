@@ -89,3 +89,27 @@ describe('compile', () => {
     );
   });
 });
+
+describe('standard D libraries', () => {
+  const tag = (src: string, options = {}) => compile(src, options).diagnostics.find((d) => d.severity === 'error')?.tag;
+  it('errno.d, signal.d and unistd.d are loaded by default, in the guest kernel numbering', () => {
+    const r = compile('BEGIN { a = ENOENT; b = ENOSYS; c = SIGKILL; d = SIGCHLD; e = DTRACEFLT_BADADDR; }');
+    expect(r.program).toBeDefined();
+    const inline = (n: string) => r.context.inlines.get(n)?.value;
+    expect([inline('ENOENT'), inline('ENOSYS'), inline('SIGKILL'), inline('SIGCHLD'), inline('DTRACEFLT_BADADDR')].map((v) => (v as { value: bigint }).value)).toEqual([2n, 38n, 9n, 17n, 1n]);
+  });
+  it('-x nolibs and standardLibraries: false leave them out', () => {
+    expect(tag('BEGIN { a = ENOENT; }', { options: { nolibs: null } })).toBe('D_IDENT_UNDEF');
+    expect(tag('BEGIN { a = SIGKILL; }', { standardLibraries: false })).toBe('D_IDENT_UNDEF');
+  });
+  it('a library of the same name given by the user comes after them', () => {
+    expect(tag('BEGIN { a = EMINE; }', { libraries: [{ name: 'mine.d', text: 'inline int EMINE = ENOENT + 1000;' }] })).toBeUndefined();
+  });
+});
+
+describe('NULL', () => {
+  it('is a void * constant 0 that strings and pointers accept', () => {
+    const r = compile('char *p; BEGIN { p = NULL; s = "a"; s = NULL; x = strtok(NULL, ","); }');
+    expect(r.diagnostics).toEqual([]);
+  });
+});
