@@ -20,7 +20,7 @@ import {
   typeName,
 } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr, Ref, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
-import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, functionKindName, type ParamKind } from './builtins.js';
+import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, KEY_ACTIONS, actionKeyType, functionKindName, type ParamKind } from './builtins.js';
 import type { CompileContext, InlineInfo, ProbeArgInfo, ProbeInfo, ResolvedClause, TranslatorInfo } from './context.js';
 import { CompileError, type Loc, fail } from './diagnostics.js';
 import {
@@ -604,7 +604,15 @@ export class Cooker {
     const both = (x: bigint | undefined, y: bigint | undefined): boolean => x !== undefined && y !== undefined;
     if (op === ',' && (left.k === 'xlate' || right.k === 'xlate')) dynamicOperand('D_OP_DYN', 'operator , operands cannot be of dynamic type', e.loc);
     if (op === ',') return { ...e, left, right, type: b, ...(right.constValue !== undefined && left.constValue !== undefined ? { constValue: right.constValue } : {}) };
-    if (left.k === 'agg' || right.k === 'agg') fail('D_OP_DYN', e.loc, op);
+    if (left.k === 'agg' || right.k === 'agg') {
+      // An aggregation has a dynamic type, which no operator's type rules
+      // accept (dt_cook_op2): the failing rule's tag.
+      const n = (x: Expr): string => (x.k === 'agg' ? '<DYN>' : dtypeName(x.type));
+      if (op === '*' || op === '/') fail('D_OP_ARITH', e.loc, op);
+      if (op === '%' || op === '&' || op === '|' || op === '^' || op === '<<' || op === '>>') fail('D_OP_INT', e.loc, op);
+      if (op === '&&' || op === '||' || op === '^^') fail('D_OP_SCALAR', e.loc, op);
+      fail('D_OP_INCOMPAT', e.loc, n(left), op, n(right));
+    }
     switch (op) {
       case '&&':
       case '||':
@@ -745,6 +753,10 @@ export class Cooker {
   /** The type a variable takes from its first assignment. */
   private implicitType(rhs: Expr, loc: Loc): CType {
     const t = rhs.type!;
+    if (rhs.k === 'call' && rhs.ref?.kind === 'function') {
+      const fn = BUILTIN_FUNCTIONS.get(rhs.ref.name);
+      if (fn !== undefined && fn.kind !== 'subr') fail('D_CG_EXPR', rhs.loc, functionKindName(fn.kind), rhs.ref.name);
+    }
     if (rhs.k === 'agg') fail('D_OP_DYN', loc, '=');
     if (isVoid(t)) fail('D_OP_VFPTR', loc, '=');
     if (isCharArrayOrPointer(t) && isArray(t)) return STRING;
@@ -1105,8 +1117,14 @@ export class Cooker {
       if (BUILTIN_VARIABLES.has(name) || this.ctx.globals.has(name)) fail('D_FUNC_IDKIND', e.loc, name);
       return fail('D_FUNC_UNDEF', e.loc, name);
     }
-    if (fn.kind !== 'subr') {
-      if (!statement) fail('D_CG_EXPR', e.loc, functionKindName(fn.kind), name);
+    // An action or aggregating function inside an expression cooks to void,
+    // so that the enclosing operator or action reports it as illumos does
+    // (D_TRACE_VOID, D_PRINTF_ARG_TYPE, D_KEY_TYPE...); code generation
+    // rejects what remains with D_CG_EXPR.
+    // The actions that may key an aggregation have a type named after them (dt_open.c's "stack(...)").
+    if (fn.kind !== 'subr' && !statement) {
+      const type = KEY_ACTIONS.has(name) ? actionKeyType(name, this.env.int64) : VOID;
+      return into(e, { args: e.args.map((a) => this.cook(a, cs)), type, ref: sharedRef(functionRefs, name, () => ({ kind: 'function', name })) });
     }
     const args = e.args.map((a) => this.cook(a, cs));
     if (fn.kind === 'subr') {

@@ -2,23 +2,14 @@
 // statement, classified as a plain expression, an action call (with its
 // prototype and printf-format checks) or an aggregation. Variables come to
 // exist on their first assignment here, so order matters as in dtrace.
-import { type CType, resolveType } from '@wdtrace/dtrace-core/types';
+import { resolveType } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr } from '../ast.js';
-import { BUILTIN_FUNCTIONS, KEY_ACTIONS, functionKindName } from '../builtins.js';
+import { BUILTIN_FUNCTIONS, KEY_ACTIONS, actionKeyType, functionKindName } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { CompileError, type Loc, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
 import { type CookScope, Cooker, dtypeName } from '../semantics.js';
 import type { Pass } from './pass.js';
-
-const actionKeyTypes = new Map<string, CType>();
-
-/** The type of an action key: a typedef of int64_t named after the action (one object per name, so keys compare equal). */
-function actionKeyType(name: string, int64: CType): CType {
-  let t = actionKeyTypes.get(name);
-  if (t === undefined) actionKeyTypes.set(name, (t = { kind: 'typedef', name, target: int64 }));
-  return t;
-}
 
 /** One conversion of a printf-like format string. */
 export interface FormatConversion {
