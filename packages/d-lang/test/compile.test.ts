@@ -113,3 +113,28 @@ describe('NULL', () => {
     expect(r.diagnostics).toEqual([]);
   });
 });
+
+describe('printf format diagnostics, as dt_printf_create and dt_printf_validate word them', () => {
+  const msg = (src: string) => {
+    const d = compile(src).diagnostics.find((x) => x.severity === 'error')!;
+    return `${d.tag}: ${d.message}`;
+  };
+  it('reports malformed conversions as D_SYNTAX, numbered over every %', () => {
+    expect(msg('BEGIN { printf("%d %.*.d", 1, 2); }')).toBe("D_SYNTAX: format conversion #2 has more than one '.' specified");
+    expect(msg('BEGIN { printf("%% %1$d", 1); }')).toBe('D_SYNTAX: format conversion #2 uses unsupported positional format (%n$)');
+    expect(msg('BEGIN { printf("%-%"); }')).toBe('D_SYNTAX: format conversion #1 cannot be combined with other format flags: %%');
+    expect(msg('BEGIN { printf("%z"); }')).toBe('D_SYNTAX: format conversion #1 is undefined: %z');
+    expect(msg('BEGIN { printf("abc %"); }')).toBe('D_SYNTAX: format conversion #1 name expected before end of format string');
+  });
+  it('names conversions by their dictionary name and gives its prototype text', () => {
+    expect(msg('BEGIN { printf("%*.*d", 1, 2, "s"); }')).toBe(
+      'D_PRINTF_ARG_TYPE: printf( ) argument #4 is incompatible with conversion #1 prototype:\n\tconversion: %d\n\t prototype: char, short, int, long, or long long\n\t  argument: string',
+    );
+    expect(msg('BEGIN { printf("%*d", "s", 1); }')).toBe(
+      'D_PRINTF_DYN_TYPE: printf( ) argument #2 is incompatible with conversion #1 prototype:\n\tconversion: % * d\n\t prototype: int\n\t  argument: string',
+    );
+    expect(msg('BEGIN { printf("%.*d"); }')).toBe('D_PRINTF_DYN_PROTO: printf( ) prototype mismatch: conversion #1 (%d) is missing a corresponding ".*" argument');
+    expect(msg('BEGIN { printf("%@d", 1); }')).toBe('D_PRINTF_AGG_CONV: %@ conversion requires an aggregation and is not for use with printf( )');
+    expect(msg('BEGIN { printf("%s %d", "a"); }')).toBe('D_PRINTF_ARG_PROTO: printf( ) prototype mismatch: conversion #2 (%d) is missing a corresponding value argument');
+  });
+});

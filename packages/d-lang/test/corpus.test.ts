@@ -38,7 +38,6 @@ const NOT_FROM_THE_COMPILER: Record<string, string> = {
   D_MACRO_UNUSED: 'reported only with -x argref (tested in the per-pass tests)',
   D_PRINTA_AGGKEY: 'printa with several aggregations: key checks are done by the consumer',
   D_PRINTA_AGGPROTO: 'printa with several aggregations: key checks are done by the consumer',
-  D_PRINTF_FMT_EMPTY: 'an empty format string is accepted (prints nothing), as by illumos dtrace',
   D_PROV_INCOMPAT: 'USDT providers are linked by the framework',
   D_PROV_PRXLATOR: 'USDT argument translators are linked by the framework',
   D_PROC_OFF: 'pid provider probe creation happens in the framework',
