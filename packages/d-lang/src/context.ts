@@ -48,8 +48,23 @@ export interface DLibrary {
 }
 
 /** How the compiler asks the framework about probes. */
+/**
+ * What a catalogue's `match` throws when a provider refuses a description it
+ * would create probes for (pid's offsets and names): the D_* tag and the
+ * template's arguments; the compiler reports it at the description.
+ */
+export class ProbeMatchError extends Error {
+  constructor(
+    readonly tag: string,
+    readonly args: readonly string[],
+  ) {
+    super(`${tag}: ${args.join(', ')}`);
+    this.name = 'ProbeMatchError';
+  }
+}
+
 export interface ProbeCatalogue {
-  /** Probes matching a description (fields may be globs; empty fields match all). */
+  /** Probes matching a description (fields may be globs; empty fields match all); may throw ProbeMatchError. */
   match(desc: { provider: string; module: string; function: string; name: string }): readonly ProbeInfo[];
   /**
    * A description the provider rewrites into others before matching, as
