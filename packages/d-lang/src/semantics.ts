@@ -510,7 +510,7 @@ export class Cooker {
     }
     if (e.op === 'stringof') {
       const operand = this.cook(e.operand, cs);
-      if (!isScalar(operand.type!) && !isString(operand.type!)) fail('D_STRINGOF_TYPE', e.loc);
+      if (!isScalar(operand.type!) && !isString(operand.type!)) fail('D_STRINGOF_TYPE', e.loc, dtypeName(operand.type));
       return withOperand(e, operand, STRING);
     }
     if (e.op === '++pre' || e.op === '++post' || e.op === '--pre' || e.op === '--post') this.instantiateForIncrement(e.operand, cs);
@@ -1130,7 +1130,7 @@ export class Cooker {
     if (fn.kind === 'subr') {
       const min = fn.minArgs ?? fn.params.length;
       if (args.length < min || args.length > fn.params.length) {
-        const expected = min === fn.params.length ? String(min) : `${min} to ${fn.params.length}`;
+        const expected = min === fn.params.length ? String(min) : args.length < min ? `at least ${min}` : `${min} to ${fn.params.length}`;
         fail('D_PROTO_LEN', e.loc, name, args.length, args.length === 1 ? '' : 's', expected);
       }
       args.forEach((a, i) => this.checkParam(name, fn.params[i]!, a, i));
@@ -1142,7 +1142,8 @@ export class Cooker {
 
   checkParam(fname: string, kind: ParamKind, a: Expr, i: number): void {
     const t = a.type!;
-    const proto = { int: 'integer', ptr: 'pointer', str: 'string', scalar: 'scalar', any: 'any', agg: 'aggregation', vararg: '...' }[kind];
+    // The prototype as dt_open.c's function table writes the parameter's type.
+    const proto = { int: 'int', ptr: 'void *', str: 'char *', scalar: 'scalar', any: 'any', agg: 'aggregation', vararg: '...' }[kind];
     const bad = (): never => fail('D_PROTO_ARG', a.loc, fname, i + 1, proto, a.k === 'agg' ? 'aggregation' : dtypeName(t));
     if (a.k === 'agg' && kind !== 'agg') bad();
     switch (kind) {
@@ -1212,9 +1213,9 @@ export class Cooker {
       seen.add(m.declarator.name);
       if (isVoid(t)) fail('D_DECL_VOIDOBJ', m.loc, m.declarator.name);
       const rt = resolveType(t);
-      if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', m.loc, dtypeName(t));
+      if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', m.loc, dtypeName(t), m.declarator.name);
       if (m.bitWidth !== undefined) {
-        if (!isInteger(t)) fail('D_DECL_BFTYPE', m.loc, m.declarator.name);
+        if (!isInteger(t)) fail('D_DECL_BFTYPE', m.loc, m.declarator.name === '' ? '(anon)' : m.declarator.name);
         const w = this.constantInt(m.bitWidth, 'D_DECL_BFCONST');
         if (w < 0) fail('D_DECL_BFCONST', m.loc);
         if (w > this.env.sizeOf(t) * 8) fail('D_DECL_BFSIZE', m.loc, m.declarator.name);

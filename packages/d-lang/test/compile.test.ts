@@ -138,3 +138,24 @@ describe('printf format diagnostics, as dt_printf_create and dt_printf_validate 
     expect(msg('BEGIN { printf("%s %d", "a"); }')).toBe('D_PRINTF_ARG_PROTO: printf( ) prototype mismatch: conversion #2 (%d) is missing a corresponding value argument');
   });
 });
+
+describe('diagnostic wording as dtrace prints it', () => {
+  const msg = (src: string) => {
+    const d = compile(src).diagnostics.find((x) => x.severity === 'error')!;
+    return `${d.tag}: ${d.message}`;
+  };
+  it('prototype texts and argument counts', () => {
+    expect(msg('BEGIN { exit("s"); }')).toBe('D_PROTO_ARG: exit( ) argument #1 is incompatible with prototype:\n\tprototype: int\n\t argument: string');
+    expect(msg('BEGIN { x = strtok("a", 1); }')).toBe('D_PROTO_ARG: strtok( ) argument #2 is incompatible with prototype:\n\tprototype: char *\n\t argument: int');
+    expect(msg('BEGIN { x = substr("a"); }')).toBe('D_PROTO_LEN: substr( ) prototype mismatch: 1 arg passed, at least 2 expected');
+    expect(msg('BEGIN { @ = quantize(); }')).toBe('D_PROTO_LEN: quantize( ) prototype mismatch: 0 args passed, at least 1 expected');
+  });
+  it('declarations, pragmas and options', () => {
+    expect(msg('int a[]; BEGIN {}')).toBe('D_DECL_ARRNULL: array declaration requires array dimension or tuple signature: a');
+    expect(msg('struct pirate p; BEGIN {}')).toBe('D_DECL_INCOMPLETE: incomplete struct/union/enum struct pirate: p');
+    expect(msg('#pragma D error "stop here"\nBEGIN {}')).toBe('D_PRAGERR: #error: stop here ');
+    expect(msg('#pragma D option specsize=-40\nBEGIN {}')).toBe("D_PRAGMA_OPTSET: failed to set option 'specsize' to '-40': Invalid value for specified option");
+    expect(msg('#pragma D option nspec=24 * 44\nBEGIN {}')).toBe('D_PRAGMA_MALFORM: superfluous arguments specified for #pragma option');
+    expect(msg('BEGIN { x = stringof(trace(1)); }')).toBe('D_STRINGOF_TYPE: cannot apply stringof to a value of type void');
+  });
+});

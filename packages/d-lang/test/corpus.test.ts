@@ -20,6 +20,7 @@ const NOT_FROM_THE_COMPILER: Record<string, string> = {
   D_SYM_NOTYPES: 'kernel symbols come typed from the dictionary',
   D_SYM_MODEL: 'one data model per machine',
   D_VAR_UNSUP: 'every built-in variable is supported',
+  D_QUANT_PROTO: "quantize()'s argument count is checked against its prototype, as for every function (D_PROTO_LEN)",
   D_ARGS_XLATOR: 'provider argument translators are applied by the framework',
   D_IDENT_BADREF: 'raised for kinds of identifiers D programs here cannot declare',
   D_IDENT_AMBIG: 'raised by libdtrace for variables shadowing enumerators across modules',

@@ -214,8 +214,8 @@ class ClauseTyper {
     const keyTypes = keys.map((k) => this.cooker.keyType(k));
     const args = rhs.args.map((a) => this.cook(a));
     if (args.length < fn.minArgs || args.length > fn.maxArgs) {
-      const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : `${fn.minArgs} to ${fn.maxArgs}`;
-      fail(fname === 'quantize' ? 'D_QUANT_PROTO' : 'D_PROTO_LEN', rhs.loc, fname, args.length, ...(fname === 'quantize' ? [] : [args.length === 1 ? '' : 's']), expected);
+      const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : args.length < fn.minArgs ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
+      fail('D_PROTO_LEN', rhs.loc, fname, args.length, args.length === 1 ? '' : 's', expected);
     }
     if (args.length > 0 && (args[0]!.k === 'agg' || !isScalar(args[0]!.type!))) fail('D_AGG_SCALAR', rhs.loc, fname, 1);
     let a = this.ctx.aggregations.get(aggNode.name);
@@ -356,7 +356,7 @@ class ClauseTyper {
     const arity = (tag: 'D_PROTO_LEN' | 'D_STACK_PROTO' | 'D_USTACK_PROTO' | 'D_CLEAR_PROTO' | 'D_TRUNC_PROTO' | 'D_NORMALIZE_PROTO' | 'D_TRACEMEM_ARGS'): void => {
       if (n >= fn.minArgs && n <= fn.maxArgs) return;
       if (tag === 'D_PROTO_LEN') {
-        const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : fn.maxArgs === Infinity ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
+        const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : fn.maxArgs === Infinity || n < fn.minArgs ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
         fail(tag, e.loc, name, n, n === 1 ? '' : 's', expected);
       }
       if (tag === 'D_NORMALIZE_PROTO') fail(tag, e.loc, name, n);
@@ -457,7 +457,7 @@ class ClauseTyper {
         arity('D_PROTO_LEN');
         args = raw.map((a) => this.cook(a));
         args.forEach((a, i) => {
-          if (a.k === 'agg' || !isScalar(a.type!)) fail('D_PROTO_ARG', a.loc, name, i + 1, 'integer', a.k === 'agg' ? 'aggregation' : dtypeName(a.type));
+          if (a.k === 'agg' || !isScalar(a.type!)) fail('D_PROTO_ARG', a.loc, name, i + 1, 'int', a.k === 'agg' ? 'aggregation' : dtypeName(a.type));
         });
       }
     }
