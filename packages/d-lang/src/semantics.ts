@@ -372,9 +372,11 @@ export class Cooker {
       }
       case 'offsetof': {
         const t = this.resolveTypeName(e.typeName);
-        if (!isStructOrUnion(t)) fail('D_OFFSETOF_TYPE', e.loc);
+        const rt = resolveType(t);
+        if (!isStructOrUnion(t) || ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete)) fail('D_OFFSETOF_TYPE', e.loc);
         const m = findMember(t, e.member);
-        if (m === undefined) fail('D_TYPE_MEMBER', e.loc, e.member, dtypeName(t));
+        // dt_node_offsetof: ctf_member_info's failure, as D_UNKNOWN.
+        if (m === undefined) throw new CompileError({ severity: 'error', tag: 'D_UNKNOWN', message: `failed to determine offset of ${e.member}: Member name not found`, location: e.loc });
         if (m.bitWidth !== undefined) fail('D_OFFSETOF_BITFIELD', e.loc, e.member);
         return into(e, { type: this.env.lookup('size_t')!, constValue: BigInt(m.offset) });
       }
