@@ -120,6 +120,12 @@ export interface CompileOptions {
    * library are ignored.
    */
   readonly libraries?: readonly DLibrary[];
+  /**
+   * Load the standard D libraries (errno.d, signal.d, unistd.d: see
+   * STANDARD_D_LIBRARIES) ahead of `libraries` (default true; `-x nolibs`
+   * also turns them off).
+   */
+  readonly standardLibraries?: boolean;
 }
 
 /** A clause after probe resolution. */
