@@ -22,7 +22,7 @@ import type { Isa, Machine } from '@wdtrace/kernel';
 import { aggregationData, type AggregationData } from './aggregations.js';
 import { TargetCompiler } from './compile.js';
 import { messageEvent, type SessionEvent } from './events.js';
-import { GuestTarget, type GuestOptions } from './guest-target.js';
+import { FIRST_PROGRAM_PID, GuestTarget, type GuestOptions } from './guest-target.js';
 import { IdleTarget, type IdleOptions } from './idle-target.js';
 import { formatProbeList } from './listing.js';
 import { workLoop, type LoopEnd, type LoopOptions } from './loop.js';
@@ -83,7 +83,32 @@ function withOrigin(source: string, options: CompileOptions): CompileOptions {
 }
 
 /** The pid the guest gives the -c command: init (pid 1) forks it first on this deterministic machine. */
-const COMMAND_PID = 2;
+const COMMAND_PID = FIRST_PROGRAM_PID;
+
+/** Linux's signal names by number (the guest's ABI is Linux's on both ISAs). */
+const SIGNAL_NAMES = [
+  '', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGILL', 'SIGTRAP', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGKILL', 'SIGUSR1', 'SIGSEGV', 'SIGUSR2', 'SIGPIPE', 'SIGALRM', 'SIGTERM',
+  'SIGSTKFLT', 'SIGCHLD', 'SIGCONT', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGURG', 'SIGXCPU', 'SIGXFSZ', 'SIGVTALRM', 'SIGPROF', 'SIGWINCH', 'SIGIO', 'SIGPWR', 'SIGSYS',
+];
+
+/** A signal's name as proc_signame gives it ("SIGSEGV", "SIG40" for one without a name). */
+export function signalName(sig: number): string {
+  return SIGNAL_NAMES[sig] || `SIG${sig}`;
+}
+
+/**
+ * dtrace(1)'s prochandler words for the end of process `pid`, from its wait
+ * status (or, when that was not seen, init's report of it: the exit status,
+ * or 128 + the signal).
+ */
+export function processEnd(pid: number, waitStatus: number | undefined, initStatus: number | undefined): string {
+  if (waitStatus !== undefined) {
+    if ((waitStatus & 0x7f) !== 0) return `pid ${pid} terminated by ${signalName(waitStatus & 0x7f)}`;
+    const status = (waitStatus >> 8) & 0xff;
+    return status !== 0 ? `pid ${pid} exited with status ${status}` : `pid ${pid} has exited`;
+  }
+  return initStatus ? `pid ${pid} exited with status ${initStatus}` : `pid ${pid} has exited`;
+}
 
 export class Session {
   private interrupted = false;
@@ -200,8 +225,11 @@ export class Session {
       ...o.actions,
     });
     if (o.records ?? true) consumer.json = (record) => this.emit({ kind: 'record', record });
+    // Tracing starts on the running kernel: BEGIN fires once it is up.
+    this.guest?.start();
     const end = await workLoop(this.target, state, consumer, {
       timeLimit: o.timeLimit,
+      target: this.pid,
       interrupted: () => this.interrupted,
       untilInterrupted: o.untilInterrupted,
       pace: o.pace,
@@ -223,7 +251,7 @@ export class Session {
     const say = (text: string) => this.emit({ kind: 'message', stream: 'stderr', text });
     // A notice, which -q silences (dtrace.c's notice()).
     if (this.pid !== undefined && (g?.kind === 'poweroff' || end.grabbedExited)) {
-      if (!quiet) say(`dtrace: pid ${this.pid} has exited\n`);
+      if (!quiet) say(`dtrace: ${processEnd(this.pid, this.guest?.exitStatus(), g?.kind === 'poweroff' ? g.status : undefined)}\n`);
     } else if (g?.kind === 'panic') say(`dtrace: the guest kernel panicked (status ${g.status})\n`);
     else if (g?.kind === 'fatal') say(`dtrace: guest CPU ${g.cpu} stopped: ${g.reason} at ${this.guest!.view.symbols.lookup(g.pc)?.symbol?.name ?? `0x${g.pc.toString(16)}`}\n`);
   }
