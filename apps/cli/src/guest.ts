@@ -14,6 +14,8 @@ const KERNEL_PROVIDERS = /(?:^|[\s,{};/])(?:fbt|sdt|kinst|proc|sched|io|syscall)
 
 export interface GuestRequest {
   arch?: string;
+  /** --thumb: the ARM guest built as Thumb-2 code. */
+  thumb?: boolean;
   command?: string;
   /** -p: a process of the running guest to grab. */
   grab?: number;
@@ -22,6 +24,8 @@ export interface GuestRequest {
   /** Whether there is a standard input for a -c command to read (it is then fed to the guest's console). */
   input?: boolean;
   cpus: number;
+  /** Virtual nanoseconds per executed instruction. */
+  nsPerInsn?: number;
   /** Probe texts (-n, -P/-m/-f as descriptions, -s script texts). */
   texts: readonly string[];
   /** The provider named by -P options. */
@@ -30,7 +34,7 @@ export interface GuestRequest {
 
 /** Whether the invocation traces a guest: --arch or -c given, or a probe of a kernel provider asked for. */
 export function wantsGuest(r: GuestRequest): boolean {
-  if (r.arch !== undefined || r.command !== undefined || r.grab !== undefined || r.boot !== undefined) return true;
+  if (r.arch !== undefined || r.thumb || r.command !== undefined || r.grab !== undefined || r.boot !== undefined) return true;
   if (r.providers.some((p) => /^(?:fbt|sdt|kinst|proc|sched|io|syscall)$/.test(p))) return true;
   return r.texts.some((t) => KERNEL_PROVIDERS.test(t));
 }
@@ -40,13 +44,14 @@ export class GuestCliError extends Error {}
 /** The session of a guest trace; its events (the guest's console from boot on) go to `onEvent`. */
 export async function openGuestSession(r: GuestRequest, onEvent: (e: SessionEvent) => void): Promise<Session> {
   if (r.arch !== undefined && r.arch !== 'x86_64' && r.arch !== 'arm') throw new GuestCliError(`invalid --arch '${r.arch}': expected x86_64 or arm`);
+  if (r.thumb && r.arch !== undefined && r.arch !== 'arm') throw new GuestCliError(`--thumb is for the ARM guest, not --arch ${r.arch}`);
   const words = r.command !== undefined ? r.command.trim().split(/\s+/).filter((w) => w !== '') : [];
   if (r.command !== undefined && words.length === 0) throw new GuestCliError('-c requires a command');
   if (r.command !== undefined && r.boot !== undefined) throw new GuestCliError('--boot starts a running system; it cannot be combined with -c');
   if (r.command !== undefined && r.grab !== undefined) throw new GuestCliError('-c and -p cannot be combined: the guest runs the command or is a running system');
   let placed;
   try {
-    placed = placeProgram(words, r.arch as Isa | undefined);
+    placed = placeProgram(words, r.thumb ? 'arm' : (r.arch as Isa | undefined));
   } catch (e) {
     throw new GuestCliError(`failed to execute ${words[0] ?? ''}: ${(e as Error).message.replace(/^[^:]*: /, '')}`);
   }
@@ -56,7 +61,9 @@ export async function openGuestSession(r: GuestRequest, onEvent: (e: SessionEven
   const session = await Session.create({
     guest: {
       isa: placed.isa,
+      thumb: r.thumb,
       cpus: r.cpus,
+      nsPerInsn: r.nsPerInsn,
       command: placed.args.length > 0 ? placed.args : undefined,
       running: placed.args.length > 0 ? undefined : { boot: r.boot },
       files: placed.files,

@@ -94,7 +94,8 @@ async function run(o: Flags, specs: ProbeSpec[], macroArgs: string[], io: CliIo)
   if (o.c === undefined) output.consoleTo = 'err';
   const session = await openSession(o, specs, output.event, io.input !== undefined);
   if (o.l) {
-    if (session.guest === undefined) {
+    // `wdtrace -l` alone lists the idle machine's few probes: say how to see the kernel's.
+    if (session.guest === undefined && specs.length === 0) {
       io.err('dtrace: no guest machine: listing the probes of the idle machine (BEGIN, END, ERROR, profile); add --arch x86_64 or --arch arm to list the guest kernel\'s probes\n');
     }
     const { probes, unmatched } = listedProbes(session, specs);
@@ -137,13 +138,17 @@ async function openSession(o: Flags, specs: ProbeSpec[], onEvent: (e: SessionEve
   const ncpus = Number(o.cpus);
   // One range for the idle machine and the guest: a machine has 1 to 8 CPUs.
   if (!/^\d+$/.test(String(o.cpus)) || ncpus < 1 || ncpus > MAX_CPUS) throw new UsageError(`invalid CPU count '${String(o.cpus)}': a machine has 1 to ${MAX_CPUS} CPUs`);
+  const nsPerInsn = Number(o.nsPerInsn);
+  if (!/^\d+$/.test(String(o.nsPerInsn)) || nsPerInsn < 1 || nsPerInsn > 1_000_000) throw new UsageError(`invalid --ns-per-insn '${String(o.nsPerInsn)}': expected a whole number from 1 to 1000000`);
   const request = {
     arch: o.arch as string | undefined,
+    thumb: o.thumb === true,
     command: o.c as string | undefined,
     grab: o.p !== undefined ? grabPid(String(o.p)) : undefined,
     boot: o.boot as string | undefined,
     input: hasInput,
     cpus: ncpus,
+    nsPerInsn,
     texts: specs.map((s) => (s.flag === 's' ? readScriptText(s.text) : s.text)),
     providers: specs.filter((s) => s.flag === 'P').map((s) => s.text),
   };
@@ -169,8 +174,10 @@ function listedProbes(session: Session, specs: ProbeSpec[]): { probes: Probe[]; 
       if (!p) unmatched.push(`:::${s.text}`);
       return p ? [p] : [];
     }
+    // $target names -c's command or -p's process, as when the description is compiled (pid$target:a.out::entry).
+    const target = (d: string): string => (session.targetPid === undefined ? d : d.replace(/\$target\b/g, String(session.targetPid)));
     return (bareDescriptions(s.text) ?? [s.text]).flatMap((d) => {
-      const desc = parseProbeDescription(s.flag === 'n' ? d : specDescription(s));
+      const desc = parseProbeDescription(target(s.flag === 'n' ? d : specDescription(s)));
       const matched = session.registry.match(desc);
       if (matched.length === 0) unmatched.push(probeDescriptionString(desc));
       return matched;

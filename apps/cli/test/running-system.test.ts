@@ -56,6 +56,13 @@ describe.each(['x86_64', 'arm'])('wdtrace on a running %s guest', (arch) => {
     expect(r.status).toBe(0);
   }, 120_000);
 
+  it('runs on the time scale --ns-per-insn sets: the same instructions take ten times the virtual time', () => {
+    const count = (extra: string[]) => Number(run(['--arch', arch, ...extra, '-q', '-n', 'profile-997 /execname == "cpubound"/ { @ = count(); }', '-c', '/bin/cpubound 20']).stdout.trim());
+    const normal = count([]);
+    expect(normal).toBeGreaterThan(20);
+    expect(count(['--ns-per-insn', '10'])).toBeGreaterThan(5 * normal);
+  }, 120_000);
+
   it('grabs any process with -p and reports its end', () => {
     // The boot shell is pid 2; the programs it starts are 3, 4 ...
     const s = run(['--arch', arch, '--boot', '/bin/sleep 1 & /bin/cpubound 1 &', '-p', '3', '-n', 'syscall:::entry /pid == $target/ { @[probefunc] = count(); }']);

@@ -5,7 +5,7 @@
 export { Session, CompileFailure, SessionError, processEnd, signalName, type SessionOptions, type RunOptions, type SessionResult } from './session.js';
 export { decodeText, messageEvent, type SessionEvent, type TextEvent, type DropKind } from './events.js';
 export { aggregationData, type AggregationData, type AggregationRow, type AggregationKey, type AggregatingFunction } from './aggregations.js';
-export { GuestTarget, usesVtimestamp, runningSystem, FIRST_PROGRAM_PID, type GuestOptions } from './guest-target.js';
+export { GuestTarget, usesVtimestamp, runningSystem, type GuestOptions } from './guest-target.js';
 export { guestExecProblem, guestHasFile } from './guest-command.js';
 export { IdleTarget, type IdleOptions } from './idle-target.js';
 export { workLoop, nextWakeup, type LoopOptions, type LoopEnd } from './loop.js';
@@ -13,3 +13,4 @@ export { TargetCompiler, expandInlineDescription, probeArgTypes } from './compil
 export { formatProbeList, formatStatementInfo } from './listing.js';
 export { dwarfTypeDictionary, type DwarfDictionaryOptions } from './kernel-types.js';
 export type { TracingTarget, TargetStep } from './target.js';
+export { liveRows, placedProbes, kernelSymbolizer, type LiveRow } from './live-text.js';

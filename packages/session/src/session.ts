@@ -22,7 +22,7 @@ import type { Isa, Machine } from '@wdtrace/kernel';
 import { aggregationData, type AggregationData } from './aggregations.js';
 import { TargetCompiler } from './compile.js';
 import { messageEvent, type SessionEvent } from './events.js';
-import { FIRST_PROGRAM_PID, GuestTarget, type GuestOptions } from './guest-target.js';
+import { COMMAND_PID, GuestTarget, type GuestOptions } from './guest-target.js';
 import { IdleTarget, type IdleOptions } from './idle-target.js';
 import { formatProbeList } from './listing.js';
 import { workLoop, type LoopEnd, type LoopOptions } from './loop.js';
@@ -81,9 +81,6 @@ export class SessionError extends Error {
 function withOrigin(source: string, options: CompileOptions): CompileOptions {
   return { origin: { kind: 'probe', text: source }, ...options };
 }
-
-/** The pid the guest gives the -c command: init (pid 1) forks it first on this deterministic machine. */
-const COMMAND_PID = FIRST_PROGRAM_PID;
 
 /** Linux's signal names by number (the guest's ABI is Linux's on both ISAs). */
 const SIGNAL_NAMES = [
@@ -173,6 +170,9 @@ export class Session {
 
   /** Compiles D against this session's probes; the result carries the program or the diagnostics. */
   compileResult(source: string, options: CompileOptions = {}): CompileResult {
+    // Programs are compiled against the running kernel, as dtrace(1) compiles against a live
+    // system: the guest comes up first, so process probes (pid$target) find their processes.
+    this.guest?.start();
     return compileD(source, this.compileOptions(withOrigin(source, options)));
   }
 
