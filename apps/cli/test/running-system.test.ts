@@ -57,7 +57,8 @@ describe.each(['x86_64', 'arm'])('wdtrace on a running %s guest', (arch) => {
   }, 120_000);
 
   it('runs on the time scale --ns-per-insn sets: the same instructions take ten times the virtual time', () => {
-    const count = (extra: string[]) => Number(run(['--arch', arch, ...extra, '-q', '-n', 'profile-997 /execname == "cpubound"/ { @ = count(); }', '-c', '/bin/cpubound 20']).stdout.trim());
+    // The command's output, then the count (the last line).
+    const count = (extra: string[]) => Number(run(['--arch', arch, ...extra, '-q', '-n', 'profile-997 /execname == "cpubound"/ { @ = count(); }', '-c', '/bin/cpubound 20']).stdout.trim().split('\n').pop());
     const normal = count([]);
     expect(normal).toBeGreaterThan(20);
     expect(count(['--ns-per-insn', '10'])).toBeGreaterThan(5 * normal);
