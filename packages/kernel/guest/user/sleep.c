@@ -1,5 +1,6 @@
 /* sleep: pause for a number of seconds (fractions allowed, e.g. 0.25). */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 int main(int argc, char **argv)
@@ -8,6 +9,10 @@ int main(int argc, char **argv)
 	const char *p;
 	long scale = 100000000;
 
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		fputs("usage: sleep SECONDS\nWaits SECONDS (fractions allowed, e.g. 0.25) of monotonic time.\n", stdout);
+		return 0;
+	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: sleep SECONDS\n");
 		return 1;
@@ -21,5 +26,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sleep: invalid time interval '%s'\n", argv[1]);
 		return 1;
 	}
-	return nanosleep(&ts, NULL) < 0 ? 1 : 0;
+	/* clock_nanosleep on CLOCK_MONOTONIC, as glibc's sleep does. */
+	return clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) != 0 ? 1 : 0;
 }
