@@ -7,7 +7,7 @@ import { DTraceState } from '../src/framework/state.js';
 import { IDLE_THREAD, type MachineInterface } from '../src/framework/machine.js';
 import { ProbeRegistry } from '../src/framework/probes.js';
 import { defaultOptions } from '../src/framework/options.js';
-import { NO_SYMBOLS } from '../src/consumer/symbols.js';
+import { NO_SYMBOLS } from '../src/framework/machine.js';
 import { DTRACEACT } from '../src/program/index.js';
 import { DIF_OP, DIF_SUBR, difInstrCall, difInstrPushts, difInstrRet, difInstrSetx } from '../src/dif/index.js';
 import { buildDifo, buildEcb, buildProgram, DIF_INT64, DIF_STRING256 } from '../src/builder.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatPrintf, parsePrintfFormat, printfArgumentCount, escapeString, formatWalltime, type Datum, NO_SYMBOLS, PrintfFormatError } from '../src/consumer/printf.js';
-import { printBytes, printLquantize, printLlquantize, printQuantize, quantizeBucket, stddevValue, averageValue, traceInteger, llquantizeBucketCount } from '../src/consumer/aggprint.js';
+import { formatPrintf, parsePrintfFormat, printfArgumentCount, escapeString, formatWalltime, type Datum, PrintfFormatError } from '../src/consumer/printf.js';
+import { NO_SYMBOLS } from '../src/framework/machine.js';
+import { quantizeBucket, llquantizeBucketCount } from '../src/framework/buckets.js';
+import { printBytes, printLquantize, printLlquantize, printQuantize, stddevValue, averageValue, traceInteger } from '../src/consumer/aggprint.js';
 import { lquantizeArg, llquantizeArg } from '../src/program/actions.js';
 
 const int = (v: bigint | number, size = 8, signed = true): Datum => ({ type: 'int', value: BigInt(v), size, signed });

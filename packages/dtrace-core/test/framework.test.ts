@@ -4,7 +4,9 @@ import { DIF_OP, DIF_SUBR, difInstrBranch, difInstrFmt, difInstrRet, difInstrSet
 import { verifyDifo } from '../src/framework/verify.js';
 import { globMatch, parseProbeDescription, ProbeRegistry } from '../src/framework/probes.js';
 import { defaultOptions, parseRate, parseSize, setOption, OptionError } from '../src/framework/options.js';
-import { Arena, difEmulate, loadDifo, readString, type VmFiring } from '../src/framework/vm.js';
+import { Arena } from '../src/framework/arena.js';
+import { readString, type VmFiring } from '../src/framework/firing.js';
+import { difEmulate, loadDifo } from '../src/framework/vm.js';
 import { IdleMachine } from '../src/framework/machine.js';
 import { DifFault, DTRACEFLT } from '../src/framework/faults.js';
 import { buildDifo, DIF_STRING256 } from '../src/builder.js';

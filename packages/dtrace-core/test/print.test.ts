@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatPrint, isSignedType } from '../src/consumer/print.js';
-import { NO_SYMBOLS } from '../src/consumer/printf.js';
+import { NO_SYMBOLS } from '../src/framework/machine.js';
 import { createCTypeDictionary } from '../src/types/builtins.js';
 import { layoutStruct, STRING, type CType } from '../src/types/ctype.js';
 

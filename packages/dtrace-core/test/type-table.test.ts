@@ -1,7 +1,7 @@
 // The compiled program's type table: CTypes in, plain data, CTypes out.
 import { describe, expect, it } from 'vitest';
 import { formatPrint, isSignedType } from '../src/consumer/print.js';
-import { NO_SYMBOLS } from '../src/consumer/printf.js';
+import { NO_SYMBOLS } from '../src/framework/machine.js';
 import { TypeTable, TypeTableBuilder } from '../src/program/type-table.js';
 import { createCTypeDictionary } from '../src/types/builtins.js';
 import { type CType, type StructType, layoutStruct, typeName } from '../src/types/ctype.js';

@@ -5,10 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { DIF_OP, DIF_SUBR, difInstrCall, difInstrPushts, difInstrRet, difInstrSets, difInstrSetx } from '../src/dif/index.js';
 import { verifyDifo } from '../src/framework/verify.js';
-import { Arena, difEmulate, loadDifo, readString, type VmFiring } from '../src/framework/vm.js';
+import { Arena } from '../src/framework/arena.js';
+import { readString, type VmFiring } from '../src/framework/firing.js';
+import { difEmulate, loadDifo } from '../src/framework/vm.js';
 import { IDLE_THREAD, type MachineInterface } from '../src/framework/machine.js';
 import { DifFault, DTRACEFLT } from '../src/framework/faults.js';
-import { NO_SYMBOLS } from '../src/consumer/symbols.js';
+import { NO_SYMBOLS } from '../src/framework/machine.js';
 import { buildDifo, DIF_STRING256 } from '../src/builder.js';
 
 /** Kernel memory from 0x10000 and user memory from 0x400000, one page each; user memory is writable. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inet6String } from '../src/framework/vm.js';
+import { inet6String } from '../src/framework/subr.js';
 
 const addr = (...groups: number[]): Uint8Array => {
   const b = new Uint8Array(16);

@@ -10,32 +10,11 @@ import {
   lquantizeParams,
   llquantizeParams,
 } from '../program/actions.js';
+import { quantizeBucketValue } from '../framework/buckets.js';
 
 const BAR = 40;
 const ATS = '@'.repeat(BAR);
 const SPACES = ' '.repeat(BAR);
-
-/** DTRACE_QUANTIZE_BUCKETVAL */
-export function quantizeBucketValue(bucket: number): bigint {
-  if (bucket < DTRACE_QUANTIZE_ZEROBUCKET) return -(1n << BigInt(DTRACE_QUANTIZE_ZEROBUCKET - bucket - 1));
-  if (bucket === DTRACE_QUANTIZE_ZEROBUCKET) return 0n;
-  return 1n << BigInt(bucket - DTRACE_QUANTIZE_ZEROBUCKET - 1);
-}
-
-/** The bucket a value falls in (dtrace_aggregate_quantize). */
-export function quantizeBucket(value: bigint): number {
-  const v = BigInt.asIntN(64, value);
-  if (v === 0n) return DTRACE_QUANTIZE_ZEROBUCKET;
-  if (v > 0n) {
-    let i = 0;
-    while (i < 63 && v >= 1n << BigInt(i + 1)) i++;
-    return DTRACE_QUANTIZE_ZEROBUCKET + 1 + i;
-  }
-  const m = -v;
-  let i = 0;
-  while (i < 63 && m >= 1n << BigInt(i + 1)) i++;
-  return DTRACE_QUANTIZE_ZEROBUCKET - 1 - i;
-}
 
 const rjust = (s: string, w: number): string => (s.length >= w ? s : ' '.repeat(w - s.length) + s);
 const ljust = (s: string, w: number): string => (s.length >= w ? s : s + ' '.repeat(w - s.length));
@@ -126,20 +105,6 @@ export function printLquantize(data: readonly bigint[], normal = 1n): string {
     out += rjust(label, 16) + ' ' + quantLine(buckets[i] ?? 0n, normal, t.total, t.positives, t.negatives);
   }
   return out;
-}
-
-/** Number of buckets llquantize(factor, low, high, nsteps) needs (dtrace_aggregate_llquantize_bucket layout). */
-export function llquantizeBucketCount(factor: number, low: number, high: number, nsteps: number): number {
-  let n = 2; // underflow and overflow
-  let value = 1n;
-  for (let o = 0; o < low; o++) value *= BigInt(factor);
-  for (let order = low; order <= high; order++) {
-    const next = value * BigInt(factor);
-    const step = next > BigInt(nsteps) ? next / BigInt(nsteps) : 1n;
-    for (let v = value; v < next; v += step) n++;
-    value = next;
-  }
-  return n;
 }
 
 /** dt_print_llquantize: `data[0]` is the packed parameter word, then the buckets. */

@@ -19,7 +19,8 @@ import { modString, stackFrameString, symString, uaddrToString, umodString, usym
 import type { CType } from '../types/ctype.js';
 import { createCTypeDictionary, createDTypeDictionary } from '../types/builtins.js';
 import { TypeDictionaryChain, type TypeDictionary } from '../types/dictionary.js';
-import { averageValue, printBytes, printDatumInteger, printLlquantize, printLquantize, printQuantize, stddevValue, traceInteger, quantizeBucketValue, rjust } from './aggprint.js';
+import { averageValue, printBytes, printDatumInteger, printLlquantize, printLquantize, printQuantize, stddevValue, traceInteger, rjust } from './aggprint.js';
+import { quantizeBucketValue } from '../framework/buckets.js';
 
 export interface ConsumerOutput {
   /** Trace output (stdout or -o file). */

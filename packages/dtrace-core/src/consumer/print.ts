@@ -9,7 +9,7 @@
 // offset and depth; closing braces are inferred from the depth change.
 
 import { type CType, type IntegerType, resolveType, sizeOfType, typeName } from '../types/ctype.js';
-import { type ConsumerSymbols } from './symbols.js';
+import type { ConsumerSymbols } from '../framework/machine.js';
 import { formatCFloat } from './cformat.js';
 
 interface PrintArg {

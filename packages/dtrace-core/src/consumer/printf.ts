@@ -6,10 +6,10 @@
 // pfprint_* functions.
 
 import { type CConversion, formatCFloat, formatCInteger, formatCString } from './cformat.js';
-import { type ConsumerSymbols, addrToString, uaddrToString } from './symbols.js';
+import type { ConsumerSymbols } from '../framework/machine.js';
+import { addrToString, uaddrToString } from './symbols.js';
 import { bytesString } from '../dif/difo.js';
 
-export { type ConsumerSymbols, type SymbolMatch, NO_SYMBOLS } from './symbols.js';
 
 /** A decoded record value as the consumer hands it to the formatter. */
 export type Datum =

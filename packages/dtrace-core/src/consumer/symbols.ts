@@ -1,29 +1,12 @@
 // Address-to-name lookups and the text libdtrace makes of them: the
 // machine answers dtrace_lookup_by_addr (kernel) and Plookup_by_addr +
-// Pobjname (a process) through `ConsumerSymbols`; these functions turn the
-// answers into dtrace_addr2str / dtrace_uaddr2str strings (%a, %A), stack
+// Pobjname (a process) through `ConsumerSymbols` (framework/machine.ts);
+// these functions turn the answers into dtrace_addr2str / dtrace_uaddr2str strings (%a, %A), stack
 // frames (dt_print_stack, dt_print_ustack) and the sym()/mod()/usym()/
 // umod()/uaddr() forms (dt_print_sym, dt_print_mod, dt_print_usym,
 // dt_print_umod).
 
-/** What an address lookup finds: the module (object basename) and, when known, the symbol containing it. */
-export interface SymbolMatch {
-  /** "kernel", a loadable module's name, or a user object's basename ("libc.so"). */
-  readonly module: string;
-  /** The symbol containing the address: its name and start address. */
-  readonly symbol?: { readonly name: string; readonly value: bigint };
-}
-
-/** Symbol lookup the consumer needs for %a, %A, print(), stack(), ustack() and the sym() family. */
-export interface ConsumerSymbols {
-  /** dtrace_lookup_by_addr on a kernel address; undefined when no module contains it. */
-  lookup(addr: bigint): SymbolMatch | undefined;
-  /** A user address of process `pid` (Plookup_by_addr, Pobjname); undefined when the process or a mapping is unknown. */
-  lookupUser?(pid: bigint, addr: bigint): SymbolMatch | undefined;
-}
-
-/** A machine with no symbol table: every address prints as hexadecimal. */
-export const NO_SYMBOLS: ConsumerSymbols = { lookup: () => undefined };
+import type { ConsumerSymbols, SymbolMatch } from '../framework/machine.js';
 
 const hex = (a: bigint): string => `0x${BigInt.asUintN(64, a).toString(16)}`;
 

@@ -5,7 +5,24 @@
 // no guest: CPUs that only idle, a virtual clock, no guest memory — what the
 // dtrace and profile providers fire on until a guest runs.
 
-import { type ConsumerSymbols, NO_SYMBOLS } from '../consumer/symbols.js';
+/** What an address lookup finds: the module (object basename) and, when known, the symbol containing it. */
+export interface SymbolMatch {
+  /** "kernel", a loadable module's name, or a user object's basename ("libc.so"). */
+  readonly module: string;
+  /** The symbol containing the address: its name and start address. */
+  readonly symbol?: { readonly name: string; readonly value: bigint };
+}
+
+/** Symbol lookup the consumer needs for %a, %A, print(), stack(), ustack() and the sym() family. */
+export interface ConsumerSymbols {
+  /** dtrace_lookup_by_addr on a kernel address; undefined when no module contains it. */
+  lookup(addr: bigint): SymbolMatch | undefined;
+  /** A user address of process `pid` (Plookup_by_addr, Pobjname); undefined when the process or a mapping is unknown. */
+  lookupUser?(pid: bigint, addr: bigint): SymbolMatch | undefined;
+}
+
+/** A machine with no symbol table: every address prints as hexadecimal. */
+export const NO_SYMBOLS: ConsumerSymbols = { lookup: () => undefined };
 
 /** The thread a probe fired in (curthread's identity as D sees it). */
 export interface ThreadIdentity {

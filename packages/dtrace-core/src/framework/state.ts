@@ -24,10 +24,12 @@ import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_TYPE_STRING } from '../dif/constants.j
 import type { MachineInterface } from './machine.js';
 import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
-import { Arena, difEmulate, loadDifo, readBytes, readStringBytes, type LoadedDifo, type VmFiring, type VmVariables } from './vm.js';
+import { Arena } from './arena.js';
+import { readBytes, readStringBytes, type VmFiring, type VmVariables } from './firing.js';
+import { difEmulate, loadDifo, type LoadedDifo } from './vm.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
-import { quantizeBucket, llquantizeBucketCount } from '../consumer/aggprint.js';
+import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 
 export const DTRACE_EPIDNONE = 0;
 
@@ -923,26 +925,6 @@ export function initialAggregationData(desc: AggregationDescription): bigint[] {
     }
     default: return [0n];
   }
-}
-
-/** dtrace_aggregate_llquantize_bucket: the bucket index of `v`. */
-export function llquantizeBucket(arg: bigint, v: bigint): number {
-  const { factor, low, high, nsteps } = llquantizeParams(arg);
-  const f = BigInt(factor);
-  let value = 1n;
-  for (let o = 0; o < low; o++) value *= f;
-  if (v < value) return 0;
-  let bin = 1;
-  for (let order = low; order <= high; order++) {
-    const next = value * f;
-    const step = next > BigInt(nsteps) ? next / BigInt(nsteps) : 1n;
-    for (let x = value; x < next; x += step) {
-      if (v < x + step) return bin;
-      bin++;
-    }
-    value = next;
-  }
-  return bin;
 }
 
 export { globMatch };

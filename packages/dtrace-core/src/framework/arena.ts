@@ -1,0 +1,107 @@
+// The framework's arena: the D-visible memory the framework owns, addressed
+// from ARENA_BASE in the D address space. String tables and by-reference
+// global storage live in its static area; scratch (alloca(), string results,
+// copies) is a bump allocator reset at every firing.
+//
+//   ARENA_BASE
+//   +-----------------------------+------------------------------------+
+//   | static: DIFO string tables  | scratch: per-firing bump allocator |
+//   +-----------------------------+------------------------------------+
+
+import { DTRACEFLT, DifFault } from './faults.js';
+
+/** Base of the framework arena in the D address space (non-canonical on x86-64, beyond 32 bits on ARM). */
+export const ARENA_BASE = 0x7ffe_0000_0000_0000n;
+
+const U64 = (v: bigint): bigint => BigInt.asUintN(64, v);
+
+/** The arena: static string tables, then scratch reset at every firing. */
+export class Arena {
+  readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  private staticTop = 0;
+  private scratchTop: number;
+
+  constructor(staticSize: number, readonly scratchSize: number) {
+    this.bytes = new Uint8Array(staticSize + scratchSize);
+    this.view = new DataView(this.bytes.buffer);
+    this.scratchTop = staticSize;
+    this.scratchBase = staticSize;
+  }
+  private readonly scratchBase: number;
+
+  /** Copies `data` into the static area (string tables at load, global storage) and returns its address. */
+  addStatic(data: Uint8Array): bigint {
+    this.staticTop = (this.staticTop + 7) & ~7;
+    if (this.staticTop + data.length > this.scratchBase) throw new RangeError('arena static area exhausted');
+    this.bytes.set(data, this.staticTop);
+    const addr = ARENA_BASE + BigInt(this.staticTop);
+    this.staticTop += data.length;
+    return addr;
+  }
+  resetScratch(): void {
+    this.scratchTop = this.scratchBase;
+  }
+  /** Allocates zeroed scratch, 8-byte aligned; faults NOSCRATCH when exhausted. */
+  alloc(size: number): bigint {
+    const start = (this.scratchTop + 7) & ~7;
+    if (size < 0 || start + size > this.bytes.length) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
+    this.bytes.fill(0, start, start + size);
+    this.scratchTop = start + size;
+    return ARENA_BASE + BigInt(start);
+  }
+  /** Offset of [addr, addr+size) in the arena, or -1. */
+  offsetOf(addr: bigint, size: number): number {
+    const off = addr - ARENA_BASE;
+    if (off < 0n || off + BigInt(size) > BigInt(this.bytes.length)) return -1;
+    return Number(off);
+  }
+  private readonly variableRegions: [number, number][] = [];
+  private readonly globalAddresses = new Map<number, bigint>();
+
+  /**
+   * Static storage of a by-reference global (string, array, struct): D
+   * programs may take its address and store through it, as into
+   * dts_globals in illumos. Allocated once per variable id, zero-filled.
+   */
+  globalStorage(id: number, size: number): bigint {
+    let addr = this.globalAddresses.get(id);
+    if (addr === undefined) {
+      addr = this.addStatic(new Uint8Array(Math.max(size, 1)));
+      const off = Number(addr - ARENA_BASE);
+      this.variableRegions.push([off, off + Math.max(size, 1)]);
+      this.globalAddresses.set(id, addr);
+    }
+    return addr;
+  }
+  globalAddress(id: number): bigint | undefined {
+    return this.globalAddresses.get(id);
+  }
+  /** Scratch or by-reference global storage: where DIF may store. */
+  isWritable(addr: bigint, size: number): boolean {
+    const off = this.offsetOf(addr, size);
+    if (off < 0) return false;
+    if (off >= this.scratchBase) return true;
+    return this.variableRegions.some(([a, b]) => off >= a && off + size <= b);
+  }
+  isScratch(addr: bigint, size: number): boolean {
+    const off = this.offsetOf(addr, size);
+    return off >= this.scratchBase;
+  }
+  read(off: number, size: number): bigint {
+    switch (size) {
+      case 1: return BigInt(this.view.getUint8(off));
+      case 2: return BigInt(this.view.getUint16(off, true));
+      case 4: return BigInt(this.view.getUint32(off, true));
+      default: return this.view.getBigUint64(off, true);
+    }
+  }
+  write(off: number, size: number, v: bigint): void {
+    switch (size) {
+      case 1: this.view.setUint8(off, Number(v & 0xffn)); break;
+      case 2: this.view.setUint16(off, Number(v & 0xffffn), true); break;
+      case 4: this.view.setUint32(off, Number(v & 0xffffffffn), true); break;
+      default: this.view.setBigUint64(off, U64(v), true);
+    }
+  }
+}

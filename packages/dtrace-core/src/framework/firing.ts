@@ -1,0 +1,169 @@
+// What one DIFO execution sees of its firing (illumos's dtrace_mstate_t) and
+// the probe-context memory access every part of the VM shares.
+//
+// DTrace Probe Context Functions: guest memory is read only through
+// MachineInterface.load (NOFAULT: a bad address becomes DTRACEFLT_BADADDR,
+// never a guest fault); framework memory is the arena (arena.ts). The VM loop
+// (vm.ts) and the subroutines (subr.ts) both go through these functions.
+
+import { bytesString, stringBytes } from '../dif/difo.js';
+import type { Arena } from './arena.js';
+import { DTRACEFLT, DifFault } from './faults.js';
+import type { MachineInterface } from './machine.js';
+
+const U64 = (v: bigint): bigint => BigInt.asUintN(64, v);
+
+/** One entry of the tuple stack (pushtr/pushtv): a value, or bytes for by-reference keys. */
+export interface TupleEntry {
+  readonly value: bigint;
+  readonly bytes?: Uint8Array;
+}
+
+/** Variable storage the VM reads and writes; the framework implements it with dynvarsize accounting. */
+export interface VmVariables {
+  loadGlobal(id: number): bigint | Uint8Array;
+  storeGlobal(id: number, v: bigint | Uint8Array): void;
+  loadThread(id: number, key: string): bigint | Uint8Array;
+  storeThread(id: number, key: string, v: bigint | Uint8Array | undefined): void;
+  loadAssoc(id: number, tuple: string): bigint | Uint8Array;
+  storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void;
+}
+
+/** Everything one DIFO execution can see of the firing (dtrace_mstate_t). */
+export interface VmFiring {
+  readonly machine: MachineInterface;
+  readonly arena: Arena;
+  readonly variables: VmVariables;
+  /** Clause-local variables, reset for each clause. */
+  readonly locals: Map<number, bigint | Uint8Array>;
+  readonly cpu: number;
+  readonly probeId: number;
+  readonly epid: number;
+  readonly args: readonly bigint[];
+  readonly probe: { readonly provider: string; readonly module: string; readonly function: string; readonly name: string };
+  readonly timestamp: bigint;
+  readonly strsize: number;
+  /** Allocates a speculation buffer id (0 when none is free). */
+  speculation(): number;
+  /** errno of the current thread (syscall provider), 0 here. */
+  readonly errno?: number;
+  /** Counts executed instructions (for the bench). */
+  instructions: number;
+  /** Data model of the program (layout of curpsinfo & co); LP64 when absent. */
+  readonly dataModel?: 'ILP32' | 'LP64';
+  /** Where strtok(NULL, ...) continues (per firing, as dtms_strtok). */
+  strtokRest?: string | undefined;
+}
+
+const encoder = new TextEncoder();
+
+/** Reads bytes of D-visible memory: arena or guest (NOFAULT). */
+export function readBytes(f: VmFiring, addr: bigint, size: number): Uint8Array {
+  const off = f.arena.offsetOf(addr, size);
+  if (off >= 0) return f.arena.bytes.slice(off, off + size);
+  const out = new Uint8Array(size);
+  for (let i = 0; i < size; i++) {
+    const b = f.machine.load(addr + BigInt(i), 1, false);
+    if (b === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+    out[i] = Number(b);
+  }
+  return out;
+}
+
+/** The bytes of a NUL-terminated string (without the NUL), reading at most `max` bytes. */
+export function readStringBytes(f: VmFiring, addr: bigint, max: number): Uint8Array {
+  const off = f.arena.offsetOf(addr, 1);
+  if (off >= 0) {
+    const limit = Math.min(f.arena.bytes.length, off + max);
+    let end = off;
+    while (end < limit && f.arena.bytes[end] !== 0) end++;
+    return f.arena.bytes.slice(off, end);
+  }
+  const bytes: number[] = [];
+  for (let i = 0; i < max; i++) {
+    const v = f.machine.load(addr + BigInt(i), 1, false);
+    if (v === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+    if (v === 0n) break;
+    bytes.push(Number(v));
+  }
+  return Uint8Array.from(bytes);
+}
+
+/**
+ * Reads a NUL-terminated string of at most `max` bytes, as a byte string
+ * (one code unit per byte: D strings are bytes, see stringBytes).
+ */
+export function readString(f: VmFiring, addr: bigint, max: number): string {
+  if (addr === 0n) throw new DifFault(DTRACEFLT.BADADDR, 0n);
+  const off = f.arena.offsetOf(addr, 1);
+  if (off >= 0) {
+    // Arena strings: one scan for the NUL, one conversion.
+    const limit = Math.min(f.arena.bytes.length, off + max);
+    let end = off;
+    while (end < limit && f.arena.bytes[end] !== 0) end++;
+    return bytesString(f.arena.bytes.subarray(off, end));
+  }
+  const bytes: number[] = [];
+  for (let i = 0; i < max; i++) {
+    let b: number;
+    if (off >= 0) {
+      if (off + i >= f.arena.bytes.length) break;
+      b = f.arena.bytes[off + i]!;
+    } else {
+      const v = f.machine.load(addr + BigInt(i), 1, false);
+      if (v === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
+      b = Number(v);
+    }
+    if (b === 0) break;
+    bytes.push(b);
+  }
+  return bytesString(Uint8Array.from(bytes));
+}
+
+/** Copies bytes (a struct the framework builds, a copy of a stored value) into scratch. */
+export function scratchBytes(f: VmFiring, b: Uint8Array): bigint {
+  const addr = f.arena.alloc(b.length);
+  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length));
+  return addr;
+}
+
+/** Encoded names (probefunc, execname ...): the same few strings come back at every firing. */
+const encodedNames = new Map<string, Uint8Array>();
+
+/** Copies a byte string (a D string's bytes, one code unit each) into scratch, NUL-terminated and strsize-bounded. */
+export function scratchString(f: VmFiring, s: string): bigint {
+  let b = stringBytes(s);
+  if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
+  const addr = f.arena.alloc(b.length + 1);
+  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
+  return addr;
+}
+
+/** Copies a name the machine or a provider gives as text (probefunc, execname ...) into scratch as its UTF-8 bytes. */
+export function scratchName(f: VmFiring, s: string): bigint {
+  let b = encodedNames.get(s);
+  if (b === undefined) {
+    b = encoder.encode(s);
+    if (encodedNames.size >= 4096) encodedNames.clear();
+    encodedNames.set(s, b);
+  }
+  if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
+  const addr = f.arena.alloc(b.length + 1);
+  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
+  return addr;
+}
+
+/**
+ * dtrace_load8/16/32/64: a `size`-byte load of kernel (arena or guest) or
+ * user memory, sign-extended to 64 bits when `signed`. Kernel loads must be
+ * aligned (DTRACEFLT_BADALIGN); unmapped memory is DTRACEFLT_BADADDR.
+ */
+export function loadValue(f: VmFiring, addr: bigint, size: number, signed: boolean, user: boolean): bigint {
+  if (!user && (addr & BigInt(size - 1)) !== 0n) throw new DifFault(DTRACEFLT.BADALIGN, addr);
+  let v: bigint | undefined;
+  const off = user ? -1 : f.arena.offsetOf(addr, size);
+  if (off >= 0) v = f.arena.read(off, size);
+  else v = f.machine.load(addr, size, user);
+  if (v === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr);
+  return signed ? U64(BigInt.asIntN(size * 8, v)) : v;
+}
