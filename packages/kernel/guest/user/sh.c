@@ -16,8 +16,9 @@
  * Parameters: $name ${name} $1.. ${10} $# $@ $* $? $$ $! $0 and ${name:-w}
  * ${name-w} ${name:=w} ${name:+w} ${name:?w} ${#name} ${name%p} ${name%%p}
  * ${name#p} ${name##p}; unset variables expand to nothing. Built-ins: : . [
- * break cd continue echo eval exec exit export false jobs kill local printf
- * pwd read readonly return set shift test trap true type umask unset wait.
+ * break cd continue eval exec exit export jobs kill local printf pwd read
+ * readonly return set shift test trap type umask unset wait (echo, true
+ * and false are the programs in /bin, so each is a process one can trace).
  * Usage: sh [-e] [-x] [-c COMMAND [NAME [ARG...]] | SCRIPT [ARG...]]; reads
  * standard input otherwise, printing a "$ " prompt when it is a terminal.
  */
@@ -3094,23 +3095,6 @@ static char *run_command_subst(const char *text, size_t len)
 /* ---- built-ins ---- */
 
 static int bi_colon(int argc, char **argv) { (void)argc; (void)argv; return 0; }
-static int bi_false(int argc, char **argv) { (void)argc; (void)argv; return 1; }
-
-static int bi_echo(int argc, char **argv)
-{
-	int i = 1, newline = 1;
-
-	if (argc > 1 && strcmp(argv[1], "-n") == 0)
-		newline = 0, i++;
-	for (; i < argc; i++) {
-		fputs(argv[i], stdout);
-		if (i < argc - 1)
-			putchar(' ');
-	}
-	if (newline)
-		putchar('\n');
-	return ferror(stdout) ? 1 : 0;
-}
 
 static void printf_escape(const char **pp)
 {
@@ -4042,12 +4026,12 @@ static const struct {
 	int special;
 } builtins[] = {
 	{ ":", bi_colon, 1 }, { ".", bi_dot, 1 }, { "[", bi_test, 0 }, { "break", bi_break, 1 },
-	{ "cd", bi_cd, 0 }, { "continue", bi_continue, 1 }, { "echo", bi_echo, 0 }, { "eval", bi_eval, 1 },
-	{ "exec", bi_exec, 1 }, { "exit", bi_exit, 1 }, { "export", bi_export, 1 }, { "false", bi_false, 0 },
+	{ "cd", bi_cd, 0 }, { "continue", bi_continue, 1 }, { "eval", bi_eval, 1 },
+	{ "exec", bi_exec, 1 }, { "exit", bi_exit, 1 }, { "export", bi_export, 1 },
 	{ "jobs", bi_jobs, 0 }, { "kill", bi_kill, 0 }, { "local", bi_local, 0 }, { "printf", bi_printf, 0 },
 	{ "pwd", bi_pwd, 0 }, { "read", bi_read, 0 }, { "readonly", bi_readonly, 1 }, { "return", bi_return, 1 },
 	{ "set", bi_set, 1 }, { "shift", bi_shift, 1 }, { "test", bi_test, 0 }, { "trap", bi_trap, 1 },
-	{ "true", bi_colon, 0 }, { "type", bi_type, 0 }, { "umask", bi_umask, 0 }, { "unset", bi_unset, 1 },
+	{ "type", bi_type, 0 }, { "umask", bi_umask, 0 }, { "unset", bi_unset, 1 },
 	{ "wait", bi_wait, 0 }, { NULL, NULL, 0 },
 };
 

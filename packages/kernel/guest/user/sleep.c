@@ -10,7 +10,7 @@ int main(int argc, char **argv)
 	long scale = 100000000;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		fputs("usage: sleep SECONDS\nWaits SECONDS (fractions allowed, e.g. 0.25) of monotonic time.\n", stdout);
+		fputs("usage: sleep SECONDS\nWaits SECONDS (fractions allowed, e.g. 0.25) with nanosleep.\n", stdout);
 		return 0;
 	}
 	if (argc != 2) {
@@ -26,6 +26,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sleep: invalid time interval '%s'\n", argv[1]);
 		return 1;
 	}
-	/* clock_nanosleep on CLOCK_MONOTONIC, as glibc's sleep does. */
-	return clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) != 0 ? 1 : 0;
+	return nanosleep(&ts, NULL) < 0 ? 1 : 0;
 }
