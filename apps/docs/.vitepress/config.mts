@@ -38,6 +38,7 @@ export default defineConfig({
         text: 'Using wdtrace',
         items: [
           { text: 'Running programs', link: '/guide/running-programs' },
+          { text: 'The guest system', link: '/guide/the-guest' },
           { text: 'Tracing with D', link: '/guide/d-tracing' },
           { text: 'Disassembling guest code', link: '/guide/disassembler' },
           { text: 'Tracing the guest kernel', link: '/guide/tracing-the-guest' },

@@ -104,15 +104,25 @@ build_libc() {
 }
 
 # ---- user programs ----
-USER_PROGRAMS=(cat cpubound echo fault false forkheavy grep head init ls sh sleep sort syscallheavy true wc)
+USER_PROGRAMS=(cat cp cpubound date dd echo env fault false fileio forkheavy grep head init kill ls mallocstress mkdir mv nice pipeserver ps rm seq sh sleep sort spin stat syscallheavy tee touch true uname wc xargs yes)
+
+# Programs for one ISA only: fpmix needs hardware floating point (the ARM
+# guest is soft-float and its libc has no soft-float routines).
+X86_64_PROGRAMS=(fpmix)
+
+programs_for() {
+	printf '%s\n' "${USER_PROGRAMS[@]}"
+	if [ "$1" = x86_64 ]; then printf '%s\n' "${X86_64_PROGRAMS[@]}"; fi
+}
 
 build_user() {
 	local arch=$1 obj="$BUILD/$arch/user" lib="$BUILD/$arch/libc"
-	local -a flags
+	local -a flags progs
 	mapfile -t flags < <(common_flags "$arch")
+	mapfile -t progs < <(programs_for "$arch")
 	flags+=(-fno-pic -I "$GUEST/libc/include")
 	mkdir -p "$obj/bin"
-	for prog in "${USER_PROGRAMS[@]}"; do
+	for prog in "${progs[@]}"; do
 		"$CC" "${flags[@]}" -c "$GUEST/user/$prog.c" -o "$obj/$prog.o"
 		"$LD" -static -nostdlib --build-id=none -e _start -z noexecstack \
 			-o "$obj/bin/$prog.full" "$lib/crt0.o" "$obj/$prog.o" "$lib/libc.a"
@@ -123,9 +133,11 @@ build_user() {
 # ---- initrd ----
 build_initrd() {
 	local arch=$1 root="$BUILD/$arch/rootfs" list="$BUILD/$arch/initrd.list"
+	local -a progs
+	mapfile -t progs < <(programs_for "$arch")
 	rm -rf "$root"
-	mkdir -p "$root/bin" "$root/sbin" "$root/etc" "$root/dev" "$root/tmp" "$root/home"
-	for prog in "${USER_PROGRAMS[@]}"; do
+	mkdir -p "$root/bin" "$root/sbin" "$root/etc" "$root/dev" "$root/tmp" "$root/home" "$root/proc"
+	for prog in "${progs[@]}"; do
 		if [ "$prog" = init ]; then
 			cp "$BUILD/$arch/user/bin/init" "$root/sbin/init"
 		else
@@ -143,6 +155,8 @@ build_initrd() {
 		echo "dir 0755 etc"
 		for f in $(cd "$root" && ls etc | sort); do echo "file 0644 etc/$f $root/etc/$f"; done
 		echo "dir 0755 home"
+		echo "dir 0555 proc"
+		echo "chr 0444 proc/tasks 60 0"
 		echo "dir 0755 sbin"
 		echo "file 0755 sbin/init $root/sbin/init"
 		for f in $(cd "$root" && ls bin | sort); do echo "file 0755 bin/$f $root/bin/$f"; done

@@ -56,7 +56,8 @@ describe.skipIf(skipReason !== null)(`kernel pieces on the host${skipReason ? ` 
       expect(failed).toEqual([]);
       expect(lines.filter((l) => l.startsWith('ok ')).length).toBeGreaterThanOrEqual(48);
       expect(lines).toContain('ok hello: short reads continue the greeting');
-      expect(lines).toContain('info unpacked 29 entries');
+      // The initrd's entries: x86-64 has fpmix, which the soft-float ARM guest has not.
+      expect(lines).toContain(`info unpacked ${isa === 'x86_64' ? 53 : 52} entries`);
       expect(lines.at(-1)).toBe('PASSED 0 failure(s)');
       expect(r.status).toBe(0);
     });

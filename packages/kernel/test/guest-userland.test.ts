@@ -13,13 +13,17 @@ describe('initrd layout', () => {
     it(`${isa}: has init, the programs, /etc and the device nodes`, () => {
       const entries = readCpio(readFileSync(join(IMAGES_DIR, isa, 'initrd.cpio')));
       const names = entries.map((e) => e.name);
-      for (const p of ['sbin/init', 'bin/sh', 'bin/echo', 'bin/cat', 'bin/ls', 'bin/wc', 'bin/sort', 'bin/head', 'bin/grep', 'bin/sleep', 'bin/true', 'bin/false', 'bin/cpubound', 'bin/syscallheavy', 'bin/forkheavy', 'etc/passwd', 'tmp']) {
+      for (const p of ['sbin/init', 'bin/sh', 'bin/echo', 'bin/cat', 'bin/ls', 'bin/wc', 'bin/sort', 'bin/head', 'bin/grep', 'bin/sleep', 'bin/true', 'bin/false', 'bin/cpubound', 'bin/syscallheavy', 'bin/forkheavy', 'etc/passwd', 'tmp',
+        'bin/ps', 'bin/kill', 'bin/mkdir', 'bin/rm', 'bin/cp', 'bin/mv', 'bin/touch', 'bin/stat', 'bin/env', 'bin/date', 'bin/dd', 'bin/seq', 'bin/tee', 'bin/xargs',
+        'bin/uname', 'bin/yes', 'bin/nice', 'bin/pipeserver', 'bin/mallocstress', 'bin/fileio', 'bin/spin', 'proc/tasks', ...(isa === 'x86_64' ? ['bin/fpmix'] : [])]) {
         expect(names).toContain(p);
       }
       const dev = Object.fromEntries(entries.filter((e) => e.name.startsWith('dev/')).map((e) => [e.name, [e.mode & 0o170000, e.rdevMajor, e.rdevMinor]]));
       expect(dev['dev/console']).toEqual([0o020000, 5, 1]);
       expect(dev['dev/null']).toEqual([0o020000, 1, 3]);
       expect(dev['dev/zero']).toEqual([0o020000, 1, 5]);
+      const tasks = entries.find((e) => e.name === 'proc/tasks')!;
+      expect([tasks.mode & 0o170000, tasks.rdevMajor, tasks.rdevMinor]).toEqual([0o020000, 60, 0]);
       const init = entries.find((e) => e.name === 'sbin/init')!;
       expect(init.data.subarray(0, 4).toString('latin1')).toBe('\x7fELF');
       expect(init.data[4]).toBe(isa === 'x86_64' ? 2 : 1);
@@ -160,6 +164,16 @@ for (const isa of ISAS) {
     it('syscallheavy and forkheavy complete', () => {
       expect(run('syscallheavy', ['200']).stdout).toBe('syscallheavy iterations=200 calls_ok=800\n');
       expect(run('forkheavy', ['10']).stdout).toBe('forkheavy children=10 status_sum=45\n');
+    });
+    it('the new tools and workloads run natively as in the guest', () => {
+      expect(run('seq', ['-s', ',', '3']).stdout).toBe('1,2,3\n');
+      expect(run('date', ['-d', '@951782400', '+%F %a %j']).stdout).toBe('2000-02-29 Tue 060\n');
+      expect(run('pipeserver', ['2', '5']).stdout).toBe('pipeserver clients=2 requests=10 sum=5160 errors=0\n');
+      expect(run('mallocstress', ['200', '16']).stdout).toMatch(/^mallocstress rounds=200 slots=16 bytes=\d+ corrupt=0\n$/);
+      expect(run('fileio', ['2', '3000', join(work, 'fio')]).stdout).toBe('fileio files=2 written=6010 read=6000 errors=0\n');
+      expect(run('xargs', ['-n', '2', 'echo'], 'a b c\n').stdout).toBe('a b\nc\n');
+      expect(run('kill', ['-s', 'BOGUS', '1']).status).toBe(2);
+      if (isa === 'x86_64') expect(run('fpmix', ['1000']).stdout).toMatch(/^fpmix rounds=1000 harmonic=7485470 half=249 x87=\d+\n$/);
     });
     it('a faulting program dies by SIGSEGV', () => {
       const r = run('fault');

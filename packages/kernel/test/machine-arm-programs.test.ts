@@ -167,7 +167,7 @@ describe('ARM machine: programs', () => {
       '-rw-r--r--       88 rc',
     ]);
     expect(r.output).toContain("ls: cannot access '/no/such/dir': No such file or directory\n2\n");
-    expect(r.output.endsWith('bin\ndev\netc\nhome\nsbin\ntmp\n')).toBe(true);
+    expect(r.output.endsWith('bin\ndev\netc\nhome\nproc\nsbin\ntmp\n')).toBe(true);
   });
 
   it('sleep waits in virtual time and rejects garbage', async () => {

@@ -56,13 +56,13 @@ describe.each(['x86_64', 'arm'] as const)('translated proc, sched and io argumen
     for (const [, name, n] of off) expect(rows.find((r) => r[0] === 'on' && r[1] === name)?.[2], name).toBe(n);
   }, 120_000);
 
-  it('sched:::enqueue gives the shared run queue as cpuinfo_t (no CPU: -1) and args[3] 0 (to the back)', async () => {
+  it('sched:::enqueue gives the CPU\'s run queue as cpuinfo_t (CPU 0 of one) and args[3] 0 (to the back)', async () => {
     const { out } = await trace(
       isa,
       'sched:::enqueue { @[args[2]->cpu_id, args[3], args[0]->pr_lwpid == args[1]->pr_pid] = count(); }',
       ['/bin/sh', '-c', '/bin/echo a'],
     );
-    expect(out).toMatch(/^\n? +-1 +0 +1 +\d+\n$/);
+    expect(out).toMatch(/^\n? +0 +0 +1 +\d+\n$/);
   }, 120_000);
 
   it('io:::start and io:::done describe each transfer: sizes, direction, residual, device and file', async () => {

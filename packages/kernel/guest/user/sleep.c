@@ -1,5 +1,6 @@
 /* sleep: pause for a number of seconds (fractions allowed, e.g. 0.25). */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 int main(int argc, char **argv)
@@ -8,6 +9,10 @@ int main(int argc, char **argv)
 	const char *p;
 	long scale = 100000000;
 
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		fputs("usage: sleep SECONDS\nWaits SECONDS (fractions allowed, e.g. 0.25) with nanosleep.\n", stdout);
+		return 0;
+	}
 	if (argc != 2) {
 		fprintf(stderr, "usage: sleep SECONDS\n");
 		return 1;

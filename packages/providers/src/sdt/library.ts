@@ -75,9 +75,9 @@ translator lwpsinfo_t < struct task_struct *T > {
 
 const SCHED_D = `/*
  * sched.d: cpuinfo_t of a guest CPU (struct cpu_info) and of a run queue
- * (struct run_queue, illumos's disp_t). The guest has one run queue shared
- * by every CPU: it belongs to no CPU (rq_cpu NULL), so its cpuinfo_t is -1
- * throughout, as illumos gives for a partition-wide queue.
+ * (struct run_queue, illumos's disp_t). Each guest CPU has its own run
+ * queue (rq_cpu is that CPU), whose cpuinfo_t is that CPU's; a queue of no
+ * CPU (rq_cpu NULL) gives -1, as illumos gives for a partition-wide queue.
  */
 translator cpuinfo_t < struct cpu_info *C > {
 	cpu_id = C->cpu_id;

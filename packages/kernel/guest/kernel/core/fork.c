@@ -53,6 +53,7 @@ struct task_struct *alloc_task(void)
 	t->kstack = (unsigned long)phys_to_virt(stack);
 	t->on_cpu = -1;
 	t->last_cpu = -1;
+	t->rq_cpu = -1;
 	t->timeslice = TIMESLICE_TICKS;
 	t->start_time_ns = ktime_get_ns();
 	INIT_LIST_HEAD(&t->children);
@@ -173,6 +174,7 @@ long do_fork(unsigned long clone_flags, unsigned long new_sp, struct pt_regs *re
 		child->clear_child_tid = child_tid;
 	if (clone_flags & CLONE_PARENT_SETTID)
 		copy_to_user((void *)parent_tid, &child->pid, sizeof(pid_t));
+	child->nice = parent->nice;
 	DTRACE_PROC1(create, struct task_struct *, child);
 	child->state = TASK_RUNNING;
 	wake_up_process(child);

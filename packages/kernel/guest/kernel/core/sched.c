@@ -1,8 +1,17 @@
 /*
- * The scheduler: one run queue shared by all CPUs (the big kernel lock
- * protects it), round robin with a time slice of TIMESLICE_TICKS timer
- * ticks. Each CPU has an idle task that waits for interrupts. Sleeping is
- * on "channels" (any address), Unix style: sleep_on(chan) / wake_up(chan).
+ * The scheduler: one run queue per CPU (the big kernel lock protects them
+ * all), round robin with a time slice that depends on the task's nice value
+ * (TIMESLICE_TICKS timer ticks at nice 0). Placement and balancing:
+ *  - a new task goes to an idle CPU (searched round robin from the one after
+ *    the last choice), else to the least loaded;
+ *  - a woken task goes back to its last CPU if that CPU is idle, else to an
+ *    idle CPU, else to its last CPU;
+ *  - a CPU whose queue is empty steals a waiting task from the busiest
+ *    queue (idle balancing), and every BALANCE_TICKS ticks a CPU pulls one
+ *    waiting task from a queue at least two tasks longer than its own
+ *    (periodic balancing). Both are migrations.
+ * Each CPU has an idle task that waits for interrupts. Sleeping is on
+ * "channels" (any address), Unix style: sleep_on(chan) / wake_up(chan).
  * The sched provider's sites: on-cpu, off-cpu, enqueue, dequeue, wakeup.
  */
 #include <kernel/board.h>
@@ -16,7 +25,12 @@
 
 struct cpu_info cpu_infos[NR_CPUS];
 unsigned nr_cpus_online;
-static struct run_queue run_queue = { LIST_HEAD_INIT(run_queue.rq_tasks), 0, NULL };
+#define RQ_INIT(i) { LIST_HEAD_INIT(run_queues[i].rq_tasks), 0, &cpu_infos[i] }
+static struct run_queue run_queues[NR_CPUS] = {
+	RQ_INIT(0), RQ_INIT(1), RQ_INIT(2), RQ_INIT(3), RQ_INIT(4), RQ_INIT(5), RQ_INIT(6), RQ_INIT(7),
+};
+#define BALANCE_TICKS 4
+static unsigned fork_cursor;
 static LIST_HEAD(sleepers);
 
 struct task_struct *get_current(void)
@@ -29,21 +43,41 @@ unsigned smp_processor_id(void)
 	return arch_cpu_info()->cpu_id;
 }
 
-void enqueue_task(struct task_struct *t)
+/* Time slice in ticks for a nice value: 4 at -20, 2 at 0, 1 from 10 on. */
+static int timeslice_for(const struct task_struct *t)
 {
+	int slice = (2 * TIMESLICE_TICKS * (20 - t->nice) + 20) / 40;
+
+	return slice < 1 ? 1 : slice;
+}
+
+/* Put t at the back of CPU cpu's run queue. */
+static void enqueue_on(struct task_struct *t, unsigned cpu)
+{
+	struct run_queue *rq = &run_queues[cpu];
+
 	if (t->is_idle)
 		return;
 	/* The last argument says whether t goes to the front (never here). */
-	DTRACE_SCHED3(enqueue, struct task_struct *, t, struct run_queue *, &run_queue, int, 0);
-	list_add_tail(&t->run_list, &run_queue.rq_tasks);
-	run_queue.rq_nr_running++;
+	DTRACE_SCHED3(enqueue, struct task_struct *, t, struct run_queue *, rq, int, 0);
+	list_add_tail(&t->run_list, &rq->rq_tasks);
+	rq->rq_nr_running++;
+	t->rq_cpu = (int)cpu;
+}
+
+void enqueue_task(struct task_struct *t)
+{
+	enqueue_on(t, t->last_cpu >= 0 ? (unsigned)t->last_cpu : smp_processor_id());
 }
 
 void dequeue_task(struct task_struct *t)
 {
-	DTRACE_SCHED2(dequeue, struct task_struct *, t, struct run_queue *, &run_queue);
+	struct run_queue *rq = &run_queues[t->rq_cpu];
+
+	DTRACE_SCHED2(dequeue, struct task_struct *, t, struct run_queue *, rq);
 	list_del(&t->run_list);
-	run_queue.rq_nr_running--;
+	rq->rq_nr_running--;
+	t->rq_cpu = -1;
 }
 
 static bool task_on_run_queue(struct task_struct *t)
@@ -51,21 +85,120 @@ static bool task_on_run_queue(struct task_struct *t)
 	return t->run_list.next != &t->run_list;
 }
 
-/* Wake an idle CPU (or this one) so a newly runnable task gets a CPU. */
-static void kick_idle_cpu(void)
+static bool cpu_usable(unsigned cpu)
 {
-	unsigned self = smp_processor_id();
+	return cpu < nr_cpus_online && cpu_infos[cpu].online;
+}
+
+/* Runnable tasks of a CPU: its queue and what it runs (idle counts 0). */
+static unsigned long cpu_load(unsigned cpu)
+{
+	const struct cpu_info *ci = &cpu_infos[cpu];
+
+	return run_queues[cpu].rq_nr_running + (ci->curr_task != ci->idle ? 1 : 0);
+}
+
+static bool cpu_idle_now(unsigned cpu)
+{
+	return cpu_usable(cpu) && cpu_load(cpu) == 0;
+}
+
+/* The CPU a task that becomes runnable should wait on. */
+static unsigned select_cpu(struct task_struct *t)
+{
+	unsigned n = nr_cpus_online, best, self = smp_processor_id();
+
+	if (n <= 1)
+		return self;
+	if (t->last_cpu < 0) {
+		/* New task: an idle CPU round robin, else the least loaded. */
+		best = self;
+		for (unsigned k = 1; k <= n; k++) {
+			unsigned cpu = (fork_cursor + k) % n;
+
+			if (cpu_idle_now(cpu)) {
+				fork_cursor = cpu;
+				return cpu;
+			}
+		}
+		for (unsigned k = 1; k <= n; k++) {
+			unsigned cpu = (fork_cursor + k) % n;
+
+			if (cpu_usable(cpu) && cpu_load(cpu) < cpu_load(best))
+				best = cpu;
+		}
+		fork_cursor = best;
+		return best;
+	}
+	if (cpu_idle_now((unsigned)t->last_cpu) || !cpu_usable((unsigned)t->last_cpu))
+		return cpu_usable((unsigned)t->last_cpu) ? (unsigned)t->last_cpu : self;
+	for (unsigned k = 1; k < n; k++) {
+		unsigned cpu = ((unsigned)t->last_cpu + k) % n;
+
+		if (cpu_idle_now(cpu))
+			return cpu;
+	}
+	return (unsigned)t->last_cpu;
+}
+
+/* Make sure CPU cpu looks at its run queue soon. */
+static void kick_cpu(unsigned cpu)
+{
+	struct cpu_info *ci = &cpu_infos[cpu];
+
+	if (ci->curr_task == ci->idle) {
+		ci->idle->need_resched = true;
+		if (cpu != smp_processor_id())
+			send_ipi(cpu);
+	}
+}
+
+/* A waiting (not running) task of CPU cpu's queue, or NULL. */
+static struct task_struct *waiting_task(unsigned cpu)
+{
+	struct list_head *pos;
+
+	list_for_each(pos, &run_queues[cpu].rq_tasks) {
+		struct task_struct *t = list_entry(pos, struct task_struct, run_list);
+
+		if (t->on_cpu < 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* Move one waiting task from the busiest other queue to CPU self's, if
+ * that queue has at least min_excess more runnable tasks than self. */
+static bool pull_task(unsigned self, unsigned long min_excess)
+{
+	unsigned busiest = self;
+	unsigned long most = 0;
+	struct task_struct *t;
 
 	for (unsigned cpu = 0; cpu < nr_cpus_online; cpu++) {
-		struct cpu_info *ci = &cpu_infos[cpu];
-
-		if (ci->online && ci->curr_task == ci->idle) {
-			ci->idle->need_resched = true;
-			if (cpu != self)
-				send_ipi(cpu);
-			return;
+		if (cpu == self || !cpu_usable(cpu) || run_queues[cpu].rq_nr_running == 0)
+			continue;
+		if (cpu_load(cpu) > most) {
+			most = cpu_load(cpu);
+			busiest = cpu;
 		}
 	}
+	if (busiest == self || most < cpu_load(self) + min_excess)
+		return false;
+	t = waiting_task(busiest);
+	if (!t)
+		return false;
+	dequeue_task(t);
+	enqueue_on(t, self);
+	return true;
+}
+
+static bool any_waiting_elsewhere(unsigned self)
+{
+	for (unsigned cpu = 0; cpu < nr_cpus_online; cpu++)
+		if (cpu != self && run_queues[cpu].rq_nr_running > 0 && cpu_load(cpu) > 1)
+			return true;
+	return false;
 }
 
 void resched_cpu(unsigned cpu)
@@ -83,23 +216,24 @@ void wake_up_process(struct task_struct *t)
 	t->wait_channel = NULL;
 	if (t->state != TASK_RUNNING || (!task_on_run_queue(t) && t->on_cpu < 0)) {
 		t->state = TASK_RUNNING;
-		if (!task_on_run_queue(t) && t->on_cpu < 0)
-			enqueue_task(t);
-		kick_idle_cpu();
+		if (!task_on_run_queue(t) && t->on_cpu < 0) {
+			unsigned cpu = select_cpu(t);
+
+			enqueue_on(t, cpu);
+			kick_cpu(cpu);
+		}
 	}
 }
 
-static struct task_struct *pick_next_task(struct task_struct *idle)
+static struct task_struct *pick_next_task(unsigned cpu, struct task_struct *idle)
 {
-	struct list_head *pos;
+	struct task_struct *t = waiting_task(cpu);
 
-	list_for_each(pos, &run_queue.rq_tasks) {
-		struct task_struct *t = list_entry(pos, struct task_struct, run_list);
-
-		if (t->on_cpu < 0) {
-			dequeue_task(t);
-			return t;
-		}
+	if (!t && pull_task(cpu, 1))
+		t = waiting_task(cpu);
+	if (t) {
+		dequeue_task(t);
+		return t;
 	}
 	return idle;
 }
@@ -123,17 +257,19 @@ void schedule(void)
 	BUG_ON(!kernel_locked_by_me());
 	prev->need_resched = false;
 	if (prev->state == TASK_RUNNING && !prev->is_idle && !task_on_run_queue(prev))
-		enqueue_task(prev);
-	next = pick_next_task(ci->idle);
+		enqueue_on(prev, cpu);
+	next = pick_next_task(cpu, ci->idle);
 	if (next == prev) {
-		prev->timeslice = TIMESLICE_TICKS;
+		prev->timeslice = timeslice_for(prev);
 		return;
 	}
 	DTRACE_SCHED1(off__cpu, struct task_struct *, next);
 	prev->on_cpu = -1;
 	next->on_cpu = (int)cpu;
+	if (next->last_cpu >= 0 && next->last_cpu != (int)cpu && !next->is_idle)
+		ci->migrations++;
 	next->last_cpu = (int)cpu;
-	next->timeslice = TIMESLICE_TICKS;
+	next->timeslice = timeslice_for(next);
 	ci->curr_task = next;
 	ci->context_switches++;
 	if (next->mm != prev->mm || prev->is_kthread || next->is_kthread)
@@ -165,12 +301,15 @@ void schedule_tail(struct pt_regs *regs)
 void scheduler_tick(void)
 {
 	struct task_struct *t = current;
+	unsigned cpu = smp_processor_id();
 
 	if (t->is_idle) {
-		if (run_queue.rq_nr_running > 0)
+		if (run_queues[cpu].rq_nr_running > 0 || any_waiting_elsewhere(cpu))
 			t->need_resched = true;
 		return;
 	}
+	if ((cpu_infos[cpu].ticks + cpu) % BALANCE_TICKS == 0)
+		pull_task(cpu, 2);
 	if (regs_user_mode(t->regs))
 		t->utime_ticks++;
 	else
@@ -247,7 +386,9 @@ void sched_init_cpu(unsigned cpu)
 __noreturn void cpu_idle(void)
 {
 	for (;;) {
-		if (current->need_resched || run_queue.rq_nr_running > 0)
+		unsigned cpu = smp_processor_id();
+
+		if (current->need_resched || run_queues[cpu].rq_nr_running > 0 || any_waiting_elsewhere(cpu))
 			schedule();
 		unlock_kernel();
 		arch_wait_for_interrupt();

@@ -117,6 +117,102 @@ long sys_nanosleep(long ureq, long urem, long a2, long a3, long a4, long a5)
 	return 0;
 }
 
+/* clock_nanosleep(2): a relative or (TIMER_ABSTIME) absolute sleep on
+ * CLOCK_REALTIME or CLOCK_MONOTONIC; the remaining time only for relative
+ * sleeps, as Linux does. Errors are returned, not put in errno. */
+long sys_clock_nanosleep(long clock, long flags, long ureq, long urem, long a4, long a5)
+{
+	struct kernel_timespec req;
+	uint64_t now, end, base;
+
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != 7 /* CLOCK_BOOTTIME */)
+		return -EINVAL;
+	if (copy_from_user(&req, (void *)ureq, sizeof(req)) < 0)
+		return -EFAULT;
+	if (req.tv_sec < 0 || req.tv_nsec < 0 || req.tv_nsec >= (long)NSEC_PER_SEC)
+		return -EINVAL;
+	now = ktime_get_ns();
+	base = clock == CLOCK_REALTIME ? ktime_get_real_ns() : now;
+	end = (uint64_t)req.tv_sec * NSEC_PER_SEC + (uint64_t)req.tv_nsec;
+	if (flags & 1 /* TIMER_ABSTIME */)
+		end = end > base ? now + (end - base) : now;
+	else
+		end += now;
+	if (sleep_until(end) < 0) {
+		if (urem && !(flags & 1)) {
+			uint64_t left = end - ktime_get_ns();
+			struct kernel_timespec rem = { (long)(left / NSEC_PER_SEC), (long)(left % NSEC_PER_SEC) };
+
+			if (copy_to_user((void *)urem, &rem, sizeof(rem)) < 0)
+				return -EFAULT;
+		}
+		return -EINTR;
+	}
+	return 0;
+}
+
+/* getpriority/setpriority(2): nice values of a thread (PRIO_PROCESS, who 0
+ * = the caller), a process group (PRIO_PGRP: a process and its children
+ * here, as the process group is the leader's tgid) or a user (PRIO_USER:
+ * every task, all run as uid 0). getpriority returns 20 - nice, as the
+ * Linux system call does (the libc turns it back). */
+#define PRIO_PROCESS 0
+#define PRIO_PGRP 1
+#define PRIO_USER 2
+
+static bool prio_matches(struct task_struct *t, long which, long who)
+{
+	if (t->is_idle || t->is_kthread || t->state == TASK_ZOMBIE || t->state == TASK_DEAD)
+		return false;
+	switch (which) {
+	case PRIO_PROCESS: return t->pid == (who ? who : current->pid);
+	case PRIO_PGRP: return t->tgid == (who ? who : current->tgid);
+	default: return who == 0;
+	}
+}
+
+long sys_getpriority(long which, long who, long a2, long a3, long a4, long a5)
+{
+	struct list_head *pos;
+	int best = 40;
+	bool found = false;
+
+	if (which < PRIO_PROCESS || which > PRIO_USER)
+		return -EINVAL;
+	list_for_each(pos, &task_list) {
+		struct task_struct *t = list_entry(pos, struct task_struct, tasks);
+
+		if (prio_matches(t, which, who)) {
+			found = true;
+			if (t->nice < best)
+				best = t->nice;
+		}
+	}
+	return found ? 20 - best : -ESRCH;
+}
+
+long sys_setpriority(long which, long who, long prio, long a3, long a4, long a5)
+{
+	struct list_head *pos;
+	bool found = false;
+
+	if (which < PRIO_PROCESS || which > PRIO_USER)
+		return -EINVAL;
+	if (prio < -20)
+		prio = -20;
+	if (prio > 19)
+		prio = 19;
+	list_for_each(pos, &task_list) {
+		struct task_struct *t = list_entry(pos, struct task_struct, tasks);
+
+		if (prio_matches(t, which, who)) {
+			found = true;
+			t->nice = (int)prio;
+		}
+	}
+	return found ? 0 : -ESRCH;
+}
+
 long sys_sched_yield(long a0, long a1, long a2, long a3, long a4, long a5)
 {
 	yield();

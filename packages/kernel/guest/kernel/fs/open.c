@@ -96,7 +96,8 @@ static long do_open(long dirfd, long upath, long flags, long mode)
 
 	if (r < 0)
 		return r;
-	if (path[0] != '/' && dirfd != AT_FDCWD)
+	/* dirfd is an int: only its low 32 bits count (glibc passes AT_FDCWD zero-extended). */
+	if (path[0] != '/' && (int)dirfd != AT_FDCWD)
 		return -EINVAL;     /* only AT_FDCWD-relative paths are supported */
 	file = filp_open(path, (unsigned)flags, (mode_t)mode, &err);
 	if (!file)

@@ -21,6 +21,7 @@
 
 void arch_paging_init(uint64_t ram_size);
 void mem_devices_init(void);
+void tasks_device_init(void);
 void kmod_init(void);
 
 extern char __kernel_end[];
@@ -196,6 +197,7 @@ __noreturn void start_kernel(const struct boot_info *info)
 	syscall_init();
 	vfs_init();
 	mem_devices_init();
+	tasks_device_init();
 	console_irq_init();
 	if (boot_params.initrd_size) {
 		int files = populate_rootfs(phys_to_virt(boot_params.initrd_base),

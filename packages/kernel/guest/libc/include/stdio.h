@@ -38,4 +38,5 @@ int vfprintf(FILE *f, const char *fmt, va_list ap);
 int vsnprintf(char *s, size_t n, const char *fmt, va_list ap);
 int vsprintf(char *s, const char *fmt, va_list ap);
 void perror(const char *msg);
+int rename(const char *from, const char *to);
 #endif

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -72,7 +73,9 @@ pid_t gettid(void) { return SC0(__NR_gettid); }
 int chdir(const char *path) { return SC1(__NR_chdir, path); }
 int mkdir(const char *path, mode_t mode) { return SC2(__NR_mkdir, path, mode); }
 int rmdir(const char *path) { return SC1(__NR_rmdir, path); }
+mode_t umask(mode_t mask) { return (mode_t)__syscall(__NR_umask, (long)mask, 0, 0, 0, 0, 0); }
 int unlink(const char *path) { return SC1(__NR_unlink, path); }
+int rename(const char *from, const char *to) { return SC2(__NR_rename, from, to); }
 int access(const char *path, int mode) { return SC2(__NR_access, path, mode); }
 int kill(pid_t pid, int sig) { return SC2(__NR_kill, pid, sig); }
 int raise(int sig) { return kill(getpid(), sig); }
@@ -169,6 +172,35 @@ char *getcwd(char *buf, size_t size)
 int clock_gettime(clockid_t clk, struct timespec *ts)
 {
 	return SC2(__NR_clock_gettime, clk, ts);
+}
+
+int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
+{
+	long r = __syscall(__NR_clock_nanosleep, clk, flags, (long)req, (long)rem, 0, 0);
+
+	return r < 0 ? (int)-r : 0;
+}
+
+int getpriority(int which, int who)
+{
+	long r = SC2(__NR_getpriority, which, who);
+
+	return r < 0 ? -1 : 20 - (int)r;
+}
+
+int setpriority(int which, int who, int prio) { return SC3(__NR_setpriority, which, who, prio); }
+
+int nice(int incr)
+{
+	int now;
+
+	errno = 0;
+	now = getpriority(PRIO_PROCESS, 0);
+	if (now == -1 && errno)
+		return -1;
+	if (setpriority(PRIO_PROCESS, 0, now + incr) < 0)
+		return -1;
+	return getpriority(PRIO_PROCESS, 0);
 }
 
 int nanosleep(const struct timespec *req, struct timespec *rem)

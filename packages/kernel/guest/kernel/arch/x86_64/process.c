@@ -24,6 +24,11 @@ struct switch_frame {
 	uint64_t r15, r14, r13, r12, rbx, rbp, ret;
 };
 
+static void *fpu_area(struct task_struct *t)
+{
+	return (void *)(((unsigned long)t->arch.fpu_buf + 15) & ~15ul);
+}
+
 static struct pt_regs *task_pt_regs(struct task_struct *t)
 {
 	return (struct pt_regs *)(t->kstack + KERNEL_STACK_SIZE) - 1;
@@ -51,6 +56,9 @@ void arch_thread_setup_fork(struct task_struct *child, const struct pt_regs *par
 		regs->rsp = new_sp;
 	if (tls)
 		child->arch.fs_base = tls;
+	/* The child starts with the parent's FPU/SSE registers, as they are now. */
+	__asm__ volatile("fxsave64 (%0)" : : "r"(fpu_area(child)) : "memory");
+	child->arch.fpu_valid = true;
 	child->regs = regs;
 	push_switch_frame(child, ret_from_fork, 0, 0);
 }
@@ -76,10 +84,38 @@ void arch_thread_setup_exec(struct pt_regs *regs, unsigned long entry, unsigned 
 	current->arch.fs_base = 0;
 	current->arch.gs_base = 0;
 	arch_load_user_tls(current);
+	{
+		/* A new program starts with the FPU as FNINIT leaves it. */
+		uint32_t mxcsr = 0x1f80;
+
+		__asm__ volatile("fninit; ldmxcsr %0" : : "m"(mxcsr) : "memory");
+	}
+}
+
+/* The FPU/SSE registers belong to the user thread: the kernel is built
+ * without SSE and never touches them, so they are saved when a user thread
+ * leaves the CPU and loaded when one arrives (kernel threads and the idle
+ * task leave them alone). */
+static void fpu_switch(struct task_struct *prev, struct task_struct *next)
+{
+	if (!prev->is_kthread && !prev->is_idle) {
+		__asm__ volatile("fxsave64 (%0)" : : "r"(fpu_area(prev)) : "memory");
+		prev->arch.fpu_valid = true;
+	}
+	if (next->is_kthread || next->is_idle)
+		return;
+	if (next->arch.fpu_valid) {
+		__asm__ volatile("fxrstor64 (%0)" : : "r"(fpu_area(next)) : "memory");
+	} else {
+		uint32_t mxcsr = 0x1f80;
+
+		__asm__ volatile("fninit; ldmxcsr %0" : : "m"(mxcsr) : "memory");
+	}
 }
 
 void arch_switch_to(struct task_struct *prev, struct task_struct *next)
 {
+	fpu_switch(prev, next);
 	arch_set_kernel_stack(next);
 	if (!next->is_kthread)
 		arch_load_user_tls(next);

@@ -174,6 +174,15 @@ void arch_cpu_init(unsigned cpu)
 	wrmsr(MSR_STAR, ((uint64_t)0x10 << 48) | ((uint64_t)KERNEL_CS << 32));
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
 	wrmsr(MSR_SFMASK, 0x47700);  /* clear TF, IF, DF, NT, AC on entry */
+	{
+		/* CR4.OSFXSR (9): FXSAVE/FXRSTOR and SSE; CR4.OSXMMEXCPT (10): SIMD
+		 * floating-point exceptions as #XM. */
+		uint64_t cr4;
+
+		__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+		cr4 |= (1ul << 9) | (1ul << 10);
+		__asm__ volatile("mov %0, %%cr4" : : "r"(cr4));
+	}
 	arch_set_cpu_info(&cpu_infos[cpu]);
 }
 

@@ -70,6 +70,8 @@ struct task_struct {
 	uint64_t utime_ticks, stime_ticks;
 	uint64_t start_time_ns;
 	char comm[TASK_COMM_LEN];
+	int nice;                    /* -20 (most favoured) to 19 */
+	int rq_cpu;                  /* run queue it waits on, -1 if none */
 };
 
 struct cpu_info {
@@ -82,11 +84,12 @@ struct cpu_info {
 	uint64_t ticks;
 	uint64_t context_switches;
 	bool online;
+	uint64_t migrations;             /* tasks that came here from another CPU */
 };
 
-/* A run queue (illumos's disp_t): the tasks waiting for a CPU. This kernel
- * has one, shared by every CPU, so no CPU owns it (rq_cpu is NULL). The
- * sched provider's enqueue and dequeue sites pass it. */
+/* A run queue (illumos's disp_t): the tasks waiting for a CPU. Each CPU
+ * has one (rq_cpu is that CPU). The sched provider's enqueue and dequeue
+ * sites pass it. */
 struct run_queue {
 	struct list_head rq_tasks;
 	unsigned long rq_nr_running;

@@ -25,3 +25,15 @@ __syscall:
 	pop {r4, r5, r11}
 	bx lr
 	.size __syscall, . - __syscall
+
+/* __restore_rt: where a signal handler returns; rt_sigreturn (173). A32
+ * like __syscall: the kernel enters it in ARM state from the handler's
+ * return address, which has bit 0 clear. */
+	.arm
+	.text
+	.globl __restore_rt
+	.type __restore_rt, %function
+__restore_rt:
+	mov r7, #173
+	svc #0
+	.size __restore_rt, . - __restore_rt

@@ -19,3 +19,12 @@ __syscall:
 	svc #0
 	pop {r4, r5, r7, r11, pc}
 	.size __syscall, . - __syscall
+
+/* __restore_rt: where a signal handler returns; rt_sigreturn (173). */
+	.text
+	.globl __restore_rt
+	.type __restore_rt, %function
+__restore_rt:
+	mov r7, #173
+	svc #0
+	.size __restore_rt, . - __restore_rt

@@ -19,3 +19,14 @@ __syscall:
 	ret
 	.size __syscall, . - __syscall
 	.section .note.GNU-stack,"",@progbits
+
+/* __restore_rt: where a signal handler returns; rt_sigreturn (15). */
+	.text
+	.globl __restore_rt
+	.type __restore_rt, @function
+__restore_rt:
+	movq $15, %rax
+	syscall
+	hlt
+	.size __restore_rt, . - __restore_rt
+	.section .note.GNU-stack,"",@progbits

@@ -7,4 +7,5 @@ int stat(const char *path, struct stat *st);
 int lstat(const char *path, struct stat *st);
 int fstat(int fd, struct stat *st);
 int mkdir(const char *path, mode_t mode);
+mode_t umask(mode_t mask);
 #endif

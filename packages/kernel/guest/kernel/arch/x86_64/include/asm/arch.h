@@ -38,5 +38,11 @@ struct pt_regs {
 struct arch_thread {
 	uint64_t fs_base;
 	uint64_t gs_base;
+	/* x87/MMX/SSE state while the thread is switched out, as FXSAVE
+	 * writes it (512 bytes, 16-byte aligned inside the buffer); fpu_valid
+	 * is false until the thread's state was first saved (it then starts
+	 * from FNINIT and the default MXCSR). */
+	uint8_t fpu_buf[512 + 16];
+	bool fpu_valid;
 };
 #endif
