@@ -77,7 +77,7 @@ export const DIAGNOSTICS = {
   D_MACRO_OFLOW: { summary: 'macro parameter integer overflow', template: 'macro argument %s is too large to be an integer' },
   D_MACRO_UNUSED: { summary: 'macro parameter is never used', template: 'macro argument %s is not referenced in the program' },
   D_INT_OFLOW: { summary: 'integer constant overflow', template: 'integer constant %s is too large' },
-  D_INT_DIGIT: { summary: 'integer digit is not valid', template: '%s is not a valid digit in constant %s' },
+  D_INT_DIGIT: { summary: 'integer digit is not valid', template: 'constant %s contains invalid digit %s' },
   D_STR_NL: { summary: 'newline in string literal', template: 'newline encountered in string literal' },
   D_CHR_NL: { summary: 'newline in character constant', template: 'newline encountered in character constant' },
   D_CHR_NULL: { summary: 'empty character constant', template: 'empty character constant' },

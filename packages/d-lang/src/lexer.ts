@@ -388,7 +388,7 @@ export class Lexer {
       const ds = p;
       while (isHexDigit(t.charCodeAt(p))) p++;
       digits = t.slice(ds, p);
-      if (digits === '') fail('D_INT_DIGIT', loc, t[p] ?? '', t.slice(start, p + 1));
+      if (digits === '') fail('D_INT_DIGIT', loc, t.slice(start, p + 1), t[p] ?? '');
     } else {
       const ds = p;
       while (isDigit(t.charCodeAt(p))) p++;
@@ -396,7 +396,7 @@ export class Lexer {
       if (digits.length > 1 && digits[0] === '0') {
         radix = 8;
         const bad = /[89]/.exec(digits);
-        if (bad !== null) fail('D_INT_DIGIT', loc, bad[0], digits);
+        if (bad !== null) fail('D_INT_DIGIT', loc, digits, bad[0]);
       }
     }
     if (t[p] === '.' || t[p] === 'e' || t[p] === 'E') {
@@ -410,10 +410,8 @@ export class Lexer {
     if (suffix !== '' && !['u', 'l', 'ul', 'lu', 'll', 'ull', 'llu'].includes(suffix)) {
       fail('D_SYNTAX', loc, `"${t.slice(start, p)}"`);
     }
-    const after = t.charCodeAt(p);
-    if (after < 128 && IDENT_PART[after] === 1) {
-      fail('D_INT_DIGIT', loc, t[p]!, t.slice(start, p + 1));
-    }
+    // The constant ends at the first character that cannot continue it: in
+    // 10ms or 0abc an identifier follows (dt_lex.l's integer pattern).
     let value: bigint;
     if (radix === 16) value = BigInt('0x' + digits);
     else if (radix === 8) value = BigInt('0o' + digits.slice(1));
