@@ -97,16 +97,22 @@ export function parseSize(name: string, value: string): number {
  * A boolean option's value as dt_opt_runtime reads it: none or yes, enable,
  * enabled, true, on, set turn it on; no, disable, disabled, false, off,
  * unset or the empty string turn it off; any number sets it — even 0, since
- * only DTRACEOPT_UNSET means off.
+ * only DTRACEOPT_UNSET means off. Undefined for any other value.
  */
-function parseBoolean(name: string, value: string | null): boolean {
+export function booleanOptionValue(value: string | null): boolean | undefined {
   if (value === null) return true;
   if (value === '') return false;
   const v = value.toLowerCase();
   if (['yes', 'enable', 'enabled', 'true', 'on', 'set'].includes(v)) return true;
   if (['no', 'disable', 'disabled', 'false', 'off', 'unset'].includes(v)) return false;
   if (parseNumber(value) !== undefined) return true;
-  throw badValue(name, value);
+  return undefined;
+}
+
+function parseBoolean(name: string, value: string | null): boolean {
+  const on = booleanOptionValue(value);
+  if (on === undefined) throw badValue(name, value ?? '');
+  return on;
 }
 
 const RATE_UNITS: Record<string, bigint> = {

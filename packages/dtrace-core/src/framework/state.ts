@@ -80,16 +80,24 @@ export function actionRoles(actions: readonly ActionDescription[]): { roles: Act
  * Whether firings of an ECB put a record in the principal buffer, as
  * dtrace_ecb_resize decides: an ECB without actions records its header (the
  * default action prints the probe line); one whose actions all store no data
- * (aggregations and their keys, expression statements such as assignments)
- * records nothing, unless its only action is speculate().
+ * (aggregations and their keys, expression statements such as assignments,
+ * and commit(), discard(), chill() and raise(), whose records illumos sizes
+ * at zero in dtrace_ecb_action_add) records nothing, unless its only action
+ * is speculate().
  */
+const NO_DATA_ACTIONS: ReadonlySet<number> = new Set([DTRACEACT.COMMIT, DTRACEACT.DISCARD, DTRACEACT.CHILL, DTRACEACT.RAISE]);
+
 export function ecbStoresData(actions: readonly ActionDescription[], roles: readonly ActionRole[]): boolean {
   if (actions.length === 0) return true;
   if (actions.length === 1 && actions[0]!.kind === DTRACEACT.SPECULATE) return true;
   // Every action but an aggregation and a plain expression statement (a DIFEXPR
   // with a void result, such as an assignment) records something.
   return actions.some(
-    (a, i) => roles[i] === 'plain' && !dtraceActIsAggregation(a.kind) && (a.kind !== DTRACEACT.DIFEXPR || (a.record !== undefined && a.record.size > 0)),
+    (a, i) =>
+      roles[i] === 'plain' &&
+      !dtraceActIsAggregation(a.kind) &&
+      !NO_DATA_ACTIONS.has(a.kind) &&
+      (a.kind !== DTRACEACT.DIFEXPR || (a.record !== undefined && a.record.size > 0)),
   );
 }
 
@@ -305,19 +313,29 @@ export class DTraceState {
     const isEnd = probe.provider === 'dtrace' && probe.name === 'END';
     const isBegin = probe.provider === 'dtrace' && probe.name === 'BEGIN';
     const isError = probe.provider === 'dtrace' && probe.name === 'ERROR';
-    switch (this.activity) {
-      case 'warmup': if (!isBegin && !isError) return; break;
-      case 'active': break;
-      case 'draining': if (!isError) return; break;
-      case 'cooldown': if (!isEnd && !isError) return; break;
-      default: return;
-    }
+    if (!this.fires(isBegin, isEnd, isError)) return;
     const buf = this.buffers[cpu]!;
     if (buf.full && !isEnd) return;
     const timestamp = this.machine.now();
     // Clause-local (this->) variables live for the whole firing, across its clauses.
     const locals = new Map<number, bigint | Uint8Array>();
-    for (const ep of list) this.runEcb(ep, cpu, args, timestamp, locals);
+    for (const ep of list) {
+      // The activity is checked for each ECB, as dtrace_probe does: once a
+      // clause has called exit(), the later clauses of the same firing do not run.
+      if (!this.fires(isBegin, isEnd, isError)) break;
+      this.runEcb(ep, cpu, args, timestamp, locals);
+    }
+  }
+
+  /** Whether a probe fires in the current activity (only BEGIN in warmup, END in cooldown, ERROR always while tracing). */
+  private fires(isBegin: boolean, isEnd: boolean, isError: boolean): boolean {
+    switch (this.activity) {
+      case 'warmup': return isBegin || isError;
+      case 'active': return true;
+      case 'draining': return isError;
+      case 'cooldown': return isEnd || isError;
+      default: return false;
+    }
   }
 
   private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): VmFiring {
@@ -643,7 +661,7 @@ export class DTraceState {
     const v = BigInt.asIntN(64, value);
     const d = entry.data;
     switch (desc.function) {
-      case DTRACEAGG.COUNT: d[0] = d[0]! + 1n; break;
+      case DTRACEAGG.COUNT: d[0] = BigInt.asIntN(64, d[0]! + 1n); break;
       case DTRACEAGG.SUM: d[0] = BigInt.asIntN(64, d[0]! + v); break;
       case DTRACEAGG.MIN: if (v < d[0]!) d[0] = v; break;
       case DTRACEAGG.MAX: if (v > d[0]!) d[0] = v; break;
@@ -656,19 +674,24 @@ export class DTraceState {
         d[3] = sq >> 64n;
         break;
       }
-      case DTRACEAGG.QUANTIZE: d[quantizeBucket(v)] = d[quantizeBucket(v)]! + increment; break;
+      // Bucket counts are int64_t: they wrap as the kernel's additions do.
+      case DTRACEAGG.QUANTIZE: {
+        const b = quantizeBucket(v);
+        d[b] = BigInt.asIntN(64, d[b]! + increment);
+        break;
+      }
       case DTRACEAGG.LQUANTIZE: {
         const { base, levels, step } = lquantizeParams(desc.arg);
         let b: number;
         if (v < BigInt(base)) b = 0;
         else if (v >= BigInt(base + levels * step)) b = levels + 1;
         else b = Number((v - BigInt(base)) / BigInt(step)) + 1;
-        d[1 + b] = d[1 + b]! + increment;
+        d[1 + b] = BigInt.asIntN(64, d[1 + b]! + increment);
         break;
       }
       case DTRACEAGG.LLQUANTIZE: {
         const b = llquantizeBucket(desc.arg, v);
-        d[1 + b] = d[1 + b]! + increment;
+        d[1 + b] = BigInt.asIntN(64, d[1 + b]! + increment);
         break;
       }
       default:
