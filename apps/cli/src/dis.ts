@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { parseProbeDescription, type Probe, type ProbeRegistry } from '@wdtrace/dtrace-core';
 import { EM_ARM, EM_X86_64, ElfError, SHF_EXECINSTR, SHT_PROGBITS, SymbolTable, parseElf, type ElfFile, type ElfSymbol, type Isa, type KernelSymbol } from '@wdtrace/kernel';
-import { createX86Decoder, disassemble, formatLine, type DisassemblyLine, type Symbolizer, type X86Decoder } from '@wdtrace/isa-x86-as';
-import { describeA32, walkT32, type ArmInstruction } from '@wdtrace/isa-arm-as';
-import { ProviderError, type Tracepoint } from '@wdtrace/providers';
-import { Session } from '@wdtrace/session';
+import { createX86Decoder, disassemble, formatLine, type Symbolizer } from '@wdtrace/isa-x86-as';
+import { armObjdumpLines, columnOf } from '@wdtrace/isa-arm-as';
+import { ProviderError } from '@wdtrace/providers';
+import { Session, liveRows, placedProbes } from '@wdtrace/session';
 
 export interface DisIo {
   out(s: string): void;
@@ -117,16 +117,13 @@ function fileSymbolizer(elf: ElfFile, sectionNames: boolean): Symbolizer {
   };
 }
 
-/** Where the code of a section changes kind: 'a' A32, 't' T32, 'd' data. */
-type Mapping = { address: bigint; kind: string }[];
-
 /**
  * ARM mapping symbols ($a code, $d data, $t Thumb) of a section, by address,
  * as llvm-objdump uses them. A section without any is Thumb code from each
  * function symbol with bit 0 set (and A32 from the others), and otherwise
  * `defaultKind` (wdtrace dis --thumb makes it Thumb).
  */
-function mappingOf(elf: ElfFile, sectionIndex: number, base: bigint, relocatable: boolean, defaultKind: string): Mapping {
+function mappingOf(elf: ElfFile, sectionIndex: number, base: bigint, relocatable: boolean, defaultKind: string): { address: bigint; kind: string }[] {
   const at = (s: ElfSymbol): bigint => (relocatable ? base + symbolAddress(elf, s) : symbolAddress(elf, s));
   const inSection = elf.symbols().filter((s: ElfSymbol) => s.shndx === sectionIndex);
   const symbols = inSection.filter((s: ElfSymbol) => /^\$[adt](\.|$)/.test(s.name)).map((s: ElfSymbol) => ({ address: at(s), kind: s.name[1]! }));
@@ -137,98 +134,6 @@ function mappingOf(elf: ElfFile, sectionIndex: number, base: bigint, relocatable
   return symbols.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }
 
-/** Width of a tab-expanded prefix, as llvm-objdump's column counting sees it. */
-function columnOf(text: string): number {
-  let col = 0;
-  for (const ch of text) col = ch === '\t' ? (col + 8) & ~7 : col + 1;
-  return col;
-}
-
-/** llvm-objdump's line prefix: address, the bytes (padded to four), a tab. */
-function linePrefix(address: bigint, bytes: Uint8Array): string {
-  const hexBytes = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-  return `${address.toString(16).padStart(8, ' ')}: ${hexBytes.padEnd(11, ' ')}  \t`;
-}
-
-/** A line with llvm-objdump's comment, aligned 32 columns after the instruction's start. */
-function withComment(prefix: string, text: string, comment: string | undefined): string {
-  const line = prefix + text;
-  return comment ? line + ' '.repeat(Math.max(1, columnOf(prefix) + 32 - columnOf(line))) + comment : line;
-}
-
-/** The text of an A32 or T32 instruction with llvm-objdump's branch-target symbol and comment. */
-function annotated(insn: ArmInstruction, pcOffset: number, symbolize: (address: bigint) => string | undefined): { text: string; comment?: string } {
-  let text = insn.text;
-  if (insn.target !== undefined && insn.classes.has('branch')) {
-    const sym = symbolize(BigInt(insn.target));
-    if (sym) text += ` <${sym}>`;
-    const base = insn.mnemonic === 'blx' && pcOffset === 4 ? (insn.address + 4) & ~3 : insn.address + pcOffset;
-    return { text, comment: `@ imm = #${insn.target - base}` };
-  }
-  if (insn.literalAddress !== undefined) {
-    const sym = symbolize(BigInt(insn.literalAddress));
-    return { text, comment: `@ 0x${insn.literalAddress.toString(16)}${sym ? ` <${sym}>` : ''}` };
-  }
-  return { text };
-}
-
-/**
- * ARM lines in llvm-objdump's layout, following the mapping: A32 words,
- * T32 instructions (16 or 32 bits, IT blocks tracked from each Thumb run's
- * start), data as .word (.short, .byte for a tail); branch targets get
- * `<symbol+offset>` and an `@ imm = #N` comment, literal loads an
- * `@ address <symbol+offset>` comment.
- */
-function armLines(code: Uint8Array, start: bigint, mapping: Mapping, symbolize: (address: bigint) => string | undefined): string[] {
-  const view = new DataView(code.buffer, code.byteOffset, code.byteLength);
-  const lines: string[] = [];
-  const end = start + BigInt(code.length);
-  const kindAt = (address: bigint): string => {
-    let kind = 'a';
-    for (const m of mapping) {
-      if (m.address <= address) kind = m.kind;
-      else break;
-    }
-    return kind;
-  };
-  const nextChange = (address: bigint): bigint => mapping.find((m) => m.address > address)?.address ?? end;
-  for (let address = start; address < end; ) {
-    const kind = kindAt(address);
-    const stop = nextChange(address) < end ? nextChange(address) : end;
-    const off = Number(address - start);
-    const length = Number(stop - address);
-    if (kind === 't') {
-      for (const l of walkT32(code.subarray(off, off + length), Number(address))) {
-        const at = BigInt(l.address);
-        const { text, comment } = annotated(l.insn, 4, symbolize);
-        lines.push(withComment(linePrefix(at, code.subarray(Number(at - start), Number(at - start) + l.size)), text, comment));
-      }
-    } else {
-      for (let o = off; o < off + length; ) {
-        const at = start + BigInt(o);
-        const left = off + length - o;
-        if (kind !== 'd' && left < 4) break; // a partial A32 word is not shown
-        if (kind === 'd') {
-          const size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
-          const bytes = code.subarray(o, o + size);
-          const value = size === 4 ? view.getUint32(o, true) : size === 2 ? view.getUint16(o, true) : bytes[0]!;
-          const directive = size === 4 ? '.word' : size === 2 ? '.short' : '.byte';
-          // A data line's bytes are followed by a tab, and one more when they end short of the next stop.
-          const shown = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-          lines.push(`${at.toString(16).padStart(8, ' ')}:\t${shown}\t${shown.length < 8 ? '\t' : ''}${directive}\t0x${value.toString(16).padStart(size * 2, '0')}`);
-          o += size;
-          continue;
-        }
-        const word = view.getUint32(o, true);
-        const { text, comment } = annotated(describeA32(word, Number(at)), 8, symbolize);
-        lines.push(withComment(linePrefix(at, code.subarray(o, o + 4)), text, comment));
-        o += 4;
-      }
-    }
-    address = stop;
-  }
-  return lines;
-}
 
 /** Disassembles `bytes` (an ELF file) and returns llvm-objdump -d's text for it. */
 export async function disassembleElfFile(bytes: Uint8Array, displayName: string, options: { arch?: Arch; symbols?: string[]; thumb?: boolean } = {}): Promise<string> {
@@ -266,7 +171,7 @@ export async function disassembleElfFile(bytes: Uint8Array, displayName: string,
       const lines =
         arch === 'x86_64'
           ? disassemble(decoder!, slice, label.address, targets ?? table, data).map(formatLine)
-          : armLines(slice, label.address, mapping, (a) => table.symbolize(a));
+          : armObjdumpLines(slice, label.address, mapping, (a) => table.symbolize(a));
       sectionText += `\n${hex(label.address, width)} <${label.name}>:\n${lines.join('\n')}${lines.length ? '\n' : ''}`;
     }
     if (sectionText || !wanted) out += `\nDisassembly of section ${section.name}:\n${sectionText}`;
@@ -278,22 +183,6 @@ export async function disassembleElfFile(bytes: Uint8Array, displayName: string,
   return out;
 }
 
-/** Where probes are written now: address -> names of the probes placed there (from the providers' tracepoints). */
-function placedProbes(registry: ProbeRegistry): Map<bigint, string[]> {
-  const at = new Map<bigint, string[]>();
-  for (const p of registry.all()) {
-    if (p.enabledCount === 0) continue;
-    const arg = p.providerArg as { tracepoints?: readonly Tracepoint[]; tracepoint?: Tracepoint } | undefined;
-    const tps = arg?.tracepoints ?? (arg?.tracepoint ? [arg.tracepoint] : []);
-    for (const tp of tps) {
-      const names = at.get(tp.address) ?? [];
-      if (!names.includes(tp.name)) names.push(tp.name);
-      at.set(tp.address, names);
-    }
-  }
-  return at;
-}
-
 /** Enables (or disables) probes as the framework does: the provider acts on the first enabling and the last disabling. */
 function setEnabled(registry: ProbeRegistry, probes: readonly Probe[], on: boolean): void {
   for (const p of probes) {
@@ -302,53 +191,6 @@ function setEnabled(registry: ProbeRegistry, probes: readonly Probe[], on: boole
       if (p.enabledCount++ === 0) ops.enable(p.id, p.providerArg);
     } else if (--p.enabledCount === 0) ops.disable(p.id, p.providerArg);
   }
-}
-
-const hexBytes = (b: Uint8Array): string => [...b].map((x) => x.toString(16).padStart(2, '0')).join(' ');
-
-/** One instruction of a function: its image text and, when a probe patched it, the live text. */
-interface LiveRow {
-  image: string;
-  live?: string[];
-  probes?: string[];
-}
-
-/** x86-64: the image decoded from the start; each patched instruction's live bytes decoded at the same address. */
-function x86Rows(decoder: X86Decoder, image: Uint8Array, live: Uint8Array, start: bigint, symbols: Symbolizer, probes: Map<bigint, string[]>): LiveRow[] {
-  const rows: LiveRow[] = [];
-  for (const line of disassemble(decoder, image, start, symbols)) {
-    const off = Number(line.address - start);
-    const now = live.subarray(off, off + line.bytes.length);
-    const row: LiveRow = { image: formatLine(line) };
-    if (!now.every((b, i) => b === line.bytes[i])) {
-      const first = disassemble(decoder, now, line.address, symbols)[0]!;
-      const patched: DisassemblyLine = { ...first, symbol: undefined };
-      row.live = [formatLine(patched)];
-      // A trap shorter than the instruction (int3 on a longer one): the rest is never fetched.
-      if (first.bytes.length < now.length) {
-        const restAt = line.address + BigInt(first.bytes.length);
-        row.live.push(`${restAt.toString(16).padStart(8, ' ')}: ${hexBytes(now.subarray(first.bytes.length))}`.padEnd(39, ' ') + '\t(rest of the displaced instruction: not fetched)');
-      }
-    }
-    const names = probes.get(line.address);
-    if (names) row.probes = names;
-    rows.push(row);
-  }
-  return rows;
-}
-
-/** ARM: word for word (literal pools as .word). */
-function armRows(image: Uint8Array, live: Uint8Array, start: bigint, mapping: Mapping, symbolize: (a: bigint) => string | undefined, probes: Map<bigint, string[]>): LiveRow[] {
-  const before = armLines(image, start, mapping, symbolize);
-  const after = armLines(live, start, mapping, symbolize);
-  return before.map((image, i) => {
-    const address = BigInt(parseInt(image.trim().split(':')[0]!, 16));
-    const row: LiveRow = { image };
-    if (after[i] !== image) row.live = [after[i]!];
-    const names = probes.get(address);
-    if (names) row.probes = names;
-    return row;
-  });
 }
 
 /**
@@ -404,39 +246,17 @@ export async function liveListing(options: { arch: Isa; descriptions: readonly s
           const a = image.get(f)!, b = live.get(f)!;
           return a.some((x, i) => x !== b[i]);
         });
-    const decoder = options.arch === 'x86_64' ? await createX86Decoder() : undefined;
-    const symbolizer: Symbolizer = {
-      startingAt: (a) => {
-        const f = machine.symbols.functionAt(a);
-        return f && f.address === a ? f.name : undefined;
-      },
-      symbolize: (a) => {
-        const info = machine.symbols.lookup(a);
-        if (!info) return undefined;
-        return info.offset === 0n ? info.symbol.name : `${info.symbol.name}+0x${info.offset.toString(16)}`;
-      },
-    };
     const width = options.arch === 'x86_64' ? 16 : 8;
     let patched = 0;
     out += `Live kernel text (${options.arch}) with ${probes.length} probe${probes.length === 1 ? '' : 's'} enabled: ${options.descriptions.join(', ')}\n`;
     out += "'-' the image's instruction, '+' the live text a probe put there, '<-' the probes placed at it.\n";
     for (const f of shown) {
       const start = f.address;
-      const mapping: Mapping = [];
-      if (options.arch === 'arm') {
-        for (const r of machine.kernelModules().find((m) => m.name === f.module)?.dataRanges ?? []) {
-          if (r.end <= start || r.start >= start + BigInt(f.size)) continue;
-          mapping.push({ address: r.start, kind: 'd' }, { address: r.end, kind: 'a' });
-        }
-      }
-      const rows =
-        options.arch === 'x86_64'
-          ? x86Rows(decoder!, image.get(f)!, live.get(f)!, start, symbolizer, placed)
-          : armRows(image.get(f)!, live.get(f)!, start, mapping, (a) => symbolizer.symbolize(a), placed);
+      const rows = await liveRows(machine, f, image.get(f)!, live.get(f)!, placed);
       const label = f.module === 'kernel' ? f.name : `${f.module}\`${f.name}`;
       out += `\n${hex(start, width)} <${label}>:\n`;
       // The probes placed at an instruction, after its live line at column 64 or further out.
-      const mark = (line: string, names: string[] | undefined): string =>
+      const mark = (line: string, names: readonly string[] | undefined): string =>
         names ? `${line}${' '.repeat(Math.max(2, 64 - columnOf(line)))}<- ${names.join(', ')}` : line;
       for (const row of rows) {
         if (!row.live) {

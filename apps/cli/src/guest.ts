@@ -12,6 +12,8 @@ const KERNEL_PROVIDERS = /(?:^|[\s,{};/])(?:fbt|sdt|kinst|proc|sched|io|syscall)
 
 export interface GuestRequest {
   arch?: string;
+  /** --thumb: the ARM guest built as Thumb-2 code. */
+  thumb?: boolean;
   command?: string;
   /** -p: a process of the guest to grab (the guest boots with its shell on the terminal). */
   grab?: number;
@@ -24,7 +26,7 @@ export interface GuestRequest {
 
 /** Whether the invocation traces a guest: --arch or -c given, or a probe of a kernel provider asked for. */
 export function wantsGuest(r: GuestRequest): boolean {
-  if (r.arch !== undefined || r.command !== undefined || r.grab !== undefined) return true;
+  if (r.arch !== undefined || r.thumb || r.command !== undefined || r.grab !== undefined) return true;
   if (r.providers.some((p) => /^(?:fbt|sdt|kinst|proc|sched|io|syscall)$/.test(p))) return true;
   return r.texts.some((t) => KERNEL_PROVIDERS.test(t));
 }
@@ -34,12 +36,13 @@ export class GuestCliError extends Error {}
 /** The session of a guest trace; its events (the guest's console from boot on) go to `onEvent`. */
 export async function openGuestSession(r: GuestRequest, onEvent: (e: SessionEvent) => void): Promise<Session> {
   if (r.arch !== undefined && r.arch !== 'x86_64' && r.arch !== 'arm') throw new GuestCliError(`invalid --arch '${r.arch}': expected x86_64 or arm`);
+  if (r.thumb && r.arch !== undefined && r.arch !== 'arm') throw new GuestCliError(`--thumb is for the ARM guest, not --arch ${r.arch}`);
   if (r.cpus > 8) throw new GuestCliError(`invalid CPU count '${r.cpus}': the guest machine has 1 to 8 CPUs`);
   const words = r.command !== undefined ? r.command.trim().split(/\s+/).filter((w) => w !== '') : [];
   if (r.command !== undefined && words.length === 0) throw new GuestCliError('-c requires a command');
   let placed;
   try {
-    placed = placeProgram(words, r.arch as Isa | undefined);
+    placed = placeProgram(words, r.thumb ? 'arm' : (r.arch as Isa | undefined));
   } catch (e) {
     throw new GuestCliError(`failed to execute ${words[0] ?? ''}: ${(e as Error).message.replace(/^[^:]*: /, '')}`);
   }
@@ -49,6 +52,7 @@ export async function openGuestSession(r: GuestRequest, onEvent: (e: SessionEven
   const session = await Session.create({
     guest: {
       isa: placed.isa,
+      thumb: r.thumb,
       cpus: r.cpus,
       command: placed.args.length > 0 ? placed.args : undefined,
       files: placed.files,

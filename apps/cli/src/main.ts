@@ -111,6 +111,7 @@ async function openSession(o: Flags, specs: ProbeSpec[], onEvent: (e: SessionEve
   if (!Number.isInteger(ncpus) || ncpus < 1 || ncpus > 64) throw new UsageError(`invalid CPU count '${String(o.cpus)}': expected 1 to 64`);
   const request = {
     arch: o.arch as string | undefined,
+    thumb: o.thumb === true,
     command: o.c as string | undefined,
     grab: o.p !== undefined ? grabPid(String(o.p)) : undefined,
     cpus: ncpus,
@@ -137,7 +138,9 @@ function listedProbes(session: Session, specs: ProbeSpec[]): Probe[] {
       const p = session.registry.probe(Number(s.text));
       return p ? [p] : [];
     }
-    return (bareDescriptions(s.text) ?? [s.text]).flatMap((d) => session.registry.match(parseProbeDescription(s.flag === 'n' ? d : specDescription(s))));
+    // $target names -c's command or -p's process, as when the description is compiled (pid$target:a.out::entry).
+    const target = (d: string): string => (session.targetPid === undefined ? d : d.replace(/\$target\b/g, String(session.targetPid)));
+    return (bareDescriptions(s.text) ?? [s.text]).flatMap((d) => session.registry.match(parseProbeDescription(target(s.flag === 'n' ? d : specDescription(s)))));
   });
 }
 

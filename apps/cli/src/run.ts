@@ -60,8 +60,9 @@ export function checkHostProgram(path: string, bytes: Uint8Array, isa: Isa | und
 export async function runRun(args: string[], io: RunIo): Promise<number> {
   const program = new Command('wdtrace run')
     .description('boot the guest kernel and run PROGRAM in it (no PROGRAM: the guest shell); exits with its status')
-    .usage('[--arch x86_64|arm] [--cpus N] [-- PROGRAM ARGS...]')
+    .usage('[--arch x86_64|arm] [--thumb] [--cpus N] [-- PROGRAM ARGS...]')
     .addOption(new Option('--arch <isa>', 'the machine to emulate (default x86_64, or the ISA of a host PROGRAM)').choices(['x86_64', 'arm']))
+    .option('--thumb', 'boot the ARM guest built as Thumb-2 code (implies --arch arm)')
     .option('--cpus <n>', 'number of CPUs (1-8)', '1')
     .option('--ram <MiB>', 'RAM in MiB', '64')
     .option('--ns-per-insn <n>', 'virtual nanoseconds per instruction', '1')
@@ -78,13 +79,14 @@ export async function runRun(args: string[], io: RunIo): Promise<number> {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     throw e;
   }
-  const o = program.opts<{ arch?: Isa; cpus: string; ram: string; nsPerInsn: string; verbose?: boolean }>();
+  const o = program.opts<{ arch?: Isa; thumb?: boolean; cpus: string; ram: string; nsPerInsn: string; verbose?: boolean }>();
   try {
     const cpus = positiveInt('cpus', 8)(o.cpus);
     const ramMiB = positiveInt('ram', 3840)(o.ram);
     const nsPerInsn = positiveInt('ns-per-insn', 1_000_000)(o.nsPerInsn);
-    const { isa, files, args: guestArgs } = placeProgram(program.args, o.arch);
-    return await boot({ isa, cpus, ramBytes: ramMiB * 1024 * 1024, nsPerInsn, files, args: guestArgs, verbose: !!o.verbose }, io);
+    if (o.thumb && o.arch !== undefined && o.arch !== 'arm') throw new RunError(`--thumb is for the ARM guest, not --arch ${o.arch}`);
+    const { isa, files, args: guestArgs } = placeProgram(program.args, o.thumb ? 'arm' : o.arch);
+    return await boot({ isa, thumb: !!o.thumb, cpus, ramBytes: ramMiB * 1024 * 1024, nsPerInsn, files, args: guestArgs, verbose: !!o.verbose }, io);
   } catch (e) {
     if (e instanceof RunError || e instanceof MachineError) {
       io.err(`wdtrace run: ${e.message}\n`);
@@ -139,6 +141,8 @@ function guestHas(isa: Isa, path: string): boolean {
 
 interface BootPlan {
   isa: Isa;
+  /** ARM: the guest built as Thumb-2. */
+  thumb: boolean;
   cpus: number;
   ramBytes: number;
   nsPerInsn: number;
@@ -150,6 +154,7 @@ interface BootPlan {
 async function boot(plan: BootPlan, io: RunIo): Promise<number> {
   const machine = await Machine.create({
     isa: plan.isa,
+    thumb: plan.thumb,
     cpus: plan.cpus,
     ramBytes: plan.ramBytes,
     nsPerInsn: plan.nsPerInsn,

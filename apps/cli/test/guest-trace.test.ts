@@ -9,9 +9,16 @@ import { wdtrace } from './support.js';
 const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
 
 
-describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
+// The ARM guest also as its Thumb-2 build (--thumb): kernel, module and programs in T32 code.
+const MACHINES = [
+  { name: 'x86_64', machine: ['--arch', 'x86_64'] },
+  { name: 'arm', machine: ['--arch', 'arm'] },
+  { name: 'arm-thumb', machine: ['--thumb'] },
+];
+
+describe.each(MACHINES)('wdtrace -c on a $name guest', ({ machine }) => {
   it('counts kernel function entries of the command, prints its output, and ends when it exits', async () => {
-    const r = await wdtrace('--arch', arch, '-n', 'fbt::sys_write:entry /pid == $target/ { @[execname, probefunc] = count(); }', '-c', '/bin/echo hello world');
+    const r = await wdtrace(...machine, '-n', 'fbt::sys_write:entry /pid == $target/ { @[execname, probefunc] = count(); }', '-c', '/bin/echo hello world');
     expect(r.stderr).toBe("dtrace: description 'fbt::sys_write:entry ' matched 1 probe\ndtrace: pid 2 has exited\n");
     expect(r.stdout).toBe('hello world\n\n  echo                                                sys_write                                                         1\n');
     expect(r.status).toBe(0);
@@ -19,7 +26,7 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
 
   it('traces system calls: entry arguments, return values, errno', async () => {
     const r = await wdtrace(
-      '--arch', arch, '-q',
+      ...machine, '-q',
       '-n', 'syscall::openat:entry /pid == $target/ { printf("openat(%s)\\n", copyinstr(arg1)); }',
       '-n', 'syscall::openat:return /pid == $target/ { printf("= %d errno %d\\n", arg0, errno); }',
       '-n', 'syscall::read:entry /pid == $target/ { @reads[arg0] = count(); }',
@@ -34,7 +41,7 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
   }, 120_000);
 
   it('keys aggregations by stack(), func() and mod()', async () => {
-    const r = await wdtrace('--arch', arch, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { @s[stack(1)] = count(); @f[func(caller), mod(caller)] = count(); }', '-c', '/bin/echo hi');
+    const r = await wdtrace(...machine, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { @s[stack(1)] = count(); @f[func(caller), mod(caller)] = count(); }', '-c', '/bin/echo hi');
     expect(r.stdout).toMatch(/^hi\n\n\n {14}kernel`do_syscall\+0x[0-9a-f]+\n {16}1\n/);
     // dt_print_sym's "  %-50s" for each symbol key, then the count.
     expect(r.stdout).toMatch(/\n {2}kernel`do_syscall {35}kernel {50,}1\n$/);
@@ -42,7 +49,7 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
   }, 120_000);
 
   it('keys aggregations by user addresses (pid and address records) and prints them named', async () => {
-    const r = await wdtrace('--arch', arch, '-q', '-n', 'profile-997 /arg1 != 0/ { @u[uaddr(arg1)] = count(); }', '-c', '/bin/cpubound 2');
+    const r = await wdtrace(...machine, '-q', '-n', 'profile-997 /arg1 != 0/ { @u[uaddr(arg1)] = count(); }', '-c', '/bin/cpubound 2');
     // Each key names its address in the program that ran (cpubound`function+0xoffset), never a byte dump.
     const rows = r.stdout.split('\n').filter((l) => /^ {2}cpubound`/.test(l));
     expect(rows.length).toBeGreaterThan(0);
@@ -51,17 +58,17 @@ describe.each(['x86_64', 'arm'])('wdtrace -c on a %s guest', (arch) => {
   }, 120_000);
 
   it('names user frames from the program\'s symbols and aggregates ufunc() keys by function', async () => {
-    const u = await wdtrace('--arch', arch, '-q', '-n', 'syscall::write:entry /pid == $target/ { ustack(); exit(0); }', '-c', '/bin/echo hi');
+    const u = await wdtrace(...machine, '-q', '-n', 'syscall::write:entry /pid == $target/ { ustack(); exit(0); }', '-c', '/bin/echo hi');
     const frames = u.stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('echo`'));
     expect(frames.some((f) => /^echo`main\+0x[0-9a-f]+$/.test(f))).toBe(true);
-    const a = await wdtrace('--arch', arch, '-q', '-n', 'profile-997 /arg1 != 0 && pid == $target/ { @[ufunc(arg1)] = count(); }', '-c', '/bin/cpubound 2');
+    const a = await wdtrace(...machine, '-q', '-n', 'profile-997 /arg1 != 0 && pid == $target/ { @[ufunc(arg1)] = count(); }', '-c', '/bin/cpubound 2');
     const rows = a.stdout.split('\n').filter((l) => l.startsWith('  cpubound`'));
     expect(rows.length).toBeGreaterThan(0);
     expect(new Set(rows.map((r) => r.trim().split(/\s+/)[0])).size).toBe(rows.length);
   }, 120_000);
 
   it('prints kernel stacks symbolised against the guest kernel', async () => {
-    const r = await wdtrace('--arch', arch, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { stack(); exit(0); }', '-c', '/bin/echo hi');
+    const r = await wdtrace(...machine, '-q', '-n', 'fbt::sys_write:entry /pid == $target/ { stack(); exit(0); }', '-c', '/bin/echo hi');
     const frames = r.stdout.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('kernel`'));
     expect(frames.length).toBeGreaterThan(1);
     expect(frames[0]).toMatch(/^kernel`do_syscall\+0x[0-9a-f]+$/);
@@ -132,6 +139,12 @@ describe('the guest from the command line', () => {
     expect(bad.stderr).toBe('dtrace: invalid process ID -- x\n');
     expect(bad.status).toBe(2);
   }, 120_000);
+
+  it('refuses --thumb for the x86-64 guest', async () => {
+    const r = await wdtrace('--arch', 'x86_64', '--thumb', '-n', 'BEGIN');
+    expect(r.stderr).toContain('--thumb is for the ARM guest, not --arch x86_64');
+    expect(r.status).toBe(2);
+  });
 
   it('reports a bad --arch and a missing -c program', async () => {
     const bad = await wdtrace('--arch', 'mips', '-n', 'BEGIN');

@@ -89,6 +89,13 @@ describe('wdtrace run', () => {
   });
 });
 
+describe('wdtrace run --thumb', () => {
+  it('runs the Thumb-2 build of the ARM guest, and refuses --thumb for x86-64', () => {
+    expect(wdtrace(['--thumb', '--', '/bin/sh', '-c', 'echo thumb | wc -c; exit 5'])).toMatchObject({ stdout: '      6\n', status: 5 });
+    expect(wdtrace(['--arch', 'x86_64', '--thumb', '--', '/bin/true'])).toMatchObject({ stderr: 'wdtrace run: --thumb is for the ARM guest, not --arch x86_64\n', status: 2 });
+  });
+});
+
 describe('wdtrace run --arch arm', () => {
   it('runs a guest program on the ARM machine and exits with its status', () => {
     expect(wdtrace(['--arch', 'arm', '--', '/bin/echo', 'hello', 'arm'])).toMatchObject({ stdout: 'hello arm\n', stderr: '', status: 0 });

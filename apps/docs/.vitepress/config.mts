@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitepress';
 import { machineAssets } from './machine-assets';
+import { writeOfflineManifest } from './offline-manifest';
 import { playgroundLinks } from './playground-links';
 
 export default defineConfig({
@@ -8,6 +9,8 @@ export default defineConfig({
   base: process.env.WDTRACE_DOCS_BASE ?? '/',
   cleanUrls: true,
   srcExclude: ['README.md', 'test/**', 'bench/**'],
+  // What the service worker fetches when it installs, so the whole site — both ISAs' machines included — works offline once opened.
+  buildEnd: (site) => writeOfflineManifest(site.outDir, site.site.base),
   markdown: {
     // Every command example that runs a trace gets a "run in the playground" link.
     config: (md) => playgroundLinks(md),
@@ -49,6 +52,7 @@ export default defineConfig({
           { text: 'sdt, proc, sched, io', link: '/providers/sdt' },
           { text: 'syscall', link: '/providers/syscall' },
           { text: 'kinst', link: '/providers/kinst' },
+          { text: 'pid', link: '/providers/pid' },
         ],
       },
     ],

@@ -5,9 +5,12 @@
 // the time from opening the link to the first line of output, then to the
 // end of the run. Printed, never asserted: timings on a shared machine are
 // figures, not facts to test.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { it } from 'vitest';
 import { DEFAULT_STATE } from '../playground/state.js';
-import { launchChromium, playgroundUrl, serveSite, RUN_TIMEOUT } from '../test/browser-support.js';
+import { DIST, launchChromium, playgroundUrl, serveSite, RUN_TIMEOUT } from '../test/browser-support.js';
 
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
 
@@ -29,7 +32,8 @@ it('measures the playground', async () => {
     for (const isa of ['x86_64', 'arm'] as const) {
       for (let round = 1; round <= 3; round++) {
         site.sent.clear();
-        const browser = await launchChromium();
+        // The offline worker is registered once the run is done; its downloads are the separate figure below.
+        const browser = await launchChromium({ serviceWorkers: 'block' });
         try {
           const page = await browser.context.newPage();
           // The moment the output first holds a whole line, and the end of the run, in ms from the navigation's start.
@@ -64,5 +68,13 @@ it('measures the playground', async () => {
   } finally {
     await site.close();
   }
+  // What the offline worker fetches after that, once: every file the build lists for offline use.
+  const manifest = JSON.parse(readFileSync(join(DIST, 'offline-manifest.json'), 'utf8')) as { urls: string[] };
+  let offline = 0;
+  for (const url of manifest.urls) {
+    const file = url.endsWith('/') ? `${url}index.html` : /\.[a-z0-9]+$/.test(url) ? url : `${url}.html`;
+    offline += gzipSync(readFileSync(join(DIST, file)), { level: 9 }).length;
+  }
+  lines.push(`offline worker, once the page is idle: ${kb(offline)} gzip in ${manifest.urls.length} files (the whole site, both ISAs)`);
   console.log(`\nplayground (${DEFAULT_STATE.command}, syscall counts), cold cache, Chromium on this machine:\n${lines.join('\n')}\n`);
 });

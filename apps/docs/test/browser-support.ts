@@ -84,10 +84,11 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Chromium with a fresh profile, headless, with the flags this machine needs. */
-export async function launchChromium(): Promise<Browser> {
+/** Chromium with a fresh profile, headless, with the flags this machine needs; `serviceWorkers: 'block'` keeps the site's offline worker out (what a first visit costs without it). */
+export async function launchChromium(options: { serviceWorkers?: 'allow' | 'block' } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'wdtrace-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
+    serviceWorkers: options.serviceWorkers ?? 'allow',
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

@@ -226,3 +226,6 @@ export const MACRO_VARIABLES = ['egid', 'euid', 'gid', 'pid', 'pgid', 'ppid', 'p
 export function functionKindName(kind: 'subr' | 'action' | 'aggregating'): string {
   return kind === 'action' ? 'tracing function' : kind === 'aggregating' ? 'aggregating function' : 'function';
 }
+
+/** Actions whose records may be aggregation keys. */
+export const KEY_ACTIONS: ReadonlySet<string> = new Set(['stack', 'ustack', 'jstack', 'sym', 'func', 'mod', 'usym', 'ufunc', 'umod', 'uaddr']);

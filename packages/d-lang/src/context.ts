@@ -4,8 +4,8 @@
 // compiled program at the end. Each pass reads and writes the fields its
 // entry in passes/index.ts names.
 
-import type { CompiledProgram, FormatDescription, ProbeDescription } from '@wdtrace/dtrace-core/program';
-import type { IrEcb } from './passes/codegen.js';
+import type { CompiledProgram, ProbeDescription } from '@wdtrace/dtrace-core/program';
+import type { IrProgram } from './ir.js';
 import type { CType, TypeDictionary } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, ClauseItem, Expr, ProgramAst, VariableInfo } from './ast.js';
 import { type Diagnostic, type Loc, Locator, type SourceLocation } from './diagnostics.js';
@@ -48,8 +48,23 @@ export interface DLibrary {
 }
 
 /** How the compiler asks the framework about probes. */
+/**
+ * What a catalogue's `match` throws when a provider refuses a description it
+ * would create probes for (pid's offsets and names): the D_* tag and the
+ * template's arguments; the compiler reports it at the description.
+ */
+export class ProbeMatchError extends Error {
+  constructor(
+    readonly tag: string,
+    readonly args: readonly string[],
+  ) {
+    super(`${tag}: ${args.join(', ')}`);
+    this.name = 'ProbeMatchError';
+  }
+}
+
 export interface ProbeCatalogue {
-  /** Probes matching a description (fields may be globs; empty fields match all). */
+  /** Probes matching a description (fields may be globs; empty fields match all); may throw ProbeMatchError. */
   match(desc: { provider: string; module: string; function: string; name: string }): readonly ProbeInfo[];
   /**
    * A description the provider rewrites into others before matching, as
@@ -173,7 +188,7 @@ export class CompileContext {
   /** Macro arguments referenced, for -x argref / defaultargs checks. */
   readonly macroArgsUsed = new Set<number>();
   /** The code generator's output, consumed by the assembler. */
-  ir?: { ecbs: IrEcb[]; formats: FormatDescription[] };
+  ir?: IrProgram;
   program?: CompiledProgram;
   /** The DIF assembler, reset for each DIFO (DIFOs are generated one at a time). */
   readonly difAssembler = new DifAssembler();

@@ -1,6 +1,7 @@
 // @wdtrace/d-lang — the D compiler. See README.md for the API.
 export { compile, runPasses, listDif, dumpSugared, formatDiagnostics, type CompileResult } from './compile.js';
 export type { CompileOptions, DLibrary, ProbeArgInfo, ProbeCatalogue, ProbeInfo, IncludeResolver } from './context.js';
+export { ProbeMatchError } from './context.js';
 export {
   DIAGNOSTICS,
   type Diagnostic,

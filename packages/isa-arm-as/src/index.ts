@@ -9,6 +9,7 @@ export { describeA32, expandModifiedImmediate, CONDITION_NAMES, REGISTER_NAMES, 
 export { disassembleA32, disassembleT32, walkT32, disassembleElf, type DisassemblyLine, type ThumbLine } from './disassemble.js';
 export { describeT32, thumbExpandImmediate, itStateAfter, isT32Wide } from './describe-t32.js';
 export type { ArmInstruction, ArmClass } from './arm-syntax.js';
+export { armObjdumpLines, columnOf, type ArmMapping } from './objdump.js';
 
 /** Reasons `run` returns (and `stopReason` reports). */
 export const StopReason = {

@@ -3,9 +3,15 @@
 # the initrd, the kernel and the sample module, then copy the results to
 # images/<isa>/ (kernel.elf, modules/hello.ko, initrd.cpio).
 #
-# Usage: build.sh [--out DIR] [--arch x86_64|arm]...
+# Usage: build.sh [--out DIR] [--arch x86_64|arm|arm-thumb]...
 #   --out DIR   write images to DIR/<isa>/ instead of images/<isa>/
-#   --arch A    build only that ISA (repeatable; default both)
+#   --arch A    build only that image set (repeatable; default all three)
+#
+# arm-thumb is the ARM guest with every C file compiled as Thumb-2 (T32):
+# the same sources and the same arch/arm parts as arm, only -mthumb for
+# -marm. The assembly files say `.arm` themselves and stay A32 (exception
+# vectors, the syscall stub, crt0, the division helpers), reached by
+# interworking calls the linker makes.
 #
 # Reproducibility: fixed flags, sources taken in sorted order, every path in
 # debug info rewritten to /guest, archives made with llvm-ar's deterministic
@@ -24,7 +30,7 @@ while [ $# -gt 0 ]; do
 	*) echo "build.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
-[ ${#ARCHES[@]} -eq 0 ] && ARCHES=(x86_64 arm)
+[ ${#ARCHES[@]} -eq 0 ] && ARCHES=(x86_64 arm arm-thumb)
 
 CC=${CC:-clang}
 LD=${LD:-ld.lld}
@@ -54,9 +60,13 @@ common_flags() {
 	case "$arch" in
 	x86_64) f+=(--target=x86_64-unknown-none-elf -mno-omit-leaf-frame-pointer) ;;
 	arm) f+=(--target=armv7a-none-eabi -marm -mfloat-abi=soft -mno-unaligned-access) ;;
+	arm-thumb) f+=(--target=armv7a-none-eabi -mthumb -mfloat-abi=soft -mno-unaligned-access) ;;
 	esac
 	printf '%s\n' "${f[@]}"
 }
+
+# The source folder (libc/arch/*, kernel/arch/*) of an image set.
+srcarch() { case "$1" in arm-thumb) echo arm ;; *) echo "$1" ;; esac; }
 
 sorted() { printf '%s\n' "$@" | sort; }
 
@@ -79,14 +89,16 @@ build_libc() {
 		"$CC" "${flags[@]}" -c "$src" -o "$o"
 		objs+=("$o")
 	done
-	"$CC" "${flags[@]}" -c "$GUEST/libc/arch/$arch/syscall.S" -o "$obj/syscall.o"
+	local stub=syscall.S
+	[ "$arch" = arm-thumb ] && stub=syscall-thumb.S
+	"$CC" "${flags[@]}" -c "$GUEST/libc/arch/$(srcarch "$arch")/$stub" -o "$obj/syscall.o"
 	objs+=("$obj/syscall.o")
-	if [ "$arch" = arm ]; then
+	if [ "$(srcarch "$arch")" = arm ]; then
 		"$CC" "${flags[@]}" -c "$GUEST/lib/divide.c" -o "$obj/divide.o"
 		"$CC" "${flags[@]}" -c "$GUEST/lib/divide_arm.S" -o "$obj/divide_arm.o"
 		objs+=("$obj/divide.o" "$obj/divide_arm.o")
 	fi
-	"$CC" "${flags[@]}" -c "$GUEST/libc/arch/$arch/crt0.S" -o "$obj/crt0.o"
+	"$CC" "${flags[@]}" -c "$GUEST/libc/arch/$(srcarch "$arch")/crt0.S" -o "$obj/crt0.o"
 	rm -f "$obj/libc.a"
 	"$AR" rcsD "$obj/libc.a" "${objs[@]}"
 }
@@ -154,7 +166,7 @@ install_images() {
 
 build_tools
 for arch in "${ARCHES[@]}"; do
-	case "$arch" in x86_64|arm) ;; *) echo "build.sh: unknown arch '$arch'" >&2; exit 2 ;; esac
+	case "$arch" in x86_64|arm|arm-thumb) ;; *) echo "build.sh: unknown arch '$arch'" >&2; exit 2 ;; esac
 	rm -rf "$BUILD/$arch"
 	build_libc "$arch"
 	build_user "$arch"

@@ -3,14 +3,14 @@
 // (guest/images/<isa>/{kernel.elf,initrd.cpio,modules/*.ko}) into
 // src/generated/images.ts, a module holding their bytes (base64), so the
 // machine boots the default guest with no file or network access in Node and
-// in browsers alike.
+// in browsers alike. `arm-thumb` is the ARM guest built as Thumb-2.
 //
 // Usage: embed-images.mjs [PACKAGE_DIR]
 import { readFileSync, writeFileSync, mkdirSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dir = process.argv[2] ?? '.';
-const isas = ['x86_64', 'arm'];
+const isas = ['x86_64', 'arm', 'arm-thumb'];
 const entries = [];
 for (const isa of isas) {
   const base = join(dir, 'guest', 'images', isa);
@@ -20,7 +20,7 @@ for (const isa of isas) {
   const modules = existsSync(modDir)
     ? readdirSync(modDir).filter((f) => f.endsWith('.ko')).sort().map((f) => `    ${JSON.stringify(f.slice(0, -3))}: ${JSON.stringify(b64(join('modules', f)))},`)
     : [];
-  entries.push(`  ${isa}: {\n    kernel: ${JSON.stringify(b64('kernel.elf'))},\n    initrd: ${JSON.stringify(b64('initrd.cpio'))},\n    modules: {\n${modules.join('\n')}\n    },\n  },`);
+  entries.push(`  ${JSON.stringify(isa)}: {\n    kernel: ${JSON.stringify(b64('kernel.elf'))},\n    initrd: ${JSON.stringify(b64('initrd.cpio'))},\n    modules: {\n${modules.join('\n')}\n    },\n  },`);
 }
 const out = join(dir, 'src', 'generated');
 mkdirSync(out, { recursive: true });

@@ -14,6 +14,9 @@ const LLVM_TOOLS = ['llvm-readelf', 'llvm-nm', 'llvm-objdump', 'llvm-dwarfdump']
 const missingLlvm = LLVM_TOOLS.filter((t) => !hasTool(t));
 const missingBuild = ['clang', 'ld.lld', 'llvm-ar', 'llvm-strip'].filter((t) => !hasTool(t));
 
+/** The committed image sets: each ISA's, and the ARM guest built as Thumb-2. */
+const IMAGE_SETS: readonly { name: string; isa: Isa; thumb: boolean }[] = [...ISAS.map((isa) => ({ name: isa as string, isa, thumb: false })), { name: 'arm-thumb', isa: 'arm', thumb: true }];
+
 /** Labels defined in the guest's assembly sources: they have no C prologue. */
 function assemblyLabels(isa: Isa): Set<string> {
   const labels = new Set<string>();
@@ -83,7 +86,7 @@ function probeSites(elf: string): { func: string; symbol: string; insn: string }
   const sites: { func: string; symbol: string; insn: string }[] = [];
   for (const [func, lines] of functionsOf(elf, true)) {
     lines.forEach((line, i) => {
-      const m = /R_(?:X86_64_PLT32|X86_64_PC32|ARM_CALL|ARM_JUMP24)\s+(__dtrace_probe_\w+)/.exec(line);
+      const m = /R_(?:X86_64_PLT32|X86_64_PC32|ARM_CALL|ARM_JUMP24|ARM_THM_CALL|ARM_THM_JUMP24)\s+(__dtrace_probe_\w+)/.exec(line);
       if (m) sites.push({ func, symbol: m[1]!, insn: lines[i - 1] ?? '' });
     });
   }
@@ -91,12 +94,14 @@ function probeSites(elf: string): { func: string; symbol: string; insn: string }
 }
 
 describe.skipIf(missingLlvm.length > 0)(`guest images${missingLlvm.length ? ` (skipped: ${missingLlvm.join(', ')} not installed)` : ''}`, () => {
-  for (const isa of ISAS) {
-    const kernel = join(IMAGES_DIR, isa, 'kernel.elf');
-    const module = join(IMAGES_DIR, isa, 'modules', 'hello.ko');
+  for (const { name, isa, thumb } of IMAGE_SETS) {
+    const kernel = join(IMAGES_DIR, name, 'kernel.elf');
+    const module = join(IMAGES_DIR, name, 'modules', 'hello.ko');
     const callInsn = isa === 'x86_64' ? /^callq?\s/ : /^bl\s/;
+    // The frame pointer: r11 in A32 code, r7 in Thumb code.
+    const fp = thumb ? 'r7' : 'r11';
 
-    describe(isa, () => {
+    describe(name, () => {
       it('kernel.elf is a static executable loaded at physical 1 MiB', () => {
         const header = tool('llvm-readelf', ['-h', '-l', '-W', kernel]);
         expect(header).toMatch(/Type:\s+EXEC/);
@@ -112,6 +117,19 @@ describe.skipIf(missingLlvm.length > 0)(`guest images${missingLlvm.length ? ` (s
         const names = funcSymbols(kernel);
         expect(names.length).toBeGreaterThanOrEqual(300);
         for (const n of LINUX_NAMES) expect(names, n).toContain(n);
+      });
+
+      it.runIf(thumb)('every C function is Thumb code (bit 0 of its symbol set), the assembly A32', () => {
+        const asm = assemblyLabels(isa);
+        const lines = tool('llvm-readelf', ['-s', '-W', kernel]).split('\n').filter((l) => / FUNC /.test(l));
+        expect(lines.length).toBeGreaterThan(300);
+        for (const l of lines) {
+          const f = l.trim().split(/\s+/);
+          const value = parseInt(f[1]!, 16);
+          // ld.lld's interworking thunks (`b memcpy` from A32 code) are A32 too.
+          const a32 = asm.has(f.at(-1)!) || /^__ARMv7ABSLongThunk_/.test(f.at(-1)!);
+          expect(value & 1, f.at(-1)).toBe(a32 ? 0 : 1);
+        }
       });
 
       it('every C function has a frame-pointer prologue', () => {
@@ -131,9 +149,10 @@ describe.skipIf(missingLlvm.length > 0)(`guest images${missingLlvm.length ? ` (s
             // clang 14 gives ARM leaf functions no frame; non-leaf ones push
             // r11 and lr and point r11 at the frame record.
             // A variadic function first makes room for its register arguments.
-            const start = /^sub\s+sp, sp, #\d+$/.test(insns[0]!) ? 1 : 0;
-            expect(insns[start], name).toMatch(/^push\s+\{.*r11, lr\}$/);
-            expect(insns[start + 1], name).toMatch(/^(add\s+r11, sp, #\d+|mov\s+r11, sp)$/);
+            // Thumb code pushes r7 and lr and points r7 at the frame record.
+            const start = /^sub(\.w)?\s+sp, (sp, )?#\d+$/.test(insns[0]!) ? 1 : 0;
+            expect(insns[start], name).toMatch(new RegExp(`^push\\s+\\{.*${fp}, lr\\}$`));
+            expect(insns[start + 1], name).toMatch(new RegExp(`^(add\\s+${fp}, sp, #\\d+|mov\\s+${fp}, sp)$`));
             checked++;
           }
         }
@@ -198,12 +217,12 @@ describe.skipIf(missingBuild.length > 0)(`guest rebuild${missingBuild.length ? `
   }, 600_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  for (const isa of ISAS) {
+  for (const { name } of IMAGE_SETS) {
     for (const file of ['kernel.elf', 'modules/hello.ko', 'initrd.cpio']) {
-      it(`${isa}/${file} matches a fresh build of the sources`, () => {
-        const committed = readFileSync(join(IMAGES_DIR, isa, file));
-        const rebuilt = readFileSync(join(scratch, 'images', isa, file));
-        expect(rebuilt.equals(committed), `${isa}/${file} differs: run packages/kernel/guest/build.sh and commit images/`).toBe(true);
+      it(`${name}/${file} matches a fresh build of the sources`, () => {
+        const committed = readFileSync(join(IMAGES_DIR, name, file));
+        const rebuilt = readFileSync(join(scratch, 'images', name, file));
+        expect(rebuilt.equals(committed), `${name}/${file} differs: run packages/kernel/guest/build.sh and commit images/`).toBe(true);
       });
     }
   }

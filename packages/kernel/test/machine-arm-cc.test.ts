@@ -1,5 +1,6 @@
 // A C program compiled here with clang for armv7a against the guest libc,
-// added to the initrd and run on the ARM machine. Its output is checked
+// added to the initrd and run on the ARM machine (and as Thumb-2 code on
+// the Thumb-2 build of the guest). Its output is checked
 // against the same binary under qemu-arm when that is installed. It covers
 // libc formatting, the heap, files, fork/pipe/wait, the clock, and an
 // undefined instruction in user mode reaching the guest kernel (SIGILL).
@@ -77,7 +78,11 @@ int main(int argc, char **argv)
 	printf("pipe: %s; exit %d\n", buf, WEXITSTATUS(status));
 
 	if (fork() == 0) {
+#ifdef __thumb__
+		__asm__ __volatile__(".inst.n 0xde12"); /* udf #0x12: not a DTrace breakpoint */
+#else
 		__asm__ __volatile__(".inst 0xe7f123f4"); /* udf #0x1234: not the DTrace breakpoint */
+#endif
 		_exit(0);
 	}
 	wait(&status);
@@ -188,52 +193,57 @@ const EXPECTED =
   'fib(90)=2880067194370816120 div=1896859323488 mod=533378\n' +
   'realloc me 10 -17\nline one\nline two\npipe: child 1 says hi; exit 6\nudf child: signal 4\nargc=2 env=/ time moves=1\n';
 
-describe.skipIf(missing.length > 0)(`ARM machine: a C program built with clang${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`, () => {
-  let scratch = '';
-  let prog: Uint8Array;
-  let armProg: Uint8Array;
+// Each program is built as A32 against the arm guest's libc, and as Thumb-2
+// against the arm-thumb guest's, and runs on the machine booting that guest.
+for (const thumb of [false, true]) {
+  const set = thumb ? 'arm-thumb' : 'arm';
+  describe.skipIf(missing.length > 0)(`ARM machine${thumb ? ' (Thumb-2 guest)' : ''}: a C program built with clang${thumb ? ' -mthumb' : ''}${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`, () => {
+    let scratch = '';
+    let prog: Uint8Array;
+    let armProg: Uint8Array;
 
-  beforeAll(() => {
-    scratch = mkdtempSync(join(tmpdir(), 'arm-cc-'));
-    const r = spawnSync(join(GUEST_DIR, 'build.sh'), ['--arch', 'arm', '--out', join(scratch, 'images')], {
-      env: { ...process.env, GUEST_BUILD_DIR: join(scratch, 'build') },
-      encoding: 'utf8',
+    beforeAll(() => {
+      scratch = mkdtempSync(join(tmpdir(), 'arm-cc-'));
+      const r = spawnSync(join(GUEST_DIR, 'build.sh'), ['--arch', set, '--out', join(scratch, 'images')], {
+        env: { ...process.env, GUEST_BUILD_DIR: join(scratch, 'build') },
+        encoding: 'utf8',
+      });
+      if (r.status !== 0) throw new Error(`build.sh failed: ${r.stderr}`);
+      const lib = join(scratch, 'build', set, 'libc');
+      const build = (name: string, text: string): Uint8Array => {
+        const src = join(scratch, `${name}.c`);
+        writeFileSync(src, text);
+        const target = ['--target=armv7a-none-eabi', thumb ? '-mthumb' : '-marm', '-mfloat-abi=soft'];
+        tool('clang', [...target, '-O2', '-ffreestanding', '-fno-builtin', '-nostdlibinc', '-fno-pic', '-I', join(GUEST_DIR, 'libc', 'include'), '-I', join(GUEST_DIR, 'include'), '-c', src, '-o', join(scratch, `${name}.o`)]);
+        tool('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-o', join(scratch, name), join(lib, 'crt0.o'), join(scratch, `${name}.o`), join(lib, 'libc.a')]);
+        return new Uint8Array(readFileSync(join(scratch, name)));
+      };
+      prog = build('prog', PROGRAM);
+      armProg = build('armprog', ARM_PROGRAM);
+    }, 300_000);
+    afterAll(() => {
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
     });
-    if (r.status !== 0) throw new Error(`build.sh failed: ${r.stderr}`);
-    const lib = join(scratch, 'build', 'arm', 'libc');
-    const build = (name: string, text: string): Uint8Array => {
-      const src = join(scratch, `${name}.c`);
-      writeFileSync(src, text);
-      const target = ['--target=armv7a-none-eabi', '-marm', '-mfloat-abi=soft'];
-      tool('clang', [...target, '-O2', '-ffreestanding', '-fno-builtin', '-nostdlibinc', '-fno-pic', '-I', join(GUEST_DIR, 'libc', 'include'), '-I', join(GUEST_DIR, 'include'), '-c', src, '-o', join(scratch, `${name}.o`)]);
-      tool('ld.lld', ['-static', '-nostdlib', '-e', '_start', '-o', join(scratch, name), join(lib, 'crt0.o'), join(scratch, `${name}.o`), join(lib, 'libc.a')]);
-      return new Uint8Array(readFileSync(join(scratch, name)));
-    };
-    prog = build('prog', PROGRAM);
-    armProg = build('armprog', ARM_PROGRAM);
-  }, 300_000);
-  afterAll(() => {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
 
-  it('runs on the ARM machine with the output it has under qemu-arm', async () => {
-    const r = await runArm(['/bin/prog', '/tmp/data.txt'], { files: [{ path: '/bin/prog', data: prog }] });
-    expect(poweroffStatus(r)).toBe(3);
-    expect(r.output).toBe(EXPECTED);
-    if (hasTool('qemu-arm')) {
-      const q = runGuest('arm', join(scratch, 'prog'), [join(scratch, 'data.txt')], { env: { HOME: '/' } });
-      expect(q.stdout).toBe(EXPECTED);
-      expect(q.status).toBe(3);
-    }
-  });
+    it('runs on the ARM machine with the output it has under qemu-arm', async () => {
+      const r = await runArm(['/bin/prog', '/tmp/data.txt'], { thumb, files: [{ path: '/bin/prog', data: prog }] });
+      expect(poweroffStatus(r)).toBe(3);
+      expect(r.output).toBe(EXPECTED);
+      if (hasTool('qemu-arm')) {
+        const q = runGuest('arm', join(scratch, 'prog'), [join(scratch, 'data.txt')], { env: { HOME: '/' } });
+        expect(q.stdout).toBe(EXPECTED);
+        expect(q.status).toBe(3);
+      }
+    });
 
-  it('delivers signals to a handler and back (ARM signal frame), keeps TLS across fork, maps and unmaps memory, SIGTRAP for bkpt', async () => {
-    const r = await runArm(['/bin/armprog'], { files: [{ path: '/bin/armprog', data: armProg }] });
-    expect(r.output).toBe(ARM_EXPECTED);
-    expect(poweroffStatus(r)).toBe(0);
-    if (hasTool('qemu-arm')) {
-      const q = runGuest('arm', join(scratch, 'armprog'), []);
-      expect(q.stdout).toBe(ARM_EXPECTED);
-    }
+    it('delivers signals to a handler and back (ARM signal frame), keeps TLS across fork, maps and unmaps memory, SIGTRAP for bkpt', async () => {
+      const r = await runArm(['/bin/armprog'], { thumb, files: [{ path: '/bin/armprog', data: armProg }] });
+      expect(r.output).toBe(ARM_EXPECTED);
+      expect(poweroffStatus(r)).toBe(0);
+      if (hasTool('qemu-arm')) {
+        const q = runGuest('arm', join(scratch, 'armprog'), []);
+        expect(q.stdout).toBe(ARM_EXPECTED);
+      }
+    });
   });
-});
+}

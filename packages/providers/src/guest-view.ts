@@ -29,6 +29,8 @@ interface KernelLayout {
   userPc: number;
   userFp: number;
   userSp: number;
+  /** The saved flags and the frame pointer used when they have `mask` set (ARM's Thumb state), if the ISA has one. */
+  userThumbFp?: { flags: number; mask: bigint; fp: number };
   syscallArgs: readonly number[];
   cpuInfoSize: number;
   currTask: number;
@@ -38,6 +40,9 @@ interface KernelLayout {
   isIdle: number;
   comm: number;
   commLength: number;
+  /** task_struct.mm and mm_struct.pgd: a process's address space and its root table. */
+  mm: number;
+  pgd: number;
 }
 
 const IDLE: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
@@ -220,6 +225,65 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   }
 
   /**
+   * The root table (CR3 / TTBR0 value, physical) of process `pid`'s address
+   * space: its thread-group leader's mm; undefined when it has none (no such
+   * process, a zombie, a kernel thread).
+   */
+  processRoot(pid: number): bigint | undefined {
+    const task = this.processTask(pid);
+    return task === undefined ? undefined : this.taskRoot(task);
+  }
+
+  /** The name (comm) of process `pid`, undefined when it is not alive. */
+  processName(pid: number): string | undefined {
+    const task = this.processTask(pid);
+    if (task === undefined) return undefined;
+    const layout = this.layout();
+    const comm = this.readBytes(task + BigInt(layout.comm), layout.commLength);
+    if (!comm) return undefined;
+    const end = comm.indexOf(0);
+    return new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end));
+  }
+
+  /** The task_struct of process `pid`'s live leader (tid == pid), undefined when there is none. */
+  private processTask(pid: number): bigint | undefined {
+    const layout = this.layout();
+    const head = this.machine.symbols.byName('task_list');
+    if (!head) throw new Error('the guest kernel has no task_list');
+    let node = this.readWord(head.address);
+    for (let n = 0; node !== undefined && node !== 0n && node !== head.address && n < 65536; n++) {
+      const task = node - BigInt(layout.tasks);
+      const state = this.readInt(task + BigInt(layout.state));
+      if (this.readInt(task + BigInt(layout.pid)) === pid && state !== undefined && state < layout.zombieState) return task;
+      node = this.readWord(node);
+    }
+    return undefined;
+  }
+
+  /** The root table of a task's address space (task_struct address), undefined without one. */
+  taskRoot(task: bigint): bigint | undefined {
+    const layout = this.layout();
+    const mm = this.readWord(task + BigInt(layout.mm));
+    if (!mm) return undefined;
+    // paddr_t is 64 bits on both ISAs.
+    const pgd = this.readBytes(mm + BigInt(layout.pgd), 8);
+    return pgd ? littleEndian(pgd) : undefined;
+  }
+
+  /** The task_struct address of the thread on `cpu`, undefined when idle. */
+  currentTask(cpu: number): bigint | undefined {
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    return task || undefined;
+  }
+
+  /** The process (tgid) and thread id of a task_struct. */
+  taskIds(task: bigint): { pid: number; tid: number } {
+    const layout = this.layout();
+    return { pid: this.readInt(task + BigInt(layout.tgid)) ?? 0, tid: this.readInt(task + BigInt(layout.pid)) ?? 0 };
+  }
+
+  /**
    * Kernel frames as dtrace's stack() records them, innermost first: the
    * interrupted pc when the function there has its frame set up (a probe in
    * its body), else — at a function's first instruction (fbt entry), at a
@@ -235,7 +299,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     let fp = regs.fp();
     if (this.frameEstablished(pc)) pcs.push(pc);
     else {
-      const ret = this.support.returnAddress(regs, this.kernelRead);
+      const ret = this.returnAddress(this.support.returnAddress(regs, this.kernelRead));
       if (ret === undefined || !this.isKernelText(ret)) return pcs;
       pcs.push(ret);
     }
@@ -243,7 +307,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const seen = new Set<bigint>();
     while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
       seen.add(fp);
-      const ret = this.readWord(fp + retOffset);
+      const ret = this.returnAddress(this.readWord(fp + retOffset));
       const next = this.readWord(fp);
       if (ret === undefined || next === undefined || !this.isKernelText(ret)) break;
       pcs.push(ret);
@@ -256,8 +320,13 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   caller(cpu: number): bigint {
     const regs = this.machine.registers(cpu);
     if (regs.userMode()) return 0n;
-    if (this.frameEstablished(regs.pc())) return this.readWord(regs.fp() + BigInt(this.word)) ?? 0n;
-    return this.support.returnAddress(regs, this.kernelRead) ?? 0n;
+    if (this.frameEstablished(regs.pc())) return this.returnAddress(this.readWord(regs.fp() + BigInt(this.word))) ?? 0n;
+    return this.returnAddress(this.support.returnAddress(regs, this.kernelRead)) ?? 0n;
+  }
+
+  /** A saved return address as a code address (ARM: a return into Thumb code has bit 0 set). */
+  private returnAddress(value: bigint | undefined): bigint | undefined {
+    return value === undefined ? undefined : this.support.codeAddress(value);
   }
 
   /**
@@ -276,23 +345,34 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (!frame) return undefined;
     const at = (off: number) => this.readWord(frame + BigInt(off));
     const pc = at(layout.userPc);
-    const fp = at(layout.userFp);
+    const alt = layout.userThumbFp;
+    const flags = alt ? at(alt.flags) : undefined;
+    const fp = at(alt && flags !== undefined && (flags & alt.mask) !== 0n ? alt.fp : layout.userFp);
     const sp = at(layout.userSp);
     const args = layout.syscallArgs.map((off) => at(off) ?? 0n);
     return pc === undefined || fp === undefined || sp === undefined ? undefined : { pc, fp, sp, args };
   }
 
-  /** User frames of the thread on `cpu`: its user pc, then the frame-pointer chain in its address space. */
+  /** User frames of the thread on `cpu`: its user pc (and at a function's first instruction the return address), then the frame-pointer chain in its address space. */
   userStack(cpu: number, depth: number): bigint[] {
     const user = depth > 0 ? this.userRegisters(cpu) : undefined;
     if (!user) return [];
-    const root = this.machine.registers(cpu).pageTableRoot();
+    const regs = this.machine.registers(cpu);
+    const root = regs.pageTableRoot();
     const pcs: bigint[] = [user.pc];
+    // At a function's first instruction (a pid entry probe) its frame is not set up yet: the
+    // caller's return address is on the stack (x86-64) or in lr (ARM), as illumos's
+    // dtrace_getupcstack takes it under CPU_DTRACE_ENTRY.
+    if (regs.userMode() && depth > 1 && this.userSymbol(this.thread(cpu).pid, user.pc)?.symbol?.value === user.pc) {
+      const ret = this.support.returnAddress(regs, (va, length) => this.machine.readUser(root, va, length));
+      if (ret) pcs.push(ret);
+    }
     let fp = user.fp;
     const seen = new Set<bigint>();
     while (pcs.length < Math.min(depth, MAX_FRAMES) && fp !== 0n && !seen.has(fp)) {
       seen.add(fp);
-      const ret = this.userWord(root, fp + BigInt(this.word));
+      const saved = this.userWord(root, fp + BigInt(this.word));
+      const ret = saved === undefined ? undefined : this.support.codeAddress(saved);
       const next = this.userWord(root, fp);
       if (!ret || next === undefined) break;
       pcs.push(ret);
@@ -348,7 +428,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const fn = this.machine.symbols.functionAt(pc);
     if (!fn || fn.module !== 'kernel') return true;
     if (pc === fn.address) return false;
-    return this.support.frameEstablished(fn.address, pc, (address, length) => originalBytes(this.machine, address, length));
+    return this.support.frameEstablished(fn.address, pc, (address, length) => originalBytes(this.machine, address, length), fn.thumb);
   }
 
   private layout(): KernelLayout {
@@ -376,6 +456,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       userPc: saved(frame.pc),
       userFp: saved(frame.fp),
       userSp: saved(frame.sp),
+      ...(frame.thumbFp ? { userThumbFp: { flags: saved(frame.thumbFp.flags), mask: frame.thumbFp.mask, fp: saved(frame.thumbFp.fp) } } : {}),
       syscallArgs: frame.syscallArgs.map(saved),
       cpuInfoSize: cpuInfo.size,
       currTask: member(cpuInfo, 'curr_task').offset,
@@ -385,6 +466,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       isIdle: member(task, 'is_idle').offset,
       comm: comm.offset,
       commLength: d.sizeOf(comm.type) ?? 16,
+      mm: member(task, 'mm').offset,
+      pgd: member(structType(d, 'struct mm_struct'), 'pgd').offset,
     };
     return this.layoutCache;
   }

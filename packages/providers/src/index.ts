@@ -15,5 +15,7 @@ export * from './sdt/library.js';
 export * from './kinst/provider.js';
 export * from './kinst/inline.js';
 export * from './syscall/provider.js';
+export * from './pid/provider.js';
+export * from './pid/image.js';
 export * from './kernel-providers.js';
 export * from './guest-view.js';

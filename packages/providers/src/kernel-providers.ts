@@ -1,6 +1,6 @@
 // The kernel providers of one guest Machine, built together: fbt, the sdt
 // family (sdt, proc, sched, io), kinst (with fbt for its inline fallback)
-// and syscall (on the dispatcher's SDT sites), sharing the machine's
+// syscall (on the dispatcher's SDT sites) and pid (user processes), sharing the machine's
 // tracepoint table and one ISA support. They are built before the
 // framework state that receives their firings: `sink` is set while a program
 // traces and cleared after, and firings with no sink set go nowhere.
@@ -10,6 +10,7 @@ import { FbtProvider } from './fbt/provider.js';
 import type { GuestMachineView } from './guest-view.js';
 import { createIsaSupport, type IsaSupport } from './isa/index.js';
 import { KinstProvider } from './kinst/provider.js';
+import { PidProvider, type ProcessProgram } from './pid/provider.js';
 import type { ProbeSink } from './provider.js';
 import { SdtProvider } from './sdt/provider.js';
 import { SyscallProvider } from './syscall/provider.js';
@@ -34,18 +35,27 @@ export class KernelProviders {
     readonly sdt: SdtProvider,
     readonly kinst: KinstProvider,
     readonly syscall: SyscallProvider,
+    /** pid (fasttrap): user processes' instructions; its `pid<N>` providers come to exist on demand (`pid.prepare`). */
+    readonly pid: PidProvider,
     private readonly kernelSink: KernelSink,
   ) {}
 
   /** Builds the providers of `machine`, whose framework view is `view`. */
-  static async create(machine: Machine, view: GuestMachineView, support?: IsaSupport): Promise<KernelProviders> {
+  static async create(
+    machine: Machine,
+    view: GuestMachineView,
+    support?: IsaSupport,
+    /** The program a process runs or will run (the pid provider's images); none by default. */
+    programOf: (pid: number) => ProcessProgram | undefined = () => undefined,
+  ): Promise<KernelProviders> {
     const isa = support ?? (await createIsaSupport(machine.isa));
     const sink = new KernelSink(view);
     const fbt = await FbtProvider.create(machine, sink, isa);
     const sdt = await SdtProvider.create(machine, sink, isa);
     const kinst = await KinstProvider.create(machine, sink, { support: isa, fbt });
     const syscall = new SyscallProvider(machine, isa, view, sink, (id, handler) => (handler ? sink.taps.set(id, handler) : sink.taps.delete(id)));
-    return new KernelProviders(fbt, sdt, kinst, syscall, sink);
+    const pid = new PidProvider(machine, view, isa, sink, programOf);
+    return new KernelProviders(fbt, sdt, kinst, syscall, pid, sink);
   }
 
   /** Their definitions in registration order (fbt, sdt's family, kinst, syscall). */

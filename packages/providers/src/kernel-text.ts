@@ -19,7 +19,7 @@ export class KernelText {
     let d = this.cache.get(key);
     if (!d) {
       const bytes = tracepointsOf(this.machine).readOriginal(fn.address, fn.size);
-      d = this.support.decode(bytes, fn.address, module.dataRanges);
+      d = this.support.decode(bytes, fn.address, module.dataRanges, fn.thumb);
       this.cache.set(key, d);
     }
     return d;

@@ -10,7 +10,12 @@ export interface ProbeSink {
 
 /** Error for a probe request the provider cannot satisfy; says what and where. */
 export class ProviderError extends Error {
-  constructor(provider: string, message: string) {
+  constructor(
+    provider: string,
+    message: string,
+    /** The D compiler's diagnostic for it, when there is one (D_* tag and its template's arguments). */
+    readonly diagnostic?: { readonly tag: string; readonly args: readonly string[] },
+  ) {
     super(`${provider}: ${message}`);
     this.name = 'ProviderError';
   }

@@ -28,8 +28,8 @@ class Recorder {
   }
 }
 
-async function setUp(isa: Isa) {
-  const target = await KernelCalls.create(isa);
+async function setUp(isa: Isa, thumb = false) {
+  const target = await KernelCalls.create(isa, { thumb });
   const rec = new Recorder();
   const fbt = await FbtProvider.create(target.machine, rec);
   const registry = new ProbeRegistry();
@@ -56,9 +56,15 @@ async function setUp(isa: Isa) {
   return { target, rec, fbt, registry, enable, disable, fn, wholeText, resetRegisters, snapshot, cstr };
 }
 
-describe.each(['x86_64', 'arm'] as const)('fbt firing on the %s kernel', (isa) => {
+const KERNELS = [
+  { name: 'x86_64', isa: 'x86_64', thumb: false },
+  { name: 'arm', isa: 'arm', thumb: false },
+  { name: 'arm-thumb', isa: 'arm', thumb: true },
+] as const;
+
+describe.each(KERNELS)('fbt firing on the $name kernel', ({ isa, thumb }) => {
   it('fires entry and return probes of snprintf and the functions it calls, with the state native execution leaves', async () => {
-    const t = await setUp(isa);
+    const t = await setUp(isa, thumb);
     const buf = t.target.scratch;
     const fmt = buf + 0x100n;
     t.cstr(fmt, 'x=%d');
@@ -84,6 +90,7 @@ describe.each(['x86_64', 'arm'] as const)('fbt firing on the %s kernel', (isa) =
     const entryAddr = snprintf;
     const patched = t.target.machine.readText(entryAddr, 4);
     if (isa === 'x86_64') expect(patched[0]).toBe(0xcc);
+    else if (thumb) expect(new DataView(patched.buffer).getUint16(0, true)).toBe(0xdef0); // udf #0xf0 over the 16-bit push
     else expect(new DataView(patched.buffer).getUint32(0, true)).toBe(0xe7f000fe); // breakpoint, condition AL
 
     const traced = callSnprintf();
@@ -123,6 +130,7 @@ describe.each(['x86_64', 'arm'] as const)('fbt firing on the %s kernel', (isa) =
     // The displaced instructions were performed by these emulations.
     const kinds = new Set(traced.r.traps.map((x) => (x.result!.kind === 'emulate' ? `emulate:${x.result!.code}` : x.result!.kind)));
     if (isa === 'x86_64') expect([...kinds]).toEqual(expect.arrayContaining([`emulate:${X86Emulation.pushRbp}`, `emulate:${X86Emulation.popRbp}`]));
+    else if (thumb) expect([...kinds]).toContain('displaced'); // T32 instructions run out of line (the A32 division helpers still emulate)
     else expect([...kinds]).toEqual(expect.arrayContaining([`emulate:${ArmEmulation.PUSHM}`, `emulate:${ArmEmulation.POPM}`]));
     // Disabled again: a call traps nowhere and fires nothing more.
     const n = t.rec.fired.length;
@@ -132,7 +140,7 @@ describe.each(['x86_64', 'arm'] as const)('fbt firing on the %s kernel', (isa) =
   });
 
   it('gives typed arguments from DWARF prototypes', async () => {
-    const t = await setUp(isa);
+    const t = await setUp(isa, thumb);
     const [entry] = t.registry.match({ provider: 'fbt', module: 'kernel', function: 'snprintf', name: 'entry' });
     const [ret] = t.registry.match({ provider: 'fbt', module: 'kernel', function: 'snprintf', name: 'return' });
     const desc = (p: Probe, i: number) => t.fbt.definition.ops.getArgDesc!(p.id, p.providerArg, i)?.native;
@@ -141,7 +149,7 @@ describe.each(['x86_64', 'arm'] as const)('fbt firing on the %s kernel', (isa) =
   });
 
   it('reports the return site that was taken, by its offset', async () => {
-    const t = await setUp(isa);
+    const t = await setUp(isa, thumb);
     const memcmp = t.fn('memcmp');
     const [ret] = t.registry.match({ provider: 'fbt', module: 'kernel', function: 'memcmp', name: 'return' });
     t.enable(ret!);

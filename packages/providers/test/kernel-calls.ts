@@ -7,6 +7,7 @@
 // runs the machine until the function returns there. Traps on the way go
 // through the machine's trap interposition as in a booted guest: the
 // providers' handlers claim theirs; a trap nobody claims fails the call.
+import { DTRACE_BREAKPOINT_T16, type ArmCoreExports } from '@wdtrace/isa-arm-as';
 import { Machine, type InvopResult, type Isa, type KernelModuleImage, type RegisterFile, type Trap } from '@wdtrace/kernel';
 import { createIsaSupport } from '../src/isa/index.js';
 
@@ -83,11 +84,13 @@ export class KernelCalls {
     machine.writeText(this.sentinel, CALLING[machine.isa].breakpoint);
   }
 
-  /** A machine of `isa` on the committed guest, booted to start_kernel. */
-  static async create(isa: Isa): Promise<KernelCalls> {
-    const machine = await Machine.create({ isa, cmdline: 'quiet', modules: [] });
-    const start = machine.symbols.byName('start_kernel')!.address;
-    const breakpoint = CALLING[isa].breakpoint;
+  /** A machine of `isa` on the committed guest (`thumb`: ARM's Thumb-2 build), booted to start_kernel. */
+  static async create(isa: Isa, options: { thumb?: boolean } = {}): Promise<KernelCalls> {
+    const machine = await Machine.create({ isa, thumb: options.thumb, cmdline: 'quiet', modules: [] });
+    const startSymbol = machine.symbols.byName('start_kernel')!;
+    const start = startSymbol.address;
+    // A Thumb start_kernel is stopped by the 16-bit DTrace breakpoint.
+    const breakpoint = startSymbol.thumb ? Uint8Array.of(DTRACE_BREAKPOINT_T16 & 0xff, DTRACE_BREAKPOINT_T16 >>> 8) : CALLING[isa].breakpoint;
     const original = machine.readText(start, breakpoint.length);
     machine.writeText(start, breakpoint);
     let reached = false;
@@ -141,6 +144,13 @@ export class KernelCalls {
     args.forEach((a, i) => regs.set(this.argumentRegisters[i]!, a));
     CALLING[this.machine.isa].enter(this, regs);
     regs.setPc(address);
+    if (this.machine.isa === 'arm') {
+      // Enter the function in its instruction set, as a bl/blx would (CPSR.T).
+      const thumb = this.machine.symbols.functionAt(address)?.thumb === true;
+      const core = (this.machine.port as unknown as { core: ArmCoreExports }).core;
+      core.setCpsr(0, thumb ? core.getCpsr(0) | 0x20 : core.getCpsr(0) & ~0x20);
+      if (thumb) regs.set(7, 0n); // Thumb code's frame chain runs through r7
+    }
     const trapsBefore = this.traps.length;
     const retiredBefore = regs.retired();
     this.returned = false;

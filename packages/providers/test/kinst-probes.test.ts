@@ -20,8 +20,8 @@ class Recorder {
   }
 }
 
-async function setUp(isa: Isa) {
-  const target = await KernelCalls.create(isa);
+async function setUp(isa: Isa, thumb = false) {
+  const target = await KernelCalls.create(isa, { thumb });
   const rec = new Recorder();
   const registry = new ProbeRegistry();
   rec.registry = registry;
@@ -35,9 +35,15 @@ async function setUp(isa: Isa) {
   return { target, rec, registry, fbt, kinst, enable, disable };
 }
 
-describe.each(['x86_64', 'arm'] as const)('kinst on the %s kernel', (isa) => {
+const KERNELS = [
+  { name: 'x86_64', isa: 'x86_64', thumb: false },
+  { name: 'arm', isa: 'arm', thumb: false },
+  { name: 'arm-thumb', isa: 'arm', thumb: true },
+] as const;
+
+describe.each(KERNELS)('kinst on the $name kernel', ({ isa, thumb }) => {
   it('traces every instruction of the functions snprintf runs, leaving the state native execution leaves', async () => {
-    const t = await setUp(isa);
+    const t = await setUp(isa, thumb);
     const buf = t.target.scratch;
     const fmt = buf + 0x100n;
     t.target.machine.writeText(fmt, new TextEncoder().encode('%s:%d|%x\0'));
@@ -68,8 +74,12 @@ describe.each(['x86_64', 'arm'] as const)('kinst on the %s kernel', (isa) => {
     const native = run();
     expect(native.out.startsWith('kinst:')).toBe(true);
     const probes = ran.flatMap((fn) => t.registry.match(parseProbeDescription(`kinst::${fn}:`)));
-    const insnCount = ran.reduce((n, fn) => n + t.kinst.instructions(t.target.machine.kernelModules()[0]!, t.target.machine.symbols.byName(fn)! as never).length, 0);
-    expect(probes.length).toBe(insnCount); // every instruction is probeable in these functions
+    const insns = ran.flatMap((fn) => t.kinst.instructions(t.target.machine.kernelModules()[0]!, t.target.machine.symbols.byName(fn)! as never));
+    // Every instruction is probeable in these functions, but Thumb's `it`, which sets the condition of the next ones.
+    const refused = insns.filter((i) => i.refused !== undefined);
+    if (thumb) for (const i of refused) expect(i.insn.classes.has('it'), i.insn.text).toBe(true);
+    else expect(refused).toEqual([]);
+    expect(probes.length).toBe(insns.length - refused.length);
     const before = t.target.machine.readText(snprintf, 64);
     for (const p of probes) t.enable(p);
     const traced = run();
@@ -96,17 +106,21 @@ describe.each(['x86_64', 'arm'] as const)('kinst on the %s kernel', (isa) => {
   });
 
   it('refuses offsets that are not instruction boundaries or lie beyond the function, naming them', async () => {
-    const t = await setUp(isa);
+    const t = await setUp(isa, thumb);
     const size = t.target.machine.symbols.byName('memcpy')!.size;
     expect(t.registry.match(parseProbeDescription('kinst::memcpy:0'))).toHaveLength(1);
-    expect(() => t.registry.match(parseProbeDescription('kinst::memcpy:2'))).toThrow(/offset 2 of memcpy is not an instruction boundary/);
+    // Inside the first instruction (Thumb: the first 32-bit one).
+    const kernel = t.target.machine.kernelModules()[0]!;
+    const wide = t.kinst.instructions(kernel, kernel.functions.find((f) => f.name === 'memcpy')!).find((i) => i.insn.length === 4)!;
+    const inside = wide.offset + 2;
+    expect(() => t.registry.match(parseProbeDescription(`kinst::memcpy:${inside}`))).toThrow(new RegExp(`offset ${inside} of memcpy is not an instruction boundary`));
     expect(() => t.registry.match(parseProbeDescription(`kinst::memcpy:${size + 4}`))).toThrow(/beyond memcpy/);
     // Listing all of kinst creates nothing: a function must be named.
     expect(t.registry.match(parseProbeDescription('kinst:::')).length).toBe(1);
   });
 
   it('expands an inlined function into probes at every inlined copy, and they fire', async () => {
-    const t = await setUp(isa);
+    const t = await setUp(isa, thumb);
     const inlined = isa === 'x86_64' ? 'pte_slot' : 'l2_slot';
     const dwarf = t.target.machine.kernelModules()[0]!.dwarf()!;
     const copies = dwarf.inlinesOf(inlined);
@@ -149,7 +163,7 @@ describe.each(['x86_64', 'arm'] as const)('kinst on the %s kernel', (isa) => {
   });
 
   it('falls back to fbt for a function that also exists out of line', async () => {
-    const t = await setUp(isa);
+    const t = await setUp(isa, thumb);
     const e = t.kinst.expandInline('phys_to_virt', 'entry');
     expect(e.fbt).toBe('fbt:kernel:phys_to_virt:entry');
     expect(e.descriptions[e.descriptions.length - 1]).toBe('fbt::phys_to_virt:entry');
@@ -172,5 +186,45 @@ describe('kinst on ARM literal pools', () => {
     expect(all.map((p) => Number(p.name))).not.toContain(offset);
     expect(all.length).toBeLessThan(fn.size / 4);
     expect(() => t.registry.match(parseProbeDescription(`kinst::${fn.name}:${offset}`))).toThrow(new RegExp(`offset ${offset} of ${fn.name} is not an instruction boundary`));
+  });
+});
+
+describe('fbt and kinst in a Thumb IT block', () => {
+  // memcmp in the Thumb-2 kernel: `cmp r3, r12; itt ne; subne.w r0, r3, r12;
+  // bxne lr` returns early at the first differing byte.
+  it('fire on a conditional instruction only when it executes, and run it displaced in the block', async () => {
+    const t = await setUp('arm', true);
+    const memcmp = t.target.machine.symbols.byName('memcmp')!;
+    const kernel = t.target.machine.kernelModules()[0]!;
+    const insns = t.kinst.instructions(kernel, kernel.functions.find((f) => f.name === 'memcmp')!);
+    const subne = insns.find((i) => i.insn.text.startsWith('subne.w'));
+    const bxne = insns.find((i) => i.insn.text.startsWith('bxne'));
+    expect(subne && bxne, 'memcmp has subne.w and bxne in an IT block').toBeTruthy();
+    const probes = [
+      ...t.registry.match(parseProbeDescription(`kinst:kernel:memcmp:${subne!.offset}`)),
+      ...t.registry.match(parseProbeDescription('fbt:kernel:memcmp:return')),
+    ];
+    expect(probes).toHaveLength(2);
+    for (const p of probes) t.enable(p);
+    // The breakpoints: udf.w over the 32-bit subne.w, udf over the 16-bit bxne.
+    const at = (a: bigint, n: number) => [...t.target.machine.readText(a, n)];
+    expect(at(subne!.insn.address, 4)).toEqual([0xf0, 0xf7, 0xf0, 0xa0]);
+    expect(at(bxne!.insn.address, 2)).toEqual([0xf0, 0xde]);
+    const a = t.target.scratch;
+    t.target.machine.writeText(a, new TextEncoder().encode('abc\0abd\0'));
+    // Equal: the block's condition fails at every byte; neither fires there.
+    let r = t.target.call(memcmp.address, [a, a, 3n]);
+    expect(r.value).toBe(0n);
+    expect(r.traps.map((x) => x.trap.pc)).not.toContain(subne!.insn.address);
+    expect(r.traps.map((x) => x.trap.pc)).not.toContain(bxne!.insn.address);
+    expect(t.rec.fired.map((f) => f.probe.name)).toEqual(['return']);
+    // Differing at the third byte: both fire once, and memcmp returns 'c' - 'd'.
+    t.rec.fired.length = 0;
+    r = t.target.call(memcmp.address, [a, a + 4n, 3n]);
+    expect(BigInt.asIntN(32, r.value)).toBe(-1n);
+    expect(t.rec.fired.map((f) => f.probe.name)).toEqual([String(subne!.offset), 'return']);
+    expect(t.rec.fired[1]!.args[0]).toBe(bxne!.insn.address - memcmp.address);
+    expect(BigInt.asIntN(32, t.rec.fired[1]!.args[1]!)).toBe(-1n);
+    for (const p of probes) t.disable(p);
   });
 });

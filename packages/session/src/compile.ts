@@ -3,10 +3,10 @@
 // each probe's argument types from its provider), the data model, and for a
 // guest its kernel's types (DWARF), `curthread`'s type, the D library of its
 // probes' translators, kinst's inline-function rewrite and $target.
-import type { CompileOptions, ProbeArgInfo, ProbeCatalogue } from '@wdtrace/d-lang';
-import type { Probe, ProbeRegistry } from '@wdtrace/dtrace-core';
+import { ProbeMatchError, type CompileOptions, type ProbeArgInfo, type ProbeCatalogue } from '@wdtrace/d-lang';
+import type { Probe, ProbeDescriptionPattern, ProbeRegistry } from '@wdtrace/dtrace-core';
 import type { TypeDictionary } from '@wdtrace/dtrace-core/types';
-import { GUEST_D_LIBRARIES } from '@wdtrace/providers';
+import { GUEST_D_LIBRARIES, ProviderError } from '@wdtrace/providers';
 import type { GuestTarget } from './guest-target.js';
 import { dwarfTypeDictionary } from './kernel-types.js';
 import type { TracingTarget } from './target.js';
@@ -45,6 +45,16 @@ export function expandInlineDescription(guest: GuestTarget, text: string): strin
   }
 }
 
+/** The registry's probes for a description; a provider's refusal that has a D diagnostic becomes the compiler's. */
+function matchProbes(registry: ProbeRegistry, d: ProbeDescriptionPattern): Probe[] {
+  try {
+    return registry.match(d);
+  } catch (e) {
+    if (e instanceof ProviderError && e.diagnostic) throw new ProbeMatchError(e.diagnostic.tag, e.diagnostic.args);
+    throw e;
+  }
+}
+
 /** What the compiler sees of a target; the guest's kernel types are built once, when first asked for. */
 export class TargetCompiler {
   private types: TypeDictionary | undefined;
@@ -63,7 +73,7 @@ export class TargetCompiler {
     const typed = guest !== undefined;
     return {
       match: (d) =>
-        registry.match(d).map((p) => {
+        matchProbes(registry, d).map((p) => {
           const probe = { id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name };
           return typed ? { ...probe, args: probeArgTypes(registry, p) } : probe;
         }),

@@ -20,12 +20,15 @@ import {
   createIsaSupport,
   tracepointsOf,
   type IsaSupport,
+  type ProcessProgram,
   type Tracepoint,
 } from '@wdtrace/providers';
 import type { TargetStep, TracingTarget } from './target.js';
 
 export interface GuestOptions {
   readonly isa: Isa;
+  /** ARM: the guest built as Thumb-2 code (its kernel, module, libc and programs) instead of A32. */
+  readonly thumb?: boolean;
   /** 1 to 8 (default 1). */
   readonly cpus?: number;
   /** The program init runs, with its arguments (dtrace -c); without it the guest shell reads the console. */
@@ -53,6 +56,12 @@ function guestFiles(initrd: Uint8Array, added: readonly InitrdFile[]): (path: st
     return files.get(path);
   };
 }
+
+/** The pid the guest gives the -c command: init (pid 1) forks it first on this deterministic machine. */
+export const COMMAND_PID = 2;
+
+/** Directories whose programs a process's name is looked up in (the guest's own, and host programs -c placed). */
+const PROGRAM_DIRECTORIES = ['/bin/', '/sbin/', '/host/'];
 
 /** Whether a program reads vtimestamp (illumos keeps per-thread virtual time only then). */
 export function usesVtimestamp(program: CompiledProgram): boolean {
@@ -92,6 +101,8 @@ export class GuestTarget implements TracingTarget {
     );
     this.registry.registerProvider(this.profile.definition);
     for (const d of providers.definitions) this.registry.registerProvider(d);
+    // pid<N> providers come to exist when a description names them (dt_pid_create_probes); `a.out` names the executable.
+    this.registry.prepareDescription = (desc) => providers.pid.prepare(this.registry, desc);
     machine.onModuleEvent((e) => {
       if (e.kind === 'load') this.loadedSince = true;
     });
@@ -100,12 +111,14 @@ export class GuestTarget implements TracingTarget {
   /** Builds the machine (kernel loaded, CPU 0 at its entry, nothing run yet) and its providers. */
   static async create(options: GuestOptions, consoleOutput?: (bytes: Uint8Array) => void): Promise<GuestTarget> {
     // The sample module is loaded at boot unless the caller says which modules to load.
-    const modules = options.machine?.modules ?? Object.entries(defaultImages(options.isa).modules).map(([name, bytes]) => ({ name, bytes }));
+    const images = { thumb: options.thumb ?? options.machine?.thumb };
+    const modules = options.machine?.modules ?? Object.entries(defaultImages(options.isa, images).modules).map(([name, bytes]) => ({ name, bytes }));
     const machine = await Machine.create({
       cmdline: 'quiet',
       ...options.machine,
       modules,
       isa: options.isa,
+      thumb: images.thumb,
       cpus: options.cpus,
       args: options.command,
       files: options.files,
@@ -115,16 +128,28 @@ export class GuestTarget implements TracingTarget {
       nsPerInsn: options.nsPerInsn,
     });
     const support = await createIsaSupport(machine.isa);
-    const view = new GuestMachineView(machine, support, {
-      epochSeconds: options.machine?.epochSeconds,
-      programFile: guestFiles(options.machine?.initrd ?? defaultImages(options.isa).initrd, options.files ?? []),
-    });
-    return new GuestTarget(machine, support, view, await KernelProviders.create(machine, view, support), options);
+    const programFile = guestFiles(options.machine?.initrd ?? defaultImages(options.isa, images).initrd, options.files ?? []);
+    const view = new GuestMachineView(machine, support, { epochSeconds: options.machine?.epochSeconds, programFile });
+    const command = options.command?.[0];
+    // The pid provider's images: a live process's program by its name, or -c's command for the process that will run it.
+    const programOf = (pid: number): ProcessProgram | undefined => {
+      const name = view.processName(pid);
+      if (name !== undefined) {
+        const path = name.startsWith('/') ? name : PROGRAM_DIRECTORIES.map((d) => d + name).find((p) => programFile(p) !== undefined);
+        const bytes = path === undefined ? undefined : programFile(path);
+        return path !== undefined && bytes !== undefined ? { path, bytes, pending: false } : undefined;
+      }
+      if (pid !== COMMAND_PID || command === undefined) return undefined;
+      const bytes = programFile(command);
+      return bytes ? { path: command, bytes, pending: true } : undefined;
+    };
+    return new GuestTarget(machine, support, view, await KernelProviders.create(machine, view, support, programOf), options);
   }
 
   now(): bigint {
     return this.view.now();
   }
+
 
   attach(state: DTraceState): () => void {
     this.providers.fireInto(state);

@@ -13,3 +13,4 @@ export { TargetCompiler, expandInlineDescription, probeArgTypes } from './compil
 export { formatProbeList, formatStatementInfo } from './listing.js';
 export { dwarfTypeDictionary, type DwarfDictionaryOptions } from './kernel-types.js';
 export type { TracingTarget, TargetStep } from './target.js';
+export { liveRows, placedProbes, kernelSymbolizer, type LiveRow } from './live-text.js';

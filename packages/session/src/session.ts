@@ -22,7 +22,7 @@ import type { Isa, Machine } from '@wdtrace/kernel';
 import { aggregationData, type AggregationData } from './aggregations.js';
 import { TargetCompiler } from './compile.js';
 import { messageEvent, type SessionEvent } from './events.js';
-import { GuestTarget, type GuestOptions } from './guest-target.js';
+import { COMMAND_PID, GuestTarget, type GuestOptions } from './guest-target.js';
 import { IdleTarget, type IdleOptions } from './idle-target.js';
 import { formatProbeList } from './listing.js';
 import { workLoop, type LoopEnd, type LoopOptions } from './loop.js';
@@ -82,8 +82,6 @@ function withOrigin(source: string, options: CompileOptions): CompileOptions {
   return { origin: { kind: 'probe', text: source }, ...options };
 }
 
-/** The pid the guest gives the -c command: init (pid 1) forks it first on this deterministic machine. */
-const COMMAND_PID = 2;
 
 export class Session {
   private interrupted = false;

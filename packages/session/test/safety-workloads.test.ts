@@ -1,7 +1,8 @@
 // Safety of the kernel providers on a booted guest, with real D programs:
 // with every fbt probe, every sdt/proc/sched/io probe, or every syscall
 // probe enabled, the guest workloads print exactly what they print untraced
-// and exit with the same statuses, on one and two CPUs of each ISA; and once
+// and exit with the same statuses, on one and two CPUs of each ISA (ARM's
+// guest also as its Thumb-2 build); and once
 // the session has ended the kernel's text (every executable section of the
 // image and of the hello module) is byte for byte what it was before.
 import { defaultOptions } from '@wdtrace/dtrace-core';
@@ -33,7 +34,7 @@ function kernelText(machine: Machine): Map<string, Uint8Array> {
     if (s.type !== SHT_PROGBITS || (s.flags & SHF_EXECINSTR) === 0 || s.size === 0) continue;
     out.set(`kernel ${s.name} 0x${s.addr.toString(16)}`, machine.readText(s.addr, s.size));
   }
-  const modules = defaultImages(machine.isa).modules;
+  const modules = defaultImages(machine.isa, { thumb: machine.thumb }).modules;
   for (const name of machine.modules.loaded) {
     const linked = machine.modules.module(name)!;
     const object = parseElf(new Uint8Array(modules[name]!));
@@ -46,16 +47,20 @@ function kernelText(machine: Machine): Map<string, Uint8Array> {
   return out;
 }
 
-const boot = (isa: Isa, cpus: number) => guestSession({ isa, cpus, command: ['/bin/sh', '-c', SCRIPT] });
+/** An image set: an ISA's guest, or `arm-thumb`, ARM's Thumb-2 build. */
+type GuestSet = Isa | 'arm-thumb';
 
-async function untraced(isa: Isa, cpus: number) {
+const boot = (set: GuestSet, cpus: number) =>
+  guestSession({ isa: set === 'arm-thumb' ? 'arm' : set, thumb: set === 'arm-thumb', cpus, command: ['/bin/sh', '-c', SCRIPT] });
+
+async function untraced(isa: GuestSet, cpus: number) {
   const { session, collected } = await boot(isa, cpus);
   const machine = session.machine!;
   const result = await machine.runUntilPowerOff({ instructions: INSTRUCTION_LIMIT });
   return { result, output: collected.guestOut, instructions: machine.instructions };
 }
 
-async function traced(isa: Isa, cpus: number, script: string) {
+async function traced(isa: GuestSet, cpus: number, script: string) {
   const { session, collected } = await boot(isa, cpus);
   const machine = session.machine!;
   const program = session.compile(script);
@@ -92,6 +97,8 @@ describe.each([
   ['x86_64', 2],
   ['arm', 1],
   ['arm', 2],
+  ['arm-thumb', 1],
+  ['arm-thumb', 2],
 ] as const)('guest workloads on %s with %d CPU(s) under every kernel probe', (isa, cpus) => {
   let plain: Awaited<ReturnType<typeof untraced>> | undefined;
   const baseline = async () => (plain ??= await untraced(isa, cpus));

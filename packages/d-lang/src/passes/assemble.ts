@@ -19,7 +19,7 @@ import {
 import { BUILTIN_FUNCTIONS } from '../builtins.js';
 import { fail } from '../diagnostics.js';
 import { dtypeName } from '../semantics.js';
-import { difTypeOf } from './codegen.js';
+import { difTypeOf } from '../diftype.js';
 import type { Pass } from './pass.js';
 
 function aggregationDataSize(func: string, arg: bigint): number {

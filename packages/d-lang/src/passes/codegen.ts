@@ -17,63 +17,21 @@
 //   && || ^^ ?:            tst and branches (short-circuit)
 //   *p  p->m  a[i]          address arithmetic + ld{s,u}{b,h,w}/ldx by type
 //   subroutine call        flushts; push args; call subr, rd
-import { CTF_K, type Difo, DIF_OP, DIF_SUBR, DIF_VAR_OTHER_UBASE, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_ARRAY, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_TYPE_CTF, DIF_TYPE_STRING, type DifType, difTypeByRef, difTypeInteger, difTypeString } from '@wdtrace/dtrace-core/dif';
+import { CTF_K, type Difo, DIF_OP, DIF_SUBR, DIF_VAR_OTHER_UBASE, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_ARRAY, DIFV_KIND_SCALAR, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_TYPE_CTF, DIF_TYPE_STRING, type DifType, difTypeByRef, difTypeInteger } from '@wdtrace/dtrace-core/dif';
 import { DTRACEACT, DTRACEAGG, DT_ACT, DTRACE_RECHDR_SIZE, type FormatDescription, llquantizeArg, lquantizeArg, ustackArg } from '@wdtrace/dtrace-core/program';
 import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
 import type { Expr, VariableInfo } from '../ast.js';
-import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, functionKindName } from '../builtins.js';
-import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
+import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, KEY_ACTIONS, functionKindName } from '../builtins.js';
+import type { CompileContext, CookedStatement } from '../context.js';
 import { type Loc, fail } from '../diagnostics.js';
-import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion, isVoid } from '../dtypes.js';
-import type { IrVariable } from '../ir.js';
+import { isArray, isCharArrayOrPointer, isInteger, isPointer, isSigned, isString, isStructOrUnion } from '../dtypes.js';
+import type { IrAction, IrEcb, IrVariable } from '../ir.js';
+import { difTypeOf } from '../diftype.js';
 import type { DifAssembler } from '../assembler.js';
 import type { Pass } from './pass.js';
-import { parseSizeOption } from './pragmas.js';
-import { KEY_ACTIONS } from './types.js';
+import { parseSizeOption } from '../options.js';
 
 const NREGS = 8;
-
-/** DIF type of a D type, as dt_node_diftype computes it. */
-export function difTypeOf(ctx: CompileContext, t: CType | undefined): DifType {
-  if (t === undefined) return { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
-  if (isString(t)) {
-    // strsize is settled by the pragmas pass, before any DIF type is asked for.
-    const size = ctx.env.stringSize;
-    if (ctx.stringDifType?.size !== size) ctx.stringDifType = difTypeString(size);
-    return ctx.stringDifType;
-  }
-  // One DifType per other D type and compilation (immutable, shared between DIFOs).
-  let d = ctx.difTypes.get(t);
-  if (d === undefined) {
-    d = difTypeOfUncached(ctx, t);
-    ctx.difTypes.set(t, d);
-  }
-  return d;
-}
-
-function difTypeOfUncached(ctx: CompileContext, t: CType): DifType {
-  if (isVoid(t)) return { kind: DIF_TYPE_CTF, ckind: CTF_K.INTEGER, flags: 0, size: 0 };
-  if (isString(t)) return difTypeString(ctx.env.stringSize);
-  const r = resolveType(t);
-  switch (r.kind) {
-    case 'integer':
-      return difTypeInteger(r.size);
-    case 'enum':
-      return difTypeInteger(r.size, CTF_K.ENUM);
-    case 'pointer':
-      return difTypeInteger(r.size, CTF_K.POINTER);
-    case 'float':
-      return { kind: DIF_TYPE_CTF, ckind: CTF_K.FLOAT, flags: 0, size: r.size };
-    case 'array':
-      return difTypeByRef(ctx.env.sizeOf(r), CTF_K.ARRAY);
-    case 'struct':
-      return difTypeByRef(r.size, CTF_K.STRUCT);
-    case 'union':
-      return difTypeByRef(r.size, CTF_K.UNION);
-    default:
-      return difTypeInteger(8);
-  }
-}
 
 /** One DIFO under construction. A compilation has one, started afresh for each DIFO (see compileDifo). */
 class DifoBuilder {
@@ -866,27 +824,6 @@ class ExprGen {
 
 // ---------------------------------------------------------------------------
 // Clauses to ECB descriptions.
-
-export interface IrAction {
-  readonly kind: number;
-  readonly difo?: Difo;
-  readonly ntuple: number;
-  readonly arg: bigint;
-  readonly uarg: bigint;
-  /** `type`: the D type of the value recorded (trace, print, printf-like arguments), for the consumer. */
-  readonly record?: { size: number; alignment: number; format: number; type?: CType | undefined };
-  readonly source?: string;
-}
-
-export interface IrEcb {
-  readonly clause: number;
-  readonly probes: ResolvedClause['probes'];
-  readonly predicate?: Difo;
-  readonly actions: IrAction[];
-  readonly destructive: boolean;
-  readonly speculative: boolean;
-  readonly referenceAttributes?: string;
-}
 
 /** The code generator of each compilation (DIFOs are generated one at a time). */
 const generators = new WeakMap<CompileContext, ExprGen>();

@@ -4,8 +4,9 @@
 // when the framework supplied a probe catalogue — matched: a description
 // matching nothing is an error unless -Z (zdefs) is set.
 import type { ProbeDescription } from '@wdtrace/dtrace-core/program';
-import { fail } from '../diagnostics.js';
-import type { ProbeInfo } from '../context.js';
+import { DIAGNOSTICS } from '../diagnostics-table.js';
+import { fail, type DiagnosticTag, type Loc } from '../diagnostics.js';
+import { ProbeMatchError, type ProbeCatalogue, type ProbeInfo } from '../context.js';
 import type { ClauseItem } from '../ast.js';
 import type { Pass } from './pass.js';
 
@@ -70,7 +71,7 @@ export const probesPass: Pass = {
         if (typeof d === 'string') fail('D_PDESC_INVAL', p.loc, p.text, d);
         let desc = d;
         if (ctx.options.probes !== undefined) {
-          const m = ctx.options.probes.match(d);
+          const m = matchOrFail(ctx.options.probes, d, p.loc);
           if (m.length === 0 && !zdefs) fail('D_PDESC_ZERO', p.loc, p.text);
           if (m.length === 1 && !/[*?[\]]/.test(p.text)) desc = { ...d, id: m[0]!.id };
           matched.push(...m);
@@ -85,3 +86,13 @@ export const probesPass: Pass = {
     if (ctx.ast!.items.length === 0) fail('D_EMPTY', ctx.ast!.loc);
   },
 };
+
+/** The catalogue's probes for `d`; a provider's refusal is reported at the description with its tag. */
+function matchOrFail(probes: ProbeCatalogue, d: Parameters<ProbeCatalogue['match']>[0], loc: Loc): readonly ProbeInfo[] {
+  try {
+    return probes.match(d);
+  } catch (e) {
+    if (e instanceof ProbeMatchError && e.tag in DIAGNOSTICS) fail(e.tag as DiagnosticTag, loc, ...e.args);
+    throw e;
+  }
+}

@@ -4,15 +4,12 @@
 // exist on their first assignment here, so order matters as in dtrace.
 import { type CType, resolveType } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr } from '../ast.js';
-import { BUILTIN_FUNCTIONS, functionKindName } from '../builtins.js';
+import { BUILTIN_FUNCTIONS, KEY_ACTIONS, functionKindName } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { CompileError, type Loc, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
 import { type CookScope, Cooker, dtypeName } from '../semantics.js';
 import type { Pass } from './pass.js';
-
-/** Actions whose records may be aggregation keys. */
-export const KEY_ACTIONS: ReadonlySet<string> = new Set(['stack', 'ustack', 'jstack', 'sym', 'func', 'mod', 'usym', 'ufunc', 'umod', 'uaddr']);
 
 const actionKeyTypes = new Map<string, CType>();
 

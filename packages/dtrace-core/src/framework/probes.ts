@@ -133,6 +133,12 @@ export class ProbeRegistry {
   private readonly providers = new Map<string, ProviderDefinition>();
   private readonly probes: Probe[] = [];
   private readonly byName = new Map<string, Probe>();
+  /**
+   * Asked before each match, where libdtrace calls dt_pid_create_probes:
+   * may register providers that come to exist on demand (pid<N>) and
+   * rewrite the description (the module `a.out`); the target sets it.
+   */
+  prepareDescription: ((desc: ProbeDescriptionPattern) => ProbeDescriptionPattern) | undefined;
 
   registerProvider(def: ProviderDefinition): void {
     if (this.providers.has(def.name)) throw new Error(`provider ${def.name} is already registered`);
@@ -168,7 +174,8 @@ export class ProbeRegistry {
   }
 
   /** All probes matching `desc`, in id order; providers are asked to provide first (dtrace_probe_provide). */
-  match(desc: ProbeDescriptionPattern): Probe[] {
+  match(description: ProbeDescriptionPattern): Probe[] {
+    const desc = this.prepareDescription ? this.prepareDescription(description) : description;
     for (const def of this.providers.values()) {
       if (globMatch(desc.provider, def.name)) def.ops.provide(this, desc);
     }

@@ -6,24 +6,25 @@
 kernel_flags() {
 	local arch=$1
 	common_flags "$arch"
-	printf '%s\n' -I "$GUEST/kernel/include" -I "$GUEST/kernel/arch/$arch/include" \
+	printf '%s\n' -I "$GUEST/kernel/include" -I "$GUEST/kernel/arch/$(srcarch "$arch")/include" \
 		-fno-pic -fno-asynchronous-unwind-tables -fno-unwind-tables -D__KERNEL__ \
 		-mllvm -enable-shrink-wrap=false
 	case "$arch" in
 	x86_64) printf '%s\n' -mcmodel=kernel -mno-red-zone -mno-sse -mno-sse2 -mno-mmx -mno-80387 ;;
-	arm) printf "%s\n" -mfpu=none ;;
+	arm|arm-thumb) printf "%s\n" -mfpu=none ;;
 	esac
 }
 
 build_kernel() {
-	local arch=$1 obj="$BUILD/$arch/kernel"
+	local arch=$1 obj="$BUILD/$arch/kernel" src_arch
 	local -a flags srcs objs
+	src_arch=$(srcarch "$arch")
 	mapfile -t flags < <(kernel_flags "$arch")
 	mkdir -p "$obj"
 	mapfile -t srcs < <(cd "$GUEST" && ls kernel/init/*.c kernel/core/*.c kernel/mm/*.c \
-		kernel/fs/*.c kernel/drivers/*.c kernel/lib/*.c "kernel/arch/$arch"/*.c \
-		"kernel/arch/$arch"/*.S lib/string.c lib/format.c | sort)
-	if [ "$arch" = arm ]; then
+		kernel/fs/*.c kernel/drivers/*.c kernel/lib/*.c "kernel/arch/$src_arch"/*.c \
+		"kernel/arch/$src_arch"/*.S lib/string.c lib/format.c | sort)
+	if [ "$src_arch" = arm ]; then
 		srcs+=(lib/divide.c lib/divide_arm.S)
 	fi
 	for src in "${srcs[@]}"; do
@@ -32,7 +33,7 @@ build_kernel() {
 		objs+=("$o")
 	done
 	"$LD" -nostdlib -static --build-id=none --emit-relocs --unresolved-symbols=ignore-all \
-		-z noexecstack -z max-page-size=4096 -T "$GUEST/kernel/arch/$arch/kernel.ld" \
+		-z noexecstack -z max-page-size=4096 -T "$GUEST/kernel/arch/$src_arch/kernel.ld" \
 		-o "$obj/kernel.elf" "${objs[@]}"
 }
 

@@ -69,3 +69,21 @@ __aeabi_memclr8:
 	mov r2, r1
 	mov r1, #0
 	b memset
+
+#ifdef __thumb__
+	/* Thumb callers (the arm-thumb image set) reach these A32 entry points
+	 * through `bl`, which the linker turns into `blx` only for function
+	 * symbols. The A32 build keeps them untyped, as it always had them. */
+	.type __aeabi_memcpy, %function
+	.type __aeabi_memcpy4, %function
+	.type __aeabi_memcpy8, %function
+	.type __aeabi_memmove, %function
+	.type __aeabi_memmove4, %function
+	.type __aeabi_memmove8, %function
+	.type __aeabi_memset, %function
+	.type __aeabi_memset4, %function
+	.type __aeabi_memset8, %function
+	.type __aeabi_memclr, %function
+	.type __aeabi_memclr4, %function
+	.type __aeabi_memclr8, %function
+#endif

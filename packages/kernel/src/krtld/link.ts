@@ -250,7 +250,7 @@ export function linkModule(input: Uint8Array | ElfFile, options: LinkOptions): L
         let patched: ReturnType<typeof patchSdtSite>;
         try {
           names = sdtProbeName(sym.name);
-          patched = patchSdtSite(isa, image, sectionAddress, P, sym.name);
+          patched = patchSdtSite(isa, image, sectionAddress, P, sym.name, e.type);
         } catch (err) {
           throw new KrtldError(`${where}: ${(err as Error).message}`);
         }
@@ -375,7 +375,7 @@ export function processKernelSdtSites(input: Uint8Array | ElfFile, moduleName = 
       const where = `${moduleName}: ${relocName(elf.machine, e.type)} at 0x${e.offset.toString(16)}`;
       try {
         const names = sdtProbeName(sym.name);
-        const patched = patchSdtSite(isa, code, target.addr, e.offset, sym.name);
+        const patched = patchSdtSite(isa, code, target.addr, e.offset, sym.name, e.type);
         sites.push({ module: moduleName, function: functionAt(functions, patched.address), ...names, symbol: sym.name, ...patched, argTypes: argTypes.types.get(sym.name) ?? [] });
         patches.push({ address: patched.address, fileOffset: target.offset + Number(patched.address - target.addr), bytes: patched.patch });
       } catch (err) {

@@ -22,6 +22,8 @@ import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap } 
 export const ARM_BOOT_CPSR = 0x1d3;
 const MODE_MASK = 0x1f;
 const MODE_USR = 0x10;
+/** CPSR.T: the CPU is in Thumb state. */
+const CPSR_T = 0x20;
 
 /** Exceptions that stop to the host: the invop handlers see these first. */
 const TRAP_STOP_MASK = (1 << ArmException.UNDEFINED) | (1 << ArmException.BKPT) | (1 << ArmException.DTRACE_BREAKPOINT);
@@ -194,9 +196,22 @@ export class ArmPort implements CpuPort {
     return this.afterDisplaced(cpu, this.core.emulate(cpu, code, displaced >>> 0, Number(trap.pc)));
   }
 
+  /**
+   * Runs the displaced instruction in the instruction set the CPU stopped
+   * in: CPSR.T set means T32 (2 bytes, or 4 for a 32-bit instruction, its
+   * halfwords in memory order), with the CPU's ITSTATE applying and advancing.
+   */
   executeDisplaced(cpu: number, trap: Trap, bytes: Uint8Array): CpuStop | undefined {
     if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
-    if (bytes.length !== 4) throw new Error(`ARM displaced execution at 0x${trap.pc.toString(16)}: an A32 instruction is 4 bytes, not ${bytes.length}`);
+    const at = `0x${trap.pc.toString(16)}`;
+    if ((this.core.getCpsr(cpu) & CPSR_T) !== 0) {
+      if (bytes.length !== 2 && bytes.length !== 4) throw new Error(`ARM displaced execution at ${at}: a T32 instruction is 2 or 4 bytes, not ${bytes.length}`);
+      const hw0 = bytes[0]! | (bytes[1]! << 8);
+      const value = bytes.length === 2 ? hw0 : ((hw0 << 16) | bytes[2]! | (bytes[3]! << 8)) >>> 0;
+      this.core.clearPending(cpu);
+      return this.afterDisplaced(cpu, this.core.executeDisplacedT32(cpu, value, Number(trap.pc)));
+    }
+    if (bytes.length !== 4) throw new Error(`ARM displaced execution at ${at}: an A32 instruction is 4 bytes, not ${bytes.length}`);
     const word = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
     this.core.clearPending(cpu);
     return this.afterDisplaced(cpu, this.core.executeDisplaced(cpu, word, Number(trap.pc)));
@@ -366,8 +381,9 @@ class ArmRegisterFile implements RegisterFile {
   sp(): bigint {
     return this.get(13);
   }
+  /** The frame pointer: r11 in A32 code, r7 in Thumb code (as clang and GCC build frames for each set). */
   fp(): bigint {
-    return this.get(11);
+    return this.get((this.port.core.getCpsr(this.cpu) & CPSR_T) !== 0 ? 7 : 11);
   }
   flags(): number {
     return this.port.core.getCpsr(this.cpu) >>> 0;

@@ -18,18 +18,30 @@ function decodeBase64(text: string): Uint8Array {
   return bytes;
 }
 
-const cache = new Map<Isa, GuestImages>();
+const cache = new Map<string, GuestImages>();
+
+/** Which build of the guest: ARM's comes as A32 code and, with `thumb`, as Thumb-2 (T32) code. */
+export interface ImageChoice {
+  readonly thumb?: boolean;
+}
+
+/** The name of an image set: the ISA, or `arm-thumb` for the Thumb-2 build of the ARM guest. */
+export function imageSetName(isa: Isa, choice: ImageChoice = {}): string {
+  return choice.thumb ? `${isa}-thumb` : isa;
+}
 
 /** The committed images for `isa` (fresh copies are not made: treat them as read-only). */
-export function defaultImages(isa: Isa): GuestImages {
-  let images = cache.get(isa);
+export function defaultImages(isa: Isa, choice: ImageChoice = {}): GuestImages {
+  const name = imageSetName(isa, choice);
+  let images = cache.get(name);
   if (!images) {
-    const b = IMAGES_BASE64[isa];
-    if (!b) throw new Error(`no committed guest images for ${isa}`);
+    if (choice.thumb && isa !== 'arm') throw new Error(`the guest is built as Thumb-2 code only for arm, not ${isa}`);
+    const b = IMAGES_BASE64[name];
+    if (!b) throw new Error(`no committed guest images for ${name}`);
     const modules: Record<string, Uint8Array> = {};
     for (const [name, text] of Object.entries(b.modules)) modules[name] = decodeBase64(text);
     images = { kernel: decodeBase64(b.kernel), initrd: decodeBase64(b.initrd), modules };
-    cache.set(isa, images);
+    cache.set(name, images);
   }
   return images;
 }

@@ -15,6 +15,8 @@ export interface KernelFunction {
   readonly name: string;
   readonly address: bigint;
   readonly size: number;
+  /** ARM: the function is Thumb (T32) code — bit 0 of its symbol was set. */
+  readonly thumb?: boolean;
 }
 
 /** The core kernel or one loaded module. */
@@ -59,7 +61,7 @@ function elfFunctions(elf: ElfFile, moduleName: string): KernelFunction[] {
     const key = `${s.name}@${address}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ module: moduleName, name: s.name, address, size: s.size });
+    out.push({ module: moduleName, name: s.name, address, size: s.size, ...(elf.machine === EM_ARM && s.value & 1n ? { thumb: true } : {}) });
   }
   return out.sort(byAddress);
 }
@@ -118,7 +120,7 @@ export function moduleImageFromLinked(linked: LinkedModule, object: Uint8Array |
   const elf = object instanceof ElfFile ? object : parseElf(object);
   const functions: KernelFunction[] = linked.symbols
     .filter((s) => s.isFunction && s.size > 0)
-    .map((s) => ({ module: linked.name, name: s.name, address: elf.machine === EM_ARM ? s.address & ~1n : s.address, size: s.size }))
+    .map((s) => ({ module: linked.name, name: s.name, address: elf.machine === EM_ARM ? s.address & ~1n : s.address, size: s.size, ...(elf.machine === EM_ARM && s.address & 1n ? { thumb: true } : {}) }))
     .sort(byAddress);
   return { name: linked.name, functions, dataRanges: armDataRanges(elf, linked.sectionAddresses), sdtSites: linked.sites, dwarf: lazyDwarf(elf, linked.sectionAddresses) };
 }

@@ -34,6 +34,8 @@ const MiB = 1024 * 1024;
 
 export interface MachineOptions {
   isa: Isa;
+  /** ARM: boot the guest built as Thumb-2 (the committed `arm-thumb` images) instead of A32 (default false). */
+  thumb?: boolean;
   /** 1 to 8 (default 1). */
   cpus?: number;
   /** Bytes of RAM (default 64 MiB). */
@@ -112,6 +114,8 @@ function cmdlineWord(word: string): string {
 
 export class Machine {
   readonly isa: Isa;
+  /** Whether the committed Thumb-2 build of the guest was chosen (MachineOptions.thumb). */
+  readonly thumb: boolean;
   readonly cpuCount: number;
   readonly ramBytes: number;
   readonly nsPerInsn: number;
@@ -174,6 +178,7 @@ export class Machine {
   }) {
     const o = init.options;
     this.isa = o.isa;
+    this.thumb = o.thumb ?? false;
     this.cpuCount = init.cpus;
     this.ramBytes = init.ramBytes;
     this.nsPerInsn = init.nsPerInsn;
@@ -220,7 +225,8 @@ export class Machine {
     const slice = options.sliceInstructions ?? 10_000;
     if (!Number.isInteger(slice) || slice < 1) throw new MachineError(`sliceInstructions must be a positive whole number, not ${slice}`);
 
-    const images = options.kernel && options.initrd ? undefined : defaultImages(isa);
+    if (options.thumb && isa !== 'arm') throw new MachineError(`the guest is built as Thumb-2 code only for arm, not ${isa}`);
+    const images = options.kernel && options.initrd ? undefined : defaultImages(isa, { thumb: options.thumb });
     const kernelBytes = options.kernel ?? images!.kernel;
     let initrd = options.initrd ?? images!.initrd;
     if (options.files?.length) {
@@ -769,6 +775,44 @@ export class Machine {
     const out = new Uint8Array(length);
     const ram = this.port.ram();
     for (const r of this.physicalRanges(va, length)) out.set(ram.subarray(r.pa, r.pa + r.n), r.off);
+    return out;
+  }
+
+  /**
+   * Writes a process's text from the host (pid and usdt tracepoints): through
+   * the page tables at `pageTableRoot`, whatever the pages' protection, and
+   * drops decoded code there. Only that address space's pages change (the
+   * guest gives every process private copies of its text). Throws for an
+   * unmapped address, writing nothing.
+   */
+  writeUserText(pageTableRoot: bigint, va: bigint, bytes: Uint8Array): void {
+    const ranges = this.userPhysicalRanges(pageTableRoot, va, bytes.length);
+    const ram = this.port.ram();
+    for (const r of ranges) {
+      ram.set(bytes.subarray(r.off, r.off + r.n), r.pa);
+      this.port.codeWritten(r.pa, r.n);
+    }
+  }
+
+  /** Reads a process's text through the page tables at `pageTableRoot` (throws for unmapped addresses). */
+  readUserText(pageTableRoot: bigint, va: bigint, length: number): Uint8Array {
+    const out = new Uint8Array(length);
+    const ram = this.port.ram();
+    for (const r of this.userPhysicalRanges(pageTableRoot, va, length)) out.set(ram.subarray(r.pa, r.pa + r.n), r.off);
+    return out;
+  }
+
+  private userPhysicalRanges(root: bigint, va: bigint, length: number): { pa: number; off: number; n: number }[] {
+    const out: { pa: number; off: number; n: number }[] = [];
+    let done = 0;
+    while (done < length) {
+      const at = va + BigInt(done);
+      const pa = this.port.translate(0, at, root);
+      if (pa === undefined || pa >= this.ramBytes) throw new MachineError(`user address 0x${at.toString(16)} is not mapped to RAM`);
+      const n = Math.min(length - done, 4096 - Number(at & 0xfffn));
+      out.push({ pa, off: done, n });
+      done += n;
+    }
     return out;
   }
 

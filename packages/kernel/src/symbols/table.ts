@@ -3,7 +3,7 @@
 // by-name lookup, and function ranges for fbt's walk. Lookups are binary
 // searches over an address-sorted array rebuilt when modules come and go.
 
-import { ElfFile, PT_LOAD, SHN_ABS, SHN_UNDEF, STB_LOCAL, STT_FUNC, STT_OBJECT, parseElf } from '../elf/index.js';
+import { ElfFile, EM_ARM, PT_LOAD, SHN_ABS, SHN_UNDEF, STB_LOCAL, STT_FUNC, STT_OBJECT, parseElf } from '../elf/index.js';
 import type { LinkedModule, SymbolResolver } from '../krtld/index.js';
 import { floorIndex } from './floor.js';
 
@@ -14,6 +14,13 @@ export interface KernelSymbol {
   readonly module: string;
   readonly isFunction: boolean;
   readonly isGlobal: boolean;
+  /** ARM: a Thumb (T32) function — bit 0 of the symbol, which `address` leaves out. */
+  readonly thumb?: boolean;
+}
+
+/** An ARM function symbol's value is its address with bit 0 marking Thumb code. */
+function codeSymbol(value: bigint, isFunction: boolean, arm: boolean): { address: bigint; thumb?: boolean } {
+  return arm && isFunction && (value & 1n) === 1n ? { address: value & ~1n, thumb: true } : { address: value };
 }
 
 export interface AddressInfo {
@@ -60,7 +67,8 @@ export class SymbolTable {
     for (const s of elf.symbols()) {
       if (s.index === 0 || !s.name || s.shndx === SHN_UNDEF || s.shndx === SHN_ABS) continue;
       if (s.type !== STT_FUNC && s.type !== STT_OBJECT) continue;
-      syms.push({ name: s.name, address: s.value, size: s.size, module: moduleName, isFunction: s.type === STT_FUNC, isGlobal: s.bind !== STB_LOCAL });
+      const isFunction = s.type === STT_FUNC;
+      syms.push({ name: s.name, ...codeSymbol(s.value, isFunction, elf.machine === EM_ARM), size: s.size, module: moduleName, isFunction, isGlobal: s.bind !== STB_LOCAL });
     }
     let start: bigint | undefined;
     let end: bigint | undefined;
@@ -75,7 +83,8 @@ export class SymbolTable {
 
   /** Add a module linked by krtld. */
   addModule(module: LinkedModule): void {
-    const syms = module.symbols.map((s) => ({ name: s.name, address: s.address, size: s.size, module: module.name, isFunction: s.isFunction, isGlobal: s.isGlobal }));
+    const arm = module.isa === 'arm';
+    const syms = module.symbols.map((s) => ({ name: s.name, ...codeSymbol(s.address, s.isFunction, arm), size: s.size, module: module.name, isFunction: s.isFunction, isGlobal: s.isGlobal }));
     this.add(module.name, syms, module.base, module.base + BigInt(module.size));
   }
 
@@ -189,11 +198,12 @@ export class SymbolTable {
     return module === undefined ? this.functionList : this.functionList.filter((s) => s.module === module);
   }
 
-  /** A krtld resolver over the global symbols of every module in the table. */
+  /** A krtld resolver over the global symbols of every module in the table (Thumb functions with bit 0 set, as in ELF). */
   resolver(): SymbolResolver {
     return (name) => {
       this.rebuild();
-      return this.names.get(name)?.find((s) => s.isGlobal)?.address;
+      const s = this.names.get(name)?.find((s) => s.isGlobal);
+      return s && s.thumb ? s.address | 1n : s?.address;
     };
   }
 

@@ -25,6 +25,8 @@ export interface KernelInsn {
   readonly cond?: number;
   /** ARM: encoding name from the core's decode table. */
   readonly encoding?: string;
+  /** ARM: a T32 instruction (2 or 4 bytes; `word` is the halfword, or first << 16 | second). */
+  readonly thumb?: boolean;
 }
 
 /** A function's instructions; `complete` is false when decoding stopped early (bytes that are no instruction). */
@@ -75,6 +77,8 @@ export interface UserFrameLayout {
   readonly sp: SavedRegister;
   /** The system-call argument registers, in order. */
   readonly syscallArgs: readonly SavedRegister[];
+  /** ARM: code in Thumb state (saved flags with `mask` set) keeps its frame pointer in another register. */
+  readonly thumbFp?: { readonly flags: SavedRegister; readonly mask: bigint; readonly fp: SavedRegister };
 }
 
 export interface IsaSupport {
@@ -85,8 +89,8 @@ export interface IsaSupport {
   readonly dataModel: 'LP64' | 'ILP32';
 
   // ---- instructions ----
-  /** Decodes `bytes` (a function's text at `address`), skipping the given data ranges (ARM literal pools). */
-  decode(bytes: Uint8Array, address: bigint, dataRanges?: AddressRanges): DecodedFunction;
+  /** Decodes `bytes` (a function's text at `address`), skipping the given data ranges (ARM literal pools); `thumb`: ARM's T32 code. */
+  decode(bytes: Uint8Array, address: bigint, dataRanges?: AddressRanges, thumb?: boolean): DecodedFunction;
   /** Why a probe may not be placed on this instruction, or undefined when it may (kinst's rule). */
   unprobeable(insn: KernelInsn): string | undefined;
   /** The bytes that make `insn` trap into the invop path. */
@@ -105,6 +109,8 @@ export interface IsaSupport {
   readonly fbtNoReturn: string;
   /** sdt: the trapping pattern written over a disabled site, and how the probe resumes. */
   sdtPatch(site: SdtSite): PatchedInstruction;
+  /** pid: the instructions of a user function [start, end) that return to its caller (returns and tail jumps); each is probed in place and run out of line. */
+  pidReturns(insns: readonly KernelInsn[], start: bigint, end: bigint): KernelInsn[];
 
   // ---- ABI ----
   /** Register numbers (RegisterFile.get) of the integer argument registers, in order. */
@@ -127,9 +133,9 @@ export interface IsaSupport {
    * Whether the function at `start` has set up its frame when stopped at
    * `pc` (not its first instruction): false at a return where the frame is
    * already gone, or in a function that builds no frame. `original` reads
-   * the text as linked.
+   * the text as linked; `thumb`: the function is ARM T32 code.
    */
-  frameEstablished(start: bigint, pc: bigint, original: (address: bigint, length: number) => Uint8Array | undefined): boolean;
+  frameEstablished(start: bigint, pc: bigint, original: (address: bigint, length: number) => Uint8Array | undefined, thumb?: boolean): boolean;
   /** The return address into the caller when the frame is not set up (the first instruction, a return): x86-64 [sp], ARM lr. */
   returnAddress(regs: RegisterFile, read: MemoryRead): bigint | undefined;
 }

@@ -15,6 +15,8 @@ export const ARM_USER_FRAME: UserFrameLayout = {
   fp: { member: 'r', index: 11 },
   sp: { member: 'sp_usr' },
   syscallArgs: ARM_SYSCALL_ARGUMENT_REGISTERS.map((index) => ({ member: 'r', index })),
+  // CPSR.T: Thumb code's frame pointer is r7.
+  thumbFp: { flags: { member: 'cpsr' }, mask: 0x20n, fp: { member: 'r', index: 7 } },
 };
 
 export function armArgs(regs: RegisterFile, count: number, read: MemoryRead): bigint[] {

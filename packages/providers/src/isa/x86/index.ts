@@ -1,6 +1,7 @@
 // x86-64's IsaSupport: the parts of this folder put together. The decoder is
 // the core's own, so creating it instantiates the core's WebAssembly module.
 import { createX86Decoder } from '@wdtrace/isa-x86-as';
+import { x86PidReturns } from './pid.js';
 import type { IsaSupport } from '../support.js';
 import { X86_ARGUMENT_REGISTERS, X86_SYSCALL_ARGUMENT_REGISTERS, X86_USER_FRAME, x86CallArgs, x86EntryArgs, x86ReturnValue } from './abi.js';
 import { INT3, decodeX86, displacedX86, unprobeableX86 } from './decode.js';
@@ -23,6 +24,7 @@ export async function createX86Support(): Promise<IsaSupport> {
     fbtIncomplete: x86FbtIncomplete,
     fbtNoReturn: 'no ret or tail jump',
     sdtPatch: x86SdtPatch,
+    pidReturns: x86PidReturns,
     argumentRegisters: X86_ARGUMENT_REGISTERS,
     entryArgs: x86EntryArgs,
     callArgs: x86CallArgs,

@@ -1,0 +1,380 @@
+// The pid provider (fasttrap), after illumos fasttrap.c and libdtrace's
+// dt_pid.c: probes on the instructions of one user process,
+// `pid<N>:<module>:<function>:entry|return|<hex offset>`.
+//
+// There are two ways a pid probe comes to be, as in illumos:
+// - on demand: a description naming `pid<N>` makes the provider `pid<N>`
+//   exist (`prepare`, what dt_pid_create_probes does while D compiles), and
+//   matching it creates the probes of the process's executable that the
+//   description names: `return`, `entry`, then each instruction offset the
+//   name matches (every instruction when the name is left out); the module
+//   `a.out` stands for the executable, whose probes carry its base name;
+// - for a process that does not run its program yet (dtrace -c's command,
+//   created before the guest boots), the probes are made against the file it
+//   will run, and placed when it execs that file.
+//
+// Placing: each probed instruction becomes the ISA's breakpoint in that
+// process's text only — the guest gives every process private copies of
+// its text pages, and the writes go through that process's page tables —
+// and once the probe fired the original instruction runs out of line as if
+// at its own address (kinst's displaced execution, in user mode). The trap
+// is claimed only for a user-mode trap in an address space that has the
+// tracepoint; any other int3 / undefined instruction reaches the guest as
+// usual.
+//
+// Process lifecycle, as fasttrap keeps it: while any pid probe is enabled,
+// tracepoints of the provider's own on the kernel's proc SDT sites watch
+// - proc:::create: a forked child (its own address space) gets the original
+//   bytes back at every tracepoint of its parent: the child's text has none
+//   (fasttrap_fork); a vfork child shares the parent's text and fires its
+//   probes, as illumos's fasttrap does for vfork children;
+// - proc:::exec-success: a process waiting for its program goes live and its
+//   enabled probes are placed; a live process that execs something else
+//   loses its probes (the old text is gone with its address space);
+// - proc:::exit: the process's tracepoints are taken out and its probes
+//   retired; they never fire again.
+//
+// Arguments: entry and offset probes get the argument registers (entry also
+// the stack arguments after them); return probes get arg0 = the offset of
+// the returning instruction in the function and arg1 = the return value.
+import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
+import type { KernelFunction, Machine, SafeRead, Trap } from '@wdtrace/kernel';
+import type { GuestMachineView } from '../guest-view.js';
+import type { IsaSupport, KernelInsn } from '../isa/index.js';
+import { ProviderError, type ProbeSink } from '../provider.js';
+import { TracepointTable, tracepointsOf, type Tracepoint } from '../tracepoints.js';
+import { ProgramImage } from './image.js';
+
+export const PID_PROVIDER_PREFIX = 'pid';
+
+/** The program a process runs, or will run (`pending`: it has not exec'd it yet). */
+export interface ProcessProgram {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+  readonly pending: boolean;
+}
+
+type PidProbeKind = 'entry' | 'return' | 'offset';
+
+export interface PidProbe {
+  readonly process: PidProcess;
+  readonly function: KernelFunction;
+  readonly kind: PidProbeKind;
+  /** The probed instructions: the first (entry), each return site (return), the one at the offset. */
+  readonly insns: readonly KernelInsn[];
+  id: number;
+  enabled: boolean;
+  tracepoints?: Tracepoint[];
+}
+
+/** A process the provider has probes in. */
+export interface PidProcess {
+  readonly pid: number;
+  readonly image: ProgramImage;
+  state: 'pending' | 'live' | 'retired';
+  /** Its address space's root table, while live. */
+  root?: bigint;
+  /** Its text's tracepoints, while live. */
+  table?: TracepointTable;
+  readonly probes: PidProbe[];
+  readonly definition: ProviderDefinition;
+}
+
+const PID_ATTRIBUTES = {
+  provider: 'Evolving/Evolving/ISA',
+  module: 'Private/Private/Unknown',
+  function: 'Private/Private/Unknown',
+  name: 'Evolving/Evolving/ISA',
+  args: 'Private/Private/Unknown',
+} as const;
+
+/** Page-table roots compared without their attribute bits. */
+const sameRoot = (a: bigint, b: bigint): boolean => (a & ~0xfffn) === (b & ~0xfffn);
+const isGlob = (s: string): boolean => /[*?[\\]/.test(s);
+const ENTRY_ARGS = 10;
+
+export class PidProvider {
+  private readonly processes = new Map<number, PidProcess>();
+  /** The kernel tracepoints watching fork, exec and exit while a pid probe is enabled. */
+  private watch: Tracepoint[] | undefined;
+  private enabledCount = 0;
+  /** Traps of pid probes claimed (all processes). */
+  firings = 0;
+
+  constructor(
+    readonly machine: Machine,
+    private readonly view: GuestMachineView,
+    readonly support: IsaSupport,
+    private readonly sink: ProbeSink,
+    /** The program process `pid` runs or will run, undefined when it has none the provider can read. */
+    private readonly programOf: (pid: number) => ProcessProgram | undefined,
+  ) {}
+
+  /** The pid of a `pid<N>` provider name, undefined for any other name. */
+  static pidOf(providerName: string): number | undefined {
+    const m = /^pid([1-9]\d*)$/.exec(providerName);
+    return m ? Number(m[1]) : undefined;
+  }
+
+  /**
+   * Before a description is matched (dt_pid_create_probes): a `pid<N>`
+   * provider comes to exist for process N, and the module `a.out` is the
+   * process's executable. Returns the description to match.
+   */
+  prepare(registry: ProbeRegistry, desc: ProbeDescriptionPattern): ProbeDescriptionPattern {
+    const pid = PidProvider.pidOf(desc.provider);
+    if (pid === undefined) return desc;
+    const process = this.process(pid);
+    if (!process) return desc;
+    if (!registry.provider(process.definition.name)) registry.registerProvider(process.definition);
+    return desc.module === 'a.out' ? { ...desc, module: process.image.module } : desc;
+  }
+
+  /** The process record of `pid`, made when its program can be read. */
+  private process(pid: number): PidProcess | undefined {
+    const known = this.processes.get(pid);
+    if (known && known.state !== 'retired') return known;
+    const program = this.programOf(pid);
+    if (!program) return known;
+    let image: ProgramImage;
+    try {
+      image = new ProgramImage(program.path, program.bytes, this.support);
+    } catch {
+      return known; // not an ELF object: no probes
+    }
+    const name = `${PID_PROVIDER_PREFIX}${pid}`;
+    const process: PidProcess = {
+      pid,
+      image,
+      state: 'pending',
+      probes: [],
+      definition: {
+        name,
+        attributes: PID_ATTRIBUTES,
+        ops: {
+          provide: (registry, desc) => this.provide(process, registry, desc),
+          enable: (_id, arg) => this.enable(arg as PidProbe),
+          disable: (_id, arg) => this.disable(arg as PidProbe),
+          destroy: (_id, arg) => this.disable(arg as PidProbe),
+        },
+      },
+    };
+    if (!program.pending) {
+      const root = this.view.processRoot(pid);
+      if (root === undefined) return known;
+      this.goLive(process, root);
+    }
+    this.processes.set(pid, process);
+    return process;
+  }
+
+  // ---- probe creation ------------------------------------------------------
+
+  private provide(process: PidProcess, registry: ProbeRegistry, desc?: ProbeDescriptionPattern): void {
+    // Probes are made only for a description that names this provider (dt_pid), never for a glob over providers.
+    if (!desc || desc.provider !== process.definition.name || process.state === 'retired') return;
+    if (desc.module !== '' && !globMatch(desc.module, process.image.module)) return;
+    const name = desc.name === '' ? '*' : desc.name;
+    for (const fn of process.image.functions) {
+      if (!globMatch(desc.function, fn.name)) continue;
+      const decoded = process.image.decode(fn);
+      const make = (probeName: string, kind: PidProbeKind, insns: KernelInsn[]): void => {
+        if (insns.length === 0 || registry.lookup(process.definition.name, process.image.module, fn.name, probeName)) return;
+        const probe: PidProbe = { process, function: fn, kind, insns, id: 0, enabled: false };
+        probe.id = registry.createProbe(process.definition.name, process.image.module, fn.name, probeName, probe);
+        process.probes.push(probe);
+      };
+      const probeable = decoded.insns.filter((i) => !this.support.unprobeable(i));
+      let matched = false;
+      if (globMatch(name, 'return')) {
+        make('return', 'return', this.support.pidReturns(probeable, fn.address, fn.address + BigInt(fn.size)));
+        matched = true;
+      }
+      if (globMatch(name, 'entry')) {
+        const first = probeable[0];
+        make('entry', 'entry', first && first.address === fn.address ? [first] : []);
+        matched = true;
+      }
+      if (isGlob(name)) {
+        for (const insn of probeable) {
+          const off = (insn.address - fn.address).toString(16);
+          if (globMatch(name, off)) make(off, 'offset', [insn]);
+        }
+      } else if (!matched) {
+        this.provideOffset(process, fn, name, decoded.insns, make);
+      }
+    }
+  }
+
+  /** One offset probe, `name` a hex offset (dt_pid_create_offset_probe's checks and words). */
+  private provideOffset(process: PidProcess, fn: KernelFunction, name: string, insns: readonly KernelInsn[], make: (n: string, k: PidProbeKind, i: KernelInsn[]) => void): void {
+    const prov = process.definition.name;
+    if (!/^(?:0x)?[0-9a-fA-F]+$/.test(name)) throw new ProviderError(prov, `'${name}' is an invalid probe name`, { tag: 'D_PROC_NAME', args: [name] });
+    const off = BigInt(name.startsWith('0x') ? name : `0x${name}`);
+    const hex = off.toString(16);
+    if (off >= BigInt(fn.size)) throw new ProviderError(prov, `offset 0x${hex} outside of ${process.image.module}:${fn.name}`, { tag: 'D_PROC_OFF', args: [hex, process.image.module, fn.name] });
+    const insn = insns.find((i) => i.address - fn.address === off);
+    if (!insn) throw new ProviderError(prov, `offset 0x${hex} is not aligned on an instruction`, { tag: 'D_PROC_ALIGN', args: [hex] });
+    const why = this.support.unprobeable(insn);
+    if (why) {
+      const what = `'${fn.name}+0x${hex}' ("${insn.text}"): ${why}`;
+      throw new ProviderError(prov, `failed to create probe at ${what}`, { tag: 'D_PROC_CREATEFAIL', args: [String(process.pid), what] });
+    }
+    make(off.toString(16), 'offset', [insn]);
+  }
+
+  // ---- enabling -----------------------------------------------------------
+
+  private enable(probe: PidProbe): void {
+    if (probe.enabled) return;
+    probe.enabled = true;
+    if (this.enabledCount++ === 0) this.startWatching();
+    if (probe.process.state === 'live') this.place(probe);
+  }
+
+  private disable(probe: PidProbe): void {
+    if (!probe.enabled) return;
+    probe.enabled = false;
+    this.unplace(probe);
+    if (--this.enabledCount === 0) this.stopWatching();
+  }
+
+  private place(probe: PidProbe): void {
+    const table = probe.process.table;
+    if (!table || probe.tracepoints) return;
+    const fn = probe.function;
+    const name = `${probe.process.definition.name}:${probe.process.image.module}:${fn.name}`;
+    const tps = probe.insns.map((insn): Tracepoint => {
+      const result = this.support.displaced(insn);
+      const offset = insn.address - fn.address;
+      return {
+        address: insn.address,
+        patch: this.support.breakpoint(insn),
+        name: `${name}:${probe.kind === 'offset' ? offset.toString(16) : probe.kind}`,
+        order: probe.kind === 'entry' ? 0 : probe.kind === 'offset' ? 1 : 2,
+        fire: (trap: Trap) => {
+          this.firings++;
+          this.sink.probe(probe.id, trap.cpu, this.args(probe, trap, offset));
+          return result;
+        },
+      };
+    });
+    table.place(probe, tps);
+  }
+
+  private unplace(probe: PidProbe): void {
+    if (probe.tracepoints && probe.process.table) probe.process.table.unplace(probe);
+    probe.tracepoints = undefined;
+  }
+
+  private args(probe: PidProbe, trap: Trap, offset: bigint): bigint[] {
+    const regs = this.machine.registers(trap.cpu);
+    if (probe.kind === 'return') return [offset, this.support.returnValue(regs)];
+    const root = regs.pageTableRoot();
+    const read = (va: bigint, length: number): SafeRead => this.machine.readUser(root, va, length);
+    return this.support.entryArgs(regs, probe.kind === 'entry' ? ENTRY_ARGS : this.support.argumentRegisters.length, read);
+  }
+
+  // ---- processes ----------------------------------------------------------
+
+  /** The process runs its program in the address space at `root`: its enabled probes are placed. */
+  private goLive(process: PidProcess, root: bigint): void {
+    process.state = 'live';
+    process.root = root;
+    const machine = this.machine;
+    process.table = new TracepointTable(
+      {
+        readText: (va, length) => machine.readUserText(root, va, length),
+        writeText: (va, bytes) => machine.writeUserText(root, va, bytes),
+        addInvopHandler: (h) => machine.addInvopHandler(h),
+      },
+      (trap) => trap.user && sameRoot(machine.registers(trap.cpu).pageTableRoot(), root),
+    );
+    for (const p of process.probes) if (p.enabled) this.place(p);
+  }
+
+  /** The process's probes never fire again; `restore` takes its tracepoints out of its (still mapped) text first. */
+  private retire(process: PidProcess, restore: boolean): void {
+    for (const p of process.probes) {
+      if (restore) this.unplace(p);
+      p.tracepoints = undefined;
+    }
+    if (!restore) process.table?.forget(0n, (1n << 64n) - 1n);
+    process.table = undefined;
+    process.root = undefined;
+    process.state = 'retired';
+  }
+
+  private startWatching(): void {
+    const table = tracepointsOf(this.machine);
+    const sites = this.machine.kernelModules().flatMap((m) => m.sdtSites).filter((s) => s.provider === 'proc' && ['create', 'exec-success', 'exit'].includes(s.probe));
+    this.watch = sites.map((site) => {
+      const { patch, result } = this.support.sdtPatch(site);
+      return {
+        address: site.address,
+        patch,
+        name: `pid:kernel:${site.function}:${site.probe}`,
+        fire: (trap: Trap) => {
+          if (site.probe === 'create') this.forked(trap);
+          else if (site.probe === 'exec-success') this.execed(trap);
+          else this.exiting(trap);
+          return result;
+        },
+      };
+    });
+    for (const tp of this.watch) table.install(tp);
+  }
+
+  private stopWatching(): void {
+    if (!this.watch) return;
+    const table = tracepointsOf(this.machine);
+    for (const tp of this.watch) table.remove(tp);
+    this.watch = undefined;
+  }
+
+  /** The process on the trapping CPU and its record, when the provider has one. */
+  private current(trap: Trap): { task: bigint; tid: number; process?: PidProcess } | undefined {
+    const task = this.view.currentTask(trap.cpu);
+    if (task === undefined) return undefined;
+    const { pid, tid } = this.view.taskIds(task);
+    return { task, tid, process: this.processes.get(pid) };
+  }
+
+  /** proc:::create: the child's own copy of the text gets the original bytes at every tracepoint. */
+  private forked(trap: Trap): void {
+    const parent = this.current(trap)?.process;
+    if (!parent || parent.state !== 'live' || !parent.table || parent.root === undefined) return;
+    const child = this.support.callArgs(this.machine.registers(trap.cpu), 1, (va, n) => this.machine.readKernel(va, n))[0];
+    const childRoot = child ? this.view.taskRoot(child) : undefined;
+    if (childRoot === undefined || sameRoot(childRoot, parent.root)) return; // vfork / thread: the same text
+    for (const p of parent.probes) {
+      for (const tp of p.tracepoints ?? []) {
+        this.machine.writeUserText(childRoot, tp.address, parent.table.readOriginal(tp.address, tp.patch.length));
+      }
+    }
+  }
+
+  /** proc:::exec-success: the process now runs its new program. */
+  private execed(trap: Trap): void {
+    const cur = this.current(trap);
+    const process = cur?.process;
+    if (!cur || !process) return;
+    if (process.state === 'pending') {
+      const root = this.view.taskRoot(cur.task);
+      if (root !== undefined) this.goLive(process, root);
+    } else if (process.state === 'live') {
+      this.retire(process, false); // the old address space is gone
+    }
+  }
+
+  /** proc:::exit of the process's leader: its probes are retired. */
+  private exiting(trap: Trap): void {
+    const cur = this.current(trap);
+    if (cur?.process?.state === 'live' && cur.tid === cur.process.pid) this.retire(cur.process, true);
+  }
+
+  /** The process record of `pid` (tests, the listing). */
+  processOf(pid: number): PidProcess | undefined {
+    return this.processes.get(pid);
+  }
+}
