@@ -252,7 +252,7 @@ export class Consumer {
             const name = eq < 0 ? text : text.slice(0, eq);
             const value = eq < 0 ? null : text.slice(eq + 1);
             try {
-              setOption(this.opts, name, value);
+              setOption(this.opts, name, value, true);
             } catch (err) {
               // dt_setopt's message ends with a newline of its own, then dt_handle_liberr adds one.
               this.libraryError(ep, `couldn't set option "${name}" to "${value ?? '1'}": ${(err as Error).message.replace(/^.*: /, '')}\n`);

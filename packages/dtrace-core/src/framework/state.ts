@@ -204,9 +204,10 @@ export class DTraceState {
       this.buffers.push({ entries: [], used: 0, drops: 0, full: false });
       this.aggDrops.push(0);
     }
-    for (let i = 0; i < this.options.nspec; i++) {
-      this.speculations.push({ state: 'inactive', buffers: Array.from({ length: machine.ncpus }, () => ({ entries: [], used: 0, drops: 0 })) });
-    }
+    // dtrace_state_go refuses more speculations than an int counts (ENOMEM); the
+    // others are made as speculation() first needs them.
+    if (this.options.nspec > 0x7fffffff) throw new LoadError('could not enable tracing: Not enough space');
+    this.nspec = this.options.nspec;
     for (const a of program.aggregations) {
       this.aggregationDescs.set(a.id, a);
       this.aggregations.set(a.id, new Map());
@@ -702,10 +703,13 @@ export class DTraceState {
   // -------------------------------------------------------------------------
   // Speculations
 
+  /** nspec when tracing started: speculation ids are 1..nspec. */
+  private readonly nspec: number;
+
   /** A speculation id (dtrace_specid_t, 32 bits); one beyond nspec is an illegal operation, as in speculate(), commit() and discard(). */
   private speculationId(value: bigint): number {
     const which = Number(BigInt.asUintN(32, value));
-    if (which > this.speculations.length) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+    if (which > this.nspec) throw new DifFault(DTRACEFLT.ILLOP, 0n);
     return which;
   }
 
@@ -761,6 +765,11 @@ export class DTraceState {
       }
       if (s.state === 'committing' || s.state === 'committingmany' || s.state === 'discarding') busy = true;
     }
+    // Every speculation made so far is in use: the next id (inactive, never made yet), while there is one.
+    if (this.speculations.length < this.nspec) {
+      this.speculations.push({ state: 'active', buffers: Array.from({ length: this.machine.ncpus }, () => ({ entries: [], used: 0, drops: 0 })) });
+      return this.speculations.length;
+    }
     if (busy) this.drops.specBusy++;
     else this.drops.specUnavailable++;
     return 0;
@@ -776,7 +785,8 @@ export class DTraceState {
     this.cleanSpeculations();
     const which = this.speculationId(value);
     if (which === 0) return undefined;
-    const spec = this.speculations[which - 1]!;
+    const spec = this.speculations[which - 1];
+    if (!spec) return undefined; // never allocated: inactive
     const buf = spec.buffers[cpu]!;
     switch (spec.state) {
       case 'active':
