@@ -61,3 +61,12 @@ describe('setopt() while tracing', () => {
     expect(r.status).toBe(0);
   });
 });
+
+describe('dynvarsize', () => {
+  it('holds at least one dynamic variable however small, as dtrace_dstate_init sizes it', async () => {
+    const r = await wdtrace('-x', 'dynvarsize=1', '-qn', 'BEGIN { self->x = 7; printf("%d\\n", self->x); exit(0) }');
+    expect(r.stdout).toBe('7\n\n');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+});

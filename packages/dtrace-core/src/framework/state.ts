@@ -893,7 +893,9 @@ export class DTraceState {
       return;
     }
     const size = this.dynSize(v, key);
-    if (this.dynamicBytes + size > this.options.dynvarsize) {
+    // dtrace_dstate_init raises dynvarsize to at least one chunk: the first
+    // dynamic variable always fits, however small the option.
+    if (this.dynamicBytes + size > this.options.dynvarsize && this.dynamic.size > (old !== undefined ? 1 : 0)) {
       if (old !== undefined) this.dynamic.delete(key);
       this.drops.dynamic++;
       return;
