@@ -75,14 +75,16 @@ export function createProgram(out: (s: string) => void, err: (s: string) => void
     .option('-H', 'print the path of every #included file (with -C, to stderr)')
     .option('--json', 'print one JSON object per probe firing instead of formatted text')
     .option('--run-for <duration>', 'stop tracing after this much virtual time (e.g. 5s, 250ms)')
-    .option('-c <command>', 'boot the guest, run the command in it and trace until it exits ($target is its pid)')
-    .option('-p <pid>', 'boot the guest with its shell on the terminal, grab guest process PID and trace until it exits ($target is PID)')
+    .option('-c <command>', 'boot the guest, run the command in it (standard input is its input) and trace until it exits ($target is its pid)')
+    .option('-p <pid>', 'grab process PID of the running guest and trace until it exits ($target is PID)')
+    .option('--boot <command>', 'a shell command the running guest starts at boot (work to trace without -c)')
     .option('--arch <isa>', 'trace a guest machine of this ISA: x86_64 or arm (the default when kernel probes are named: x86_64)')
     .option('--thumb', 'trace the ARM guest built as Thumb-2 code: its kernel, module and programs (implies --arch arm)')
     .option('--cpus <n>', 'number of CPUs of the machine', '1')
+    .option('--ns-per-insn <n>', 'virtual nanoseconds per executed guest instruction (the guest\'s time scale)', '1')
     .argument('[macro-argument...]', 'values for $1, $2, ... in the program')
     .addHelpText('after', '\nVerbs:\n  wdtrace dis [--arch x86_64|arm] [--thumb] [--symbol NAME]... FILE\n                        disassemble an ELF file as llvm-objdump -d does\n  wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...\n                        the guest kernel text with those probes enabled, next to the image\n  wdtrace run [--arch x86_64|arm] [--thumb] [--cpus N] [-- PROGRAM ARGS...]\n                        boot the guest and run PROGRAM (a guest path or a static ELF)\n')
-    .configureOutput({ writeOut: out, writeErr: err, outputError: (s, write) => write(s.replace(/^error: /, 'wdtrace: ')) })
+    .configureOutput({ writeOut: out, writeErr: err, outputError: (s, write) => write(s.replace(/^error: /, 'dtrace: ')) })
     .exitOverride();
   for (const flag of ['n', 'P', 'm', 'f', 'i', 's'] as const) {
     program.on(`option:${flag}`, (v: string) => specs.push({ flag, text: v }));

@@ -11,7 +11,7 @@ import { dumpSugared, formatDiagnostics, listDif, type CompileOptions, type Comp
 import { LoadError, buildProgram, formatStabilityReport, programAttributes, setOption, type CompiledProgram, type DTraceOptions } from '@wdtrace/dtrace-core';
 import { formatStatementInfo, type Session } from '@wdtrace/session';
 import { bareDescriptions, reportedName, specDescription, type ProbeSpec } from './command.js';
-import { fsPath, type CliIo } from './output.js';
+import { fsPath, strerror, type CliIo } from './output.js';
 
 /** A file's bytes as a byte string. */
 export function readBytesText(path: string): string {
@@ -80,8 +80,8 @@ function specSource(session: Session, spec: ProbeSpec, f: CompileFlags, notices:
     let text: string;
     try {
       text = readBytesText(spec.text);
-    } catch {
-      throw new LoadError(`failed to open ${spec.text}: No such file or directory`);
+    } catch (e) {
+      throw new LoadError(`failed to open ${spec.text}: ${strerror(e)}`);
     }
     // A #! line is the kernel's, not D's: keep the line count, drop the text.
     if (text.startsWith('#!')) text = text.slice(text.indexOf('\n') >= 0 ? text.indexOf('\n') : text.length);

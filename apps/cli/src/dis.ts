@@ -198,8 +198,8 @@ function setEnabled(registry: ProbeRegistry, probes: readonly Probe[], on: boole
  * text; an instruction a probe patched shows as `-` (the image) followed by
  * `+` (the live text), with the probes placed there after `<-`.
  */
-export async function liveListing(options: { arch: Isa; descriptions: readonly string[]; symbols: readonly string[] }): Promise<string> {
-  const session = await Session.create({ guest: { isa: options.arch } });
+export async function liveListing(options: { arch: Isa; thumb?: boolean; descriptions: readonly string[]; symbols: readonly string[] }): Promise<string> {
+  const session = await Session.create({ guest: { isa: options.arch, thumb: options.thumb } });
   const machine = session.machine!;
   const registry = session.registry;
   const matched = new Map<number, Probe>();
@@ -248,7 +248,7 @@ export async function liveListing(options: { arch: Isa; descriptions: readonly s
         });
     const width = options.arch === 'x86_64' ? 16 : 8;
     let patched = 0;
-    out += `Live kernel text (${options.arch}) with ${probes.length} probe${probes.length === 1 ? '' : 's'} enabled: ${options.descriptions.join(', ')}\n`;
+    out += `Live kernel text (${options.thumb ? `${options.arch}, Thumb-2` : options.arch}) with ${probes.length} probe${probes.length === 1 ? '' : 's'} enabled: ${options.descriptions.join(', ')}\n`;
     out += "'-' the image's instruction, '+' the live text a probe put there, '<-' the probes placed at it.\n";
     for (const f of shown) {
       const start = f.address;
@@ -290,7 +290,7 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
     .usage('[--arch x86_64|arm] [--thumb] [--symbol NAME]... FILE\n       wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...')
     .argument('[file]', 'ELF file (executable, shared object or relocatable object)')
     .option('--arch <arch>', 'expected architecture: x86_64 or arm (default: from the file; with --live, x86_64)')
-    .option('--thumb', 'ARM: decode code that no mapping symbol ($a, $t) or Thumb function symbol (bit 0 set) marks as Thumb (T32), as llvm-objdump --triple=thumbv7 does')
+    .option('--thumb', 'ARM: decode code that no mapping symbol ($a, $t) or Thumb function symbol (bit 0 set) marks as Thumb (T32), as llvm-objdump --triple=thumbv7 does; with --live, the Thumb-2 build of the ARM guest')
     .option('--symbol <name>', 'only this symbol (may be repeated)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--live <probe>', 'enable the probes matching this description in the guest kernel and list the live text (may be repeated)', (v: string, prev: string[] = []) => [...prev, v])
     .helpOption('-h, --help', 'print this help and exit')
@@ -314,16 +314,13 @@ export async function runDis(args: string[], io: DisIo): Promise<number> {
     return 2;
   }
   if (o.live) {
-    if (o.thumb) {
-      io.err('wdtrace dis: --thumb applies to a FILE; the live kernel text is decoded as its image says\n');
-      return 2;
-    }
     if (file !== undefined) {
       io.err(`wdtrace dis: --live lists the guest kernel's text and takes no FILE ('${file}')\n`);
       return 2;
     }
     try {
-      io.out(await liveListing({ arch: (o.arch as Arch | undefined) ?? 'x86_64', descriptions: o.live, symbols }));
+      // With --live, --thumb chooses the Thumb-2 build of the ARM guest (its text is decoded as its image says).
+      io.out(await liveListing({ arch: o.thumb ? 'arm' : ((o.arch as Arch | undefined) ?? 'x86_64'), thumb: o.thumb, descriptions: o.live, symbols }));
       return 0;
     } catch (e) {
       if (e instanceof DisError) {

@@ -1,7 +1,9 @@
 // Tracing the guest from the command line: which invocations need a booted
 // guest, and the session they get — the machine of --arch (or of a host -c
-// program), -c's command placed as `wdtrace run` places a program, --cpus,
-// and -p's grab of a process of the guest's shell.
+// program), -c's command placed as `wdtrace run` places a program (the
+// terminal's standard input its console input), --cpus, and otherwise a
+// running system: the guest booted and staying up, idle or running --boot's
+// command, where -p grabs any process.
 import { LoadError } from '@wdtrace/dtrace-core';
 import type { Isa } from '@wdtrace/kernel';
 import { Session, guestExecProblem, type SessionEvent } from '@wdtrace/session';
@@ -15,9 +17,15 @@ export interface GuestRequest {
   /** --thumb: the ARM guest built as Thumb-2 code. */
   thumb?: boolean;
   command?: string;
-  /** -p: a process of the guest to grab (the guest boots with its shell on the terminal). */
+  /** -p: a process of the running guest to grab. */
   grab?: number;
+  /** --boot: a shell command the running system starts at boot (background work to trace). */
+  boot?: string;
+  /** Whether there is a standard input for a -c command to read (it is then fed to the guest's console). */
+  input?: boolean;
   cpus: number;
+  /** Virtual nanoseconds per executed instruction. */
+  nsPerInsn?: number;
   /** Probe texts (-n, -P/-m/-f as descriptions, -s script texts). */
   texts: readonly string[];
   /** The provider named by -P options. */
@@ -26,7 +34,7 @@ export interface GuestRequest {
 
 /** Whether the invocation traces a guest: --arch or -c given, or a probe of a kernel provider asked for. */
 export function wantsGuest(r: GuestRequest): boolean {
-  if (r.arch !== undefined || r.thumb || r.command !== undefined || r.grab !== undefined) return true;
+  if (r.arch !== undefined || r.thumb || r.command !== undefined || r.grab !== undefined || r.boot !== undefined) return true;
   if (r.providers.some((p) => /^(?:fbt|sdt|kinst|proc|sched|io|syscall)$/.test(p))) return true;
   return r.texts.some((t) => KERNEL_PROVIDERS.test(t));
 }
@@ -37,9 +45,10 @@ export class GuestCliError extends Error {}
 export async function openGuestSession(r: GuestRequest, onEvent: (e: SessionEvent) => void): Promise<Session> {
   if (r.arch !== undefined && r.arch !== 'x86_64' && r.arch !== 'arm') throw new GuestCliError(`invalid --arch '${r.arch}': expected x86_64 or arm`);
   if (r.thumb && r.arch !== undefined && r.arch !== 'arm') throw new GuestCliError(`--thumb is for the ARM guest, not --arch ${r.arch}`);
-  if (r.cpus > 8) throw new GuestCliError(`invalid CPU count '${r.cpus}': the guest machine has 1 to 8 CPUs`);
   const words = r.command !== undefined ? r.command.trim().split(/\s+/).filter((w) => w !== '') : [];
   if (r.command !== undefined && words.length === 0) throw new GuestCliError('-c requires a command');
+  if (r.command !== undefined && r.boot !== undefined) throw new GuestCliError('--boot starts a running system; it cannot be combined with -c');
+  if (r.command !== undefined && r.grab !== undefined) throw new GuestCliError('-c and -p cannot be combined: the guest runs the command or is a running system');
   let placed;
   try {
     placed = placeProgram(words, r.thumb ? 'arm' : (r.arch as Isa | undefined));
@@ -54,10 +63,12 @@ export async function openGuestSession(r: GuestRequest, onEvent: (e: SessionEven
       isa: placed.isa,
       thumb: r.thumb,
       cpus: r.cpus,
+      nsPerInsn: r.nsPerInsn,
       command: placed.args.length > 0 ? placed.args : undefined,
+      running: placed.args.length > 0 ? undefined : { boot: r.boot },
       files: placed.files,
-      // -p: the guest's shell reads the terminal.
-      interactive: r.grab !== undefined,
+      // -c: the command reads the terminal's standard input.
+      interactive: placed.args.length > 0 && (r.input ?? false),
     },
     onEvent,
   });

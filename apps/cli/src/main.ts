@@ -8,14 +8,14 @@
 // invocation asks for one, else the idle machine), the probe listing (-l) or
 // the compiled specifications, the output opened, the notices, and tracing.
 import { CommanderError } from 'commander';
-import { LoadError, parseProbeDescription, type DTraceOptions, type Probe } from '@wdtrace/dtrace-core';
+import { LoadError, parseProbeDescription, probeDescriptionString, type DTraceOptions, type Probe } from '@wdtrace/dtrace-core';
 import { utf8ByteString } from '@wdtrace/dtrace-core/dif';
 import { Session, type SessionEvent } from '@wdtrace/session';
 import { D_VERSION, UsageError, bareDescriptions, createProgram, grabPid, parseDuration, specDescription, type ProbeSpec } from './command.js';
 import { compileSpecs, readBytesText, type CompiledSpecs } from './compile-specs.js';
 import { dtraceOptions, preprocessorFlags, xOptions } from './dtrace-options.js';
 import { GuestCliError, openGuestSession, wantsGuest } from './guest.js';
-import { TraceOutput, type CliIo } from './output.js';
+import { TraceOutput, strerror, type CliIo } from './output.js';
 import { trace } from './trace.js';
 
 export { VERSION, D_VERSION, parseDuration, createProgram } from './command.js';
@@ -26,13 +26,30 @@ export type { CliIo } from './output.js';
 // the files read are turned into their bytes, and what is written — trace
 // output, messages, -o files — is written back byte for byte.
 
-const defaultIo: CliIo = { out: (s) => process.stdout.write(Buffer.from(s, 'latin1')), err: (s) => process.stderr.write(Buffer.from(s, 'latin1')) };
+const defaultIo: CliIo = { out: (s) => process.stdout.write(Buffer.from(s, 'latin1')), err: (s) => process.stderr.write(Buffer.from(s, 'latin1')), input: process.stdin };
+
+/** CPUs of a machine, the idle one as the guest. */
+const MAX_CPUS = 8;
 
 /** The parsed command line. */
 type Flags = Record<string, unknown> & { x: string[]; D: string[]; U: string[]; I: string[] };
 
+/**
+ * dtrace(1)'s oprintf: a failed write of trace output (a full device, a
+ * closed pipe) ends the command with one line and status 1. Writes to a
+ * pipe fail later than they are made, so this listens on stdout itself.
+ */
+function watchStdout(): void {
+  if (process.stdout.listenerCount('error') > 0) return;
+  process.stdout.on('error', (e) => {
+    process.stderr.write(`dtrace: failed to write to <stdout>: ${strerror(e)}\n`);
+    process.exit(1);
+  });
+}
+
 /** Runs the CLI on `argv` (node-style: argv[0] node, argv[1] script) and returns the exit status. */
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  if (io === defaultIo) watchStdout();
   // Verbs load their packages on demand, so tracing does not pay for them.
   if (argv[2] === 'dis') return (await import('./dis.js')).runDis(argv.slice(3), io);
   if (argv[2] === 'run') return (await import('./run.js')).runRun(argv.slice(3), io);
@@ -69,12 +86,23 @@ async function run(o: Flags, specs: ProbeSpec[], macroArgs: string[], io: CliIo)
     io.out(`dtrace: ${D_VERSION}\n`);
     return 0;
   }
+  // Every option's value is checked before anything is compiled or traced.
+  const timeLimit = o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined;
   const options = dtraceOptions({ x: o.x, q: Boolean(o.q), F: Boolean(o.F), w: Boolean(o.w), Z: Boolean(o.Z), b: o.b === undefined ? undefined : String(o.b) });
   const output = new TraceOutput(io, Boolean(o.json), typeof o.o === 'string' ? o.o : undefined);
-  const session = await openSession(o, specs, output.event);
+  // A running system's console is not trace output; a -c command's is its terminal.
+  if (o.c === undefined) output.consoleTo = 'err';
+  const session = await openSession(o, specs, output.event, io.input !== undefined);
   if (o.l) {
-    io.out(session.listProbes(listedProbes(session, specs), Boolean(o.v)));
-    return 0;
+    // `wdtrace -l` alone lists the idle machine's few probes: say how to see the kernel's.
+    if (session.guest === undefined && specs.length === 0) {
+      io.err('dtrace: no guest machine: listing the probes of the idle machine (BEGIN, END, ERROR, profile); add --arch x86_64 or --arch arm to list the guest kernel\'s probes\n');
+    }
+    const { probes, unmatched } = listedProbes(session, specs);
+    io.out(session.listProbes(probes, Boolean(o.v)));
+    // dtrace -l: list_stmt's error for each description that matches nothing.
+    for (const d of unmatched) io.err(`dtrace: failed to match ${d}: No probe matches description\n`);
+    return unmatched.length > 0 ? 1 : 0;
   }
   if (specs.length === 0) throw new LoadError('no probes specified');
   const compiled = compileSpecs(session, specs, compileFlags(o, macroArgs), options, io);
@@ -90,9 +118,9 @@ async function run(o: Flags, specs: ProbeSpec[], macroArgs: string[], io: CliIo)
   announce(compiled, options, io, output);
   return trace(session, compiled.program, {
     options,
-    timeLimit: o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined,
+    timeLimit,
     json: Boolean(o.json),
-    terminal: o.p !== undefined,
+    input: session.guest?.interactive ? io.input : undefined,
   }, output);
 }
 
@@ -106,15 +134,21 @@ function readScriptText(path: string): string {
 }
 
 /** The session: a booted guest when the invocation asks for one (-c, -p, --arch) or names kernel probes; else the idle machine. */
-async function openSession(o: Flags, specs: ProbeSpec[], onEvent: (e: SessionEvent) => void): Promise<Session> {
+async function openSession(o: Flags, specs: ProbeSpec[], onEvent: (e: SessionEvent) => void, hasInput: boolean): Promise<Session> {
   const ncpus = Number(o.cpus);
-  if (!Number.isInteger(ncpus) || ncpus < 1 || ncpus > 64) throw new UsageError(`invalid CPU count '${String(o.cpus)}': expected 1 to 64`);
+  // One range for the idle machine and the guest: a machine has 1 to 8 CPUs.
+  if (!/^\d+$/.test(String(o.cpus)) || ncpus < 1 || ncpus > MAX_CPUS) throw new UsageError(`invalid CPU count '${String(o.cpus)}': a machine has 1 to ${MAX_CPUS} CPUs`);
+  const nsPerInsn = Number(o.nsPerInsn);
+  if (!/^\d+$/.test(String(o.nsPerInsn)) || nsPerInsn < 1 || nsPerInsn > 1_000_000) throw new UsageError(`invalid --ns-per-insn '${String(o.nsPerInsn)}': expected a whole number from 1 to 1000000`);
   const request = {
     arch: o.arch as string | undefined,
     thumb: o.thumb === true,
     command: o.c as string | undefined,
     grab: o.p !== undefined ? grabPid(String(o.p)) : undefined,
+    boot: o.boot as string | undefined,
+    input: hasInput,
     cpus: ncpus,
+    nsPerInsn,
     texts: specs.map((s) => (s.flag === 's' ? readScriptText(s.text) : s.text)),
     providers: specs.filter((s) => s.flag === 'P').map((s) => s.text),
   };
@@ -130,18 +164,26 @@ async function openSession(o: Flags, specs: ProbeSpec[], onEvent: (e: SessionEve
   }
 }
 
-/** -l: the probes the specifications name (every probe when none is given). */
-function listedProbes(session: Session, specs: ProbeSpec[]): Probe[] {
-  if (specs.length === 0) return [...session.registry.all()];
-  return specs.flatMap((s) => {
+/** -l: the probes the specifications name (every probe when none is given), and the descriptions that match none. */
+function listedProbes(session: Session, specs: ProbeSpec[]): { probes: Probe[]; unmatched: string[] } {
+  if (specs.length === 0) return { probes: [...session.registry.all()], unmatched: [] };
+  const unmatched: string[] = [];
+  const probes = specs.flatMap((s) => {
     if (s.flag === 'i') {
       const p = session.registry.probe(Number(s.text));
+      if (!p) unmatched.push(`:::${s.text}`);
       return p ? [p] : [];
     }
     // $target names -c's command or -p's process, as when the description is compiled (pid$target:a.out::entry).
     const target = (d: string): string => (session.targetPid === undefined ? d : d.replace(/\$target\b/g, String(session.targetPid)));
-    return (bareDescriptions(s.text) ?? [s.text]).flatMap((d) => session.registry.match(parseProbeDescription(target(s.flag === 'n' ? d : specDescription(s)))));
+    return (bareDescriptions(s.text) ?? [s.text]).flatMap((d) => {
+      const desc = parseProbeDescription(target(s.flag === 'n' ? d : specDescription(s)));
+      const matched = session.registry.match(desc);
+      if (matched.length === 0) unmatched.push(probeDescriptionString(desc));
+      return matched;
+    });
   });
+  return { probes, unmatched };
 }
 
 function compileFlags(o: Flags, macroArgs: string[]) {

@@ -1,6 +1,8 @@
 // Where a trace's output goes, as dtrace(1) sends it: trace output to stdout
 // or the -o file (appended to), moved by freopen() and emptied by
-// ftruncate(); the guest's console to stdout; messages to stderr; with --json
+// ftruncate(); the guest's console to stdout under -c (the command shares
+// the terminal) and to stderr on a running system (its programs' output is
+// no trace output); messages to stderr; with --json
 // one JSON object per firing instead of the trace text. It takes the
 // session's events and does the file and process I/O they ask for.
 import { spawnSync } from 'node:child_process';
@@ -13,6 +15,8 @@ import type { SessionEvent } from '@wdtrace/session';
 export interface CliIo {
   out(s: string): void;
   err(s: string): void;
+  /** Standard input, which a -c command reads (without it the command's input is empty). */
+  input?: NodeJS.ReadableStream;
 }
 
 /** A byte-string path as the bytes the file system names it by. */
@@ -32,14 +36,30 @@ export function strerror(e: unknown): string {
     ENOSPC: 'No space left on device',
     EEXIST: 'File exists',
     EPERM: 'Operation not permitted',
+    EPIPE: 'Broken pipe',
+    EISCONN: 'Transport endpoint is already connected',
+    EIO: 'Input/output error',
+    EFBIG: 'File too large',
+    EDQUOT: 'Disk quota exceeded',
   };
   return (code !== undefined ? text[code] : undefined) ?? (e instanceof Error ? e.message : String(e));
+}
+
+/** Appends trace output to a file; a failed write ends tracing as dtrace(1)'s oprintf does ("failed to write to FILE: ..."). */
+function appendTo(file: string, s: string): void {
+  try {
+    appendFileSync(fsPath(file), Buffer.from(s, 'latin1'));
+  } catch (e) {
+    throw new LoadError(`failed to write to ${file}: ${strerror(e)}`);
+  }
 }
 
 export class TraceOutput {
   private base: (s: string) => void;
   /** freopen()'s file, while output goes there. */
   private redirect: string | undefined;
+  /** Where the guest's console goes: stdout (the -c command's terminal) or stderr (a running system). */
+  consoleTo: 'out' | 'err' = 'out';
 
   constructor(
     private readonly io: CliIo,
@@ -60,11 +80,11 @@ export class TraceOutput {
     } catch (e) {
       throw new LoadError(`failed to open output file '${file}': ${strerror(e)}`);
     }
-    this.base = (s) => appendFileSync(fsPath(file), Buffer.from(s, 'latin1'));
+    this.base = (s) => appendTo(file, s);
   }
 
   /** Trace output: to freopen()'s file, the -o file or stdout. */
-  readonly write = (s: string): void => (this.redirect !== undefined ? appendFileSync(fsPath(this.redirect), Buffer.from(s, 'latin1')) : this.base(s));
+  readonly write = (s: string): void => (this.redirect !== undefined ? appendTo(this.redirect, s) : this.base(s));
 
   /** --json is text: the output's bytes read as UTF-8, the JSON written as UTF-8. */
   private writeJson(v: unknown): void {
@@ -102,7 +122,7 @@ export class TraceOutput {
   readonly event = (e: SessionEvent): void => {
     switch (e.kind) {
       case 'console':
-        this.io.out(e.text);
+        this.io[this.consoleTo](e.text);
         return;
       case 'output':
         if (!this.json) this.write(e.text);

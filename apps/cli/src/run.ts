@@ -45,7 +45,8 @@ export function checkHostProgram(path: string, bytes: Uint8Array, isa: Isa | und
   try {
     elf = parseElf(bytes);
   } catch (e) {
-    if (e instanceof ElfError) throw new RunError(`${path}: not an ELF file (${e.message})`);
+    // The reader's message names the problem ("not an ELF file (bad magic)", "truncated ELF header ...").
+    if (e instanceof ElfError) throw new RunError(`${path}: ${e.message}`);
     throw e;
   }
   const fileIsa = isaOfElfMachine(elf.machine);

@@ -1,17 +1,18 @@
 // Tracing from the command line: the compiled program run by the session
 // until it ends — exit(), the -c command or the grabbed process exiting, the
-// --run-for limit, or ^C (SIGINT ends tracing as dtrace(1)'s handler does:
-// END fires and the buffers drain). Without a guest and without --run-for
-// the idle machine's clock follows the real one, as dtrace(1) waits in real
-// time until ^C.
+// --run-for limit, or ^C or SIGTERM (both end tracing as dtrace(1)'s handler
+// does: END fires, the buffers drain and the aggregations print). Without
+// --run-for, on the idle machine or a running guest (no -c), virtual time is
+// kept from running ahead of real time, as dtrace(1) waits in real time
+// until ^C: tick-1s fires once a second.
 import type { CompiledProgram, DTraceOptions } from '@wdtrace/dtrace-core';
 import type { Session } from '@wdtrace/session';
 import { attachTerminal } from './guest.js';
 import type { TraceOutput } from './output.js';
 
-/** Resolves true once real time since `startedAt` reaches virtual time `t`; waits at most 100 ms at a time. */
-function paceTo(startedAt: number, t: bigint): Promise<boolean> {
-  const wait = Number(t / 1_000_000n) - (Date.now() - startedAt);
+/** Resolves true once real time since `startedAt` reaches virtual time `t` since `base`; waits at most 100 ms at a time. */
+function paceTo(startedAt: number, base: bigint, t: bigint): Promise<boolean> {
+  const wait = Number((t - base) / 1_000_000n) - (Date.now() - startedAt);
   if (wait <= 0) return Promise.resolve(true);
   return new Promise((r) => setTimeout(() => r(wait <= 100), Math.min(wait, 100)));
 }
@@ -22,16 +23,21 @@ export interface TraceRequest {
   readonly timeLimit?: bigint;
   /** --json: records are wanted. */
   readonly json: boolean;
-  /** -p: the terminal feeds the guest's shell while tracing. */
-  readonly terminal: boolean;
+  /** -c: the standard input that feeds the command (the guest's console input) while tracing. */
+  readonly input?: NodeJS.ReadableStream;
 }
 
 /** Traces `program`; returns the exit status (exit()'s, or 0). */
 export async function trace(session: Session, program: CompiledProgram, r: TraceRequest, out: TraceOutput): Promise<number> {
-  const startedAt = Date.now();
   const onInt = (): void => session.interrupt();
   process.on('SIGINT', onInt);
-  const detach = r.terminal ? attachTerminal(session, process.stdin) : undefined;
+  process.on('SIGTERM', onInt);
+  const detach = r.input !== undefined ? attachTerminal(session, r.input) : undefined;
+  // The guest's kernel comes up first: tracing (and real time's pacing) starts on the running system.
+  session.guest?.start();
+  const startedAt = Date.now();
+  const base = session.target.now();
+  const paced = r.timeLimit === undefined && !(session.guest?.interactive ?? false);
   try {
     const result = await session.run(program, {
       options: r.options,
@@ -40,11 +46,12 @@ export async function trace(session: Session, program: CompiledProgram, r: Trace
       actions: out.actions,
       yield: () => new Promise((resolve) => setImmediate(resolve)),
       untilInterrupted: true,
-      pace: session.guest === undefined && r.timeLimit === undefined ? (t) => paceTo(startedAt, t) : undefined,
+      pace: paced ? (t) => paceTo(startedAt, base, t) : undefined,
     });
     return result.status;
   } finally {
     process.off('SIGINT', onInt);
+    process.off('SIGTERM', onInt);
     detach?.();
   }
 }

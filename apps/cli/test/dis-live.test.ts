@@ -128,3 +128,22 @@ describe('wdtrace dis --live errors', () => {
     expect(help.stdout).toContain('--live <probe>');
   });
 });
+
+describe('wdtrace dis --live --thumb on the Thumb-2 guest kernel', () => {
+  it('shows udf #0xf0 over 16-bit instructions, udf.w inside an IT block, and the sdt site', async () => {
+    const r = await dis('--live', 'fbt::memcmp:return', '--live', 'kinst::memcmp:12', '--thumb');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Live kernel text \(arm, Thumb-2\) with 2 probes enabled: fbt::memcmp:return, kinst::memcmp:12\n/);
+    const b = block(r.stdout, 'memcmp');
+    const it = b.findIndex((l) => /\titt\tne$/.test(l));
+    expect(b[it + 1]).toMatch(/^- [0-9a-f]{8}: a3 eb 0c 00  \tsubne\.w\tr0, r3, r12$/);
+    expect(b[it + 2]).toMatch(/^\+ [0-9a-f]{8}: f0 f7 f0 a0  \tudf\.w\t#240 +<- kinst:kernel:memcmp:12$/);
+    expect(b[it + 3]).toMatch(/^- [0-9a-f]{8}: 70 47 +\tbxne\tlr$/);
+    expect(b[it + 4]).toMatch(/^\+ [0-9a-f]{8}: f0 de +\tudf\t#240 +<- fbt:kernel:memcmp:return$/);
+    const s = await dis('--live', 'sdt:::file-read-start', '--thumb', '--symbol', 'sys_read');
+    const site = block(s.stdout, 'sys_read').findIndex((l) => l.includes('<- sdt:kernel:sys_read:file-read-start'));
+    expect(block(s.stdout, 'sys_read')[site - 1]).toMatch(/^- [0-9a-f]{8}: af f3 00 80  \tnop\.w$/);
+    expect(block(s.stdout, 'sys_read')[site]).toMatch(/^\+ [0-9a-f]{8}: f0 f7 f0 a0  \tudf\.w\t#240 /);
+  });
+});

@@ -22,7 +22,7 @@ describe('boolean option values', () => {
 
   it('refuses a value that is not a boolean', async () => {
     const r = await wdtrace('-n', '#pragma D option quiet=maybe\nBEGIN { exit(0) }');
-    expect(r.stderr).toContain("failed to set option 'quiet': Invalid value for specified option");
+    expect(r.stderr).toContain("failed to set option 'quiet' to 'maybe': Invalid value for specified option");
     expect(r.status).toBe(1);
   });
 });

@@ -42,12 +42,15 @@ export default defineConfig({
           { text: 'Disassembling guest code', link: '/guide/disassembler' },
           { text: 'Tracing the guest kernel', link: '/guide/tracing-the-guest' },
           { text: 'Using wdtrace from JavaScript', link: '/guide/javascript' },
+          { text: 'Differences from dtrace(1)', link: '/guide/differences' },
           { text: 'Playground', link: '/playground' },
         ],
       },
       {
         text: 'Providers',
         items: [
+          { text: 'dtrace', link: '/providers/dtrace' },
+          { text: 'profile', link: '/providers/profile' },
           { text: 'fbt', link: '/providers/fbt' },
           { text: 'sdt, proc, sched, io', link: '/providers/sdt' },
           { text: 'syscall', link: '/providers/syscall' },

@@ -5,6 +5,7 @@
 
 import { DIF_SUBR, DIF_VAR } from '@wdtrace/dtrace-core/dif';
 import { DTRACEACT, DTRACEAGG } from '@wdtrace/dtrace-core/program';
+import type { CType } from '@wdtrace/dtrace-core/types';
 
 /** Type of a built-in variable by C type name; "string" for D strings. */
 export interface BuiltinVariable {
@@ -229,3 +230,12 @@ export function functionKindName(kind: 'subr' | 'action' | 'aggregating'): strin
 
 /** Actions whose records may be aggregation keys. */
 export const KEY_ACTIONS: ReadonlySet<string> = new Set(['stack', 'ustack', 'jstack', 'sym', 'func', 'mod', 'usym', 'ufunc', 'umod', 'uaddr']);
+
+const actionKeyTypes = new Map<string, CType>();
+
+/** The type of an action key: a typedef of int64_t named after the action (one object per name, so keys compare equal). */
+export function actionKeyType(name: string, int64: CType): CType {
+  let t = actionKeyTypes.get(name);
+  if (t === undefined) actionKeyTypes.set(name, (t = { kind: 'typedef', name, target: int64 }));
+  return t;
+}

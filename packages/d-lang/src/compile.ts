@@ -3,12 +3,13 @@
 // it after the sugar pass (-d), and format diagnostics like dtrace(1).
 import type { CompiledProgram } from '@wdtrace/dtrace-core/program';
 import { difListing } from '@wdtrace/dtrace-core/dif';
-import { CompileContext, type CompileOptions } from './context.js';
+import { CompileContext, type CompileOptions, type DLibrary } from './context.js';
 import { CompileError, type Diagnostic, formatDiagnostic, makeDiagnostic } from './diagnostics.js';
 import { PASSES, passIndex } from './passes/index.js';
 import { scopesPass } from './passes/scopes.js';
 import { preprocess } from './cpp.js';
 import { printProgram } from './printer.js';
+import { STANDARD_D_LIBRARIES } from './stdlib.js';
 
 export interface CompileResult {
   /** Present when compilation succeeded. */
@@ -25,7 +26,6 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
   const diagnostics: Diagnostic[] = [];
   const stop = lastPass === undefined ? PASSES.length - 1 : passIndex(lastPass);
   try {
-    loadLibraries(ctx);
     if (options.cpp === true) {
       const out = preprocess(source, {
         defines: options.defines ?? [],
@@ -37,6 +37,7 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
       ctx.text = out.text;
       ctx.includes.push(...out.includes);
     }
+    loadLibraries(ctx);
     for (let i = 0; i <= stop; i++) PASSES[i]!.run(ctx);
   } catch (e) {
     if (e instanceof CompileError) diagnostics.push(e.locate(ctx).diagnostic);
@@ -56,12 +57,32 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
  * declarations enter the symbol tables through the scopes pass.
  */
 function loadLibraries(ctx: CompileContext): void {
-  for (const lib of ctx.options.libraries ?? []) {
+  const libraries = ctx.options.libraries ?? [];
+  const standard = ctx.options.standardLibraries !== false && ctx.options.options?.nolibs === undefined;
+  for (const lib of standard ? [...standardLibrariesNamed(ctx.text, libraries), ...libraries] : libraries) {
     const text = `#line 1 "${lib.name.replace(/["\\]/g, '\\$&')}"\n${lib.text}`;
     ctx.ast = ctx.parse(text);
     scopesPass.run(ctx);
   }
   ctx.ast = undefined;
+}
+
+/** The names each standard library declares. */
+const standardNames = new Map(STANDARD_D_LIBRARIES.map((lib) => [lib, new Set(lib.text.match(/(?<=inline int )\w+/g) ?? [])]));
+
+/**
+ * The standard libraries that the program or the other libraries name: only
+ * their inlines are visible to a program, so a library none of whose names
+ * occurs in the text (after preprocessing) cannot change the compilation,
+ * and leaving it out keeps compiling small programs fast.
+ */
+function standardLibrariesNamed(text: string, libraries: readonly DLibrary[]): DLibrary[] {
+  const words = new Set<string>();
+  for (const t of [text, ...libraries.map((l) => l.text)]) for (const w of t.match(/\b[A-Z_][A-Z0-9_]*\b/g) ?? []) words.add(w);
+  return STANDARD_D_LIBRARIES.filter((lib) => {
+    for (const n of standardNames.get(lib)!) if (words.has(n)) return true;
+    return false;
+  });
 }
 
 /** Compile a D program. Never throws for bad input: errors come back as diagnostics. */

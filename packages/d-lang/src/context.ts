@@ -47,7 +47,6 @@ export interface DLibrary {
   readonly text: string;
 }
 
-/** How the compiler asks the framework about probes. */
 /**
  * What a catalogue's `match` throws when a provider refuses a description it
  * would create probes for (pid's offsets and names): the D_* tag and the
@@ -63,6 +62,7 @@ export class ProbeMatchError extends Error {
   }
 }
 
+/** How the compiler asks the framework about probes. */
 export interface ProbeCatalogue {
   /** Probes matching a description (fields may be globs; empty fields match all); may throw ProbeMatchError. */
   match(desc: { provider: string; module: string; function: string; name: string }): readonly ProbeInfo[];
@@ -120,6 +120,12 @@ export interface CompileOptions {
    * library are ignored.
    */
   readonly libraries?: readonly DLibrary[];
+  /**
+   * Load the standard D libraries (errno.d, signal.d, unistd.d: see
+   * STANDARD_D_LIBRARIES) ahead of `libraries` (default true; `-x nolibs`
+   * also turns them off).
+   */
+  readonly standardLibraries?: boolean;
 }
 
 /** A clause after probe resolution. */

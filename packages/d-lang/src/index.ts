@@ -14,3 +14,4 @@ export {
 export { parseProgram } from './parser.js';
 export { preprocess } from './cpp.js';
 export { PASSES } from './passes/index.js';
+export { STANDARD_D_LIBRARIES } from './stdlib.js';

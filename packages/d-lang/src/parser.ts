@@ -530,11 +530,10 @@ export class Parser {
       break;
     }
     if (words.length === 0 && tagged === undefined) {
-      if (storage === 'self' || storage === 'this' || storage === 'extern' || qualifiers.length > 0 || storage !== undefined) {
-        // "self x;" has no type: D requires one.
-        if (words.length === 0) this.syntaxError(this.peek('expr'));
-      }
-      this.syntaxError(this.peek('expr'));
+      // A storage class or qualifier alone declares an int ("self x;"), as
+      // dt_decl_type does for a declaration without a type name.
+      if (storage === undefined && qualifiers.length === 0) this.syntaxError(this.peek('expr'));
+      words.push('int');
     }
     const specifier: TypeSpecifier = { words, qualifiers, ...(tagged !== undefined ? { tagged } : {}), ...(module !== undefined ? { module } : {}), loc };
     return { specifier, ...(storage !== undefined ? { storage } : {}) };

@@ -20,7 +20,7 @@ import {
   typeName,
 } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr, Ref, TypeName, TypeSpecifier, VariableInfo } from './ast.js';
-import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, functionKindName, type ParamKind } from './builtins.js';
+import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES, KEY_ACTIONS, actionKeyType, functionKindName, type ParamKind } from './builtins.js';
 import type { CompileContext, InlineInfo, ProbeArgInfo, ProbeInfo, ResolvedClause, TranslatorInfo } from './context.js';
 import { CompileError, type Loc, fail } from './diagnostics.js';
 import {
@@ -87,11 +87,13 @@ export function argumentCompatible(arg: CType, node: Expr | undefined, param: CT
   if (isInteger(arg) && isInteger(param)) return true;
   const strCompat = (t: CType): boolean => isString(t) || isCharArrayOrPointer(t);
   if (strCompat(arg) && strCompat(param)) return true;
+  // NULL where a string is expected (strtok(NULL, ...)).
+  if (isString(param) && isPointer(arg) && node?.constValue === 0n) return true;
   const rp = resolveType(param);
   if (rp.kind === 'struct' || rp.kind === 'union' || rp.kind === 'function') return typesCompatible(arg, param);
   // dt_node_is_ptrcompat: pointers (or arrays) to compatible types, void * with any, a 0 constant with a pointer.
-  const ra = resolveType(arg);
   const isPtrLike = (t: CType): boolean => t.kind === 'pointer' || t.kind === 'array';
+  const ra = resolveType(arg);
   if (isInteger(arg)) return isPtrLike(rp) && node?.constValue === 0n;
   if (!isPtrLike(ra) || !isPtrLike(rp)) return false;
   const ta = ra.kind === 'pointer' ? ra.target : (ra as { element: CType }).element;
@@ -343,7 +345,10 @@ export class Cooker {
         return this.cookIdent(e, cs);
       case 'var': {
         const v = this.lookupVariable(e, cs);
-        if (v === undefined) fail('D_IDENT_UNDEF', e.loc, `${e.scope}->${e.name}`, 'Unknown variable name');
+        // self->x and this->x name a variable whether or not it exists; a
+        // read before any declaration or assignment is D_VAR_UNDEF
+        // (dt_node_op2's DT_TOK_PTR case, then dt_cook_var).
+        if (v === undefined) fail('D_VAR_UNDEF', e.loc, `${e.scope}->${e.name}`);
         if (v.kind === 'array') fail('D_ARR_BADREF', e.loc, `${e.scope}->${e.name}`);
         e.type = v.type;
         e.ref = variableRef(v);
@@ -367,9 +372,11 @@ export class Cooker {
       }
       case 'offsetof': {
         const t = this.resolveTypeName(e.typeName);
-        if (!isStructOrUnion(t)) fail('D_OFFSETOF_TYPE', e.loc);
+        const rt = resolveType(t);
+        if (!isStructOrUnion(t) || ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete)) fail('D_OFFSETOF_TYPE', e.loc);
         const m = findMember(t, e.member);
-        if (m === undefined) fail('D_TYPE_MEMBER', e.loc, e.member, dtypeName(t));
+        // dt_node_offsetof: ctf_member_info's failure, as D_UNKNOWN.
+        if (m === undefined) throw new CompileError({ severity: 'error', tag: 'D_UNKNOWN', message: `failed to determine offset of ${e.member}: Member name not found`, location: e.loc });
         if (m.bitWidth !== undefined) fail('D_OFFSETOF_BITFIELD', e.loc, e.member);
         return into(e, { type: this.env.lookup('size_t')!, constValue: BigInt(m.offset) });
       }
@@ -478,6 +485,10 @@ export class Cooker {
       this.symbolNamed = true;
       return { ...e, type: ext.type, ref: { kind: 'symbol', address: ext.address } };
     }
+    if (e.name === 'NULL') {
+      // D's NULL: built in, a void * constant 0.
+      return { k: 'int', value: 0n, suffix: '', decimal: true, loc: e.loc, type: this.env.pointerTo(VOID), constValue: 0n };
+    }
     if (BUILTIN_FUNCTIONS.has(e.name)) fail('D_FUNC_IDKIND', e.loc, e.name);
     return fail('D_IDENT_UNDEF', e.loc, e.name, 'Unknown variable name');
   }
@@ -501,9 +512,10 @@ export class Cooker {
     }
     if (e.op === 'stringof') {
       const operand = this.cook(e.operand, cs);
-      if (!isScalar(operand.type!) && !isString(operand.type!)) fail('D_STRINGOF_TYPE', e.loc);
+      if (!isScalar(operand.type!) && !isString(operand.type!)) fail('D_STRINGOF_TYPE', e.loc, dtypeName(operand.type));
       return withOperand(e, operand, STRING);
     }
+    if (e.op === '++pre' || e.op === '++post' || e.op === '--pre' || e.op === '--post') this.instantiateForIncrement(e.operand, cs);
     const operand = this.cook(e.operand, cs);
     const t = operand.type!;
     switch (e.op) {
@@ -553,6 +565,29 @@ export class Cooker {
     }
   }
 
+  /**
+   * ++ and -- may create the variable they apply to, as an int64_t
+   * (dt_cook_op1): a global named by an identifier, self->x or this->x, or
+   * an associative array element (global or self->), whose keys are cooked
+   * first.
+   */
+  private instantiateForIncrement(target: Expr, cs: CookScope): void {
+    const int64 = this.env.int64;
+    if (target.k === 'ident' && target.module === undefined && this.isUndefinedName(target.name, cs)) {
+      this.defineVariable('global', target.name, 'scalar', int64, false, cs);
+    } else if (target.k === 'var' && this.lookupVariable(target, cs) === undefined) {
+      this.defineVariable(target.scope === 'self' ? 'thread' : 'local', target.name, 'scalar', int64, false, cs);
+    } else if (target.k === 'index') {
+      const base = target.base;
+      const global = base.k === 'ident' && base.module === undefined && this.isUndefinedName(base.name, cs);
+      const thread = base.k === 'var' && this.lookupVariable(base, cs) === undefined;
+      if (!global && !thread) return;
+      if (base.k === 'var' && base.scope === 'this') fail('D_ARR_LOCAL', target.loc, `this->${base.name}`);
+      const keyTypes = target.args.map((k) => this.keyType(this.cook(k, cs)));
+      this.defineVariable(global ? 'global' : 'thread', (base as Expr & { name: string }).name, 'array', int64, false, cs, keyTypes);
+    }
+  }
+
   memberOf(e: Expr): ReturnType<typeof findMember> {
     if (e.k !== 'member') return undefined;
     const bt = e.base.type;
@@ -571,7 +606,15 @@ export class Cooker {
     const both = (x: bigint | undefined, y: bigint | undefined): boolean => x !== undefined && y !== undefined;
     if (op === ',' && (left.k === 'xlate' || right.k === 'xlate')) dynamicOperand('D_OP_DYN', 'operator , operands cannot be of dynamic type', e.loc);
     if (op === ',') return { ...e, left, right, type: b, ...(right.constValue !== undefined && left.constValue !== undefined ? { constValue: right.constValue } : {}) };
-    if (left.k === 'agg' || right.k === 'agg') fail('D_OP_DYN', e.loc, op);
+    if (left.k === 'agg' || right.k === 'agg') {
+      // An aggregation has a dynamic type, which no operator's type rules
+      // accept (dt_cook_op2): the failing rule's tag.
+      const n = (x: Expr): string => (x.k === 'agg' ? '<DYN>' : dtypeName(x.type));
+      if (op === '*' || op === '/') fail('D_OP_ARITH', e.loc, op);
+      if (op === '%' || op === '&' || op === '|' || op === '^' || op === '<<' || op === '>>') fail('D_OP_INT', e.loc, op);
+      if (op === '&&' || op === '||' || op === '^^') fail('D_OP_SCALAR', e.loc, op);
+      fail('D_OP_INCOMPAT', e.loc, n(left), op, n(right));
+    }
     switch (op) {
       case '&&':
       case '||':
@@ -696,10 +739,14 @@ export class Cooker {
     const b = from.type!;
     if (isString(a)) {
       if (isString(b) || isCharArrayOrPointer(b)) return;
+      // NULL (a pointer constant 0) empties a string.
+      if (isPointer(b) && from.constValue === 0n) return;
       fail('D_OP_INCOMPAT', loc, dtypeName(a), op, dtypeName(b));
     }
     if (isInteger(a) && isInteger(b)) return;
     if (isPointer(a) && (isPointer(b) || isArray(b) || isInteger(b))) return;
+    // A string is a char * to a pointer to char (dt_node_is_strcompat).
+    if (isString(b) && isCharArrayOrPointer(a) && isPointer(a)) return;
     if (isInteger(a) && (isPointer(b) || isArray(b))) return;
     if (dtypeName(a) === dtypeName(b)) return;
     fail('D_OP_INCOMPAT', loc, dtypeName(a), op, dtypeName(b));
@@ -708,6 +755,10 @@ export class Cooker {
   /** The type a variable takes from its first assignment. */
   private implicitType(rhs: Expr, loc: Loc): CType {
     const t = rhs.type!;
+    if (rhs.k === 'call' && rhs.ref?.kind === 'function') {
+      const fn = BUILTIN_FUNCTIONS.get(rhs.ref.name);
+      if (fn !== undefined && fn.kind !== 'subr') fail('D_CG_EXPR', rhs.loc, functionKindName(fn.kind), rhs.ref.name);
+    }
     if (rhs.k === 'agg') fail('D_OP_DYN', loc, '=');
     if (isVoid(t)) fail('D_OP_VFPTR', loc, '=');
     if (isCharArrayOrPointer(t) && isArray(t)) return STRING;
@@ -749,6 +800,9 @@ export class Cooker {
       const v = this.defineVariable('thread', e.left.base.name, 'array', this.implicitType(right, e.loc), false, cs, keyTypes);
       left = { ...e.left, base: { ...e.left.base, ref: { kind: 'variable', variable: v }, type: v.type }, args: keys, type: v.type, ref: { kind: 'variable', variable: v }, lvalue: true };
     } else {
+      // A compound assignment creates a global it names (dt_cook_op2), then
+      // reads it: one never assigned is D_VAR_UNDEF.
+      if (e.op !== '=' && e.left.k === 'ident' && e.left.module === undefined && this.isUndefinedName(e.left.name, cs)) fail('D_VAR_UNDEF', e.left.loc, e.left.name);
       left = this.cook(e.left, cs);
     }
     this.checkWritable(e.op, left, e.loc);
@@ -776,6 +830,7 @@ export class Cooker {
       this.env.chain.lookupEnumConstant(name) === undefined &&
       !this.ctx.externs.has(name) &&
       !BUILTIN_FUNCTIONS.has(name) &&
+      name !== 'NULL' &&
       cs.translatorInput?.name !== name
     );
   }
@@ -834,7 +889,8 @@ export class Cooker {
       return into(e, { args: keys, type: v.type, ref, lvalue: true });
     }
     if (base.k === 'ident' && base.module === undefined && v === undefined && this.isUndefinedName(base.name, cs)) {
-      fail('D_IDENT_UNDEF', base.loc, base.name, 'Unknown variable name');
+      // dt_cook_op2 creates the array on operator [, then dt_cook_var finds it unassigned.
+      fail('D_VAR_UNDEF', base.loc, base.name);
     }
     // C arrays and pointers.
     const b2 = v !== undefined && v.keys === undefined ? ({ ...base, type: v.type, ref: { kind: 'variable', variable: v } } as Expr) : this.cook(base, cs);
@@ -1063,14 +1119,20 @@ export class Cooker {
       if (BUILTIN_VARIABLES.has(name) || this.ctx.globals.has(name)) fail('D_FUNC_IDKIND', e.loc, name);
       return fail('D_FUNC_UNDEF', e.loc, name);
     }
-    if (fn.kind !== 'subr') {
-      if (!statement) fail('D_CG_EXPR', e.loc, functionKindName(fn.kind), name);
+    // An action or aggregating function inside an expression cooks to void,
+    // so that the enclosing operator or action reports it as illumos does
+    // (D_TRACE_VOID, D_PRINTF_ARG_TYPE, D_KEY_TYPE...); code generation
+    // rejects what remains with D_CG_EXPR.
+    // The actions that may key an aggregation have a type named after them (dt_open.c's "stack(...)").
+    if (fn.kind !== 'subr' && !statement) {
+      const type = KEY_ACTIONS.has(name) ? actionKeyType(name, this.env.int64) : VOID;
+      return into(e, { args: e.args.map((a) => this.cook(a, cs)), type, ref: sharedRef(functionRefs, name, () => ({ kind: 'function', name })) });
     }
     const args = e.args.map((a) => this.cook(a, cs));
     if (fn.kind === 'subr') {
       const min = fn.minArgs ?? fn.params.length;
       if (args.length < min || args.length > fn.params.length) {
-        const expected = min === fn.params.length ? String(min) : `${min} to ${fn.params.length}`;
+        const expected = min === fn.params.length ? String(min) : args.length < min ? `at least ${min}` : `${min} to ${fn.params.length}`;
         fail('D_PROTO_LEN', e.loc, name, args.length, args.length === 1 ? '' : 's', expected);
       }
       args.forEach((a, i) => this.checkParam(name, fn.params[i]!, a, i));
@@ -1082,7 +1144,8 @@ export class Cooker {
 
   checkParam(fname: string, kind: ParamKind, a: Expr, i: number): void {
     const t = a.type!;
-    const proto = { int: 'integer', ptr: 'pointer', str: 'string', scalar: 'scalar', any: 'any', agg: 'aggregation', vararg: '...' }[kind];
+    // The prototype as dt_open.c's function table writes the parameter's type.
+    const proto = { int: 'int', ptr: 'void *', str: 'char *', scalar: 'scalar', any: 'any', agg: 'aggregation', vararg: '...' }[kind];
     const bad = (): never => fail('D_PROTO_ARG', a.loc, fname, i + 1, proto, a.k === 'agg' ? 'aggregation' : dtypeName(t));
     if (a.k === 'agg' && kind !== 'agg') bad();
     switch (kind) {
@@ -1090,10 +1153,12 @@ export class Cooker {
         if (!isInteger(t)) bad();
         return;
       case 'ptr':
-        if (!isPointer(t) && !isInteger(t) && !isArray(t)) bad();
+        // D strings are char pointers to a void * parameter (bcopy("abc", ...)).
+        if (!isPointer(t) && !isInteger(t) && !isArray(t) && !isString(t)) bad();
         return;
       case 'str':
-        if (!isString(t) && !isCharArrayOrPointer(t)) bad();
+        // NULL is accepted where a string is expected (strtok(NULL, ...)).
+        if (!isString(t) && !isCharArrayOrPointer(t) && !(isPointer(t) && a.constValue === 0n)) bad();
         return;
       case 'scalar':
         if (!isScalar(t)) bad();
@@ -1150,9 +1215,9 @@ export class Cooker {
       seen.add(m.declarator.name);
       if (isVoid(t)) fail('D_DECL_VOIDOBJ', m.loc, m.declarator.name);
       const rt = resolveType(t);
-      if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', m.loc, dtypeName(t));
+      if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', m.loc, dtypeName(t), m.declarator.name);
       if (m.bitWidth !== undefined) {
-        if (!isInteger(t)) fail('D_DECL_BFTYPE', m.loc, m.declarator.name);
+        if (!isInteger(t)) fail('D_DECL_BFTYPE', m.loc, m.declarator.name === '' ? '(anon)' : m.declarator.name);
         const w = this.constantInt(m.bitWidth, 'D_DECL_BFCONST');
         if (w < 0) fail('D_DECL_BFCONST', m.loc);
         if (w > this.env.sizeOf(t) * 8) fail('D_DECL_BFSIZE', m.loc, m.declarator.name);

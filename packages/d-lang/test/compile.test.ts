@@ -89,3 +89,73 @@ describe('compile', () => {
     );
   });
 });
+
+describe('standard D libraries', () => {
+  const tag = (src: string, options = {}) => compile(src, options).diagnostics.find((d) => d.severity === 'error')?.tag;
+  it('errno.d, signal.d and unistd.d are loaded by default, in the guest kernel numbering', () => {
+    const r = compile('BEGIN { a = ENOENT; b = ENOSYS; c = SIGKILL; d = SIGCHLD; e = DTRACEFLT_BADADDR; }');
+    expect(r.program).toBeDefined();
+    const inline = (n: string) => r.context.inlines.get(n)?.value;
+    expect([inline('ENOENT'), inline('ENOSYS'), inline('SIGKILL'), inline('SIGCHLD'), inline('DTRACEFLT_BADADDR')].map((v) => (v as { value: bigint }).value)).toEqual([2n, 38n, 9n, 17n, 1n]);
+  });
+  it('-x nolibs and standardLibraries: false leave them out', () => {
+    expect(tag('BEGIN { a = ENOENT; }', { options: { nolibs: null } })).toBe('D_IDENT_UNDEF');
+    expect(tag('BEGIN { a = SIGKILL; }', { standardLibraries: false })).toBe('D_IDENT_UNDEF');
+  });
+  it('a library of the same name given by the user comes after them', () => {
+    expect(tag('BEGIN { a = EMINE; }', { libraries: [{ name: 'mine.d', text: 'inline int EMINE = ENOENT + 1000;' }] })).toBeUndefined();
+  });
+});
+
+describe('NULL', () => {
+  it('is a void * constant 0 that strings and pointers accept', () => {
+    const r = compile('char *p; BEGIN { p = NULL; s = "a"; s = NULL; x = strtok(NULL, ","); }');
+    expect(r.diagnostics).toEqual([]);
+  });
+});
+
+describe('printf format diagnostics, as dt_printf_create and dt_printf_validate word them', () => {
+  const msg = (src: string) => {
+    const d = compile(src).diagnostics.find((x) => x.severity === 'error')!;
+    return `${d.tag}: ${d.message}`;
+  };
+  it('reports malformed conversions as D_SYNTAX, numbered over every %', () => {
+    expect(msg('BEGIN { printf("%d %.*.d", 1, 2); }')).toBe("D_SYNTAX: format conversion #2 has more than one '.' specified");
+    expect(msg('BEGIN { printf("%% %1$d", 1); }')).toBe('D_SYNTAX: format conversion #2 uses unsupported positional format (%n$)');
+    expect(msg('BEGIN { printf("%-%"); }')).toBe('D_SYNTAX: format conversion #1 cannot be combined with other format flags: %%');
+    expect(msg('BEGIN { printf("%z"); }')).toBe('D_SYNTAX: format conversion #1 is undefined: %z');
+    expect(msg('BEGIN { printf("abc %"); }')).toBe('D_SYNTAX: format conversion #1 name expected before end of format string');
+  });
+  it('names conversions by their dictionary name and gives its prototype text', () => {
+    expect(msg('BEGIN { printf("%*.*d", 1, 2, "s"); }')).toBe(
+      'D_PRINTF_ARG_TYPE: printf( ) argument #4 is incompatible with conversion #1 prototype:\n\tconversion: %d\n\t prototype: char, short, int, long, or long long\n\t  argument: string',
+    );
+    expect(msg('BEGIN { printf("%*d", "s", 1); }')).toBe(
+      'D_PRINTF_DYN_TYPE: printf( ) argument #2 is incompatible with conversion #1 prototype:\n\tconversion: % * d\n\t prototype: int\n\t  argument: string',
+    );
+    expect(msg('BEGIN { printf("%.*d"); }')).toBe('D_PRINTF_DYN_PROTO: printf( ) prototype mismatch: conversion #1 (%d) is missing a corresponding ".*" argument');
+    expect(msg('BEGIN { printf("%@d", 1); }')).toBe('D_PRINTF_AGG_CONV: %@ conversion requires an aggregation and is not for use with printf( )');
+    expect(msg('BEGIN { printf("%s %d", "a"); }')).toBe('D_PRINTF_ARG_PROTO: printf( ) prototype mismatch: conversion #2 (%d) is missing a corresponding value argument');
+  });
+});
+
+describe('diagnostic wording as dtrace prints it', () => {
+  const msg = (src: string) => {
+    const d = compile(src).diagnostics.find((x) => x.severity === 'error')!;
+    return `${d.tag}: ${d.message}`;
+  };
+  it('prototype texts and argument counts', () => {
+    expect(msg('BEGIN { exit("s"); }')).toBe('D_PROTO_ARG: exit( ) argument #1 is incompatible with prototype:\n\tprototype: int\n\t argument: string');
+    expect(msg('BEGIN { x = strtok("a", 1); }')).toBe('D_PROTO_ARG: strtok( ) argument #2 is incompatible with prototype:\n\tprototype: char *\n\t argument: int');
+    expect(msg('BEGIN { x = substr("a"); }')).toBe('D_PROTO_LEN: substr( ) prototype mismatch: 1 arg passed, at least 2 expected');
+    expect(msg('BEGIN { @ = quantize(); }')).toBe('D_PROTO_LEN: quantize( ) prototype mismatch: 0 args passed, at least 1 expected');
+  });
+  it('declarations, pragmas and options', () => {
+    expect(msg('int a[]; BEGIN {}')).toBe('D_DECL_ARRNULL: array declaration requires array dimension or tuple signature: a');
+    expect(msg('struct pirate p; BEGIN {}')).toBe('D_DECL_INCOMPLETE: incomplete struct/union/enum struct pirate: p');
+    expect(msg('#pragma D error "stop here"\nBEGIN {}')).toBe('D_PRAGERR: #error: stop here ');
+    expect(msg('#pragma D option specsize=-40\nBEGIN {}')).toBe("D_PRAGMA_OPTSET: failed to set option 'specsize' to '-40': Invalid value for specified option");
+    expect(msg('#pragma D option nspec=24 * 44\nBEGIN {}')).toBe('D_PRAGMA_MALFORM: superfluous arguments specified for #pragma option');
+    expect(msg('BEGIN { x = stringof(trace(1)); }')).toBe('D_STRINGOF_TYPE: cannot apply stringof to a value of type void');
+  });
+});

@@ -129,6 +129,23 @@ static void on_usr1(int sig)
 	caught++;
 }
 
+/*
+ * kill(getpid(), sig) by a conditional svc followed by an instruction of the
+ * opposite condition: "svceq #0; movne r0, #5", in Thumb code inside an
+ * "ite eq" block. The svc runs, the handler runs on the way back, and
+ * rt_sigreturn must bring back the IT state with the flags, or the movne
+ * would run unconditionally in Thumb code.
+ */
+#ifdef __thumb__
+#define ITE_EQ "ite eq\n\t"
+#else
+#define ITE_EQ ""
+#endif
+__attribute__((naked)) static long kill_conditionally(long pid, long sig)
+{
+	__asm__ volatile("push {r7, lr}\n\tmov r7, #37\n\tcmp r0, r0\n\t" ITE_EQ "svceq #0\n\tmovne r0, #5\n\tpop {r7, pc}");
+}
+
 static unsigned long tls(void)
 {
 	unsigned long v;
@@ -179,6 +196,7 @@ int main(void)
 	}
 	wait(&status);
 	printf("bkpt: signal %d\n", WTERMSIG(status));
+	printf("kill by a conditional svc: %ld caught=%d\n", kill_conditionally(getpid(), SIGUSR1), caught);
 	return 0;
 }
 `;
@@ -186,7 +204,7 @@ int main(void)
 const ARM_EXPECTED =
   'sigaction=0\ncaught=2 sig=10 keep=600dcafe frame below sp=1 aligned=1\n' +
   'tls before=0 set=0 after=12345678\nchild tls=12345678\n' +
-  'mmap zero-filled and writable: mm 1\nafter munmap: signal 11\nbkpt: signal 5\n';
+  'mmap zero-filled and writable: mm 1\nafter munmap: signal 11\nbkpt: signal 5\nkill by a conditional svc: 0 caught=3\n';
 
 const EXPECTED =
   'a|  -42|ff  |Z|xy|1234567890|-9000000000\n' +

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// npm run bench: the kernel providers on a booted guest, per ISA.
+// npm run bench: the kernel providers on a booted guest, per ISA (and for
+// ARM's Thumb-2 build of the guest, arm-thumb, whose displaced instructions
+// all run out of line in Thumb state).
 // - guest MIPS on the cpubound workload with the providers registered and no
 //   probe enabled, against a plain machine on the unpatched image (the guest
 //   text is the image's, so the instruction counts must be equal);
@@ -17,10 +19,14 @@ import { GuestMachineView, KernelProviders, createDtraceProvider, createIsaSuppo
 const decoder = new TextDecoder();
 const LIMIT = 5_000_000_000;
 
-/** A machine of `isa` running `args` with the boot modules a traced guest loads. */
-function machineFor(isa, args, consoleOutput) {
-  const modules = Object.entries(defaultImages(isa).modules).map(([name, bytes]) => ({ name, bytes }));
-  return Machine.create({ isa, cmdline: 'quiet', args, modules, consoleOutput });
+/** The machine of an image set: an ISA's guest, or arm-thumb. */
+const machineOf = (set) => (set === 'arm-thumb' ? { isa: 'arm', thumb: true } : { isa: set, thumb: false });
+
+/** A machine of image set `set` running `args` with the boot modules a traced guest loads. */
+function machineFor(set, args, consoleOutput) {
+  const { isa, thumb } = machineOf(set);
+  const modules = Object.entries(defaultImages(isa, { thumb }).modules).map(([name, bytes]) => ({ name, bytes }));
+  return Machine.create({ isa, thumb, cmdline: 'quiet', args, modules, consoleOutput });
 }
 
 async function plain(isa, args) {
@@ -36,7 +42,7 @@ async function plain(isa, args) {
 /** The kernel providers of a guest, registered after dtrace's as a session registers them. */
 async function withProviders(isa, args, consoleOutput) {
   const machine = await machineFor(isa, args, consoleOutput);
-  const support = await createIsaSupport(isa);
+  const support = await createIsaSupport(machineOf(isa).isa);
   const view = new GuestMachineView(machine, support);
   const providers = await KernelProviders.create(machine, view, support);
   const registry = new ProbeRegistry();
@@ -82,7 +88,7 @@ async function enableDisableAll(isa) {
 }
 
 const rows = [];
-for (const isa of ['x86_64', 'arm']) {
+for (const isa of ['x86_64', 'arm', 'arm-thumb']) {
   const cpuArgs = ['/bin/cpubound', '20'];
   const unpatched = await plain(isa, cpuArgs);
   const idle = await traced(isa, cpuArgs, undefined);

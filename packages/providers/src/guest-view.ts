@@ -23,6 +23,8 @@ interface KernelLayout {
   tasks: number;
   state: number;
   zombieState: number;
+  /** task_struct.exit_code: the wait status (exit status << 8, or the killing signal). */
+  exitCode: number;
   /** task_struct.regs: the user frame at the top of the kernel stack. */
   regs: number;
   /** Offsets in struct pt_regs of the user pc, frame pointer, stack pointer and the six system-call arguments. */
@@ -284,6 +286,25 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   }
 
   /**
+   * The wait status of process `pid` once its main thread has exited and
+   * until its parent reaps it (exit status << 8, or the killing signal);
+   * undefined while it runs or once it is gone.
+   */
+  exitStatus(pid: number): number | undefined {
+    const layout = this.layout();
+    const head = this.machine.symbols.byName('task_list');
+    if (!head) throw new Error('the guest kernel has no task_list');
+    let node = this.readWord(head.address);
+    for (let n = 0; node !== undefined && node !== 0n && node !== head.address && n < 65536; n++) {
+      const task = node - BigInt(layout.tasks);
+      const state = this.readInt(task + BigInt(layout.state));
+      if (this.readInt(task + BigInt(layout.pid)) === pid && state !== undefined && state >= layout.zombieState) return this.readInt(task + BigInt(layout.exitCode));
+      node = this.readWord(node);
+    }
+    return undefined;
+  }
+
+  /**
    * Kernel frames as dtrace's stack() records them, innermost first: the
    * interrupted pc when the function there has its frame set up (a probe in
    * its body), else — at a function's first instruction (fbt entry), at a
@@ -351,6 +372,26 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const sp = at(layout.userSp);
     const args = layout.syscallArgs.map((off) => at(off) ?? 0n);
     return pc === undefined || fp === undefined || sp === undefined ? undefined : { pc, fp, sp, args };
+  }
+
+  /**
+   * uregs[index] of the thread on `cpu`: from the CPU when it stopped in user
+   * mode (a pid probe), else from the user frame the kernel saved on entry;
+   * undefined for a number that names no register, a register that is not
+   * kept, or a thread without user registers (a kernel thread).
+   */
+  userRegister(cpu: number, index: number): bigint | undefined {
+    const reg = this.support.userRegister(index);
+    if (!reg) return undefined;
+    const regs = this.machine.registers(cpu);
+    if (regs.userMode()) return reg.live?.(regs);
+    if (!reg.saved) return undefined;
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    const frame = task ? this.readWord(task + BigInt(layout.regs)) : undefined;
+    if (!frame) return undefined;
+    const ptRegs = structType(this.dwarf, 'struct pt_regs');
+    return this.readWord(frame + BigInt(member(ptRegs, reg.saved.member).offset + (reg.saved.index ?? 0) * this.word));
   }
 
   /** User frames of the thread on `cpu`: its user pc (and at a function's first instruction the return address), then the frame-pointer chain in its address space. */
@@ -452,6 +493,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       tasks: member(task, 'tasks').offset,
       state: member(task, 'state').offset,
       zombieState: Number(zombie),
+      exitCode: member(task, 'exit_code').offset,
       regs: member(task, 'regs').offset,
       userPc: saved(frame.pc),
       userFp: saved(frame.fp),

@@ -46,6 +46,9 @@ interface Site {
 
 const hex = (v: bigint): string => `0x${v.toString(16)}`;
 
+/** The longest patch any ISA writes (an x86-64 instruction's 15 bytes bound it). */
+const MAX_PATCH = 16;
+
 export class TracepointTable {
   private readonly sites = new Map<bigint, Site>();
   private removeHandler: (() => void) | undefined;
@@ -79,6 +82,7 @@ export class TracepointTable {
   }
 
   install(tp: Tracepoint): void {
+    if (tp.patch.length > MAX_PATCH) throw new Error(`${tp.name}: a patch of ${tp.patch.length} bytes is longer than any instruction`);
     const site = this.sites.get(tp.address);
     if (site) {
       if (site.owners.includes(tp)) throw new Error(`${tp.name}: already installed at ${hex(tp.address)}`);
@@ -86,8 +90,11 @@ export class TracepointTable {
       // Firing order only: the head (the bytes written) stays the first installed.
       return;
     }
-    for (const [addr, other] of this.sites) {
-      if (addr < tp.address + BigInt(tp.patch.length) && tp.address < addr + BigInt(other.written.length)) {
+    // Patches are at most MAX_PATCH bytes: only sites that close can overlap this one.
+    for (let d = -(MAX_PATCH - 1); d < tp.patch.length; d++) {
+      const addr = tp.address + BigInt(d);
+      const other = d === 0 ? undefined : this.sites.get(addr);
+      if (other && addr < tp.address + BigInt(tp.patch.length) && tp.address < addr + BigInt(other.written.length)) {
         throw new Error(`${tp.name}: patch at ${hex(tp.address)} would overlap the one at ${hex(addr)} (${other.owners[0]!.name})`);
       }
     }

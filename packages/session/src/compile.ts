@@ -96,7 +96,7 @@ export class TargetCompiler {
       dataModel: this.target.dataModel,
       probes: this.catalogue(),
       ...(this.targetPid() !== undefined ? { macroVariables: { ...options.macroVariables, target: this.targetPid()! } } : {}),
-      ...(guest ? { types: [...(options.types ?? []), this.kernelTypes()!], threadType: 'struct task_struct *', libraries: [...GUEST_D_LIBRARIES, ...(options.libraries ?? [])] } : {}),
+      ...(guest ? { types: [...(options.types ?? []), this.kernelTypes()!], threadType: 'struct task_struct *', libraries: [...GUEST_D_LIBRARIES, { name: 'regs.d', text: guest.support.regsLibrary }, ...(options.libraries ?? [])] } : {}),
     };
   }
 }

@@ -11,7 +11,7 @@
 // listed before a program is compiled.
 import { ProbeRegistry, type CompiledProgram, type DTraceState } from '@wdtrace/dtrace-core';
 import { DIF_OP, DIF_VAR, difInstrOp, difInstrVar, type Difo } from '@wdtrace/dtrace-core/dif';
-import { Machine, defaultImages, readInitrdEntries, type InitrdFile, type Isa, type MachineOptions, type RunResult } from '@wdtrace/kernel';
+import { Machine, defaultImages, readInitrdEntries, type InitrdFile, type Isa, type MachineOptions, type RunResult, type Trap } from '@wdtrace/kernel';
 import {
   GuestMachineView,
   KernelProviders,
@@ -31,8 +31,14 @@ export interface GuestOptions {
   readonly thumb?: boolean;
   /** 1 to 8 (default 1). */
   readonly cpus?: number;
-  /** The program init runs, with its arguments (dtrace -c); without it the guest shell reads the console. */
+  /** The program init runs, with its arguments (dtrace -c); without it (and without `running`) the guest shell reads the console. */
   readonly command?: readonly string[];
+  /**
+   * A running system instead of one program: the guest boots and stays up,
+   * idle, or running this shell command started at boot (`cpubound &`); its
+   * console reads nothing. Ignored with `command`.
+   */
+  readonly running?: { readonly boot?: string };
   /** Files added to the guest's initrd before boot (a host program to run). */
   readonly files?: readonly InitrdFile[];
   /** Console input for the guest; it ends after this unless `interactive`. */
@@ -42,6 +48,20 @@ export interface GuestOptions {
   readonly nsPerInsn?: number;
   /** Anything else the machine takes (kernel, initrd, modules, cmdline ...); `cmdline` defaults to "quiet". */
   readonly machine?: Partial<MachineOptions>;
+}
+
+/** How long the program that keeps a running system up sleeps (s): years of virtual time. */
+const RUNNING_SLEEP_SECONDS = 100_000_000;
+
+/**
+ * init's program on a running system: a shell that runs the boot command,
+ * if any, then sleeps, so init never sees its program end and power off.
+ */
+export function runningSystem(boot: string | undefined): string[] {
+  const sleep = `/bin/sleep ${RUNNING_SLEEP_SECONDS}`;
+  const work = boot?.trim() ?? '';
+  if (work === '') return ['/bin/sh', '-c', sleep];
+  return ['/bin/sh', '-c', `${work}${work.endsWith('&') ? ' ' : '; '}${sleep}`];
 }
 
 /** The guest's files by path: the initrd's, and those added to it. */
@@ -57,7 +77,10 @@ function guestFiles(initrd: Uint8Array, added: readonly InitrdFile[]): (path: st
   };
 }
 
-/** The pid the guest gives the -c command: init (pid 1) forks it first on this deterministic machine. */
+/**
+ * The pid the guest gives the -c command: init (pid 1) forks it first on this
+ * deterministic machine (on a running system, the boot shell; else the shell).
+ */
 export const COMMAND_PID = 2;
 
 /** Directories whose programs a process's name is looked up in (the guest's own, and host programs -c placed). */
@@ -79,6 +102,14 @@ export class GuestTarget implements TracingTarget {
   readonly interactive: boolean;
   /** Set when a module was loaded since the last step: its probes are matched before the guest goes on. */
   private loadedSince = false;
+  /** Whether the kernel is up (`start` ran). */
+  private started = false;
+  /** The traced process ($target) whose end is watched while tracing. */
+  private watched: number | undefined;
+  /** Its wait status once it has exited (exit status << 8, or the killing signal), when seen. */
+  private watchedStatus: number | undefined;
+  /** Set when the watched process passed proc:::exit: the next steps look for its status. */
+  private watchedExiting = false;
 
   private constructor(
     readonly machine: Machine,
@@ -120,7 +151,7 @@ export class GuestTarget implements TracingTarget {
       isa: options.isa,
       thumb: images.thumb,
       cpus: options.cpus,
-      args: options.command,
+      args: options.command ?? (options.running ? runningSystem(options.running.boot) : undefined),
       files: options.files,
       consoleOutput,
       consoleInput: options.consoleInput,
@@ -150,15 +181,52 @@ export class GuestTarget implements TracingTarget {
     return this.view.now();
   }
 
-
-  attach(state: DTraceState): () => void {
+  attach(state: DTraceState, target?: number): () => void {
     this.providers.fireInto(state);
     this.loadedSince = false;
     const switchWatch = usesVtimestamp(state.program) ? this.watchSwitches() : undefined;
+    const exitWatch = target !== undefined ? this.watchExit(target) : undefined;
     return () => {
+      exitWatch?.();
       switchWatch?.();
       this.providers.fireInto(undefined);
     };
+  }
+
+  /**
+   * Brings the kernel up, as tracing finds a live system: runs the guest from
+   * power-on until the first program init starts (process 2, the -c command,
+   * the shell or the boot command) has been exec'd — the point where dtrace -c
+   * has its process created and stopped, before it runs a user instruction.
+   * BEGIN fires after this, on a kernel with its CPUs online, its memory
+   * mapped and its processes running. Nothing happens the second time.
+   */
+  start(limit = 4_000_000_000): void {
+    if (this.started) return;
+    this.started = true;
+    let execd = false;
+    const tps = this.siteTracepoints('proc', 'exec-success', 'boot:kernel:exec:success', (trap) => {
+      if (this.view.thread(trap.cpu).pid === COMMAND_PID) {
+        execd = true;
+        this.machine.stop();
+      }
+    });
+    const table = tracepointsOf(this.machine);
+    for (const tp of tps) table.install(tp);
+    try {
+      const begin = this.machine.instructions;
+      while (!execd && this.machine.instructions - begin < limit) {
+        const r = this.machine.run({ instructions: 10_000_000 });
+        if (r.kind !== 'limit' && r.kind !== 'stopped') break;
+      }
+    } finally {
+      for (const tp of tps) table.remove(tp);
+    }
+  }
+
+  /** The wait status of the traced process once it has exited (exit status << 8, or the signal that killed it). */
+  exitStatus(): number | undefined {
+    return this.watchedStatus;
   }
 
   beforeStep(state: DTraceState): void {
@@ -171,6 +239,10 @@ export class GuestTarget implements TracingTarget {
 
   advance(t: bigint): TargetStep {
     const result: RunResult = this.machine.run({ untilNs: Number(t) });
+    if (result.kind === 'stopped' && this.watchedExiting) {
+      this.collectExitStatus();
+      return { kind: 'running' };
+    }
     if (result.kind === 'limit') return { kind: 'running' };
     if (result.kind === 'input') return { kind: 'input', deadlineNs: result.deadlineNs };
     return { kind: 'ended', result };
@@ -181,17 +253,70 @@ export class GuestTarget implements TracingTarget {
   }
 
   /**
-   * Boots the guest until process `pid` exists or the guest waits for console
-   * input with every CPU idle (its shell at the prompt), at most `limit`
-   * instructions; returns whether the process is alive (-p's grab).
+   * Brings the kernel up (`start`), then runs the guest until process `pid`
+   * exists, the guest waits for console input with every CPU idle (its shell
+   * at the prompt), or `boundNs` of virtual time has passed; returns whether
+   * the process is alive (-p's grab).
    */
-  bootUntilProcess(pid: number, limit = 200_000_000): boolean {
-    const start = this.machine.instructions;
+  bootUntilProcess(pid: number, boundNs = 1_000_000_000): boolean {
+    this.start();
+    const until = Number(this.now()) + boundNs;
     while (!this.view.processAlive(pid)) {
-      const r = this.machine.run({ instructions: 1_000_000 });
-      if (r.kind !== 'limit' || this.machine.instructions - start >= limit) return this.view.processAlive(pid);
+      const r = this.machine.run({ instructions: 1_000_000, untilNs: until });
+      if (r.kind !== 'limit' || Number(this.now()) >= until) return this.view.processAlive(pid);
     }
     return true;
+  }
+
+  /**
+   * Watches process `pid` end, as libproc tells dtrace(1) its wait status: a
+   * tracepoint of its own at the proc:::exit sites (shared with that probe
+   * when it is enabled, but firing none) stops the machine when the process's
+   * main thread exits; the next step finds the status in its task once it is
+   * a zombie, before its parent can reap it. Returns what takes it out again.
+   */
+  private watchExit(pid: number): () => void {
+    this.watched = pid;
+    const tps = this.siteTracepoints('proc', 'exit', 'target:kernel:exit:watch', (trap) => {
+      const thread = this.view.thread(trap.cpu);
+      if (thread.pid === pid && thread.tid === pid) {
+        this.watchedExiting = true;
+        this.machine.stop();
+      }
+    });
+    const table = tracepointsOf(this.machine);
+    for (const tp of tps) table.install(tp);
+    return () => {
+      for (const tp of tps) table.remove(tp);
+    };
+  }
+
+  /** Runs the guest on in small steps until the exiting traced process is a zombie, and keeps its wait status. */
+  private collectExitStatus(): void {
+    this.watchedExiting = false;
+    for (let i = 0; i < 10_000 && this.watchedStatus === undefined; i++) {
+      this.watchedStatus = this.view.exitStatus(this.watched!);
+      if (this.watchedStatus !== undefined) break;
+      const r = this.machine.run({ instructions: 16 });
+      if (r.kind !== 'limit' && r.kind !== 'stopped') break;
+    }
+  }
+
+  /** Tracepoints at every site of SDT probe provider:name that call `hook` and fire no probe. */
+  private siteTracepoints(provider: string, probe: string, name: string, hook: (trap: Trap) => void): Tracepoint[] {
+    const sites = this.machine.kernelModules().flatMap((m) => m.sdtSites).filter((s) => s.provider === provider && s.probe === probe);
+    return sites.map((site) => {
+      const { patch, result } = this.support.sdtPatch(site);
+      return {
+        address: site.address,
+        patch,
+        name,
+        fire: (trap: Trap) => {
+          hook(trap);
+          return result;
+        },
+      };
+    });
   }
 
   /**

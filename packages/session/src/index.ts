@@ -2,10 +2,10 @@
 // Tracing sessions as a library: a target (a booted guest, or none), D
 // compiled against its probes, dtrace(1)'s work loop, and the output as
 // events carrying dtrace(1)'s exact text and the data behind it.
-export { Session, CompileFailure, SessionError, type SessionOptions, type RunOptions, type SessionResult } from './session.js';
+export { Session, CompileFailure, SessionError, processEnd, signalName, type SessionOptions, type RunOptions, type SessionResult } from './session.js';
 export { decodeText, messageEvent, type SessionEvent, type TextEvent, type DropKind } from './events.js';
 export { aggregationData, type AggregationData, type AggregationRow, type AggregationKey, type AggregatingFunction } from './aggregations.js';
-export { GuestTarget, usesVtimestamp, type GuestOptions } from './guest-target.js';
+export { GuestTarget, usesVtimestamp, runningSystem, type GuestOptions } from './guest-target.js';
 export { guestExecProblem, guestHasFile } from './guest-command.js';
 export { IdleTarget, type IdleOptions } from './idle-target.js';
 export { workLoop, nextWakeup, type LoopOptions, type LoopEnd } from './loop.js';

@@ -2,7 +2,8 @@
 // them next to what the guest would fetch now that probes are enabled,
 // and the probes placed at each address — what `wdtrace dis --live` lists
 // and the playground shows beside a run. x86-64 is decoded by the core's
-// own decoder, ARM (A32, T32 and literal pools) in llvm-objdump's layout.
+// own decoder, ARM (A32, T32 — a Thumb function — and literal pools) in
+// llvm-objdump's layout.
 import type { ProbeRegistry } from '@wdtrace/dtrace-core';
 import { createX86Decoder, disassemble, formatLine, type DisassemblyLine, type Symbolizer, type X86Decoder } from '@wdtrace/isa-x86-as';
 import { armObjdumpLines, type ArmMapping } from '@wdtrace/isa-arm-as';
@@ -74,10 +75,12 @@ function x86Rows(decoder: X86Decoder, image: Uint8Array, live: Uint8Array, start
 /** ARM: line for line in llvm-objdump's layout, the literal pools of the function's module as data. */
 function armRows(machine: Machine, f: KernelSymbol, image: Uint8Array, live: Uint8Array, symbols: Symbolizer, probes: ReadonlyMap<bigint, readonly string[]>): LiveRow[] {
   const start = f.address;
-  const mapping: { address: bigint; kind: string }[] = [];
+  // A Thumb function (its symbol's bit 0) is T32 code between its literal pools.
+  const code = f.thumb ? 't' : 'a';
+  const mapping: { address: bigint; kind: string }[] = [{ address: start, kind: code }];
   for (const r of machine.kernelModules().find((m) => m.name === f.module)?.dataRanges ?? []) {
     if (r.end <= start || r.start >= start + BigInt(f.size)) continue;
-    mapping.push({ address: r.start, kind: 'd' }, { address: r.end, kind: 'a' });
+    mapping.push({ address: r.start, kind: 'd' }, { address: r.end, kind: code });
   }
   const symbolize = (a: bigint): string | undefined => symbols.symbolize(a);
   const before = armObjdumpLines(image, start, mapping as ArmMapping, symbolize);

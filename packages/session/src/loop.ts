@@ -11,8 +11,10 @@ import { fireBegin, fireEnd, type ProfileProvider } from '@wdtrace/providers';
 import type { TracingTarget } from './target.js';
 
 export interface LoopOptions {
-  /** Stop after this much virtual time (ns) even without exit(). */
+  /** Stop after this much virtual time (ns) from BEGIN even without exit(). */
   readonly timeLimit?: bigint;
+  /** $target: the process whose end the target watches (its wait status for the report). */
+  readonly target?: number;
   /** Whether tracing should end now (^C): END fires and the buffers drain as after exit(). */
   interrupted(): boolean;
   /**
@@ -65,7 +67,7 @@ export function nextWakeup(profile: ProfileProvider, consumer: Consumer, nextSwi
 
 /** Traces `state` on `target` from BEGIN to END. */
 export async function workLoop(target: TracingTarget, state: DTraceState, consumer: Consumer, o: LoopOptions): Promise<LoopEnd> {
-  const detach = target.attach(state);
+  const detach = target.attach(state, o.target);
   let guest: RunResult | undefined;
   let grabbedExited = false;
   try {
@@ -74,13 +76,15 @@ export async function workLoop(target: TracingTarget, state: DTraceState, consum
     o.onEnabled?.();
     consumer.consume(false);
     let nextSwitch = target.now() + rate;
+    // --run-for counts from BEGIN: the guest's boot happened before tracing started.
+    const limit = o.timeLimit !== undefined ? target.now() + o.timeLimit : undefined;
     let steps = 0;
     while (!(state.activity === 'draining' || state.anyBufferFull() || o.interrupted())) {
       target.beforeStep(state);
       let t = nextWakeup(target.profile, consumer, nextSwitch);
-      const limited = o.timeLimit !== undefined && t >= o.timeLimit;
-      if (limited) t = o.timeLimit!;
-      else if (!target.runsByItself && target.profile.nextDue() === undefined && o.timeLimit === undefined && !o.untilInterrupted) break; // nothing can ever fire
+      const limited = limit !== undefined && t >= limit;
+      if (limited) t = limit;
+      else if (!target.runsByItself && target.profile.nextDue() === undefined && limit === undefined && !o.untilInterrupted) break; // nothing can ever fire
       if (o.pace) {
         while (!o.interrupted() && !(await o.pace(t)));
         if (o.interrupted()) break;
@@ -100,7 +104,7 @@ export async function workLoop(target: TracingTarget, state: DTraceState, consum
         if (step.kind === 'ended') guest = step.result;
         break;
       }
-      if (limited && now >= o.timeLimit!) break;
+      if (limited && now >= limit) break;
       if (o.grabbed !== undefined && !target.processAlive(o.grabbed)) {
         grabbedExited = true;
         break;

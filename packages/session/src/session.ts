@@ -82,6 +82,30 @@ function withOrigin(source: string, options: CompileOptions): CompileOptions {
   return { origin: { kind: 'probe', text: source }, ...options };
 }
 
+/** Linux's signal names by number (the guest's ABI is Linux's on both ISAs). */
+const SIGNAL_NAMES = [
+  '', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGILL', 'SIGTRAP', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGKILL', 'SIGUSR1', 'SIGSEGV', 'SIGUSR2', 'SIGPIPE', 'SIGALRM', 'SIGTERM',
+  'SIGSTKFLT', 'SIGCHLD', 'SIGCONT', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGURG', 'SIGXCPU', 'SIGXFSZ', 'SIGVTALRM', 'SIGPROF', 'SIGWINCH', 'SIGIO', 'SIGPWR', 'SIGSYS',
+];
+
+/** A signal's name as proc_signame gives it ("SIGSEGV", "SIG40" for one without a name). */
+export function signalName(sig: number): string {
+  return SIGNAL_NAMES[sig] || `SIG${sig}`;
+}
+
+/**
+ * dtrace(1)'s prochandler words for the end of process `pid`, from its wait
+ * status (or, when that was not seen, init's report of it: the exit status,
+ * or 128 + the signal).
+ */
+export function processEnd(pid: number, waitStatus: number | undefined, initStatus: number | undefined): string {
+  if (waitStatus !== undefined) {
+    if ((waitStatus & 0x7f) !== 0) return `pid ${pid} terminated by ${signalName(waitStatus & 0x7f)}`;
+    const status = (waitStatus >> 8) & 0xff;
+    return status !== 0 ? `pid ${pid} exited with status ${status}` : `pid ${pid} has exited`;
+  }
+  return initStatus ? `pid ${pid} exited with status ${initStatus}` : `pid ${pid} has exited`;
+}
 
 export class Session {
   private interrupted = false;
@@ -146,6 +170,9 @@ export class Session {
 
   /** Compiles D against this session's probes; the result carries the program or the diagnostics. */
   compileResult(source: string, options: CompileOptions = {}): CompileResult {
+    // Programs are compiled against the running kernel, as dtrace(1) compiles against a live
+    // system: the guest comes up first, so process probes (pid$target) find their processes.
+    this.guest?.start();
     return compileD(source, this.compileOptions(withOrigin(source, options)));
   }
 
@@ -198,8 +225,11 @@ export class Session {
       ...o.actions,
     });
     if (o.records ?? true) consumer.json = (record) => this.emit({ kind: 'record', record });
+    // Tracing starts on the running kernel: BEGIN fires once it is up.
+    this.guest?.start();
     const end = await workLoop(this.target, state, consumer, {
       timeLimit: o.timeLimit,
+      target: this.pid,
       interrupted: () => this.interrupted,
       untilInterrupted: o.untilInterrupted,
       pace: o.pace,
@@ -221,7 +251,7 @@ export class Session {
     const say = (text: string) => this.emit({ kind: 'message', stream: 'stderr', text });
     // A notice, which -q silences (dtrace.c's notice()).
     if (this.pid !== undefined && (g?.kind === 'poweroff' || end.grabbedExited)) {
-      if (!quiet) say(`dtrace: pid ${this.pid} has exited\n`);
+      if (!quiet) say(`dtrace: ${processEnd(this.pid, this.guest?.exitStatus(), g?.kind === 'poweroff' ? g.status : undefined)}\n`);
     } else if (g?.kind === 'panic') say(`dtrace: the guest kernel panicked (status ${g.status})\n`);
     else if (g?.kind === 'fatal') say(`dtrace: guest CPU ${g.cpu} stopped: ${g.reason} at ${this.guest!.view.symbols.lookup(g.pc)?.symbol?.name ?? `0x${g.pc.toString(16)}`}\n`);
   }

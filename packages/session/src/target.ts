@@ -30,8 +30,8 @@ export interface TracingTarget {
   readonly stepsPerYield: number;
   /** Virtual time now (ns since power-on). */
   now(): bigint;
-  /** Lets the target's probes fire into `state` while it traces; returns what undoes it. */
-  attach(state: DTraceState): () => void;
+  /** Lets the target's probes fire into `state` while it traces, watching process `target`'s end; returns what undoes it. */
+  attach(state: DTraceState, target?: number): () => void;
   /** Before each step: probes of code that appeared since the last one (modules loaded while tracing) are enabled. */
   beforeStep(state: DTraceState): void;
   /** Moves virtual time to `t`: runs the guest there, or advances the idle clock. */

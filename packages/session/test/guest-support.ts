@@ -41,8 +41,8 @@ export async function guestSession(options: GuestOptions): Promise<{ session: Se
  * Boots a guest running `args`, traces it with `script` until it powers off;
  * `out` is the trace output with the messages, then the aggregations.
  */
-export async function traceGuest(isa: Isa, script: string, args: string[], options: { quiet?: boolean } = {}) {
-  const { session, collected } = await guestSession({ isa, command: args });
+export async function traceGuest(isa: Isa, script: string, args: string[], options: { quiet?: boolean; thumb?: boolean } = {}) {
+  const { session, collected } = await guestSession({ isa, thumb: options.thumb, command: args });
   const program = session.compile(script);
   const run = await session.run(program, options.quiet ? { options: { ...defaultOptions(), quiet: true } } : {});
   return { out: collected.both + collected.printout, guestOut: collected.guestOut, run, session };

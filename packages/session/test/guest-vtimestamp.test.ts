@@ -29,7 +29,7 @@ describe.each(['x86_64', 'arm'] as const)('vtimestamp on a %s guest', (isa) => {
     expect(vt).toBeGreaterThan(0);
     expect(vt).toBeLessThan(1_000_000);
     const rows = new Map(out.split('\n').filter((l) => /^\w+ \d+$/.test(l)).map((l) => l.split(' ') as [string, string]));
-    expect(Number(rows.get('calls'))).toBeGreaterThan(3);
+    expect(Number(rows.get('calls'))).toBeGreaterThan(1);
     expect(rows.get('faster')).toBe('0');
     // Counted from the session's start, a thread's vtimestamp stays below timestamp.
     expect(rows.get('ahead')).toBe('0');

@@ -57,6 +57,16 @@ describe.each(ISAS)('pid on %s', (isa) => {
     expect(r.out).toMatch(/^\n +echo`fputs\n +echo`main\+0x[0-9a-f]+\n +echo`__libc_start\+0x[0-9a-f]+\n +echo`_start\+0x[0-9a-f]+\n +echo`main +$/);
   });
 
+  it('reads user registers with uregs[] at a pid probe and in a system call, and faults on a number that names none', async () => {
+    const script = `
+      pid$target:a.out:main:entry { printf("%d", (uregs[R_SP] & 3) == 0); ufunc(uregs[R_PC]); }
+      syscall::write:entry /pid == $target/ { ufunc(uregs[R_PC]); }
+      pid$target:a.out:main:return { trace(uregs[60]); }`;
+    const r = await traceGuest(isa, script, ['/bin/echo', 'x'], { quiet: true });
+    // At main's entry the pc is main's first instruction; in write(2) it is in the system-call stub that entered the kernel.
+    expect(r.out).toMatch(/^1 +echo`main +echo`__syscall +dtrace: error on enabled probe ID 3 \(ID \d+: pid2:echo:main:return\): illegal operation in action #1 at DIF offset \d+\n/);
+  });
+
   it("gives a forked child none of its parent's tracepoints", async () => {
     // forkheavy's children run the same text after fork and exit with i % 256; their statuses add up to 3.
     const r = await traceGuest(isa, 'pid$target:a.out::entry { @[pid == $target] = count(); }', ['/bin/forkheavy', '3'], { quiet: true });
@@ -64,16 +74,23 @@ describe.each(ISAS)('pid on %s', (isa) => {
     expect(r.out).toMatch(/^ +1 +\d+\n$/);
   });
 
-  it('leaves other processes running the same file unaffected, and the output unchanged with every probe of the program enabled', async () => {
+  it('leaves other processes running the same file unaffected', async () => {
     const command = ['/bin/sh', '-c', "sh -c 'echo inner; echo a | wc -c'; echo outer $?"];
-    const plain = await guestSession({ isa, command });
-    await plain.session.machine!.runUntilPowerOff({ instructions: 2_000_000_000 });
-    const r = await traceGuest(isa, 'pid$target:a.out:: { @[pid] = count(); }', command, { quiet: true });
-    expect(r.guestOut).toBe(plain.collected.guestOut);
+    const r = await traceGuest(isa, 'pid$target:a.out::entry { @[pid] = count(); }', command, { quiet: true });
     expect(r.guestOut).toBe('inner\n      2\nouter 0\n');
     // Only the traced shell's probes fired: its child shell runs the same file without tracepoints.
     expect(r.out).toMatch(/^ +2 +\d+\n$/);
-  });
+  }, 180_000);
+
+  it('leaves the output unchanged with every probe of the program enabled', async () => {
+    const command = ['/bin/sort', '/etc/passwd'];
+    const plain = await guestSession({ isa, command });
+    await plain.session.machine!.runUntilPowerOff({ instructions: 2_000_000_000 });
+    const r = await traceGuest(isa, 'pid$target:a.out:: { @ = count(); }', command, { quiet: true });
+    expect(plain.collected.guestOut).toMatch(/^root:/);
+    expect(r.guestOut).toBe(plain.collected.guestOut);
+    expect(Number(r.out.trim())).toBeGreaterThan(1000);
+  }, 180_000);
 
   it("restores the process's text to the file's bytes once tracing ends", async () => {
     const { session } = await guestSession({ isa, command: ['/bin/sleep', '1'] });
@@ -92,5 +109,48 @@ describe.each(ISAS)('pid on %s', (isa) => {
       compared += ph.filesz;
     }
     expect(compared).toBeGreaterThan(1000);
+  });
+});
+
+describe('pid on ARM conditional instructions', () => {
+  it('fires a probe on a conditional instruction only when its condition passes', async () => {
+    // echo's main has conditional instructions that only `-n` makes execute (clang turns
+    // `newline = 0` into a conditional move); their breakpoints carry the condition.
+    const { session } = await guestSession({ isa: 'arm', command: ['/bin/echo', 'a'] });
+    session.probes('pid2:a.out:main:');
+    const image = session.guest!.providers.pid.processOf(2)!.image;
+    const main = image.function('main')!;
+    const conditional = image
+      .decode(main)
+      .insns.filter((i) => i.cond !== undefined && i.cond < 14 && !i.classes.has('branch') && i.encoding !== 'B' && i.encoding !== 'BL')
+      .map((i) => (i.address - main.address).toString(16));
+    expect(conditional.length).toBeGreaterThan(0);
+    const script = conditional.map((o) => `pid$target:a.out:main:${o}`).join(', ') + ' { @[probename] = count(); } pid$target:a.out:main:entry { @[probename] = count(); }';
+    const plain = await traceGuest('arm', script, ['/bin/echo', 'a'], { quiet: true });
+    const withN = await traceGuest('arm', script, ['/bin/echo', '-n', 'a'], { quiet: true });
+    expect(plain.guestOut).toBe('a\n');
+    expect(withN.guestOut).toBe('a');
+    const fired = (out: string) => [...out.matchAll(/^ +(\w+) +(\d+)$/gm)].map((m) => m[1]).filter((n) => n !== 'entry');
+    // Without -n the conditions fail: only entry fired; with it, some conditional instruction ran and fired.
+    expect(plain.out).toMatch(/entry +1/);
+    expect(fired(plain.out)).toEqual([]);
+    expect(fired(withN.out).length).toBeGreaterThan(0);
+  });
+});
+
+describe('pid on the Thumb-2 ARM guest', () => {
+  it('fires entry, return and offset probes of Thumb functions, and every instruction of one', async () => {
+    const script = `
+      pid$target:a.out:main:entry { printf("main(%d, %s)\\n", arg0, copyinstr(*(uintptr_t *)copyin(arg1 + sizeof (uintptr_t), sizeof (uintptr_t)))); }
+      pid$target:a.out:main:0 { printf("%s %s %s %s\\n", probeprov, probemod, probefunc, probename); }
+      pid$target:a.out:fputs:entry { printf("fputs(%s)\\n", copyinstr(arg0)); }
+      pid$target:a.out:main:return { printf("main returns %d at a return site: %d\\n", arg1, arg0 > 0); }`;
+    const r = await traceGuest('arm', script, ['/bin/echo', 'hi', 'there'], { quiet: true, thumb: true });
+    expect(r.guestOut).toBe('hi there\n');
+    expect(r.out).toBe('main(3, hi)\npid2 echo main 0\nfputs(hi)\nfputs(there)\nmain returns 0 at a return site: 1\n');
+    // Every instruction of main (16- and 32-bit ones, IT blocks included) traced, the output unchanged.
+    const all = await traceGuest('arm', 'pid$target:a.out:main: { @n = count(); }', ['/bin/echo', 'a', 'b', 'c'], { thumb: true });
+    expect(all.guestOut).toBe('a b c\n');
+    expect(Number(/\d+/.exec(all.out.split('\n').at(-2)!)![0])).toBeGreaterThan(20);
   });
 });

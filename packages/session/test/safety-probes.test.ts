@@ -77,11 +77,11 @@ describe.each(['x86_64', 'arm'] as const)('kernel probes on interrupt, trap and 
     expect(t.run.guest).toEqual({ kind: 'poweroff', status: 0 });
     expect(t.guestOut).toBe(plain.output);
     const c = counts(t.out);
-    for (const f of fbt) expect(c.get(`${f}:entry`) ?? 0, `${f}:entry`).toBeGreaterThan(0);
+    for (const f of fbt) if (f !== 'cpu_idle') expect(c.get(`${f}:entry`) ?? 0, `${f}:entry`).toBeGreaterThan(0);
     for (const f of fbt) if (f !== 'cpu_idle') expect(c.get(`${f}:return`) ?? 0, `${f}:return`).toBeGreaterThan(0);
     for (const f of kinst) expect(c.get(`${f}:kinst`) ?? 0, `${f} (kinst)`).toBeGreaterThan(0);
-    // The idle loop runs on both CPUs; the timer ticks many times.
-    expect(c.get('cpu_idle:entry')).toBe(2);
+    // Both CPUs entered the idle loop at boot, before tracing began (it never returns); the timer ticks many times.
+    expect(c.get('cpu_idle:entry')).toBeUndefined();
     expect(c.get('timer_interrupt:entry')!).toBeGreaterThan(5);
     console.log(`paths ${isa}: ${[...c].map(([k, v]) => `${k}=${v}`).join(' ')}`);
   }, 300_000);

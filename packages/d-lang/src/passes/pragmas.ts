@@ -4,7 +4,7 @@
 // their value syntax (sizes, times, booleans).
 import { booleanOptionValue } from '@wdtrace/dtrace-core';
 import type { PragmaItem } from '../ast.js';
-import { fail } from '../diagnostics.js';
+import { CompileError, fail } from '../diagnostics.js';
 import type { CompileContext } from '../context.js';
 import type { Pass } from './pass.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
@@ -13,19 +13,19 @@ import { DTRACE_OPTIONS, parseSizeOption, parseTimeOption } from '../options.js'
 export function setOption(ctx: CompileContext, name: string, value: string | null, item: PragmaItem | undefined): void {
   const loc = item?.loc;
   const kind = DTRACE_OPTIONS.get(name);
-  if (kind === undefined) fail('D_PRAGMA_OPTSET', loc, name, 'Invalid option name');
+  if (kind === undefined) fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid option name');
   if (kind === 'bool') {
     if (booleanOptionValue(value) === undefined) {
-      fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+      fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
     }
   } else if (value === null || value === '') {
-    fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+    fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
   } else if (kind === 'size' && parseSizeOption(value) === undefined) {
-    fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+    fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
   } else if (kind === 'time' && parseTimeOption(value) === undefined) {
-    fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+    fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
   } else if (kind === 'int' && !/^-?\d+$/.test(value)) {
-    fail('D_PRAGMA_OPTSET', loc, name, 'Invalid value for specified option');
+    fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
   }
   ctx.pragmaOptions.set(name, value);
   if (name === 'strsize' && value !== null) ctx.env.stringSize = parseSizeOption(value)!;
@@ -45,11 +45,17 @@ function knownIdentifier(ctx: CompileContext, name: string): boolean {
   return ctx.options.probes?.match({ provider: name, module: '', function: '', name: '' }).length !== undefined && (ctx.options.probes?.match({ provider: name, module: '', function: '', name: '' }).length ?? 0) > 0;
 }
 
+/** #pragma error's text as dt_pragma_error prints it: each token (strings without quotes) followed by a space. */
+function pragmaErrorText(words: readonly string[]): string {
+  return words.map((w, i) => (i === 0 ? w.replace(/^"/, '') : w)).map((w, i) => (i === words.length - 1 ? w.replace(/"$/, '') : w)).map((w) => `${w} `).join('');
+}
+
 function pragmaD(ctx: CompileContext, item: PragmaItem, words: string[]): void {
   const what = words[0];
   switch (what) {
     case 'option': {
       if (words.length < 2) fail('D_PRAGMA_MALFORM', item.loc, 'option');
+      if (words.length > 2) throw new CompileError({ severity: 'error', tag: 'D_PRAGMA_MALFORM', message: 'superfluous arguments specified for #pragma option', location: item.loc });
       for (const w of words.slice(1)) {
         const eq = w.indexOf('=');
         const name = eq < 0 ? w : w.slice(0, eq);
@@ -60,10 +66,10 @@ function pragmaD(ctx: CompileContext, item: PragmaItem, words: string[]): void {
     }
     case 'attributes': {
       // #pragma D attributes name/data/class ident
-      if (words.length !== 3) fail('D_PRAGMA_MALFORM', item.loc, 'attributes');
+      if (words.length !== 3) fail('D_PRAGMA_MALFORM', item.loc, 'attributes <attributes> <ident>');
       const parts = words[1]!.split('/');
       if (parts.length !== 3 || !STABILITY.includes(parts[0]!) || !STABILITY.includes(parts[1]!) || !DATA_CLASS.includes(parts[2]!)) {
-        fail('D_PRAGMA_MALFORM', item.loc, 'attributes');
+        fail('D_PRAGMA_MALFORM', item.loc, 'attributes <attributes> <ident>');
       }
       if (!knownIdentifier(ctx, words[2]!)) fail('D_PRAGMA_SCOPE', item.loc, 'attributes', words[2]!);
       return;
@@ -84,7 +90,7 @@ function pragmaD(ctx: CompileContext, item: PragmaItem, words: string[]): void {
       return;
     }
     case 'error':
-      return fail('D_PRAGERR', item.loc, words.slice(1).join(' '));
+      return fail('D_PRAGERR', item.loc, pragmaErrorText(words.slice(1)));
     default:
       return fail('D_PRAGMA_INVAL', item.loc, words.join(' '));
   }
@@ -102,7 +108,7 @@ export const pragmasPass: Pass = {
       const words = item.text.split(/\s+/).filter((w) => w !== '');
       if (words.length === 0) return false;
       if (words[0] === 'D') pragmaD(ctx, item, words.slice(1));
-      else if (words[0] === 'error') fail('D_PRAGERR', item.loc, words.slice(1).join(' '));
+      else if (words[0] === 'error') fail('D_PRAGERR', item.loc, pragmaErrorText(words.slice(1)));
       else if (words[0] === 'line' || words[0] === 'ident') {
         /* accepted and ignored, as by dtrace */
       } else if (words[0] === 'binding' || words[0] === 'depends_on' || words[0] === 'attributes' || words[0] === 'option') {

@@ -25,7 +25,7 @@ function declare(ctx: CompileContext, cooker: Cooker, item: DeclarationItem): vo
     const type = ctx.env.applyDeclarator(base, declarator, (x) => cooker.constantInt(x, 'D_DECL_ARRSUB'), (tn) => cooker.resolveTypeName(tn));
     const keys = tuple !== undefined && tuple.kind === 'array' ? tuple.tuple!.map((tn) => cooker.resolveTypeName(tn)) : undefined;
     if (declarator.derivations.some((d) => d.kind === 'array' && d.size === undefined && d.tuple === undefined) && item.storage !== 'typedef' && item.storage !== 'extern') {
-      fail('D_DECL_ARRNULL', declarator.loc);
+      fail('D_DECL_ARRNULL', declarator.loc, name);
     }
     switch (item.storage) {
       case 'typedef': {
@@ -56,7 +56,7 @@ function declare(ctx: CompileContext, cooker: Cooker, item: DeclarationItem): vo
     }
     if (isVoid(type)) fail('D_DECL_VOIDOBJ', declarator.loc, name);
     const rt = resolveType(type);
-    if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', declarator.loc, dtypeName(type));
+    if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', declarator.loc, dtypeName(type), name);
     const kind = keys !== undefined ? 'array' : 'scalar';
     if (item.storage === 'this') {
       if (keys !== undefined) fail('D_DECL_LOCASSC', declarator.loc, name);

@@ -2,61 +2,141 @@
 // statement, classified as a plain expression, an action call (with its
 // prototype and printf-format checks) or an aggregation. Variables come to
 // exist on their first assignment here, so order matters as in dtrace.
-import { type CType, resolveType } from '@wdtrace/dtrace-core/types';
+import { resolveType } from '@wdtrace/dtrace-core/types';
 import type { AggregationInfo, Expr } from '../ast.js';
-import { BUILTIN_FUNCTIONS, KEY_ACTIONS, functionKindName } from '../builtins.js';
+import { BUILTIN_FUNCTIONS, KEY_ACTIONS, actionKeyType, functionKindName } from '../builtins.js';
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { CompileError, type Loc, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
 import { type CookScope, Cooker, dtypeName } from '../semantics.js';
 import type { Pass } from './pass.js';
 
-const actionKeyTypes = new Map<string, CType>();
-
-/** The type of an action key: a typedef of int64_t named after the action (one object per name, so keys compare equal). */
-function actionKeyType(name: string, int64: CType): CType {
-  let t = actionKeyTypes.get(name);
-  if (t === undefined) actionKeyTypes.set(name, (t = { kind: 'typedef', name, target: int64 }));
-  return t;
-}
-
-/** One conversion of a printf-like format string. */
+/** One conversion of a printf-like format string (dt_printf_create). */
 export interface FormatConversion {
-  readonly text: string;
-  readonly conversion: string;
+  /** Its number, 1-based, counting every % of the format (%% included), as dtrace numbers conversions. */
+  readonly index: number;
+  /** The conversion's name in dtrace's dictionary: size prefixes and the letter ("d", "lld", "hx"). */
+  readonly name: string;
   readonly starWidth: boolean;
   readonly starPrecision: boolean;
+  /** %@: the aggregation's value (printa only). */
+  readonly agg: boolean;
 }
 
-/** Split a D format string into its conversions (%% excluded). Returns an error text when malformed. */
+const pfprotoXint = 'char, short, int, long, or long long';
+const pfprotoCsi = 'char, short, or int';
+const pfprotoFp = 'float, double, or long double';
+const pfprotoAddr = 'pointer or integer';
+const pfprotoCstr = 'char [] or string (or use stringof)';
+
+type PfCheck = 'int' | 'csi' | 'fp' | 'addr' | 'str' | 'wstr' | 'port' | 'intptr';
+/** dt_printf.c's conversion dictionary: each name with its prototype text and the kind of check. */
+const PF_CONVERSIONS: ReadonlyMap<string, { proto: string; check: PfCheck }> = new Map<string, { proto: string; check: PfCheck }>([
+  ['a', { proto: pfprotoAddr, check: 'addr' }],
+  ['A', { proto: 'pointer or integer (with -p/-c) or _usymaddr (without -p/-c)', check: 'addr' }],
+  ['c', { proto: pfprotoCsi, check: 'csi' }],
+  ['C', { proto: pfprotoCsi, check: 'csi' }],
+  ['d', { proto: pfprotoXint, check: 'intptr' }],
+  ['e', { proto: pfprotoFp, check: 'fp' }],
+  ['E', { proto: pfprotoFp, check: 'fp' }],
+  ['f', { proto: pfprotoFp, check: 'fp' }],
+  ['g', { proto: pfprotoFp, check: 'fp' }],
+  ['G', { proto: pfprotoFp, check: 'fp' }],
+  ['hd', { proto: 'short', check: 'int' }],
+  ['hi', { proto: 'short', check: 'int' }],
+  ['ho', { proto: 'unsigned short', check: 'int' }],
+  ['hu', { proto: 'unsigned short', check: 'int' }],
+  ['hx', { proto: 'short', check: 'int' }],
+  ['hX', { proto: 'short', check: 'int' }],
+  ['i', { proto: pfprotoXint, check: 'intptr' }],
+  ['I', { proto: pfprotoCstr, check: 'str' }],
+  ['k', { proto: 'stack', check: 'int' }],
+  ['lc', { proto: 'int', check: 'int' }],
+  ['ld', { proto: 'long', check: 'intptr' }],
+  ['li', { proto: 'long', check: 'intptr' }],
+  ['lo', { proto: 'unsigned long', check: 'intptr' }],
+  ['lu', { proto: 'unsigned long', check: 'intptr' }],
+  ['ls', { proto: 'wchar_t []', check: 'wstr' }],
+  ['lx', { proto: 'long', check: 'intptr' }],
+  ['lX', { proto: 'long', check: 'intptr' }],
+  ['lld', { proto: 'long long', check: 'intptr' }],
+  ['lli', { proto: 'long long', check: 'intptr' }],
+  ['llo', { proto: 'unsigned long long', check: 'intptr' }],
+  ['llu', { proto: 'unsigned long long', check: 'intptr' }],
+  ['llx', { proto: 'long long', check: 'intptr' }],
+  ['llX', { proto: 'long long', check: 'intptr' }],
+  ['Le', { proto: 'long double', check: 'fp' }],
+  ['LE', { proto: 'long double', check: 'fp' }],
+  ['Lf', { proto: 'long double', check: 'fp' }],
+  ['Lg', { proto: 'long double', check: 'fp' }],
+  ['LG', { proto: 'long double', check: 'fp' }],
+  ['o', { proto: pfprotoXint, check: 'intptr' }],
+  ['p', { proto: pfprotoAddr, check: 'addr' }],
+  ['P', { proto: 'uint16_t', check: 'port' }],
+  ['s', { proto: pfprotoCstr, check: 'str' }],
+  ['S', { proto: pfprotoCstr, check: 'str' }],
+  ['T', { proto: 'int64_t', check: 'int' }],
+  ['u', { proto: pfprotoXint, check: 'intptr' }],
+  ['wc', { proto: 'int', check: 'int' }],
+  ['ws', { proto: 'wchar_t []', check: 'wstr' }],
+  ['x', { proto: pfprotoXint, check: 'intptr' }],
+  ['X', { proto: pfprotoXint, check: 'intptr' }],
+  ['Y', { proto: 'int64_t', check: 'int' }],
+]);
+
+/**
+ * Split a D format string into its conversions (%% excluded), as
+ * dt_printf_create reads it. Returns the error text (reported as
+ * D_SYNTAX) when a conversion is malformed.
+ */
 export function parseFormat(fmt: string): FormatConversion[] | string {
   const out: FormatConversion[] = [];
-  for (let i = 0; i < fmt.length; i++) {
-    if (fmt[i] !== '%') continue;
-    const start = i;
-    i++;
-    if (fmt[i] === '%') continue;
-    while (i < fmt.length && '-+ #0\''.includes(fmt[i]!)) i++;
+  let index = 0;
+  for (let i = fmt.indexOf('%'); i !== -1 && i < fmt.length; i = fmt.indexOf('%', i + 1)) {
+    index++;
+    let name = '';
+    let dot = false;
     let starWidth = false;
     let starPrecision = false;
-    if (fmt[i] === '*') {
-      starWidth = true;
-      i++;
-    } else while (i < fmt.length && /\d/.test(fmt[i]!)) i++;
-    if (fmt[i] === '.') {
-      i++;
-      if (fmt[i] === '*') {
-        starPrecision = true;
-        i++;
-      } else while (i < fmt.length && /\d/.test(fmt[i]!)) i++;
+    let agg = false;
+    for (;;) {
+      const c = fmt[++i];
+      if (c === undefined) return `format conversion #${index} name expected before end of format string`;
+      if (c >= '0' && c <= '9') continue;
+      if (c === '#' || c === '+' || c === '-' || c === '?' || c === "'" || c === ' ') continue;
+      if (c === '*') {
+        if (dot ? starPrecision : starWidth) return `format conversion #${index} has more than one '*' specified for the output precision`;
+        if (dot) starPrecision = true;
+        else starWidth = true;
+        continue;
+      }
+      if (c === '.') {
+        if (dot) return `format conversion #${index} has more than one '.' specified`;
+        dot = true;
+        continue;
+      }
+      if (c === '@') {
+        agg = true;
+        continue;
+      }
+      if (c === '$') return `format conversion #${index} uses unsupported positional format (%n$)`;
+      if (c === '%') {
+        if (fmt[i - 1] === '%') {
+          name = '%';
+          break;
+        }
+        return `format conversion #${index} cannot be combined with other format flags: %%`;
+      }
+      if (c === 'h' || c === 'l' || c === 'L' || c === 'w') {
+        if (name.length < 6) name += c;
+        continue;
+      }
+      name += c;
+      break;
     }
-    if (fmt[i] === '?') i++;
-    while (i < fmt.length && 'hlLjzt'.includes(fmt[i]!)) i++;
-    const c = fmt[i];
-    if (c === undefined || !'aAcCdeEfgGiIopPsSTuxXYk@'.includes(c)) {
-      return `invalid format conversion #${out.length + 1}: ${fmt.slice(start, i + 1)}`;
-    }
-    out.push({ text: fmt.slice(start, i + 1), conversion: c, starWidth, starPrecision });
+    if (name === '%') continue;
+    if (!PF_CONVERSIONS.has(name)) return `format conversion #${index} is undefined: %${name}`;
+    out.push({ index, name, starWidth, starPrecision, agg });
   }
   return out;
 }
@@ -134,8 +214,8 @@ class ClauseTyper {
     const keyTypes = keys.map((k) => this.cooker.keyType(k));
     const args = rhs.args.map((a) => this.cook(a));
     if (args.length < fn.minArgs || args.length > fn.maxArgs) {
-      const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : `${fn.minArgs} to ${fn.maxArgs}`;
-      fail(fname === 'quantize' ? 'D_QUANT_PROTO' : 'D_PROTO_LEN', rhs.loc, fname, args.length, ...(fname === 'quantize' ? [] : [args.length === 1 ? '' : 's']), expected);
+      const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : args.length < fn.minArgs ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
+      fail('D_PROTO_LEN', rhs.loc, fname, args.length, args.length === 1 ? '' : 's', expected);
     }
     if (args.length > 0 && (args[0]!.k === 'agg' || !isScalar(args[0]!.type!))) fail('D_AGG_SCALAR', rhs.loc, fname, 1);
     let a = this.ctx.aggregations.get(aggNode.name);
@@ -169,95 +249,78 @@ class ClauseTyper {
     return { ...a, type: this.ctx.env.int64, ref: { kind: 'aggregation', aggregation: info } };
   }
 
+  /** The arguments of printf(), system(), freopen() checked against the format, as dt_printf_validate does. */
   private printfArgs(fname: string, args: Expr[], loc: Loc, allowAgg: boolean): Expr[] {
     const fmtArg = args[0]!;
     if (fmtArg.k !== 'string') fail('D_PRINTF_ARG_FMT', fmtArg.loc, fname);
     const fmt = fmtArg.value;
     const convs = parseFormat(fmt);
-    if (typeof convs === 'string') fail('D_PRINTF_ARG_TYPE', fmtArg.loc, fname, 1, 1, convs, 'format', 'string');
+    if (typeof convs === 'string') throw new CompileError({ severity: 'error', tag: 'D_SYNTAX', message: convs, location: fmtArg.loc });
+    if (fmt === '' && fname !== 'freopen') fail('D_PRINTF_FMT_EMPTY', fmtArg.loc, fname);
     const rest = args.slice(1);
     const cooked: Expr[] = [{ ...fmtArg, type: this.ctx.env.string }];
     let ai = 0;
-    const needValue = (c: FormatConversion, n: number): Expr => {
+    for (const c of convs) {
+      const n = c.index;
+      const dyns = [...(c.starWidth ? ['*'] : []), ...(c.starPrecision ? ['.*'] : [])];
+      for (const dyn of dyns) {
+        const a = rest[ai];
+        if (a === undefined) fail('D_PRINTF_DYN_PROTO', loc, fname, n, c.name, dyn);
+        const ca = this.cook(a);
+        if (!isInteger(ca.type!)) fail('D_PRINTF_DYN_TYPE', a.loc, fname, ai + 2, n, dyn, c.name, dtypeName(ca.type));
+        ai++;
+        cooked.push(ca);
+      }
+      if (c.agg) {
+        if (!allowAgg) fail('D_PRINTF_AGG_CONV', loc, fname);
+        continue;
+      }
       const a = rest[ai];
-      if (a === undefined) fail('D_PRINTF_ARG_PROTO', loc, fname, n, c.text);
+      if (a === undefined) fail('D_PRINTF_ARG_PROTO', loc, fname, n, c.name);
       ai++;
-      return a;
-    };
-    convs.forEach((c, i) => {
-      const n = i + 1;
-      if (c.starWidth || c.starPrecision) {
-        for (let s = 0; s < (c.starWidth ? 1 : 0) + (c.starPrecision ? 1 : 0); s++) {
-          const a = rest[ai];
-          if (a === undefined) fail('D_PRINTF_DYN_PROTO', loc, n, c.text);
-          ai++;
-          const ca = this.cook(a);
-          if (!isInteger(ca.type!)) fail('D_PRINTF_DYN_TYPE', a.loc, ai + 1, n);
-          cooked.push(ca);
-        }
-      }
-      if (c.conversion === '@') {
-        if (!allowAgg) fail('D_PRINTF_AGG_CONV', loc, fname, n);
-        return;
-      }
-      const a = needValue(c, n);
       if (a.k === 'agg' && allowAgg) {
         cooked.push(this.aggregationArg(fname, a, ai, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
-        return;
+        continue;
       }
       const ca = this.cook(a);
       const t = ca.type!;
+      const conv = PF_CONVERSIONS.get(c.name)!;
       let ok: boolean;
-      let proto: string;
-      switch (c.conversion) {
-        case 's':
-          ok = isString(t) || isCharArrayOrPointer(t) || isScalar(t) === false && !isVoid(t);
-          proto = 'char [] or string';
+      switch (conv.check) {
+        case 'str':
           ok = isString(t) || isCharArrayOrPointer(t);
           break;
-        case 'S':
-        case 'I':
-          // %I (pfprint_inetaddr) takes the address as text, as %s does.
-          ok = isString(t) || isCharArrayOrPointer(t);
-          proto = 'char [] or string';
+        case 'wstr':
+          ok = isCharArrayOrPointer(t) || isString(t);
           break;
-        case 'P': {
+        case 'port': {
           // pfcheck_type: a type compatible with uint16_t (an unsigned 16-bit integer).
           const r = resolveType(t);
           ok = r.kind === 'integer' && r.size === 2 && !r.signed;
-          proto = 'uint16_t';
           break;
         }
-        case 'p':
-        case 'a':
-        case 'A':
-        case 'x':
-        case 'X':
-        case 'o':
-        case 'u':
-        case 'd':
-        case 'i':
-        case 'c':
-        case 'C':
-        case 'Y':
-        case 'T':
-        case 'k':
+        case 'csi':
+          ok = isInteger(t) && this.ctx.env.sizeOf(t) <= 4;
+          break;
+        case 'addr':
+        case 'intptr':
           ok = isInteger(t) || isPointer(t) || isArray(t);
-          proto = c.conversion === 'p' || c.conversion === 'a' || c.conversion === 'A' ? 'pointer or integer' : 'integer';
-          if (!['p', 'a', 'A', 'x', 'X', 'u', 'd', 'i', 'o'].includes(c.conversion) && isPointer(t)) ok = false;
+          break;
+        case 'int':
+          ok = isInteger(t);
           break;
         default:
           ok = isInteger(t) || resolveType(t).kind === 'float';
-          proto = 'double';
       }
-      if (!ok) fail('D_PRINTF_ARG_TYPE', a.loc, fname, ai + 1, n, c.text, proto, ca.k === 'agg' ? 'aggregation' : dtypeName(t));
+      if (a.k === 'agg') ok = false;
+      if (!ok) fail('D_PRINTF_ARG_TYPE', a.loc, fname, ai + 1, n, c.name, conv.proto, a.k === 'agg' ? 'aggregation' : dtypeName(t));
       cooked.push(ca);
-    });
+    }
     if (ai < rest.length) {
       if (allowAgg) {
         // printa: the remaining arguments are aggregations.
         for (; ai < rest.length; ai++) cooked.push(this.aggregationArg(fname, rest[ai]!, ai + 1, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
-      } else fail('D_PRINTF_ARG_EXTRA', rest[ai]!.loc, fname, convs.length + (convs.filter((c) => c.starWidth).length + convs.filter((c) => c.starPrecision).length));
+      } else fail('D_PRINTF_ARG_EXTRA', rest[ai]!.loc, fname, ai);
     }
     return cooked;
   }
@@ -293,7 +356,7 @@ class ClauseTyper {
     const arity = (tag: 'D_PROTO_LEN' | 'D_STACK_PROTO' | 'D_USTACK_PROTO' | 'D_CLEAR_PROTO' | 'D_TRUNC_PROTO' | 'D_NORMALIZE_PROTO' | 'D_TRACEMEM_ARGS'): void => {
       if (n >= fn.minArgs && n <= fn.maxArgs) return;
       if (tag === 'D_PROTO_LEN') {
-        const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : fn.maxArgs === Infinity ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
+        const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : fn.maxArgs === Infinity || n < fn.minArgs ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
         fail(tag, e.loc, name, n, n === 1 ? '' : 's', expected);
       }
       if (tag === 'D_NORMALIZE_PROTO') fail(tag, e.loc, name, n);
@@ -330,7 +393,7 @@ class ClauseTyper {
         if (raw[0]!.k === 'string') {
           // The format's conversions apply to each aggregation's keys and value: every other argument is an aggregation.
           const fmt = parseFormat(raw[0]!.value);
-          if (typeof fmt === 'string') fail('D_PRINTF_ARG_TYPE', raw[0]!.loc, name, 1, 1, fmt, 'format', 'string');
+          if (typeof fmt === 'string') throw new CompileError({ severity: 'error', tag: 'D_SYNTAX', message: fmt, location: raw[0]!.loc });
           if (raw.length < 2) fail('D_PRINTA_PROTO', e.loc, 'aggregation argument missing');
           args = [{ ...raw[0]!, type: this.ctx.env.string }, ...raw.slice(1).map((a, i) => this.aggregationArg(name, a, i + 1, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }))];
         } else args = raw.map((a, i) => this.aggregationArg(name, a, i, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
@@ -394,7 +457,7 @@ class ClauseTyper {
         arity('D_PROTO_LEN');
         args = raw.map((a) => this.cook(a));
         args.forEach((a, i) => {
-          if (a.k === 'agg' || !isScalar(a.type!)) fail('D_PROTO_ARG', a.loc, name, i + 1, 'integer', a.k === 'agg' ? 'aggregation' : dtypeName(a.type));
+          if (a.k === 'agg' || !isScalar(a.type!)) fail('D_PROTO_ARG', a.loc, name, i + 1, 'int', a.k === 'agg' ? 'aggregation' : dtypeName(a.type));
         });
       }
     }

@@ -84,6 +84,12 @@ export interface MachineInterface {
    * function's entry or return the first frame already is that caller.
    */
   caller?(cpu: number): bigint;
+  /**
+   * uregs[index] of the thread on `cpu` (dtrace_getreg): its user register
+   * numbered as the ISA's regs.d numbers them; undefined when the index names
+   * no register or the thread has no user registers (the access faults).
+   */
+  userRegister?(cpu: number, index: number): bigint | undefined;
   /** User stack of the thread on `cpu` (dtrace_getupcstack): pc, then return addresses, at most `depth`. ustack() records them after the pid. */
   userStack(cpu: number, depth: number): bigint[];
   /** Symbol lookups for %a, %A, print(), stack(), ustack() and sym()/mod()/usym()/umod()/uaddr(). */

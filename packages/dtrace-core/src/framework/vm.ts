@@ -80,6 +80,11 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
       if (i < 0 || i >= 10) throw new DifFault(DTRACEFLT.ILLOP, 0n);
       return f.args[i] ?? 0n;
     }
+    case DIF_VAR.UREGS: {
+      const v = f.machine.userRegister?.(f.cpu, Number(index ?? 0n));
+      if (v === undefined) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+      return v;
+    }
     case DIF_VAR.TIMESTAMP: return f.timestamp;
     case DIF_VAR.VTIMESTAMP: return f.machine.vtime?.(f.cpu) ?? f.timestamp;
     case DIF_VAR.WALLTIMESTAMP: return f.machine.walltime();

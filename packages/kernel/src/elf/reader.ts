@@ -246,7 +246,9 @@ export class ElfFile {
 
   private readHeader(): ElfHeader {
     const b = this.bytes;
-    if (b.length < 16 || ELF_MAGIC.some((m, i) => b[i] !== m)) throw new ElfError('not an ELF file (bad magic)', 0);
+    // A file cut short inside its identification is truncated, not foreign, when what it has is the magic.
+    if (ELF_MAGIC.some((m, i) => i < b.length && b[i] !== m) || b.length < ELF_MAGIC.length) throw new ElfError('not an ELF file (bad magic)', 0);
+    if (b.length < 16) throw new ElfError(`truncated ELF identification (needs 16 bytes, file has ${b.length})`, 0);
     const cls = b[4];
     if (cls !== 1 && cls !== 2) throw new ElfError(`invalid ELF class ${cls}`, 4);
     const elfClass = cls === 1 ? 32 : 64;

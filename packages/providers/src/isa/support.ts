@@ -70,6 +70,13 @@ export interface SavedRegister {
   readonly index?: number;
 }
 
+/** A register uregs[] names: where the saved user frame keeps it (none: not kept) and how to read it from a CPU stopped in user mode (none: not there). */
+export interface UserRegister {
+  readonly name: string;
+  readonly saved?: SavedRegister;
+  readonly live?: (regs: RegisterFile) => bigint;
+}
+
 /** The user registers a trap frame holds, by what they are for. */
 export interface UserFrameLayout {
   readonly pc: SavedRegister;
@@ -125,6 +132,10 @@ export interface IsaSupport {
   readonly syscallArgRegisters: readonly number[];
   /** Where the guest kernel's trap frame keeps the user registers. */
   readonly userFrame: UserFrameLayout;
+  /** uregs[index], numbered as this ISA's regs.d numbers it; undefined for a number that names no register. */
+  userRegister(index: number): UserRegister | undefined;
+  /** D's regs.d for this ISA: the R_* inline constants that index uregs[]. */
+  readonly regsLibrary: string;
   /** An ELF function symbol's value as a code address (ARM: without the Thumb bit). */
   codeAddress(symbolValue: bigint): bigint;
 

@@ -100,7 +100,10 @@ export class KinstProvider {
   }
 
   private provide(registry: ProbeRegistry, desc?: ProbeDescriptionPattern): void {
-    if (!desc || desc.function === '') return;
+    // As FreeBSD's libdtrace asks kinst for probes only for a description naming it, kinst creates
+    // its per-instruction probes only when the provider field is "kinst": `-f func` or `::func:`
+    // match fbt and the function-level probes, not one probe per instruction.
+    if (!desc || desc.function === '' || desc.provider !== KINST_PROVIDER_NAME) return;
     if (desc.name === 'entry' || desc.name === 'return') return; // inline rewrite: expandInline
     const exactFunction = !/[*?[\\]/.test(desc.function);
     const exactOffset = /^\d+$/.test(desc.name) ? Number(desc.name) : undefined;

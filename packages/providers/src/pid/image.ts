@@ -4,13 +4,13 @@
 // pools from the mapping symbols, and each function's instructions decoded
 // from the file's bytes — what the process's text holds at exec, before any
 // tracepoint.
-import { EM_ARM, PT_LOAD, kernelImageFromElf, parseElf, type ElfFile, type KernelFunction, type KernelModuleImage } from '@wdtrace/kernel';
+import { PT_LOAD, kernelImageFromElf, parseElf, type ElfFile, type KernelFunction, type KernelModuleImage } from '@wdtrace/kernel';
 import type { DecodedFunction, IsaSupport } from '../isa/index.js';
 
 export class ProgramImage {
   /** The module name of its probes: the file's base name, as fasttrap names the object. */
   readonly module: string;
-  /** Function symbols, each name once, sorted by address (ARM: Thumb functions left out). */
+  /** Function symbols, each name once, sorted by address. */
   readonly functions: readonly KernelFunction[];
   private readonly elf: ElfFile;
   private readonly layout: KernelModuleImage;
@@ -25,12 +25,10 @@ export class ProgramImage {
     this.module = path.slice(path.lastIndexOf('/') + 1);
     this.elf = parseElf(bytes);
     this.layout = kernelImageFromElf(this.elf, [], this.module);
-    // Thumb code (odd symbol values on ARM) is another instruction set; its functions get no pid probes here.
-    const thumb = new Set<string>();
-    if (this.elf.machine === EM_ARM) for (const s of this.elf.symbols()) if ((s.value & 1n) === 1n && s.name) thumb.add(s.name);
+    // ARM: Thumb functions (odd symbol values) are decoded as T32 code (KernelFunction.thumb).
     const seen = new Set<string>();
     this.functions = this.layout.functions.filter((f) => {
-      if (seen.has(f.name) || thumb.has(f.name)) return false;
+      if (seen.has(f.name)) return false;
       seen.add(f.name);
       return true;
     });
@@ -55,7 +53,7 @@ export class ProgramImage {
     let d = this.decoded.get(fn.name);
     if (!d) {
       const bytes = this.fileBytes(fn.address, fn.size);
-      d = bytes ? this.support.decode(bytes, fn.address, this.layout.dataRanges) : { insns: [], complete: false, stoppedAt: { address: fn.address, reason: 'the function is outside the loaded segments' } };
+      d = bytes ? this.support.decode(bytes, fn.address, this.layout.dataRanges, fn.thumb) : { insns: [], complete: false, stoppedAt: { address: fn.address, reason: 'the function is outside the loaded segments' } };
       this.decoded.set(fn.name, d);
     }
     return d;

@@ -3,6 +3,7 @@
 // instruction is in travels with it (KernelInsn.thumb), from the function
 // symbol's bit 0 when the text was decoded.
 import type { IsaSupport } from '../support.js';
+import { armRegsLibrary, armUserRegister } from './uregs.js';
 import { ARM_ARGUMENT_REGISTERS, ARM_SYSCALL_ARGUMENT_REGISTERS, ARM_USER_FRAME, armArgs, armReturnValue } from './abi.js';
 import { breakpointArm, decodeArm, displacedArm, unprobeableArm } from './decode.js';
 import { armFbtEntry, armFbtReturns } from './fbt.js';
@@ -24,13 +25,15 @@ export const ARM_SUPPORT: IsaSupport = {
   fbtIncomplete: (decoded) => (decoded.insns[0]?.thumb ? `the function is not whole T32 instructions${decoded.stoppedAt ? ` (${decoded.stoppedAt.reason})` : ''}` : 'the function is not whole words of A32 code'),
   fbtNoReturn: 'no return instruction or tail branch',
   sdtPatch: (site) => (isThumbSdtSite(site) ? thumbSdtPatch(site) : armSdtPatch(site)),
-  pidReturns: armPidReturns,
+  pidReturns: (insns, start, end) => (insns[0]?.thumb ? thumbFbtReturns(insns, start, end).map((p) => p.insn) : armPidReturns(insns, start, end)),
   argumentRegisters: ARM_ARGUMENT_REGISTERS,
   entryArgs: armArgs,
   callArgs: armArgs,
   returnValue: armReturnValue,
   syscallArgRegisters: ARM_SYSCALL_ARGUMENT_REGISTERS,
   userFrame: ARM_USER_FRAME,
+  userRegister: armUserRegister,
+  regsLibrary: armRegsLibrary(),
   // The low bit of an ARM function symbol marks Thumb code; it is no part of the address.
   codeAddress: (value) => value & ~1n,
   frameEstablished: (start, pc, original, thumb) => (thumb ? thumbFrameEstablished(start, pc, original) : armFrameEstablished(start, pc, original)),

@@ -3,6 +3,7 @@
 import { createX86Decoder } from '@wdtrace/isa-x86-as';
 import { x86PidReturns } from './pid.js';
 import type { IsaSupport } from '../support.js';
+import { x86RegsLibrary, x86UserRegister } from './uregs.js';
 import { X86_ARGUMENT_REGISTERS, X86_SYSCALL_ARGUMENT_REGISTERS, X86_USER_FRAME, x86CallArgs, x86EntryArgs, x86ReturnValue } from './abi.js';
 import { INT3, decodeX86, displacedX86, unprobeableX86 } from './decode.js';
 import { x86FbtEntry, x86FbtIncomplete, x86FbtReturns } from './fbt.js';
@@ -31,6 +32,8 @@ export async function createX86Support(): Promise<IsaSupport> {
     returnValue: x86ReturnValue,
     syscallArgRegisters: X86_SYSCALL_ARGUMENT_REGISTERS,
     userFrame: X86_USER_FRAME,
+    userRegister: x86UserRegister,
+    regsLibrary: x86RegsLibrary(),
     codeAddress: (value) => value,
     frameEstablished: x86FrameEstablished,
     returnAddress: x86ReturnAddress,

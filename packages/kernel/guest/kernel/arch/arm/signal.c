@@ -19,7 +19,7 @@ struct signal_frame {
 	uint64_t saved_mask;
 };
 
-#define PSR_USER_FLAGS 0xF80F0000u   /* N Z C V Q and GE bits */
+#define PSR_USER_FLAGS 0xFE0FFC00u   /* N Z C V Q, the IT state and GE bits */
 
 long arch_setup_signal_frame(struct pt_regs *regs, int sig, const struct k_sigaction *ka,
 			     uint64_t saved_mask)
@@ -50,7 +50,7 @@ long arch_restore_signal_frame(struct pt_regs *regs, uint64_t *saved_mask, long 
 	if (copy_from_user(&frame, (void *)(uintptr_t)regs->sp_usr, sizeof(frame)) < 0)
 		return -EFAULT;
 	*regs = frame.saved;
-	/* Only the condition flags and the Thumb bit come from user memory. */
+	/* Only the condition flags, the IT state and the Thumb bit come from user memory. */
 	regs->cpsr = PSR_MODE_USR | (frame.saved.cpsr & (PSR_USER_FLAGS | PSR_T_BIT));
 	*saved_mask = frame.saved_mask;
 	*return_value = (long)frame.saved.r[0];

@@ -1,0 +1,107 @@
+// dtrace(1) on a running guest, run as a user runs it (the wdtrace command in
+// a process of its own): without -c the guest boots and stays up, idle or
+// running --boot's work, its console kept out of the trace output; BEGIN
+// fires on the running kernel; ticks, --run-for, ^C and SIGTERM end tracing
+// as dtrace(1) ends it; -p grabs any process of the running guest; -c feeds
+// the command standard input; the target's end is reported as dtrace(1)'s
+// prochandler reports it.
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../bin/wdtrace.js', import.meta.url));
+
+function run(args: string[], input = '') {
+  return spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8' });
+}
+
+/** Starts wdtrace, sends `signal` once `ready` is on stderr, and resolves with what it printed and its status. */
+function signalled(args: string[], ready: string, signal: NodeJS.Signals): Promise<{ stdout: string; stderr: string; status: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      // The first tick is proof that tracing runs; then the signal ends it.
+      if (!sent && stdout.includes(ready)) {
+        sent = true;
+        child.kill(signal);
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ stdout, stderr, status }));
+  });
+}
+
+describe.each(['x86_64', 'arm'])('wdtrace on a running %s guest', (arch) => {
+  it('fires BEGIN on the booted kernel: its CPUs are online', () => {
+    const r = run(['--arch', arch, '--cpus', '2', '-q', '-n', 'BEGIN { printf("%d cpus\\n", `nr_cpus_online); exit(0); }']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('2 cpus\n\n');
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('stays up for --run-for: every tick fires, and the console is not in the trace output', () => {
+    const r = run(['--arch', arch, '-q', '-n', 'BEGIN { start = timestamp; } tick-1s { printf("tick %d\\n", (timestamp - start) / 1000000000); }', '--run-for', '3s']);
+    expect(r.stdout).toBe('tick 1\ntick 2\ntick 3\n\n');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('runs --boot work: a CPU-bound program started at boot is on CPU while tracing runs', () => {
+    const r = run(['--arch', arch, '--boot', '/bin/cpubound 50 &', '--run-for', '100ms', '-q', '-n', 'profile-997 /execname == "cpubound"/ { @ = count(); }']);
+    expect(Number(r.stdout.trim())).toBeGreaterThan(50);
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('runs on the time scale --ns-per-insn sets: the same instructions take ten times the virtual time', () => {
+    // The command's output, then the count (the last line).
+    const count = (extra: string[]) => Number(run(['--arch', arch, ...extra, '-q', '-n', 'profile-997 /execname == "cpubound"/ { @ = count(); }', '-c', '/bin/cpubound 20']).stdout.trim().split('\n').pop());
+    const normal = count([]);
+    expect(normal).toBeGreaterThan(20);
+    expect(count(['--ns-per-insn', '10'])).toBeGreaterThan(5 * normal);
+  }, 120_000);
+
+  it('grabs any process with -p and reports its end', () => {
+    // The boot shell is pid 2; the programs it starts are 3, 4 ...
+    const s = run(['--arch', arch, '--boot', '/bin/sleep 1 & /bin/cpubound 1 &', '-p', '3', '-n', 'syscall:::entry /pid == $target/ { @[probefunc] = count(); }']);
+    expect(s.stderr).toContain("dtrace: description 'syscall:::entry ' matched 75 probes\n");
+    expect(s.stderr).toContain('dtrace: pid 3 has exited\n');
+    // sleep was in nanosleep when grabbed: what follows is its exit.
+    expect(s.stdout).toMatch(/^\n {2}exit_group +1\n$/);
+    expect(s.status).toBe(0);
+    // The boot shell itself, ending with a status (the guest then powers off: init's program is gone).
+    const r = run(['--arch', arch, '--boot', '/bin/sleep 1; exit 3', '-p', '2', '-n', 'proc:::exit /pid == $target/ { trace(args[0]); }']);
+    expect(r.stderr).toContain('dtrace: pid 2 exited with status 3\n');
+    expect(r.stdout).toMatch(/:exit +1 *\n\n$/);
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('refuses a process that does not exist at once, even with standard input left open', async () => {
+    const r = await new Promise<{ stderr: string; status: number | null }>((resolve) => {
+      const child = spawn(process.execPath, [bin, '--arch', arch, '-p', '77', '-n', 'BEGIN'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (status) => resolve({ stderr, status }));
+    });
+    expect(r.stderr).toBe('dtrace: failed to grab pid 77: No such process\n');
+    expect(r.status).toBe(1);
+  }, 120_000);
+
+  it('passes standard input to a -c command and reports how it ended', () => {
+    const cat = run(['--arch', arch, '-q', '-n', 'syscall::read:return /pid == $target && arg0 > 0/ { @bytes = sum(arg0); }', '-c', '/bin/cat'], 'hello\n');
+    expect(cat.stdout).toBe('hello\n\n                6\n');
+    expect(cat.status).toBe(0);
+    expect(run(['--arch', arch, '-n', 'BEGIN', '-c', '/bin/false']).stderr).toBe("dtrace: description 'BEGIN' matched 1 probe\ndtrace: pid 2 exited with status 1\n");
+    expect(run(['--arch', arch, '-n', 'BEGIN', '-c', '/bin/fault']).stderr).toBe("dtrace: description 'BEGIN' matched 1 probe\ndtrace: pid 2 terminated by SIGSEGV\n");
+    expect(run(['--arch', arch, '-n', 'BEGIN', '-c', '/bin/true']).stderr).toBe("dtrace: description 'BEGIN' matched 1 probe\ndtrace: pid 2 has exited\n");
+  }, 120_000);
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('ends on %s with END and the aggregations printed', async (signal) => {
+    const r = await signalled(['--arch', arch, '-n', 'tick-100ms { printf("tick\\n"); @ticks = count(); } END { printf("end\\n"); }'], 'tick', signal);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/:END end\n\n\n +\d+\n$/);
+  }, 120_000);
+});

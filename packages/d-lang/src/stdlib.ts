@@ -1,0 +1,205 @@
+// The D libraries every program sees, as libdtrace loads errno.d, signal.d
+// and unistd.d from /usr/lib/dtrace before compiling: integer inlines for
+// errno values and signal numbers in the guest kernel's numbering (Linux's,
+// the same on x86-64 and ARM: packages/kernel/guest/include/uapi/abi.h) and
+// the DTRACEFLT_* fault codes the ERROR probe reports in arg4. compile()
+// loads them ahead of the program's own libraries unless `-x nolibs` is set
+// or `standardLibraries: false` is given (a library directory of one's own).
+import type { DLibrary } from './context.js';
+
+const ERRNO_D = `/* errno.d: errno values. */
+inline int EPERM = 1;
+inline int ENOENT = 2;
+inline int ESRCH = 3;
+inline int EINTR = 4;
+inline int EIO = 5;
+inline int ENXIO = 6;
+inline int E2BIG = 7;
+inline int ENOEXEC = 8;
+inline int EBADF = 9;
+inline int ECHILD = 10;
+inline int EAGAIN = 11;
+inline int ENOMEM = 12;
+inline int EACCES = 13;
+inline int EFAULT = 14;
+inline int ENOTBLK = 15;
+inline int EBUSY = 16;
+inline int EEXIST = 17;
+inline int EXDEV = 18;
+inline int ENODEV = 19;
+inline int ENOTDIR = 20;
+inline int EISDIR = 21;
+inline int EINVAL = 22;
+inline int ENFILE = 23;
+inline int EMFILE = 24;
+inline int ENOTTY = 25;
+inline int ETXTBSY = 26;
+inline int EFBIG = 27;
+inline int ENOSPC = 28;
+inline int ESPIPE = 29;
+inline int EROFS = 30;
+inline int EMLINK = 31;
+inline int EPIPE = 32;
+inline int EDOM = 33;
+inline int ERANGE = 34;
+inline int EDEADLK = 35;
+inline int ENAMETOOLONG = 36;
+inline int ENOLCK = 37;
+inline int ENOSYS = 38;
+inline int ENOTEMPTY = 39;
+inline int ELOOP = 40;
+inline int EWOULDBLOCK = 11;
+inline int ENOMSG = 42;
+inline int EIDRM = 43;
+inline int ECHRNG = 44;
+inline int EL2NSYNC = 45;
+inline int EL3HLT = 46;
+inline int EL3RST = 47;
+inline int ELNRNG = 48;
+inline int EUNATCH = 49;
+inline int ENOCSI = 50;
+inline int EL2HLT = 51;
+inline int EBADE = 52;
+inline int EBADR = 53;
+inline int EXFULL = 54;
+inline int ENOANO = 55;
+inline int EBADRQC = 56;
+inline int EBADSLT = 57;
+inline int EDEADLOCK = 35;
+inline int EBFONT = 59;
+inline int ENOSTR = 60;
+inline int ENODATA = 61;
+inline int ETIME = 62;
+inline int ENOSR = 63;
+inline int ENONET = 64;
+inline int ENOPKG = 65;
+inline int EREMOTE = 66;
+inline int ENOLINK = 67;
+inline int EADV = 68;
+inline int ESRMNT = 69;
+inline int ECOMM = 70;
+inline int EPROTO = 71;
+inline int EMULTIHOP = 72;
+inline int EDOTDOT = 73;
+inline int EBADMSG = 74;
+inline int EOVERFLOW = 75;
+inline int ENOTUNIQ = 76;
+inline int EBADFD = 77;
+inline int EREMCHG = 78;
+inline int ELIBACC = 79;
+inline int ELIBBAD = 80;
+inline int ELIBSCN = 81;
+inline int ELIBMAX = 82;
+inline int ELIBEXEC = 83;
+inline int EILSEQ = 84;
+inline int ERESTART = 85;
+inline int ESTRPIPE = 86;
+inline int EUSERS = 87;
+inline int ENOTSOCK = 88;
+inline int EDESTADDRREQ = 89;
+inline int EMSGSIZE = 90;
+inline int EPROTOTYPE = 91;
+inline int ENOPROTOOPT = 92;
+inline int EPROTONOSUPPORT = 93;
+inline int ESOCKTNOSUPPORT = 94;
+inline int EOPNOTSUPP = 95;
+inline int ENOTSUP = 95;
+inline int EPFNOSUPPORT = 96;
+inline int EAFNOSUPPORT = 97;
+inline int EADDRINUSE = 98;
+inline int EADDRNOTAVAIL = 99;
+inline int ENETDOWN = 100;
+inline int ENETUNREACH = 101;
+inline int ENETRESET = 102;
+inline int ECONNABORTED = 103;
+inline int ECONNRESET = 104;
+inline int ENOBUFS = 105;
+inline int EISCONN = 106;
+inline int ENOTCONN = 107;
+inline int ESHUTDOWN = 108;
+inline int ETOOMANYREFS = 109;
+inline int ETIMEDOUT = 110;
+inline int ECONNREFUSED = 111;
+inline int EHOSTDOWN = 112;
+inline int EHOSTUNREACH = 113;
+inline int EALREADY = 114;
+inline int EINPROGRESS = 115;
+inline int ESTALE = 116;
+inline int EUCLEAN = 117;
+inline int ENOTNAM = 118;
+inline int ENAVAIL = 119;
+inline int EISNAM = 120;
+inline int EREMOTEIO = 121;
+inline int EDQUOT = 122;
+inline int ENOMEDIUM = 123;
+inline int EMEDIUMTYPE = 124;
+inline int ECANCELED = 125;
+inline int ENOKEY = 126;
+inline int EKEYEXPIRED = 127;
+inline int EKEYREVOKED = 128;
+inline int EKEYREJECTED = 129;
+inline int EOWNERDEAD = 130;
+inline int ENOTRECOVERABLE = 131;
+inline int ERFKILL = 132;
+inline int EHWPOISON = 133;
+`;
+
+const SIGNAL_D = `/* signal.d: signal numbers. */
+inline int SIGHUP = 1;
+inline int SIGINT = 2;
+inline int SIGQUIT = 3;
+inline int SIGILL = 4;
+inline int SIGTRAP = 5;
+inline int SIGABRT = 6;
+inline int SIGIOT = 6;
+inline int SIGBUS = 7;
+inline int SIGFPE = 8;
+inline int SIGKILL = 9;
+inline int SIGUSR1 = 10;
+inline int SIGSEGV = 11;
+inline int SIGUSR2 = 12;
+inline int SIGPIPE = 13;
+inline int SIGALRM = 14;
+inline int SIGTERM = 15;
+inline int SIGSTKFLT = 16;
+inline int SIGCHLD = 17;
+inline int SIGCLD = 17;
+inline int SIGCONT = 18;
+inline int SIGSTOP = 19;
+inline int SIGTSTP = 20;
+inline int SIGTTIN = 21;
+inline int SIGTTOU = 22;
+inline int SIGURG = 23;
+inline int SIGXCPU = 24;
+inline int SIGXFSZ = 25;
+inline int SIGVTALRM = 26;
+inline int SIGPROF = 27;
+inline int SIGWINCH = 28;
+inline int SIGIO = 29;
+inline int SIGPOLL = 29;
+inline int SIGPWR = 30;
+inline int SIGSYS = 31;
+inline int SIGRTMIN = 32;
+inline int SIGRTMAX = 64;
+`;
+
+const UNISTD_D = `/* unistd.d: probe-context fault codes (the ERROR probe's arg4). */
+inline int DTRACEFLT_UNKNOWN = 0;
+inline int DTRACEFLT_BADADDR = 1;
+inline int DTRACEFLT_BADALIGN = 2;
+inline int DTRACEFLT_ILLOP = 3;
+inline int DTRACEFLT_DIVZERO = 4;
+inline int DTRACEFLT_NOSCRATCH = 5;
+inline int DTRACEFLT_KPRIV = 6;
+inline int DTRACEFLT_UPRIV = 7;
+inline int DTRACEFLT_TUPOFLOW = 8;
+inline int DTRACEFLT_BADSTACK = 9;
+inline int DTRACEFLT_LIBRARY = 1000;
+`;
+
+/** The standard D libraries, in the order they are compiled. */
+export const STANDARD_D_LIBRARIES: readonly DLibrary[] = [
+  { name: 'errno.d', text: ERRNO_D },
+  { name: 'signal.d', text: SIGNAL_D },
+  { name: 'unistd.d', text: UNISTD_D },
+];
