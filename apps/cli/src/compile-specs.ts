@@ -135,12 +135,13 @@ export function compileSpecs(session: Session, specs: readonly ProbeSpec[], f: C
     }
     if (f.listIncludes) for (const inc of result.context.includes) io.err(`${inc}\n`);
     if (f.dif) io.err(listDif(result));
-    const matched = new Set<number>();
-    for (const e of result.program.ecbs) for (const d of e.probes) for (const p of registry.match(d)) matched.add(p.id);
+    // dtrace_enabling_match: every probe description of every clause counts the probes it matches.
+    let matched = 0;
+    for (const e of result.program.ecbs) for (const d of e.probes) matched += registry.match(d).length;
     const kind = spec.flag === 's' ? 'script' : 'description';
     const report = f.verbose ? formatStabilityReport(kind, reportedName(spec), programAttributes(result.program, registry)) : undefined;
     notices.push({
-      notice: `dtrace: ${kind} '${reportedName(spec)}' matched ${plural(matched.size, 'probe')}\n`,
+      notice: `dtrace: ${kind} '${reportedName(spec)}' matched ${plural(matched, 'probe')}\n`,
       // dtrace -v: the program's minimum attributes (dtrace_program_info), then a blank line.
       ...(report !== undefined ? (f.exitAfterMatch ? { report, statements: formatStatementInfo(result.program, registry) } : { report: report + '\n' }) : {}),
     });

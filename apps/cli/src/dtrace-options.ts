@@ -13,10 +13,13 @@ export interface OptionFlags {
   readonly b?: string;
 }
 
-/** -x options as given: name -> value (null for a boolean one). */
+/** The -x options that set up the preprocessor (preprocessorFlags) rather than the compiler or the framework. */
+const PREPROCESSOR_OPTIONS = new Set(['cpp', 'define', 'undef', 'incdir', 'stdc']);
+
+/** -x options as given for the compiler: name -> value (null for a boolean one), less the preprocessor's. */
 export function xOptions(x: readonly string[]): Record<string, string | null> {
   const out: Record<string, string | null> = {};
-  for (const [name, value] of x.map(splitOption)) out[name] = value;
+  for (const [name, value] of x.map(splitOption)) if (!PREPROCESSOR_OPTIONS.has(name)) out[name] = value;
   return out;
 }
 
@@ -33,6 +36,41 @@ function cliOption(options: DTraceOptions, name: string, value: string | null, w
     if (!(e instanceof OptionError)) throw e;
     throw new OptionError(`failed to set ${what}: ${e.message.replace(/^.*: /, '')}`);
   }
+}
+
+/** The preprocessor's setup from the command line: -C, -D, -U and -I, and the -x options that set the same (cpp, define, undef, incdir, stdc). */
+export interface PreprocessorFlags {
+  readonly cpp: boolean;
+  readonly defines: readonly string[];
+  readonly undefines: readonly string[];
+  readonly includePaths: readonly string[];
+}
+
+/**
+ * dt_options.c's preprocessor options: -x cpp is -C, -x define/undef/incdir
+ * add -D/-U/-I arguments after those of the flags, and -x stdc picks how
+ * __STDC__ is defined (dt_preproc: 0 in the a and t modes, 1 in c, not at all
+ * in s; a when not given).
+ */
+export function preprocessorFlags(f: PreprocessorFlags, x: readonly string[]): PreprocessorFlags {
+  let cpp = f.cpp;
+  const defines = [...f.defines];
+  const undefines = [...f.undefines];
+  const includePaths = [...f.includePaths];
+  let stdc = 'a';
+  for (const [name, value] of x.map(splitOption)) {
+    if (name === 'cpp') cpp = true;
+    else if (value === null) continue;
+    else if (name === 'define') defines.push(value);
+    else if (name === 'undef') undefines.push(value);
+    else if (name === 'incdir') includePaths.push(value);
+    else if (name === 'stdc') {
+      if (!['a', 'c', 's', 't'].includes(value)) throw new OptionError(`failed to set -x stdc: Invalid value for specified option`);
+      stdc = value;
+    }
+  }
+  if (stdc !== 's') defines.unshift(`__STDC__=${stdc === 'c' ? 1 : 0}`);
+  return { cpp, defines, undefines, includePaths };
 }
 
 export function dtraceOptions(f: OptionFlags): DTraceOptions {

@@ -13,7 +13,7 @@ import { utf8ByteString } from '@wdtrace/dtrace-core/dif';
 import { Session, type SessionEvent } from '@wdtrace/session';
 import { D_VERSION, UsageError, bareDescriptions, createProgram, grabPid, parseDuration, specDescription, type ProbeSpec } from './command.js';
 import { compileSpecs, readBytesText, type CompiledSpecs } from './compile-specs.js';
-import { dtraceOptions, xOptions } from './dtrace-options.js';
+import { dtraceOptions, preprocessorFlags, xOptions } from './dtrace-options.js';
 import { GuestCliError, openGuestSession, wantsGuest } from './guest.js';
 import { TraceOutput, strerror, type CliIo } from './output.js';
 import { trace } from './trace.js';
@@ -191,10 +191,7 @@ function compileFlags(o: Flags, macroArgs: string[]) {
     macroArgs,
     xOptions: xOptions(o.x),
     zdefs: Boolean(o.Z),
-    cpp: Boolean(o.C),
-    defines: o.D,
-    undefines: o.U,
-    includePaths: o.I,
+    ...preprocessorFlags({ cpp: Boolean(o.C), defines: o.D, undefines: o.U, includePaths: o.I }, o.x),
     listIncludes: Boolean(o.H),
     verbose: Boolean(o.v),
     dif: Boolean(o.S),

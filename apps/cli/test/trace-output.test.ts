@@ -31,7 +31,7 @@ describe('tst.printf-sign: integer conversions follow the argument type like dt_
 describe('tst.print: print() by D type like dtrace_print', () => {
   it('prints integers, strings, chars and a struct after the probe line', async () => {
     const r = await wdtrace('-s', script('tst.print.d'));
-    expect(r.stderr).toBe("dtrace: script '" + script('tst.print.d') + "' matched 1 probe\n");
+    expect(r.stderr).toBe("dtrace: script '" + script('tst.print.d') + "' matched 2 probes\n");
     expect(r.stdout).toBe(
       'CPU     ID                    FUNCTION:NAME\n' +
         '  0      1                           :BEGIN int 0x2a\n' +

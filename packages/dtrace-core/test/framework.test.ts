@@ -205,4 +205,16 @@ describe('options', () => {
     // Compile-time options dtrace(1) knows are accepted by name.
     for (const name of ['define', 'incdir', 'undef', 'lazyload', 'strip', 'syslibdir']) expect(() => setOption(o, name, 'x')).not.toThrow();
   });
+  it('refuses run-time options while tracing is active, as dtrace_setopt (EDT_ACTIVE)', () => {
+    const o = defaultOptions();
+    for (const name of ['bufsize', 'nspec', 'strsize', 'dynvarsize', 'bufpolicy']) {
+      expect(() => setOption(o, name, '1', true)).toThrow(`failed to set option '${name}' to '1': Operation illegal when tracing is active`);
+    }
+    setOption(o, 'quiet', 'yes', true);
+    setOption(o, 'switchrate', '10hz', true);
+    setOption(o, 'aggsortkey', null, true);
+    expect([o.quiet, o.switchrate, o.aggsortkey]).toEqual([true, 100_000_000n, true]);
+    setOption(o, 'bufsize', '8k');
+    expect(o.bufsize).toBe(8192);
+  });
 });

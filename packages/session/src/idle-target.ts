@@ -27,7 +27,10 @@ export class IdleTarget implements TracingTarget {
     this.view = new IdleMachine(options.ncpus ?? 1, options.walltime ?? 0n);
     // dtrace first (probe IDs 1-3), then profile.
     this.registry.registerProvider(createDtraceProvider());
-    this.profile = new ProfileProvider(() => this.view.now());
+    this.profile = new ProfileProvider(
+      () => this.view.now(),
+      () => this.view.profilePcs(),
+    );
     this.registry.registerProvider(this.profile.definition);
   }
 

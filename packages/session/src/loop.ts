@@ -111,6 +111,9 @@ export async function workLoop(target: TracingTarget, state: DTraceState, consum
       }
       if (o.yield && ++steps % target.stepsPerYield === 0) await o.yield();
     }
+    // dtrace_work once tracing has stopped: the aggregation snapshot is taken
+    // regardless of aggrate, so a printa() of the last firings sees their data.
+    consumer.snapAggregations(true);
     consumer.consume(false);
     state.stop(0, (cpu) => fireEnd(state, cpu));
     consumer.consume(true);

@@ -2,6 +2,7 @@
 // `option name[=value]`, `attributes`, `binding`, `depends_on`, and
 // `#pragma error`. Options are checked against dtrace's option list and
 // their value syntax (sizes, times, booleans).
+import { booleanOptionValue } from '@wdtrace/dtrace-core';
 import type { PragmaItem } from '../ast.js';
 import { CompileError, fail } from '../diagnostics.js';
 import type { CompileContext } from '../context.js';
@@ -14,7 +15,7 @@ export function setOption(ctx: CompileContext, name: string, value: string | nul
   const kind = DTRACE_OPTIONS.get(name);
   if (kind === undefined) fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid option name');
   if (kind === 'bool') {
-    if (value !== null && !['', '1', '0', 'true', 'false', 'yes', 'no', 'set', 'unset'].includes(value)) {
+    if (booleanOptionValue(value) === undefined) {
       fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
     }
   } else if (value === null || value === '') {

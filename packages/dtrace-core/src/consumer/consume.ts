@@ -252,7 +252,7 @@ export class Consumer {
             const name = eq < 0 ? text : text.slice(0, eq);
             const value = eq < 0 ? null : text.slice(eq + 1);
             try {
-              setOption(this.opts, name, value);
+              setOption(this.opts, name, value, true);
             } catch (err) {
               // dt_setopt's message ends with a newline of its own, then dt_handle_liberr adds one.
               this.libraryError(ep, `couldn't set option "${name}" to "${value ?? '1'}": ${(err as Error).message.replace(/^.*: /, '')}\n`);
@@ -717,7 +717,7 @@ function mergeAggregationData(desc: AggregationDescription, a: bigint[], b: read
     case DTRACEAGG.LQUANTIZE:
     case DTRACEAGG.LLQUANTIZE:
       // Word 0 holds the packed parameters.
-      return a.map((v, i) => (i === 0 ? v : v + (b[i] ?? 0n)));
+      return a.map((v, i) => (i === 0 ? v : BigInt.asIntN(64, v + (b[i] ?? 0n))));
     default:
       return a.map((v, i) => BigInt.asIntN(64, v + (b[i] ?? 0n)));
   }
@@ -741,13 +741,17 @@ function compareValues(desc: AggregationDescription, a: AggregationEntry, b: Agg
 }
 
 function compareKeys(desc: AggregationDescription, a: AggregationEntry, b: AggregationEntry, startPos = 0): number {
-  const n = a.keys.length;
+  const n = Math.max(a.keys.length, b.keys.length);
   for (let k = 0; k < n; k++) {
     const idx = (k + startPos) % Math.max(n, 1);
-    const x = a.keys[idx]!;
-    const y = b.keys[idx]!;
+    const x = a.keys[idx];
+    const y = b.keys[idx];
     let r: number;
-    if (x instanceof Uint8Array && y instanceof Uint8Array) {
+    // Rows of printa() joining aggregations of other signatures: a missing key
+    // sorts first, then integer keys before byte keys.
+    if (x === undefined || y === undefined) r = x === undefined ? (y === undefined ? 0 : -1) : 1;
+    else if (typeof x !== typeof y) r = typeof x === 'bigint' ? -1 : 1;
+    else if (x instanceof Uint8Array && y instanceof Uint8Array) {
       const sx = cString(x);
       const sy = cString(y);
       r = sx < sy ? -1 : sx > sy ? 1 : 0;

@@ -122,6 +122,19 @@ export interface FormatPiece {
 
 export class PrintfFormatError extends Error {}
 
+/**
+ * Output a conversion cannot produce: vfprintf fails with EOVERFLOW when its
+ * output would pass INT_MAX bytes, and dtrace(1) stops ("processing
+ * aborted"). A JavaScript string holds far less than INT_MAX characters, so
+ * a width or precision of OUTPUT_MAX or more fails this way here.
+ */
+export class PrintfOverflowError extends Error {
+  constructor() {
+    super('processing aborted: Value too large for defined data type');
+  }
+}
+const OUTPUT_MAX = 1 << 28;
+
 /** Parses a D format string the way dt_printf_create does; throws PrintfFormatError worded like libdtrace. */
 export function parsePrintfFormat(format: string, dataModel: 'LP64' | 'ILP32' = 'LP64'): FormatPiece[] {
   const pieces: FormatPiece[] = [];
@@ -387,6 +400,7 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
     }
     // normalize(): the conversion divides the aggregation's value as it reads it (pfprint_sint signed, pfprint_uint unsigned).
     const normal = piece.aggregation ? (datum?.type === 'aggregation' ? datum.normal : undefined) ?? ctx.normal ?? 1n : 1n;
+    if (Math.abs(width) >= OUTPUT_MAX || precision >= OUTPUT_MAX) throw new PrintfOverflowError();
     const c: CConversion = {
       alt: piece.alt,
       zeroPad: piece.zeroPad,

@@ -61,13 +61,23 @@ const encoder = new TextEncoder();
 export function readBytes(f: VmFiring, addr: bigint, size: number): Uint8Array {
   const off = f.arena.offsetOf(addr, size);
   if (off >= 0) return f.arena.bytes.slice(off, off + size);
-  const out = new Uint8Array(size);
-  for (let i = 0; i < size; i++) {
-    const b = f.machine.load(addr + BigInt(i), 1, false);
-    if (b === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr + BigInt(i));
-    out[i] = Number(b);
+  // Guest memory, byte by byte. A size beyond what a scratch copy could hold
+  // is read before its buffer is made: it faults at the first unreadable byte
+  // instead of asking for a buffer of any size.
+  if (size <= f.arena.scratchSize) {
+    const out = new Uint8Array(size);
+    for (let i = 0; i < size; i++) out[i] = guestByte(f, addr + BigInt(i));
+    return out;
   }
-  return out;
+  const bytes: number[] = [];
+  for (let i = 0; i < size; i++) bytes.push(guestByte(f, addr + BigInt(i)));
+  return Uint8Array.from(bytes);
+}
+
+function guestByte(f: VmFiring, addr: bigint): number {
+  const b = f.machine.load(addr, 1, false);
+  if (b === undefined) throw new DifFault(DTRACEFLT.BADADDR, addr);
+  return Number(b);
 }
 
 /** The bytes of a NUL-terminated string (without the NUL), reading at most `max` bytes. */

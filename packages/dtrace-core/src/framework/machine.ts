@@ -2,8 +2,9 @@
 // kernel package implements (dtrace-core never imports it): CPU identity and
 // the virtual clock, NOFAULT-safe guest memory access, the current thread,
 // stack walking and symbol lookup. `IdleMachine` is a complete machine with
-// no guest: CPUs that only idle, a virtual clock, no guest memory — what the
-// dtrace and profile providers fire on until a guest runs.
+// no guest: CPUs that only idle (in `kernel`idle`, IDLE_PC), a virtual clock,
+// no guest memory — what the dtrace and profile providers fire on until a
+// guest runs.
 
 /** What an address lookup finds: the module (object basename) and, when known, the symbol containing it. */
 export interface SymbolMatch {
@@ -95,6 +96,16 @@ export interface MachineInterface {
   readonly symbols: ConsumerSymbols;
 }
 
+/**
+ * Where an idle machine's CPUs are: the kernel's idle loop, `kernel`idle`.
+ * A profile probe catches an idle CPU there, so its arg0 (the kernel pc) is
+ * this address and arg1 (the user pc) is 0, as on an idle illumos CPU.
+ */
+export const IDLE_PC = 0xffff_ffff_8000_0000n;
+const IDLE_SYMBOL: SymbolMatch = { module: 'kernel', symbol: { name: 'idle', value: IDLE_PC } };
+/** Bytes of the idle loop the idle machine's symbol table covers. */
+const IDLE_SIZE = 16n;
+
 /** The pid-0 idle thread every CPU of an idle machine runs. */
 export const IDLE_THREAD: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
 
@@ -104,7 +115,8 @@ export const IDLE_THREAD: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gi
  */
 export class IdleMachine implements MachineInterface {
   private clock = 0n;
-  readonly symbols: ConsumerSymbols = NO_SYMBOLS;
+  /** The idle loop is the only code the machine knows: every other address prints as hexadecimal. */
+  readonly symbols: ConsumerSymbols = { lookup: (a) => (a >= IDLE_PC && a < IDLE_PC + IDLE_SIZE ? IDLE_SYMBOL : undefined) };
 
   constructor(
     readonly ncpus = 1,
@@ -135,5 +147,9 @@ export class IdleMachine implements MachineInterface {
   }
   userStack(): bigint[] {
     return [];
+  }
+  /** A profile probe's arg0 and arg1 on `cpu`: the idle loop's pc in the kernel, no user pc. */
+  profilePcs(): [bigint, bigint] {
+    return [IDLE_PC, 0n];
   }
 }

@@ -97,16 +97,22 @@ export function parseSize(name: string, value: string): number {
  * A boolean option's value as dt_opt_runtime reads it: none or yes, enable,
  * enabled, true, on, set turn it on; no, disable, disabled, false, off,
  * unset or the empty string turn it off; any number sets it — even 0, since
- * only DTRACEOPT_UNSET means off.
+ * only DTRACEOPT_UNSET means off. Undefined for any other value.
  */
-function parseBoolean(name: string, value: string | null): boolean {
+export function booleanOptionValue(value: string | null): boolean | undefined {
   if (value === null) return true;
   if (value === '') return false;
   const v = value.toLowerCase();
   if (['yes', 'enable', 'enabled', 'true', 'on', 'set'].includes(v)) return true;
   if (['no', 'disable', 'disabled', 'false', 'off', 'unset'].includes(v)) return false;
   if (parseNumber(value) !== undefined) return true;
-  throw badValue(name, value);
+  return undefined;
+}
+
+function parseBoolean(name: string, value: string | null): boolean {
+  const on = booleanOptionValue(value);
+  if (on === undefined) throw badValue(name, value ?? '');
+  return on;
 }
 
 const RATE_UNITS: Record<string, bigint> = {
@@ -138,9 +144,27 @@ export function isKnownOption(name: string): boolean {
   return SIZE_OPTIONS.has(name) || RATE_OPTIONS.has(name) || COUNT_OPTIONS.has(name) || BOOLEAN_OPTIONS.has(name) || name === 'bufpolicy' || ACCEPTED_OPTIONS.has(name);
 }
 
-/** Applies one option (value null for `-x quiet`); throws OptionError worded like dtrace(1). */
-export function setOption(opts: DTraceOptions, name: string, value: string | null): void {
+/**
+ * dt_options.c's run-time options (_dtrace_rtoptions): they size or shape
+ * what dtrace_go sets up, so once tracing is active they cannot change
+ * (EDT_ACTIVE); the dynamic run-time options (quiet, switchrate, aggrate,
+ * the aggsort options ...) and the compile-time ones can.
+ */
+const RUNTIME_OPTIONS = new Set([
+  'aggsize', 'bufsize', 'bufpolicy', 'bufresize', 'cleanrate', 'cpu', 'destructive', 'dynvarsize', 'grabanon',
+  'jstackframes', 'jstackstrsize', 'nspec', 'specsize', 'stackframes', 'statusrate', 'strsize', 'ustackframes', 'temporal',
+]);
+
+/**
+ * Applies one option (value null for `-x quiet`); throws OptionError worded
+ * like dtrace(1). `active` is set while tracing (setopt()): a run-time
+ * option then fails as dtrace_setopt fails it.
+ */
+export function setOption(opts: DTraceOptions, name: string, value: string | null, active = false): void {
   const o = opts as unknown as Record<string, unknown>;
+  if (active && RUNTIME_OPTIONS.has(name)) {
+    throw new OptionError(`failed to set option '${name}'${value === null ? '' : ` to '${value}'`}: Operation illegal when tracing is active`);
+  }
   if (BOOLEAN_OPTIONS.has(name)) {
     o[name] = parseBoolean(name, value);
     return;

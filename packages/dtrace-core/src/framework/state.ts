@@ -80,16 +80,24 @@ export function actionRoles(actions: readonly ActionDescription[]): { roles: Act
  * Whether firings of an ECB put a record in the principal buffer, as
  * dtrace_ecb_resize decides: an ECB without actions records its header (the
  * default action prints the probe line); one whose actions all store no data
- * (aggregations and their keys, expression statements such as assignments)
- * records nothing, unless its only action is speculate().
+ * (aggregations and their keys, expression statements such as assignments,
+ * and commit(), discard(), chill() and raise(), whose records illumos sizes
+ * at zero in dtrace_ecb_action_add) records nothing, unless its only action
+ * is speculate().
  */
+const NO_DATA_ACTIONS: ReadonlySet<number> = new Set([DTRACEACT.COMMIT, DTRACEACT.DISCARD, DTRACEACT.CHILL, DTRACEACT.RAISE]);
+
 export function ecbStoresData(actions: readonly ActionDescription[], roles: readonly ActionRole[]): boolean {
   if (actions.length === 0) return true;
   if (actions.length === 1 && actions[0]!.kind === DTRACEACT.SPECULATE) return true;
   // Every action but an aggregation and a plain expression statement (a DIFEXPR
   // with a void result, such as an assignment) records something.
   return actions.some(
-    (a, i) => roles[i] === 'plain' && !dtraceActIsAggregation(a.kind) && (a.kind !== DTRACEACT.DIFEXPR || (a.record !== undefined && a.record.size > 0)),
+    (a, i) =>
+      roles[i] === 'plain' &&
+      !dtraceActIsAggregation(a.kind) &&
+      !NO_DATA_ACTIONS.has(a.kind) &&
+      (a.kind !== DTRACEACT.DIFEXPR || (a.record !== undefined && a.record.size > 0)),
   );
 }
 
@@ -196,9 +204,10 @@ export class DTraceState {
       this.buffers.push({ entries: [], used: 0, drops: 0, full: false });
       this.aggDrops.push(0);
     }
-    for (let i = 0; i < this.options.nspec; i++) {
-      this.speculations.push({ state: 'inactive', buffers: Array.from({ length: machine.ncpus }, () => ({ entries: [], used: 0, drops: 0 })) });
-    }
+    // dtrace_state_go refuses more speculations than an int counts (ENOMEM); the
+    // others are made as speculation() first needs them.
+    if (this.options.nspec > 0x7fffffff) throw new LoadError('could not enable tracing: Not enough space');
+    this.nspec = this.options.nspec;
     for (const a of program.aggregations) {
       this.aggregationDescs.set(a.id, a);
       this.aggregations.set(a.id, new Map());
@@ -305,19 +314,29 @@ export class DTraceState {
     const isEnd = probe.provider === 'dtrace' && probe.name === 'END';
     const isBegin = probe.provider === 'dtrace' && probe.name === 'BEGIN';
     const isError = probe.provider === 'dtrace' && probe.name === 'ERROR';
-    switch (this.activity) {
-      case 'warmup': if (!isBegin && !isError) return; break;
-      case 'active': break;
-      case 'draining': if (!isError) return; break;
-      case 'cooldown': if (!isEnd && !isError) return; break;
-      default: return;
-    }
+    if (!this.fires(isBegin, isEnd, isError)) return;
     const buf = this.buffers[cpu]!;
     if (buf.full && !isEnd) return;
     const timestamp = this.machine.now();
     // Clause-local (this->) variables live for the whole firing, across its clauses.
     const locals = new Map<number, bigint | Uint8Array>();
-    for (const ep of list) this.runEcb(ep, cpu, args, timestamp, locals);
+    for (const ep of list) {
+      // The activity is checked for each ECB, as dtrace_probe does: once a
+      // clause has called exit(), the later clauses of the same firing do not run.
+      if (!this.fires(isBegin, isEnd, isError)) break;
+      this.runEcb(ep, cpu, args, timestamp, locals);
+    }
+  }
+
+  /** Whether a probe fires in the current activity (only BEGIN in warmup, END in cooldown, ERROR always while tracing). */
+  private fires(isBegin: boolean, isEnd: boolean, isError: boolean): boolean {
+    switch (this.activity) {
+      case 'warmup': return isBegin || isError;
+      case 'active': return true;
+      case 'draining': return isError;
+      case 'cooldown': return isEnd || isError;
+      default: return false;
+    }
   }
 
   private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): VmFiring {
@@ -643,7 +662,7 @@ export class DTraceState {
     const v = BigInt.asIntN(64, value);
     const d = entry.data;
     switch (desc.function) {
-      case DTRACEAGG.COUNT: d[0] = d[0]! + 1n; break;
+      case DTRACEAGG.COUNT: d[0] = BigInt.asIntN(64, d[0]! + 1n); break;
       case DTRACEAGG.SUM: d[0] = BigInt.asIntN(64, d[0]! + v); break;
       case DTRACEAGG.MIN: if (v < d[0]!) d[0] = v; break;
       case DTRACEAGG.MAX: if (v > d[0]!) d[0] = v; break;
@@ -656,19 +675,24 @@ export class DTraceState {
         d[3] = sq >> 64n;
         break;
       }
-      case DTRACEAGG.QUANTIZE: d[quantizeBucket(v)] = d[quantizeBucket(v)]! + increment; break;
+      // Bucket counts are int64_t: they wrap as the kernel's additions do.
+      case DTRACEAGG.QUANTIZE: {
+        const b = quantizeBucket(v);
+        d[b] = BigInt.asIntN(64, d[b]! + increment);
+        break;
+      }
       case DTRACEAGG.LQUANTIZE: {
         const { base, levels, step } = lquantizeParams(desc.arg);
         let b: number;
         if (v < BigInt(base)) b = 0;
         else if (v >= BigInt(base + levels * step)) b = levels + 1;
         else b = Number((v - BigInt(base)) / BigInt(step)) + 1;
-        d[1 + b] = d[1 + b]! + increment;
+        d[1 + b] = BigInt.asIntN(64, d[1 + b]! + increment);
         break;
       }
       case DTRACEAGG.LLQUANTIZE: {
         const b = llquantizeBucket(desc.arg, v);
-        d[1 + b] = d[1 + b]! + increment;
+        d[1 + b] = BigInt.asIntN(64, d[1 + b]! + increment);
         break;
       }
       default:
@@ -679,10 +703,13 @@ export class DTraceState {
   // -------------------------------------------------------------------------
   // Speculations
 
+  /** nspec when tracing started: speculation ids are 1..nspec. */
+  private readonly nspec: number;
+
   /** A speculation id (dtrace_specid_t, 32 bits); one beyond nspec is an illegal operation, as in speculate(), commit() and discard(). */
   private speculationId(value: bigint): number {
     const which = Number(BigInt.asUintN(32, value));
-    if (which > this.speculations.length) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+    if (which > this.nspec) throw new DifFault(DTRACEFLT.ILLOP, 0n);
     return which;
   }
 
@@ -738,6 +765,11 @@ export class DTraceState {
       }
       if (s.state === 'committing' || s.state === 'committingmany' || s.state === 'discarding') busy = true;
     }
+    // Every speculation made so far is in use: the next id (inactive, never made yet), while there is one.
+    if (this.speculations.length < this.nspec) {
+      this.speculations.push({ state: 'active', buffers: Array.from({ length: this.machine.ncpus }, () => ({ entries: [], used: 0, drops: 0 })) });
+      return this.speculations.length;
+    }
     if (busy) this.drops.specBusy++;
     else this.drops.specUnavailable++;
     return 0;
@@ -753,7 +785,8 @@ export class DTraceState {
     this.cleanSpeculations();
     const which = this.speculationId(value);
     if (which === 0) return undefined;
-    const spec = this.speculations[which - 1]!;
+    const spec = this.speculations[which - 1];
+    if (!spec) return undefined; // never allocated: inactive
     const buf = spec.buffers[cpu]!;
     switch (spec.state) {
       case 'active':
@@ -860,7 +893,9 @@ export class DTraceState {
       return;
     }
     const size = this.dynSize(v, key);
-    if (this.dynamicBytes + size > this.options.dynvarsize) {
+    // dtrace_dstate_init raises dynvarsize to at least one chunk: the first
+    // dynamic variable always fits, however small the option.
+    if (this.dynamicBytes + size > this.options.dynvarsize && this.dynamic.size > (old !== undefined ? 1 : 0)) {
       if (old !== undefined) this.dynamic.delete(key);
       this.drops.dynamic++;
       return;

@@ -294,10 +294,11 @@ export function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry
     case DIF_SUBR.SPECULATION: return BigInt(f.speculation());
     case DIF_SUBR.ALLOCA: return f.arena.alloc(Number(arg(t, 0)));
     case DIF_SUBR.BCOPY: {
+      // The destination must lie in scratch (dtrace_inscratch) before anything is read.
       const size = Number(arg(t, 2));
-      const src = readBytes(f, arg(t, 0), size);
       const dst = arg(t, 1);
       if (!f.arena.isScratch(dst, size)) throw new DifFault(DTRACEFLT.BADADDR, dst);
+      const src = readBytes(f, arg(t, 0), size);
       f.arena.bytes.set(src, f.arena.offsetOf(dst, size));
       return 0n;
     }
@@ -440,7 +441,8 @@ export function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry
       // Destructive (-w): kernel or D memory into the current process's memory. copyout copies
       // `size` bytes; copyoutstr the string and its NUL, at most `size` bytes. Without a user address
       // space to write to, or at a page that is not user-writable, the copy faults (bad address).
-      const size = Number(BigInt.asUintN(32, arg(t, 2)));
+      // The whole 64-bit size: a size the source cannot supply faults where it ends.
+      const size = Number(arg(t, 2));
       const uaddr = arg(t, 1);
       let bytes: Uint8Array;
       if (subr === DIF_SUBR.COPYOUT) bytes = readBytes(f, arg(t, 0), size);
