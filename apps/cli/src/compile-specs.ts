@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
 import { LoadError, buildProgram, formatStabilityReport, programAttributes, setOption, type CompiledProgram, type DTraceOptions } from '@wdtrace/dtrace-core';
-import { formatStatementInfo, type Session } from '@wdtrace/session';
+import { formatStatementInfo, matchedProbeCount, type Session } from '@wdtrace/session';
 import { bareDescriptions, reportedName, specDescription, type ProbeSpec } from './command.js';
 import { fsPath, strerror, type CliIo } from './output.js';
 
@@ -135,9 +135,7 @@ export function compileSpecs(session: Session, specs: readonly ProbeSpec[], f: C
     }
     if (f.listIncludes) for (const inc of result.context.includes) io.err(`${inc}\n`);
     if (f.dif) io.err(listDif(result));
-    // dtrace_enabling_match: every probe description of every clause counts the probes it matches.
-    let matched = 0;
-    for (const e of result.program.ecbs) for (const d of e.probes) matched += registry.match(d).length;
+    const matched = matchedProbeCount(result.program, registry);
     const kind = spec.flag === 's' ? 'script' : 'description';
     const report = f.verbose ? formatStabilityReport(kind, reportedName(spec), programAttributes(result.program, registry)) : undefined;
     notices.push({

@@ -46,6 +46,6 @@ describe('printf %I and %P', () => {
     expect(port.stderr).toContain('argument #2 is incompatible with conversion #1 prototype:\n\tconversion: %P\n\t prototype: uint16_t\n\t  argument: int');
     const addr = await wdtrace('-qn', 'BEGIN { printf("%I", 1); }');
     expect(addr.status).toBe(1);
-    expect(addr.stderr).toContain('conversion: %I\n\t prototype: char [] or string\n\t  argument: int');
+    expect(addr.stderr).toContain('conversion: %I\n\t prototype: char [] or string (or use stringof)\n\t  argument: int');
   });
 });

@@ -9,7 +9,7 @@ import { dtraceOptions, xOptions } from '@wdtrace/cli/dtrace-options';
 import { dumpSugared, formatDiagnostics, type CompileOptions } from '@wdtrace/d-lang';
 import { formatStabilityReport, parseProbeDescription, programAttributes, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
 import type { GuestImages } from '@wdtrace/kernel';
-import { Session, formatStatementInfo, guestExecProblem, guestHasFile, type AggregationData, type RunOptions, type SessionEvent } from '@wdtrace/session';
+import { Session, formatStatementInfo, matchedProbeCount, guestExecProblem, guestHasFile, type AggregationData, type RunOptions, type SessionEvent } from '@wdtrace/session';
 import { OptionsError, needsGuest, parseOptions, type TraceFlags } from './command-line.js';
 import type { Arch, Isa } from './state.js';
 
@@ -156,8 +156,7 @@ async function traceOrThrow(request: TraceRequest, images: ImageLoader, host: Tr
     return 1;
   }
   const program = result.program;
-  const matched = new Set<number>();
-  for (const e of program.ecbs) for (const d of e.probes) for (const p of session.registry.match(d)) matched.add(p.id);
+  const matched = matchedProbeCount(program, session.registry);
   for (const opt of program.options) setOption(options, opt.name, opt.value);
   const name = reportedName(request.source);
   const report = flags.verbose ? formatStabilityReport('description', name, programAttributes(program, session.registry)) : undefined;
@@ -165,7 +164,7 @@ async function traceOrThrow(request: TraceRequest, images: ImageLoader, host: Tr
     if (report !== undefined) host.write('stdout', report + formatStatementInfo(program, session.registry));
     return 0;
   }
-  if (!options.quiet) host.write('stderr', `dtrace: description '${name}' matched ${matched.size} probe${matched.size === 1 ? '' : 's'}\n`);
+  if (!options.quiet) host.write('stderr', `dtrace: description '${name}' matched ${matched} probe${matched === 1 ? '' : 's'}\n`);
   if (report !== undefined) host.write('stdout', report + '\n');
   if (!options.quiet && options.destructive) host.write('stderr', 'dtrace: allowing destructive actions\n');
 

@@ -273,6 +273,8 @@ export function describeFields(f: DecodedFields, bytes: Uint8Array, address: big
     const isMem = f.modrm !== null && f.modrm >> 6 !== 3;
     if (m.startsWith('cvtsi2s')) m = m.replace('?', isMem ? SUFFIX[f.rex & 8 ? 8 : 4]! : '');
     m = m.replace('?', SUFFIX[f.opSize] ?? '');
+    // REX.W selects the 64-bit image of FXSAVE/FXRSTOR (64-bit FPU IP and DP), which AT&T syntax spells with a 64.
+    if ((m === 'fxsave' || m === 'fxrstor') && f.rex & 8) m += '64';
     mnemonic = m;
     const text: string[] = [];
     for (const o of ops) {

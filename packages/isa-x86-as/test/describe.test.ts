@@ -33,6 +33,9 @@ describe('describe', () => {
     ['48 63 c7', 'movslq', '%edi, %rax', ''],
     ['66 0f ef c0', 'pxor', '%xmm0, %xmm0', 'sse'],
     ['f2 0f 58 c1', 'addsd', '%xmm1, %xmm0', 'sse'],
+    ['0f ae 00', 'fxsave', '(%rax)', ''],
+    ['48 0f ae 00', 'fxsave64', '(%rax)', ''],
+    ['48 0f ae 08', 'fxrstor64', '(%rax)', ''],
   ])('%s -> %s %s', (hex, mnemonic, operands, cls) => {
     const r = d(hex);
     expect(r.length).toBe(hex.split(' ').length);

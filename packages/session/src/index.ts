@@ -10,7 +10,7 @@ export { guestExecProblem, guestHasFile } from './guest-command.js';
 export { IdleTarget, type IdleOptions } from './idle-target.js';
 export { workLoop, nextWakeup, type LoopOptions, type LoopEnd } from './loop.js';
 export { TargetCompiler, expandInlineDescription, probeArgTypes } from './compile.js';
-export { formatProbeList, formatStatementInfo } from './listing.js';
+export { formatProbeList, formatStatementInfo, matchedProbeCount } from './listing.js';
 export { dwarfTypeDictionary, type DwarfDictionaryOptions } from './kernel-types.js';
 export type { TracingTarget, TargetStep } from './target.js';
 export { liveRows, placedProbes, kernelSymbolizer, type LiveRow } from './live-text.js';

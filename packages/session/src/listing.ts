@@ -72,3 +72,10 @@ export function formatStatementInfo(program: CompiledProgram, registry: ProbeReg
   }
   return out;
 }
+
+/** dtrace's "matched N probes": as dtrace_enabling_match counts, every probe description of every clause adds the probes it matches. */
+export function matchedProbeCount(program: CompiledProgram, registry: ProbeRegistry): number {
+  let matched = 0;
+  for (const e of program.ecbs) for (const d of e.probes) matched += registry.match(d).length;
+  return matched;
+}
