@@ -69,7 +69,9 @@ function reportedName(source: string): string {
 function listed(session: Session, source: string): ReturnType<Session['probes']> {
   const bare = /[{}/;]/.test(source) ? undefined : source.split(',').map((s) => s.trim());
   const descriptions = bare?.every((d) => d !== '') ? bare : [source];
-  return descriptions.flatMap((d) => session.registry.match(parseProbeDescription(d)));
+  // $target names -c's command, as when the description is compiled (pid$target:a.out::entry).
+  const target = (d: string): string => (session.targetPid === undefined ? d : d.replace(/\$target\b/g, String(session.targetPid)));
+  return descriptions.flatMap((d) => session.registry.match(parseProbeDescription(target(d))));
 }
 
 /** Resolves true once real time since `startedAt` reaches virtual time `t`; waits at most 100 ms at a time (dtrace(1) on the idle machine waits for ^C in real time). */
