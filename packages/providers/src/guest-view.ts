@@ -249,6 +249,11 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
 
   /** The task_struct of process `pid`'s live leader (tid == pid), undefined when there is none. */
   private processTask(pid: number): bigint | undefined {
+    return this.leaderTask(pid, (state) => state < this.layout().zombieState);
+  }
+
+  /** The task_struct of process `pid`'s leader (tid == pid) on the kernel's task list whose state `accept`s. */
+  private leaderTask(pid: number, accept: (state: number) => boolean): bigint | undefined {
     const layout = this.layout();
     const head = this.machine.symbols.byName('task_list');
     if (!head) throw new Error('the guest kernel has no task_list');
@@ -256,7 +261,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     for (let n = 0; node !== undefined && node !== 0n && node !== head.address && n < 65536; n++) {
       const task = node - BigInt(layout.tasks);
       const state = this.readInt(task + BigInt(layout.state));
-      if (this.readInt(task + BigInt(layout.pid)) === pid && state !== undefined && state < layout.zombieState) return task;
+      if (this.readInt(task + BigInt(layout.pid)) === pid && state !== undefined && accept(state)) return task;
       node = this.readWord(node);
     }
     return undefined;
@@ -292,16 +297,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
    */
   exitStatus(pid: number): number | undefined {
     const layout = this.layout();
-    const head = this.machine.symbols.byName('task_list');
-    if (!head) throw new Error('the guest kernel has no task_list');
-    let node = this.readWord(head.address);
-    for (let n = 0; node !== undefined && node !== 0n && node !== head.address && n < 65536; n++) {
-      const task = node - BigInt(layout.tasks);
-      const state = this.readInt(task + BigInt(layout.state));
-      if (this.readInt(task + BigInt(layout.pid)) === pid && state !== undefined && state >= layout.zombieState) return this.readInt(task + BigInt(layout.exitCode));
-      node = this.readWord(node);
-    }
-    return undefined;
+    const task = this.leaderTask(pid, (state) => state >= layout.zombieState);
+    return task === undefined ? undefined : this.readInt(task + BigInt(layout.exitCode));
   }
 
   /**
