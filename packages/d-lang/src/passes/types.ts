@@ -8,7 +8,7 @@ import { BUILTIN_FUNCTIONS, KEY_ACTIONS, actionKeyType, functionKindName } from 
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { CompileError, type Loc, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
-import { type CookScope, Cooker, dtypeName } from '../semantics.js';
+import { type CookScope, Cooker, dtypeName, isDScalar } from '../semantics.js';
 import type { Pass } from './pass.js';
 
 /** One conversion of a printf-like format string (dt_printf_create). */
@@ -160,22 +160,40 @@ class ClauseTyper {
   run(): void {
     const item = this.clause.item;
     this.cooker.clearReferences();
+    // dt_cook_clause: the actions are cooked before the predicate (so that
+    // `/self->x == 0/ { self->x = 1; }` finds self->x), unless they name an
+    // identifier that does not exist yet: then the predicate first, then the
+    // actions again.
     let predicate: Expr | undefined;
-    if (item.predicate !== undefined) {
-      predicate = this.cook(item.predicate);
-      if (predicate.k === 'agg' || (!isScalar(predicate.type!) && !isString(predicate.type!))) fail('D_PRED_SCALAR', predicate.loc);
+    const cookPredicate = (p: Expr): Expr => {
+      const c = this.cook(p);
+      if (c.k === 'agg' || !isDScalar(c.type!)) fail('D_PRED_SCALAR', item.end ?? c.loc);
+      return c;
+    };
+    let statements: CookedStatement[];
+    try {
+      statements = this.statements();
+    } catch (err) {
+      if (item.predicate === undefined || !(err instanceof CompileError) || (err.diagnostic.tag !== 'D_IDENT_UNDEF' && err.diagnostic.tag !== 'D_VAR_UNDEF')) throw err;
+      predicate = cookPredicate(item.predicate);
+      statements = this.statements();
     }
+    if (item.predicate !== undefined && predicate === undefined) predicate = cookPredicate(item.predicate);
+    const exact = statements.slice(); // exact-size copy: pushing leaves spare capacity
+    this.clause.cooked = predicate !== undefined ? { predicate, statements: exact } : { statements: exact };
+    const referenceAttributes = this.cooker.referenceAttributes();
+    if (referenceAttributes !== undefined) this.clause.cooked.referenceAttributes = referenceAttributes;
+  }
+
+  private statements(): CookedStatement[] {
     const statements: CookedStatement[] = [];
-    const body = item.body ?? [];
+    const body = this.clause.item.body ?? [];
     for (let i = 0; i < body.length; i++) {
       const s = body[i]!;
       if (s.k !== 'expr') throw new Error('if statements must be removed by the sugar pass');
       statements.push(this.statement(s.expr, s.loc));
     }
-    const exact = statements.slice(); // exact-size copy: pushing leaves spare capacity
-    this.clause.cooked = predicate !== undefined ? { predicate, statements: exact } : { statements: exact };
-    const referenceAttributes = this.cooker.referenceAttributes();
-    if (referenceAttributes !== undefined) this.clause.cooked.referenceAttributes = referenceAttributes;
+    return statements;
   }
 
   private statement(e: Expr, loc: Loc): CookedStatement {
@@ -254,10 +272,12 @@ class ClauseTyper {
     const fmtArg = args[0]!;
     if (fmtArg.k !== 'string') fail('D_PRINTF_ARG_FMT', fmtArg.loc, fname);
     const fmt = fmtArg.value;
+    // The arguments are cooked before the format is parsed (dt_cook_func, then dt_printf_create).
+    const rest = args.slice(1);
+    const pre = rest.map((a) => (a.k === 'agg' ? undefined : this.cook(a)));
     const convs = parseFormat(fmt);
     if (typeof convs === 'string') throw new CompileError({ severity: 'error', tag: 'D_SYNTAX', message: convs, location: fmtArg.loc });
     if (fmt === '' && fname !== 'freopen') fail('D_PRINTF_FMT_EMPTY', fmtArg.loc, fname);
-    const rest = args.slice(1);
     const cooked: Expr[] = [{ ...fmtArg, type: this.ctx.env.string }];
     let ai = 0;
     for (const c of convs) {
@@ -266,7 +286,7 @@ class ClauseTyper {
       for (const dyn of dyns) {
         const a = rest[ai];
         if (a === undefined) fail('D_PRINTF_DYN_PROTO', loc, fname, n, c.name, dyn);
-        const ca = this.cook(a);
+        const ca = pre[ai] ?? this.cook(a);
         if (!isInteger(ca.type!)) fail('D_PRINTF_DYN_TYPE', a.loc, fname, ai + 2, n, dyn, c.name, dtypeName(ca.type));
         ai++;
         cooked.push(ca);
@@ -282,7 +302,7 @@ class ClauseTyper {
         cooked.push(this.aggregationArg(fname, a, ai, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
         continue;
       }
-      const ca = this.cook(a);
+      const ca = pre[ai - 1] ?? this.cook(a);
       const t = ca.type!;
       const conv = PF_CONVERSIONS.get(c.name)!;
       let ok: boolean;
