@@ -852,6 +852,31 @@ export class Cooker {
     );
   }
 
+  /**
+   * dt_idcook_sign for an associative array's or an aggregation's keys
+   * against the signature its first use gave it: D_PROTO_LEN for a count
+   * that differs, D_PROTO_ARG for a key of an incompatible type.
+   */
+  checkKeySignature(prefix: string, name: string, want: readonly CType[], keys: readonly Expr[], loc: Loc): void {
+    const n = keys.length;
+    if (n !== want.length) {
+      throw new CompileError({ severity: 'error', tag: 'D_PROTO_LEN', message: `${prefix}${name}[ ] prototype mismatch: ${n} key${n === 1 ? ' ' : 's '}passed, ${want.length} expected`, location: loc });
+    }
+    keys.forEach((k, i) => {
+      const w = want[i]!;
+      const have = this.keyType(k);
+      const ok = (isInteger(w) && isInteger(have)) || (isString(w) && isString(have)) || (isPointer(w) && (isPointer(have) || (isInteger(have) && k.constValue === 0n))) || dtypeName(w) === dtypeName(have);
+      if (!ok) {
+        throw new CompileError({
+          severity: 'error',
+          tag: 'D_PROTO_ARG',
+          message: `${prefix}${name}[ ] key #${i + 1} is incompatible with prototype:\n\tprototype: ${dtypeName(w)}\n\t      key: ${dtypeName(have)}`,
+          location: loc,
+        });
+      }
+    });
+  }
+
   keyType(k: Expr): CType {
     const t = k.type!;
     if (k.k === 'agg') fail('D_KEY_TYPE', k.loc, 'aggregation', 1);
@@ -893,13 +918,7 @@ export class Cooker {
     if (base.k === 'agg') fail('D_AGG_FUNC', e.loc, base.name);
     if (v !== undefined && v.keys !== undefined) {
       const keys = e.args.map((k) => this.cook(k, cs));
-      if (keys.length !== v.keys.length) fail('D_ARR_BADREF', e.loc, v.name);
-      keys.forEach((k, i) => {
-        const want = v!.keys![i]!;
-        const have = this.keyType(k);
-        const ok = (isInteger(want) && isInteger(have)) || (isString(want) && isString(have)) || (isPointer(want) && (isPointer(have) || isInteger(have))) || dtypeName(want) === dtypeName(have);
-        if (!ok) fail('D_KEY_TYPE', k.loc, v!.name, i + 1);
-      });
+      this.checkKeySignature('', v.name, v.keys, keys, e.loc);
       const ref = variableRef(v);
       base.type = v.type;
       base.ref = ref;

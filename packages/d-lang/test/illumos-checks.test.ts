@@ -126,3 +126,29 @@ describe('clauses (dt_cook_clause)', () => {
     fails('BEGIN /z == 0/ { trace(q); }', 'D_IDENT_UNDEF', 1, 'failed to resolve z: Unknown variable name');
   });
 });
+
+describe('signatures (dt_idcook_sign, dt_printa_validate, dt_action_aggregate)', () => {
+  it("check an associative array's and an aggregation's keys against their first use", () => {
+    fails('BEGIN\n{\n\ta[1] = 1;\n\ttrace(a[1, 2]);\n}', 'D_PROTO_LEN', 4, 'a[ ] prototype mismatch: 2 keys passed, 1 expected');
+    fails('struct r { int p; } r1; struct q { int p; } q1;\nBEGIN { a[r1] = 1; a[q1] = 2; }', 'D_PROTO_ARG', 2, 'a[ ] key #1 is incompatible with prototype:\n\tprototype: struct r\n\t      key: struct q');
+    fails('BEGIN { @a[1] = count(); @a["x"] = count(); }', 'D_PROTO_ARG', 1, '@a[ ] key #1 is incompatible with prototype:\n\tprototype: int\n\t      key: string');
+    fails('BEGIN { @a[1] = count(); @a[1, 2] = count(); }', 'D_PROTO_LEN', 1, '@a[ ] prototype mismatch: 2 keys passed, 1 expected');
+  });
+
+  it('check that aggregations printa() prints together have the same keys', () => {
+    fails('BEGIN\n{\n\t@a = count();\n\t@b[1] = count();\n\tprinta(@a, @b);\n}', 'D_PRINTA_AGGKEY', 5, 'printa( ): @a and @b do not have matching key signatures: @a has 0 keys, @b has 1 key');
+    fails('BEGIN { @foo[123] = sum(1); @bar["x"] = sum(2); printa("%d %@d %@d\\n", @foo, @bar); }', 'D_PRINTA_AGGPROTO', 1, 'printa( ): @bar[ ] key #1 is incompatible with @foo:\n      foo key #1: int\n      bar key #1: string');
+    compiles('BEGIN { @a[1, "x"] = count(); @b[2, "y"] = sum(1); printa(@a, @b); exit(0); }');
+  });
+
+  it('need a scalar increment for quantize(), lquantize() and llquantize()', () => {
+    fails('BEGIN { @ = quantize(1, ""); }', 'D_PROTO_ARG', 1, 'quantize( ) increment value (argument #2) must be of scalar type');
+    fails('BEGIN { @ = lquantize(1, 0, 10, 2, ""); }', 'D_PROTO_ARG', 1, 'lquantize( ) increment value (argument #5) must be of scalar type');
+    fails('BEGIN { @ = llquantize(1, 10, 0, 2, 20, ""); }', 'D_PROTO_ARG', 1, 'llquantize( ) increment value (argument #6) must be of scalar type');
+    compiles('BEGIN { @a = quantize(1, 3); @b = lquantize(1, 0, 10, 2, 3); exit(0); }');
+  });
+
+  it("check tracemem()'s size against its size_t prototype before its value", () => {
+    fails('BEGIN { tracemem(123, "s"); }', 'D_PROTO_ARG', 1, 'tracemem( ) argument #2 is incompatible with prototype:\n\tprototype: size_t\n\t argument: string');
+  });
+});

@@ -242,12 +242,7 @@ class ClauseTyper {
       this.ctx.aggregations.set(aggNode.name, a);
     } else {
       if (a.func !== fname) fail('D_AGG_REDEF', e.loc, aggNode.name);
-      if (a.keys.length !== keyTypes.length) fail('D_KEY_TYPE', e.loc, `@${aggNode.name}`, Math.min(a.keys.length, keyTypes.length) + 1);
-      keyTypes.forEach((t, i) => {
-        const want = a!.keys[i]!;
-        const ok = (isInteger(want) && isInteger(t)) || (isString(want) && isString(t)) || dtypeName(want) === dtypeName(t) || (isPointer(want) && isPointer(t));
-        if (!ok) fail('D_KEY_TYPE', keys[i]!.loc, `@${aggNode.name}`, i + 1);
-      });
+      this.cooker.checkKeySignature('@', aggNode.name, a.keys, keys, e.loc);
     }
     return { kind: 'aggregate', aggregation: a, keys, args, loc: e.loc };
   }
@@ -417,6 +412,9 @@ class ClauseTyper {
           if (raw.length < 2) fail('D_PRINTA_PROTO', e.loc, 'aggregation argument missing');
           args = [{ ...raw[0]!, type: this.ctx.env.string }, ...raw.slice(1).map((a, i) => this.aggregationArg(name, a, i + 1, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }))];
         } else args = raw.map((a, i) => this.aggregationArg(name, a, i, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
+        // dt_printa_validate: every aggregation has the first one's key signature.
+        const aggs = args.flatMap((a) => (a.ref?.kind === 'aggregation' ? [a.ref.aggregation] : []));
+        for (const other of aggs.slice(1)) printaValidate(aggs[0]!, other, e.loc);
         break;
       }
       case 'stack':
@@ -434,6 +432,9 @@ class ClauseTyper {
         arity('D_TRACEMEM_ARGS');
         const addr = this.cook(raw[0]!);
         if (!isPointer(addr.type!) && !isInteger(addr.type!) && !isArray(addr.type!)) fail('D_TRACEMEM_ADDR', raw[0]!.loc, dtypeName(addr.type));
+        // Its prototype, void(@, size_t, ...), is checked as the call is cooked (dt_idcook_func).
+        const size = this.cook(raw[1]!);
+        if (size.k === 'agg' || !isInteger(size.type!)) fail('D_PROTO_ARG', raw[1]!.loc, name, 2, 'size_t', size.k === 'agg' ? 'aggregation' : dtypeName(size.type));
         args = [addr, this.constPositive(raw[1], 'D_TRACEMEM_SIZE')!];
         if (n === 3) {
           const d = this.cook(raw[2]!);
@@ -494,3 +495,30 @@ export const typesPass: Pass = {
     for (let i = 0; i < ctx.clauses.length; i++) new ClauseTyper(ctx, cooker, ctx.clauses[i]!).run();
   },
 };
+
+/** dt_printa_validate: two aggregations printa() prints together must have keys of compatible types. */
+function printaValidate(first: AggregationInfo, other: AggregationInfo, loc: Loc): void {
+  const l = first.keys;
+  const r = other.keys;
+  if (l.length !== r.length) {
+    const keys = (n: number): string => `${n} key${n === 1 ? '' : 's'}`;
+    throw new CompileError({
+      severity: 'error',
+      tag: 'D_PRINTA_AGGKEY',
+      message: `printa( ): @${first.name} and @${other.name} do not have matching key signatures: @${first.name} has ${keys(l.length)}, @${other.name} has ${keys(r.length)}`,
+      location: loc,
+    });
+  }
+  for (let i = 0; i < l.length; i++) {
+    const a = l[i]!;
+    const b = r[i]!;
+    const compatible = (isInteger(a) && isInteger(b)) || (isString(a) && isString(b)) || (isPointer(a) && isPointer(b)) || dtypeName(a) === dtypeName(b);
+    if (compatible) continue;
+    throw new CompileError({
+      severity: 'error',
+      tag: 'D_PRINTA_AGGPROTO',
+      message: `printa( ): @${other.name}[ ] key #${i + 1} is incompatible with @${first.name}:\n${first.name.padStart(9)} key #${i + 1}: ${dtypeName(a)}\n${other.name.padStart(9)} key #${i + 1}: ${dtypeName(b)}`,
+      location: loc,
+    });
+  }
+}
