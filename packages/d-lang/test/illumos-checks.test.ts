@@ -152,3 +152,25 @@ describe('signatures (dt_idcook_sign, dt_printa_validate, dt_action_aggregate)',
     fails('BEGIN { tracemem(123, "s"); }', 'D_PROTO_ARG', 1, 'tracemem( ) argument #2 is incompatible with prototype:\n\tprototype: size_t\n\t argument: string');
   });
 });
+
+describe('struct and enum definitions (dt_decl_member, dt_decl_enumerator, dt_decl_type)', () => {
+  it('report a duplicate member or enumerator as CTF refuses it', () => {
+    fails('struct foo {\n\tint x;\n\tchar x;\n};', 'D_UNKNOWN', 3, "failed to define member 'x': Duplicate member or variable name");
+    fails('enum colors {\n\tRED,\n\tGREEN,\n\tGREEN = 2,\n\tBLUE\n};', 'D_UNKNOWN', 4, "failed to define enumerator 'GREEN': Duplicate member or variable name");
+    fails('enum a { X };\nenum b { X };', 'D_DECL_IDRED', 2, 'identifier redeclared: X');
+  });
+
+  it("check an enumerator's value at the token after it", () => {
+    fails('enum e {\n\tTAG = "x"\n};', 'D_DECL_ENCONST', 3, "enumerator 'TAG' must be assigned to an integral constant expression");
+    fails('enum e {\n\ttoobig = 2147483648\n};', 'D_DECL_ENOFLOW', 3, "enumerator 'toobig' value overflows INT_MAX (2147483647)");
+    fails('enum e {\n\ttoosmall = -2147483649,\n};', 'D_DECL_ENOFLOW', 2, "enumerator 'toosmall' value overflows INT_MAX (2147483647)");
+    // An implicit value is the previous one plus one, as an int.
+    compiles('enum e { A = 0x7fffffff, B }; BEGIN { trace(B); exit(0); }');
+  });
+
+  it('name the type looked up for attributes no C type combines', () => {
+    fails('BEGIN { i = (short long)0; }', 'D_UNKNOWN', 1, 'failed to resolve type short long : Unknown type name');
+    fails('signed unsigned int x;', 'D_UNKNOWN', 1, 'failed to resolve type signed unsigned int: Unknown type name');
+    fails('short double d;', 'D_UNKNOWN', 1, 'failed to resolve type short double: Unknown type name');
+  });
+});
