@@ -174,3 +174,11 @@ describe('struct and enum definitions (dt_decl_member, dt_decl_enumerator, dt_de
     fails('short double d;', 'D_UNKNOWN', 1, 'failed to resolve type short double: Unknown type name');
   });
 });
+
+describe('end of input (dt_lex.l)', () => {
+  it('inside a comment or a control line is an error at the end of the file', () => {
+    expect(error('BEGIN { exit(0); }\n/* no end\n')).toBe('dtrace: failed to compile script x.d: [D_SYNTAX] line 3: end-of-file encountered before matching */');
+    expect(error('inline int foo = 0;\n#pragma')).toBe('dtrace: failed to compile script x.d: [D_SYNTAX] line 2: end-of-file encountered before end of control line');
+    compiles('#pragma D option quiet\nBEGIN { exit(0); }\n#pragma D option bufsize=4m\n');
+  });
+});
