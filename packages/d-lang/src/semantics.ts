@@ -533,14 +533,14 @@ export class Cooker {
       case '-':
       case '+': {
         if (operand.k === 'agg') fail('D_OP_DYN', e.loc, op);
-        if (!isArithmetic(t)) fail('D_OP_ARITH', e.loc, op);
+        if (!isArithmetic(t)) throw new CompileError({ severity: 'error', tag: 'D_OP_ARITH', message: `operator ${op} requires an operand of arithmetic type`, location: e.loc });
         const type = promote(this.env, t);
         const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(e.op === '-' ? -operand.constValue : operand.constValue, type);
         return out;
       }
       case '~': {
-        if (!isInteger(t)) fail('D_OP_INT', e.loc, op);
+        if (!isInteger(t)) throw new CompileError({ severity: 'error', tag: 'D_OP_INT', message: `operator ${op} requires an operand of integral type`, location: e.loc });
         const type = promote(this.env, t);
         const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(~operand.constValue, type);
@@ -680,7 +680,8 @@ export class Cooker {
         if (pb && isInteger(a) && op === '+') return { ...e, left, right, type: this.decay(b) };
         if (!isArithmetic(a) || !isArithmetic(b)) {
           if (isString(a) || isString(b)) fail('D_OP_ARITH', e.loc, op);
-          fail('D_OP_ARITH', e.loc, op);
+          // dt_cook_op2: neither integers nor a pointer and an integer.
+          fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
         }
         return this.arith(e, left, right);
       }

@@ -182,3 +182,24 @@ describe('end of input (dt_lex.l)', () => {
     compiles('#pragma D option quiet\nBEGIN { exit(0); }\n#pragma D option bufsize=4m\n');
   });
 });
+
+describe('pragmas (dt_pragma.c, dt_options.c)', () => {
+  it('refuse options that set up the compiler itself from within a program', () => {
+    fails('#pragma D option ldpath=/nonexistent/directory\nBEGIN { exit(0); }', 'D_PRAGMA_OPTSET', 1, "failed to set option 'ldpath' to '/nonexistent/directory': Option cannot be used from within a D program");
+    fails('#pragma D option define=X\nBEGIN { exit(0); }', 'D_PRAGMA_OPTSET', 1, "failed to set option 'define' to 'X': Option cannot be used from within a D program");
+    fails('#pragma D option ldpath\nBEGIN { exit(0); }', 'D_PRAGMA_OPTSET', 1, "failed to set option 'ldpath': Invalid value for specified option");
+  });
+
+  it('refuse a library dependency in the main program', () => {
+    fails('#pragma D depends_on library net.d\nBEGIN { exit(0); }', 'D_PRAGMA_DEPEND', 1, 'main program may not explicitly depend on a library');
+  });
+});
+
+describe('operator wording (dt_cook_op1, dt_cook_op2)', () => {
+  it('say "an operand" for unary operators and "operands" for binary ones', () => {
+    fails('BEGIN { p = 123 + -trace(0); }', 'D_OP_ARITH', 1, 'operator - requires an operand of arithmetic type');
+    fails('BEGIN { p = ~"a"; }', 'D_OP_INT', 1, 'operator ~ requires an operand of integral type');
+    fails('BEGIN\n/"char" & "foo"/\n{\n}', 'D_OP_INT', 3, 'operator & requires operands of integral type');
+    fails('BEGIN { p = "a" * 2; }', 'D_OP_ARITH', 1, 'operator * requires operands of arithmetic type');
+  });
+});
