@@ -281,6 +281,8 @@ export interface TranslatorItem {
   readonly inputName: string;
   readonly members: { name: string; value: Expr; loc: Loc }[];
   readonly loc: Loc;
+  /** The definition's closing ';', where dtrace reports on the translator. */
+  readonly end?: Loc;
 }
 
 export interface ProviderItem {

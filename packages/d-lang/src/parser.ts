@@ -359,8 +359,9 @@ export class Parser {
       members.push({ name, value, loc: mloc });
     }
     this.expect('}');
+    const end = this.peek('expr').loc;
     this.expect(';', 'expr', 'clause');
-    return { k: 'translator', output, input, inputName, members, loc };
+    return { k: 'translator', output, input, inputName, members, loc, end };
   }
 
   private parseProvider(): ProgramItem {

@@ -203,3 +203,13 @@ describe('operator wording (dt_cook_op1, dt_cook_op2)', () => {
     fails('BEGIN { p = "a" * 2; }', 'D_OP_ARITH', 1, 'operator * requires operands of arithmetic type');
   });
 });
+
+describe('translators (dt_node_xlator, dt_cook_xlator)', () => {
+  const defs = 'struct in { int i; char c; };\nstruct out { int myi; char *myc; };\n';
+  it('report at the end of the definition', () => {
+    fails(`${defs}translator struct out < struct in *p >\n{\n\tmyi = p->i;\n\tmyc = p->c;\n};`, 'D_XLATE_INCOMPAT', 7, 'translator member myc definition uses incompatible types: "char *" = "char"');
+    fails(`${defs}translator struct nosuch < struct in *p >\n{\n\tmyi = p->i;\n};`, 'D_XLATE_SOU', 6, 'incomplete struct/union/enum struct nosuch');
+    const t = 'translator struct out < struct in *p >\n{\n\tmyi = p->i;\n\tmyc = 0;\n};\n';
+    fails(`${defs}${t}${t}`, 'D_XLATE_REDECL', 12, 'translator from struct in * to struct out has already been declared');
+  });
+});
