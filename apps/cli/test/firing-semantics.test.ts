@@ -44,6 +44,11 @@ describe('aggregations at exit and at the limits of int64', () => {
     expect(r.stdout).toBe('\n              400\n\n');
     expect(r.status).toBe(0);
   });
+  it('aggregates folded integer constants at the 64 bits dt_node_op2 keeps, whatever their D type', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { @a = sum((1 << 63) - 1); @b = sum(0xffffffff + 1); exit(0) }');
+    expect(r.stdout).toBe('\n 9223372036854775807\n       4294967296\n');
+    expect(r.status).toBe(0);
+  });
   it('wraps histogram bucket counts as int64_t', async () => {
     const r = await wdtrace('-qn', 'BEGIN { x = 0x7fffffffffffffff; @q = quantize(1, x); @q = quantize(1); @l = lquantize(1, 0, 10, 1, x); @l = lquantize(1, 0, 10, 1); exit(0) }');
     const rows = r.stdout.split('\n').filter((l) => /^\s+1 /.test(l));
