@@ -710,9 +710,13 @@ export class Cooker {
     const type = isShift ? promote(this.env, left.type!) : arithmeticResult(this.env, left.type!, right.type!);
     const out: Expr = withOperands(e, left, right, type);
     if (left.constValue !== undefined && right.constValue !== undefined) {
+      // dt_node_op2 folds in 64-bit arithmetic (signed or unsigned as the
+      // result type is) and keeps all 64 bits: (1 << 63) - 1 stays
+      // 0x7fffffffffffffff although its type is int. Only casts narrow.
       const signed = isSigned(type);
-      const l = fitToType(left.constValue, type);
-      const r = isShift ? right.constValue : fitToType(right.constValue, type);
+      const wide = (v: bigint): bigint => (signed ? BigInt.asIntN(64, v) : BigInt.asUintN(64, v));
+      const l = wide(left.constValue);
+      const r = isShift ? right.constValue : wide(right.constValue);
       let v: bigint;
       switch (e.op) {
         case '+':
@@ -745,7 +749,7 @@ export class Cooker {
         default:
           v = l ^ r;
       }
-      out.constValue = fitToType(v, type);
+      out.constValue = wide(v);
     }
     return out;
   }

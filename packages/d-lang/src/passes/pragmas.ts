@@ -32,11 +32,25 @@ export function setOption(ctx: CompileContext, name: string, value: string | nul
     fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
   } else if (kind === 'time' && parseTimeOption(value) === undefined) {
     fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
-  } else if (kind === 'int' && !/^-?\d+$/.test(value)) {
+  } else if (kind === 'int' && !isCountValue(value)) {
     fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
   }
   ctx.pragmaOptions.set(name, value);
   if (name === 'strsize' && value !== null) ctx.env.stringSize = parseSizeOption(value)!;
+}
+
+/**
+ * A count as dt_opt_runtime reads it: strtoull in base 0 (decimal, 0x hex,
+ * 0 octal, a leading sign allowed), refused when the 64-bit result is
+ * negative as a signed value: nspec=-72 fails.
+ */
+function isCountValue(value: string): boolean {
+  const m = /^\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)$/.exec(value);
+  if (m === null) return false;
+  const digits = m[2]!;
+  const n = digits.length > 1 && digits[0] === '0' && !/^0[xX]/.test(digits) ? BigInt('0o' + digits.slice(1)) : BigInt(digits);
+  if (n > 0xffffffffffffffffn) return false;
+  return BigInt.asIntN(64, m[1] === '-' ? -n : n) >= 0n;
 }
 
 const STABILITY = ['Internal', 'Private', 'Obsolete', 'External', 'Unstable', 'Evolving', 'Stable', 'Standard'];
