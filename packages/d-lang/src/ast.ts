@@ -247,6 +247,8 @@ export interface ClauseItem {
   predicate?: Expr;
   /** undefined for a description without a body (default action). */
   body?: Statement[];
+  /** Where the body's closing '}' is (the clause's own line in dtrace's diagnostics). */
+  end?: Loc;
   readonly loc: Loc;
 }
 

@@ -4,9 +4,9 @@
 // symbols, inline definitions, translators and provider definitions. They
 // enter the type environment and the symbol tables in program order, with
 // dtrace's redeclaration and storage-class rules.
-import { findMember, resolveType } from '@wdtrace/dtrace-core/types';
+import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
 import type { DeclarationItem, InlineItem, ProviderItem, TranslatorItem } from '../ast.js';
-import type { CompileContext } from '../context.js';
+import type { CompileContext, ProviderDefinition } from '../context.js';
 import { CompileError, fail } from '../diagnostics.js';
 import { isStructOrUnion, isVoid } from '../dtypes.js';
 import { Cooker, argumentCompatible, dtypeName } from '../semantics.js';
@@ -113,20 +113,24 @@ function defineTranslator(ctx: CompileContext, cooker: Cooker, item: TranslatorI
   ctx.translators.push({ id: ctx.translators.length, output, input, inputName: item.inputName, members });
 }
 
-function defineProvider(cooker: Cooker, item: ProviderItem): void {
+function defineProvider(ctx: CompileContext, cooker: Cooker, item: ProviderItem): void {
   if (!/^[A-Za-z_][\w]*$/.test(item.name) || /\d$/.test(item.name)) fail('D_PROV_BADNAME', item.loc, item.name);
   const seen = new Set<string>();
+  const probes: ProviderDefinition['probes'][number][] = [];
   for (const p of item.probes) {
     const pname = p.name.replace(/__/g, '-');
     if (seen.has(pname)) fail('D_PROV_PRDUP', p.loc, item.name, pname);
     seen.add(pname);
     if (p.params.length > 10) fail('D_PROV_PRARGLEN', p.loc, item.name, pname);
-    for (const t of p.params) cooker.resolveTypeName(t);
+    const native = p.params.map((t) => cooker.resolveTypeName(t));
+    let translated: CType[] | undefined;
     if (p.xlated !== undefined) {
       if (p.xlated.length > 10) fail('D_PROV_PRARGLEN', p.loc, item.name, pname);
-      for (const t of p.xlated) cooker.resolveTypeName(t);
+      translated = p.xlated.map((t) => cooker.resolveTypeName(t));
     }
+    probes.push({ name: pname, native, ...(translated !== undefined ? { translated } : {}) });
   }
+  ctx.providers.push({ name: item.name, probes });
 }
 
 export const scopesPass: Pass = {
@@ -149,7 +153,7 @@ export const scopesPass: Pass = {
           defineTranslator(ctx, cooker, item);
           break;
         case 'provider':
-          defineProvider(cooker, item);
+          defineProvider(ctx, cooker, item);
           break;
         default:
           break;
