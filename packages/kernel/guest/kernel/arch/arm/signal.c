@@ -4,7 +4,7 @@
  * sp = the frame and lr = sa_restorer. The restorer calls rt_sigreturn with
  * sp unchanged, so the frame is found at sp.
  *
- *   sp -> siginfo (128 bytes, si_signo set)
+ *   sp -> siginfo (128 bytes: si_signo; si_code, si_addr of faults)
  *         saved struct pt_regs
  *         saved signal mask
  *         saved VFP registers d0-d15, FPSCR (the handler may use them)
@@ -32,7 +32,7 @@ long arch_setup_signal_frame(struct pt_regs *regs, int sig, const struct k_sigac
 	uint32_t sp = (regs->sp_usr - (uint32_t)sizeof(frame)) & ~7u;
 
 	memset(&frame, 0, sizeof(frame));
-	frame.info[0] = sig;
+	siginfo_fill(frame.info, sig);
 	frame.saved = *regs;
 	frame.saved_mask = saved_mask;
 	arm_vfp_store(frame.vfp_d, &frame.fpscr);
