@@ -213,3 +213,11 @@ describe('translators (dt_node_xlator, dt_cook_xlator)', () => {
     fails(`${defs}${t}${t}`, 'D_XLATE_REDECL', 12, 'translator from struct in * to struct out has already been declared');
   });
 });
+
+describe('action order (dt_compile_one_clause)', () => {
+  it('count exit() and every other non-destructive action but discard() as recording data', () => {
+    fails('BEGIN\n{\n\tcommit(1);\n\texit(0);\n}', 'D_DREC_COMM', 4, 'data-recording actions may not follow commit( )');
+    fails('BEGIN { exit(0); commit(1); }', 'D_COMM_DREC', 1, 'commit( ) may not follow data-recording action(s)');
+    compiles('BEGIN { commit(1); discard(2); } BEGIN { speculate(1); trace(1); } BEGIN { exit(0); }');
+  });
+});
