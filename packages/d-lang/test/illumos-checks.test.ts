@@ -235,3 +235,10 @@ describe('character constants (dt_lex.l)', () => {
     expect(run(`printf("%d %d %d\\n", sizeof ('c'), sizeof (10 * 'c'), sizeof "hi");`)).toBe('4 4 3\n');
   });
 });
+
+describe('control lines', () => {
+  it('may stand between the statements of a clause', () => {
+    compiles('tick-10ms\n{\n#pragma D option quiet\n\texit(0);\n}\n');
+    fails('BEGIN\n{\n#pragma D option nosuchoption\n\texit(0);\n}\n', 'D_PRAGMA_OPTSET', 3, "failed to set option 'nosuchoption': Invalid option name");
+  });
+});
