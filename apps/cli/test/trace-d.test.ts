@@ -188,7 +188,7 @@ describe('tst.d-buffers: bufpolicy, specsize and dynvarsize', () => {
     expect(r.stderr).toBe('dtrace: 1 drop on CPU 0\n');
   });
   it('drops speculative data beyond specsize', async () => {
-    const r = await wdtrace('-q', '-x', 'specsize=40', '-n', 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("%s", "a long string that does not fit"); } BEGIN { speculate(s); printf("x"); } BEGIN { commit(s); exit(0); }');
+    const r = await wdtrace('-q', '-x', 'specsize=40', '-n', 'BEGIN { s = speculation(); } BEGIN { speculate(s); printf("%s", "a long string that does not fit"); } BEGIN { speculate(s); printf("x"); } BEGIN { commit(s); } BEGIN { exit(0); }');
     expect(r.stdout).toBe('x\n');
     expect(r.stderr).toBe('dtrace: 1 speculative drop\n');
   });

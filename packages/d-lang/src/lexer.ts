@@ -521,8 +521,14 @@ export class Lexer {
       if (c === '\\') {
         const [code, q] = this.escape(p + 1);
         if (code < 0) {
+          // Not an escape dtrace knows (\' and \? among them): the backslash and the character both count.
           bytes.push(92);
-          p = q;
+          if (q >= t.length || t[q] === '\n') {
+            p = q;
+            continue;
+          }
+          bytes.push(t.charCodeAt(q) & 0xff);
+          p = q + 1;
           continue;
         }
         bytes.push(code & 0xff);

@@ -186,7 +186,7 @@ export class Parser {
     const items: ProgramItem[] = [];
     for (;;) {
       const t = this.peek('clause');
-      if (t.kind === 'eof') return { items, loc, end: t.loc };
+      if (t.kind === 'eof') return { items: [...items, ...this.innerPragmas], loc, end: t.loc };
       items.push(this.parseItem());
     }
   }
@@ -273,6 +273,8 @@ export class Parser {
    * stack above the outer one's entries.
    */
   private readonly statementStack: Statement[] = [];
+  /** Control lines met between a clause's statements, handled with the program's. */
+  private readonly innerPragmas: ProgramItem[] = [];
   private statementTop = 0;
   private readonly argStack: Expr[] = [];
   private argTop = 0;
@@ -288,6 +290,12 @@ export class Parser {
       }
       if (t.kind === 'punct' && t.text === ';') {
         this.advance();
+        continue;
+      }
+      if (t.kind === 'pragma') {
+        // dtrace's lexer acts on a control line wherever it is, a clause's body included.
+        this.advance();
+        this.innerPragmas.push({ k: 'pragma', text: t.text, loc: t.loc });
         continue;
       }
       if (t.kind === 'keyword' && t.text === 'if') {

@@ -351,7 +351,8 @@ export class Cooker {
   cook(e: Expr, cs: CookScope): Expr {
     switch (e.k) {
       case 'int':
-        e.type = e.isChar === true ? this.env.char : this.env.constantType(e.value, e.suffix, e.decimal, e.loc);
+        // A character constant is an integer constant (sizeof ('c') is 4): its bytes packed, typed as dt_node_int types a value.
+        e.type = e.isChar === true && e.value < 0n ? this.env.int : this.env.constantType(e.value, e.suffix, e.decimal, e.loc);
         e.constValue = e.value;
         return e;
       case 'string':
@@ -519,7 +520,9 @@ export class Cooker {
         const m = this.memberOf(operand);
         if (m?.bitWidth !== undefined) fail('D_SIZEOF_BITFIELD', e.loc);
       }
-      return { k: 'int', value: BigInt(this.env.sizeOf(t)), suffix: 'ul', decimal: true, loc: e.loc, type: this.env.lookup('size_t')!, constValue: BigInt(this.env.sizeOf(t)) };
+      // A string constant's size is its length and the NUL (dt_node_sizeof), not strsize.
+      const size = operand.k === 'string' ? BigInt(operand.value.length + 1) : BigInt(this.env.sizeOf(t));
+      return { k: 'int', value: size, suffix: 'ul', decimal: true, loc: e.loc, type: this.env.lookup('size_t')!, constValue: size };
     }
     if (e.op === 'stringof') {
       const operand = this.cook(e.operand, cs);

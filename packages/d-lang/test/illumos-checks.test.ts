@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { compile, formatDiagnostics } from '../src/index.js';
 import { corpusOptions } from './corpus-support.js';
+import { fireOnce } from './fire.js';
 
 function error(source: string): string {
   const r = compile(source, corpusOptions('x.d', source));
@@ -211,5 +212,33 @@ describe('translators (dt_node_xlator, dt_cook_xlator)', () => {
     fails(`${defs}translator struct nosuch < struct in *p >\n{\n\tmyi = p->i;\n};`, 'D_XLATE_SOU', 6, 'incomplete struct/union/enum struct nosuch');
     const t = 'translator struct out < struct in *p >\n{\n\tmyi = p->i;\n\tmyc = 0;\n};\n';
     fails(`${defs}${t}${t}`, 'D_XLATE_REDECL', 12, 'translator from struct in * to struct out has already been declared');
+  });
+});
+
+describe('action order (dt_compile_one_clause)', () => {
+  it('count exit() and every other non-destructive action but discard() as recording data', () => {
+    fails('BEGIN\n{\n\tcommit(1);\n\texit(0);\n}', 'D_DREC_COMM', 4, 'data-recording actions may not follow commit( )');
+    fails('BEGIN { exit(0); commit(1); }', 'D_COMM_DREC', 1, 'commit( ) may not follow data-recording action(s)');
+    compiles('BEGIN { commit(1); discard(2); } BEGIN { speculate(1); trace(1); } BEGIN { exit(0); }');
+  });
+});
+
+describe('character constants (dt_lex.l)', () => {
+  const FIRE = { id: 1, provider: 'test', module: 'kernel', function: 'f', name: 'fire' };
+  const run = (body: string): string => fireOnce(`test:::fire { ${body} }`, [], { probes: { match: () => [FIRE] } });
+  it('are ints, multi-character ones packed big-endian, unknown escapes keeping their backslash', () => {
+    expect(run(`printf("%d %d %d %d %d\\n", 'a', '\\'', '\\?', '\\0103', 'ab\\"d');`)).toBe('97 23591 23615 2099 1633821284\n');
+    expect(run(`printf("%d\\n", 'a\\bcdefgh');`)).toBe('6991947704341784424\n');
+  });
+
+  it("have the size of an int, and a string constant its length and NUL's", () => {
+    expect(run(`printf("%d %d %d\\n", sizeof ('c'), sizeof (10 * 'c'), sizeof "hi");`)).toBe('4 4 3\n');
+  });
+});
+
+describe('control lines', () => {
+  it('may stand between the statements of a clause', () => {
+    compiles('tick-10ms\n{\n#pragma D option quiet\n\texit(0);\n}\n');
+    fails('BEGIN\n{\n#pragma D option nosuchoption\n\texit(0);\n}\n', 'D_PRAGMA_OPTSET', 3, "failed to set option 'nosuchoption': Invalid option name");
   });
 });

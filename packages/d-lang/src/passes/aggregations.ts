@@ -10,7 +10,6 @@ import { CompileError, fail } from '../diagnostics.js';
 import { isDScalar } from '../semantics.js';
 import type { Pass } from './pass.js';
 
-const DATA_RECORDING = new Set(['trace', 'print', 'tracemem', 'printf', 'printa', 'stack', 'ustack', 'jstack', 'sym', 'func', 'mod', 'usym', 'ufunc', 'umod', 'uaddr', 'system', 'freopen']);
 
 function checkParams(ctx: CompileContext, st: CookedStatement & { kind: 'aggregate' }): void {
   const a = st.aggregation;
@@ -92,6 +91,7 @@ function checkOrder(statements: CookedStatement[]): void {
     if (st.kind === 'aggregate') {
       if (commit) fail('D_AGG_COMM', st.loc);
       if (spec) fail('D_AGG_SPEC', st.loc);
+      drec = true;
       continue;
     }
     if (st.kind !== 'action') continue;
@@ -108,16 +108,16 @@ function checkOrder(statements: CookedStatement[]): void {
         if (drec) fail('D_COMM_DREC', st.loc);
         commit = true;
         continue;
-      case 'exit':
-        if (spec) fail('D_EXIT_SPEC', st.loc);
-        continue;
       default:
         break;
     }
-    if (fn?.kind === 'action' && fn.destructive === true && spec) fail('D_ACT_SPEC', st.loc);
-    if (DATA_RECORDING.has(st.name)) {
+    const destructive = fn?.kind === 'action' && fn.destructive === true;
+    if (spec && destructive) fail('D_ACT_SPEC', st.loc);
+    if (spec && st.name === 'exit') fail('D_EXIT_SPEC', st.loc);
+    // dt_compile_one_clause: every action but the destructive ones and discard() records data (exit() too).
+    if (!destructive && st.name !== 'discard') {
       if (commit) fail('D_DREC_COMM', st.loc);
-      drec = true;
+      if (!spec) drec = true;
     }
   }
 }
