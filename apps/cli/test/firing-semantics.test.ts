@@ -67,10 +67,11 @@ describe('profile probes on a machine with no guest', () => {
 });
 
 describe('printa() of aggregations whose keys differ', () => {
-  it('prints a row per key and no JavaScript error', async () => {
+  it('are refused at compile time as dt_printa_validate does, with no JavaScript error', async () => {
     const r = await wdtrace('-qn', 'BEGIN { @a[1, "", 2] = count(); @b[1, 2, ""] = count(); printa(@a, @b); exit(0) }');
     expect(r.stderr).not.toMatch(/BigInt|undefined|TypeError/);
-    expect(r.status).toBe(0);
+    expect(r.stderr).toContain('printa( ): @b[ ] key #2 is incompatible with @a:');
+    expect(r.status).toBe(1);
   });
 });
 
@@ -96,6 +97,23 @@ describe('dynamic variables given an empty string', () => {
     const r = await wdtrace('-qn', 'BEGIN { a[1] = ""; self->s = "" } BEGIN { printf("[%s] [%s] [%s]\\n", a[1], self->s, cleanpath(a[1])); exit(0) }');
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('[] [] []\n\n');
+    expect(r.status).toBe(0);
+  });
+});
+
+describe('NULL and strings', () => {
+  it('compares a string with NULL as dtrace_strncmp does, and a string variable assigned NULL reads back as NULL', async () => {
+    const r = await wdtrace(
+      '-qn',
+      'BEGIN { s = "abc"; s = NULL; this->t = "x"; this->t = NULL; u = "u" } BEGIN { printf("%d %d %d %d %d %d\\n", s == NULL, this->t == NULL, strtok("", "a") == NULL, "" == NULL, u != NULL, NULL < u); exit(0) }',
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('1 1 1 1 1 1\n\n');
+    expect(r.status).toBe(0);
+  });
+  it('continues strtok(NULL, ...) at the delimiter that ended the last token, which other delimiters may keep', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { printf("%s ", strtok("abcXdef", "X")); printf("%s ", strtok(NULL, "d")); printf("%s\\n", strtok(NULL, "z")); exit(0) }');
+    expect(r.stdout).toBe('abc X def\n\n');
     expect(r.status).toBe(0);
   });
 });
