@@ -117,3 +117,15 @@ describe('NULL and strings', () => {
     expect(r.status).toBe(0);
   });
 });
+
+describe('bit-fields', () => {
+  it('store only their own bits of the storage unit (dt_cg_field_set) and read back sign- or zero-extended', async () => {
+    const r = await wdtrace(
+      '-qn',
+      'struct bf { int a : 3; unsigned int b : 7; int c : 14; } v; BEGIN { v.a = 3; v.b = 0x7f; v.c = -5; v.a = 7; v.b++; printf("%d %d %d\\n", v.a, v.b, v.c); exit(0) }',
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('-1 0 -5\n\n');
+    expect(r.status).toBe(0);
+  });
+});
