@@ -49,6 +49,11 @@ describe('aggregations at exit and at the limits of int64', () => {
     expect(r.stdout).toBe('\n 9223372036854775807\n       4294967296\n');
     expect(r.status).toBe(0);
   });
+  it('keeps quantize() values of 2^62 and up in the last bucket and prints it', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { @ = quantize(1LL << 62); @ = quantize(0x7fffffffffffffff); exit(0) }');
+    expect(r.stdout).toContain('4611686018427387904 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 2 ');
+    expect(r.status).toBe(0);
+  });
   it('wraps histogram bucket counts as int64_t', async () => {
     const r = await wdtrace('-qn', 'BEGIN { x = 0x7fffffffffffffff; @q = quantize(1, x); @q = quantize(1); @l = lquantize(1, 0, 10, 1, x); @l = lquantize(1, 0, 10, 1); exit(0) }');
     const rows = r.stdout.split('\n').filter((l) => /^\s+1 /.test(l));
