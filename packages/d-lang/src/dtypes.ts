@@ -20,7 +20,7 @@ import {
   sizeOfType,
 } from '@wdtrace/dtrace-core/types';
 import type { Declarator, TypeName, TypeSpecifier } from './ast.js';
-import { type Loc, fail } from './diagnostics.js';
+import { CompileError, type Loc, fail } from './diagnostics.js';
 
 /** The attribute words of a declaration (dt_decl_attr); every other base word names a type (dt_decl_spec). */
 const ATTRIBUTE_WORDS = new Set(['short', 'long', 'signed', 'unsigned']);
@@ -76,6 +76,24 @@ export class SpecifierState {
     if (this.kind !== 'integer' && (this.signed || this.unsigned)) fail('D_DECL_SIGNINT', loc);
     if (this.kind === 'other' && this.long > 0) fail('D_DECL_LONGINT', loc);
   }
+}
+
+/**
+ * A combination of attributes no C type has: dt_decl_type spells the type
+ * name from the attributes (and the type name unless short or long applies
+ * to an integer) and fails to look it up.
+ */
+function unknownType(words: readonly string[], loc: Loc): never {
+  const count = (w: string): number => words.filter((x) => x === w).length;
+  let n = '';
+  if (count('signed') > 0) n += 'signed ';
+  if (count('unsigned') > 0) n += 'unsigned ';
+  if (count('short') > 0) n += 'short ';
+  if (count('long') === 1) n += 'long ';
+  if (count('long') === 2) n += 'long long ';
+  const name = words.find((w) => !ATTRIBUTE_WORDS.has(w));
+  if (name !== undefined && ((name !== 'int' && name !== 'char' && name !== 'void') || (count('short') === 0 && count('long') === 0))) n += name;
+  throw new CompileError({ severity: 'error', tag: 'D_UNKNOWN', message: `failed to resolve type ${n}: Unknown type name`, location: loc });
 }
 
 export class TypeEnvironment {
@@ -276,23 +294,22 @@ export class TypeEnvironment {
     const known = ['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string'];
     const typedefName = words.find((w) => !known.includes(w));
     if (typedefName !== undefined) {
-      if (has('short')) fail('D_DECL_COMBO', loc, 'invalid type combination');
+      // dt_decl_type: a typedef name is looked up alone, its attributes ignored.
       const t = this.lookupWritten(typedefName);
       if (t === undefined) fail('D_DECL_IDENT', loc, typedefName);
       return t;
     }
-    if (has('signed') && has('unsigned')) fail('D_DECL_COMBO', loc, 'invalid type combination');
+    if (has('signed') && has('unsigned')) unknownType(words, loc);
     if (has('void')) return VOID;
     if (has('string')) {
-      if (has('short')) fail('D_DECL_COMBO', loc, 'invalid type combination');
       return STRING;
     }
     if (has('char')) return this.c.lookupType(has('unsigned') ? 'unsigned char' : has('signed') ? 'signed char' : 'char')!;
     if (has('float') || has('double')) {
-      if (has('short') || (has('float') && has('long'))) fail('D_DECL_COMBO', loc, 'invalid type combination');
+      if (has('short') || (has('float') && has('long'))) unknownType(words, loc);
       return this.c.lookupType(has('long') ? 'long double' : has('float') ? 'float' : 'double')!;
     }
-    if (has('short') && has('long')) fail('D_DECL_COMBO', loc, 'invalid type combination');
+    if (has('short') && has('long')) unknownType(words, loc);
     const uns = has('unsigned') > 0;
     if (has('short')) return this.c.lookupType(uns ? 'unsigned short' : 'short')!;
     if (has('long') === 2) return uns ? this.ullong : this.llong;

@@ -186,10 +186,9 @@ export class Parser {
     const items: ProgramItem[] = [];
     for (;;) {
       const t = this.peek('clause');
-      if (t.kind === 'eof') break;
+      if (t.kind === 'eof') return { items, loc, end: t.loc };
       items.push(this.parseItem());
     }
-    return { items, loc };
   }
 
   private parseItem(): ProgramItem {
@@ -360,8 +359,9 @@ export class Parser {
       members.push({ name, value, loc: mloc });
     }
     this.expect('}');
+    const end = this.peek('expr').loc;
     this.expect(';', 'expr', 'clause');
-    return { k: 'translator', output, input, inputName, members, loc };
+    return { k: 'translator', output, input, inputName, members, loc, end };
   }
 
   private parseProvider(): ProgramItem {
@@ -581,7 +581,7 @@ export class Parser {
         const ename = this.identName();
         let value: Expr | undefined;
         if (this.accept('=')) value = this.parseConditional();
-        enumerators.push({ name: ename, ...(value !== undefined ? { value } : {}), loc: eloc });
+        enumerators.push({ name: ename, ...(value !== undefined ? { value } : {}), loc: eloc, end: this.peek('expr').loc });
         if (!this.accept(',')) break;
       }
       this.expect('}');

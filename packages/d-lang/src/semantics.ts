@@ -533,14 +533,14 @@ export class Cooker {
       case '-':
       case '+': {
         if (operand.k === 'agg') fail('D_OP_DYN', e.loc, op);
-        if (!isArithmetic(t)) fail('D_OP_ARITH', e.loc, op);
+        if (!isArithmetic(t)) throw new CompileError({ severity: 'error', tag: 'D_OP_ARITH', message: `operator ${op} requires an operand of arithmetic type`, location: e.loc });
         const type = promote(this.env, t);
         const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(e.op === '-' ? -operand.constValue : operand.constValue, type);
         return out;
       }
       case '~': {
-        if (!isInteger(t)) fail('D_OP_INT', e.loc, op);
+        if (!isInteger(t)) throw new CompileError({ severity: 'error', tag: 'D_OP_INT', message: `operator ${op} requires an operand of integral type`, location: e.loc });
         const type = promote(this.env, t);
         const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(~operand.constValue, type);
@@ -684,7 +684,8 @@ export class Cooker {
         if (pb && isInteger(a) && op === '+') return { ...e, left, right, type: this.decay(b) };
         if (!isArithmetic(a) || !isArithmetic(b)) {
           if (isString(a) || isString(b)) fail('D_OP_ARITH', e.loc, op);
-          fail('D_OP_ARITH', e.loc, op);
+          // dt_cook_op2: neither integers nor a pointer and an integer.
+          fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
         }
         return this.arith(e, left, right);
       }
@@ -1247,12 +1248,19 @@ export class Cooker {
       const constants: { name: string; value: number }[] = [];
       const building: EnumType = { kind: 'enum', name: tg.name, constants, size: 4, complete: false };
       for (const en of tg.enumerators!) {
-        if (en.value !== undefined) next = this.constantInt(en.value, 'D_DECL_ENCONST', en.name);
-        if (next > 0x7fffffff || next < -0x80000000) fail('D_DECL_ENOFLOW', en.loc, en.name);
-        if (this.env.chain.lookupEnumConstant(en.name) !== undefined || this.ctx.globals.has(en.name)) fail('D_DECL_IDRED', en.loc, en.name);
+        // dt_decl_enumerator, at the token after the enumerator: its value, then CTF's duplicate check, then the global names.
+        const at = en.end ?? en.loc;
+        if (en.value !== undefined) {
+          next = this.constantIntAt(en.value, at, 'D_DECL_ENCONST', en.name);
+          if (next > 0x7fffffff || next < -0x80000000) fail('D_DECL_ENOFLOW', at, en.name);
+        }
+        if (constants.some((c) => c.name === en.name)) {
+          throw new CompileError({ severity: 'error', tag: 'D_UNKNOWN', message: `failed to define enumerator '${en.name}': Duplicate member or variable name`, location: at });
+        }
+        if (this.env.chain.lookupEnumConstant(en.name) !== undefined || this.ctx.globals.has(en.name)) fail('D_DECL_IDRED', at, en.name);
         constants.push({ name: en.name, value: next });
         this.env.user.defineEnum(building);
-        next++;
+        next = (next + 1) | 0; // an int, as dt_decl_enumerator counts
       }
       building.complete = true;
       return this.env.user.defineEnum(building);
@@ -1262,7 +1270,10 @@ export class Cooker {
     for (const m of tg.members!) {
       const base = this.env.resolveSpecifier(m.specifier, (s2) => this.defineTagged(s2));
       const t = this.env.applyDeclarator(base, m.declarator, (x) => this.constantInt(x, 'D_DECL_ARRSUB'), (tn) => this.resolveTypeName(tn));
-      if (m.declarator.name !== '' && seen.has(m.declarator.name)) fail('D_DECL_IDRED', m.loc, m.declarator.name);
+      if (m.declarator.name !== '' && seen.has(m.declarator.name)) {
+        // ctf_add_member's failure (dt_decl_member).
+        throw new CompileError({ severity: 'error', tag: 'D_UNKNOWN', message: `failed to define member '${m.declarator.name}': Duplicate member or variable name`, location: m.loc });
+      }
       seen.add(m.declarator.name);
       // dt_decl_member's checks, in its order.
       const idname = m.declarator.name === '' ? '(anon)' : m.declarator.name;
@@ -1300,13 +1311,18 @@ export class Cooker {
 
   /** Evaluate an integer constant expression or fail with `tag`. */
   constantInt(e: Expr, tag: 'D_DECL_ARRSUB' | 'D_DECL_BFCONST' | 'D_DECL_ENCONST', ...args: string[]): number {
+    return this.constantIntAt(e, e.loc, tag, ...args);
+  }
+
+  /** constantInt, failing at `at`. */
+  constantIntAt(e: Expr, at: Loc, tag: 'D_DECL_ARRSUB' | 'D_DECL_BFCONST' | 'D_DECL_ENCONST', ...args: string[]): number {
     let c: Expr;
     try {
       c = this.cook(e, {});
     } catch {
-      return fail(tag, e.loc, ...args);
+      return fail(tag, at, ...args);
     }
-    if (c.constValue === undefined || !isInteger(c.type!)) return fail(tag, e.loc, ...args);
+    if (c.constValue === undefined || !isInteger(c.type!)) return fail(tag, at, ...args);
     if (tag === 'D_DECL_ARRSUB') {
       // dt_node_is_posconst: non-zero, and positive when signed; at most UINT_MAX elements.
       const signed = (resolveType(c.type!) as IntegerType).signed;

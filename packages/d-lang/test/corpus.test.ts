@@ -29,7 +29,6 @@ const NOT_FROM_THE_COMPILER: Record<string, string> = {
   D_DECL_PROTO_FORM: 'prototypes are only checked for provider definitions',
   D_OP_IDENT: 'no D operator takes a bare identifier here',
   D_OP_ACT: 'actions are rejected as D_CG_EXPR before operators see them',
-  D_MACRO_UNUSED: 'reported only with -x argref (tested in the per-pass tests)',
   D_PRINTA_AGGKEY: 'printa with several aggregations: key checks are done by the consumer',
   D_PRINTA_AGGPROTO: 'printa with several aggregations: key checks are done by the consumer',
   D_PROV_INCOMPAT: 'USDT providers are linked by the framework',

@@ -152,3 +152,64 @@ describe('signatures (dt_idcook_sign, dt_printa_validate, dt_action_aggregate)',
     fails('BEGIN { tracemem(123, "s"); }', 'D_PROTO_ARG', 1, 'tracemem( ) argument #2 is incompatible with prototype:\n\tprototype: size_t\n\t argument: string');
   });
 });
+
+describe('struct and enum definitions (dt_decl_member, dt_decl_enumerator, dt_decl_type)', () => {
+  it('report a duplicate member or enumerator as CTF refuses it', () => {
+    fails('struct foo {\n\tint x;\n\tchar x;\n};', 'D_UNKNOWN', 3, "failed to define member 'x': Duplicate member or variable name");
+    fails('enum colors {\n\tRED,\n\tGREEN,\n\tGREEN = 2,\n\tBLUE\n};', 'D_UNKNOWN', 4, "failed to define enumerator 'GREEN': Duplicate member or variable name");
+    fails('enum a { X };\nenum b { X };', 'D_DECL_IDRED', 2, 'identifier redeclared: X');
+  });
+
+  it("check an enumerator's value at the token after it", () => {
+    fails('enum e {\n\tTAG = "x"\n};', 'D_DECL_ENCONST', 3, "enumerator 'TAG' must be assigned to an integral constant expression");
+    fails('enum e {\n\ttoobig = 2147483648\n};', 'D_DECL_ENOFLOW', 3, "enumerator 'toobig' value overflows INT_MAX (2147483647)");
+    fails('enum e {\n\ttoosmall = -2147483649,\n};', 'D_DECL_ENOFLOW', 2, "enumerator 'toosmall' value overflows INT_MAX (2147483647)");
+    // An implicit value is the previous one plus one, as an int.
+    compiles('enum e { A = 0x7fffffff, B }; BEGIN { trace(B); exit(0); }');
+  });
+
+  it('name the type looked up for attributes no C type combines', () => {
+    fails('BEGIN { i = (short long)0; }', 'D_UNKNOWN', 1, 'failed to resolve type short long : Unknown type name');
+    fails('signed unsigned int x;', 'D_UNKNOWN', 1, 'failed to resolve type signed unsigned int: Unknown type name');
+    fails('short double d;', 'D_UNKNOWN', 1, 'failed to resolve type short double: Unknown type name');
+  });
+});
+
+describe('end of input (dt_lex.l)', () => {
+  it('inside a comment or a control line is an error at the end of the file', () => {
+    expect(error('BEGIN { exit(0); }\n/* no end\n')).toBe('dtrace: failed to compile script x.d: [D_SYNTAX] line 3: end-of-file encountered before matching */');
+    expect(error('inline int foo = 0;\n#pragma')).toBe('dtrace: failed to compile script x.d: [D_SYNTAX] line 2: end-of-file encountered before end of control line');
+    compiles('#pragma D option quiet\nBEGIN { exit(0); }\n#pragma D option bufsize=4m\n');
+  });
+});
+
+describe('pragmas (dt_pragma.c, dt_options.c)', () => {
+  it('refuse options that set up the compiler itself from within a program', () => {
+    fails('#pragma D option ldpath=/nonexistent/directory\nBEGIN { exit(0); }', 'D_PRAGMA_OPTSET', 1, "failed to set option 'ldpath' to '/nonexistent/directory': Option cannot be used from within a D program");
+    fails('#pragma D option define=X\nBEGIN { exit(0); }', 'D_PRAGMA_OPTSET', 1, "failed to set option 'define' to 'X': Option cannot be used from within a D program");
+    fails('#pragma D option ldpath\nBEGIN { exit(0); }', 'D_PRAGMA_OPTSET', 1, "failed to set option 'ldpath': Invalid value for specified option");
+  });
+
+  it('refuse a library dependency in the main program', () => {
+    fails('#pragma D depends_on library net.d\nBEGIN { exit(0); }', 'D_PRAGMA_DEPEND', 1, 'main program may not explicitly depend on a library');
+  });
+});
+
+describe('operator wording (dt_cook_op1, dt_cook_op2)', () => {
+  it('say "an operand" for unary operators and "operands" for binary ones', () => {
+    fails('BEGIN { p = 123 + -trace(0); }', 'D_OP_ARITH', 1, 'operator - requires an operand of arithmetic type');
+    fails('BEGIN { p = ~"a"; }', 'D_OP_INT', 1, 'operator ~ requires an operand of integral type');
+    fails('BEGIN\n/"char" & "foo"/\n{\n}', 'D_OP_INT', 3, 'operator & requires operands of integral type');
+    fails('BEGIN { p = "a" * 2; }', 'D_OP_ARITH', 1, 'operator * requires operands of arithmetic type');
+  });
+});
+
+describe('translators (dt_node_xlator, dt_cook_xlator)', () => {
+  const defs = 'struct in { int i; char c; };\nstruct out { int myi; char *myc; };\n';
+  it('report at the end of the definition', () => {
+    fails(`${defs}translator struct out < struct in *p >\n{\n\tmyi = p->i;\n\tmyc = p->c;\n};`, 'D_XLATE_INCOMPAT', 7, 'translator member myc definition uses incompatible types: "char *" = "char"');
+    fails(`${defs}translator struct nosuch < struct in *p >\n{\n\tmyi = p->i;\n};`, 'D_XLATE_SOU', 6, 'incomplete struct/union/enum struct nosuch');
+    const t = 'translator struct out < struct in *p >\n{\n\tmyi = p->i;\n\tmyc = 0;\n};\n';
+    fails(`${defs}${t}${t}`, 'D_XLATE_REDECL', 12, 'translator from struct in * to struct out has already been declared');
+  });
+});

@@ -104,7 +104,7 @@ build_libc() {
 }
 
 # ---- user programs ----
-USER_PROGRAMS=(cat cp cpubound date dd echo env fault false fileio forkheavy grep head init kill ls mallocstress mkdir mv nice pipeserver ps rm seq sh sleep sort spin stat syscallheavy tee touch true uname wc xargs yes)
+USER_PROGRAMS=(cat cp cpubound date dd echo env fault false fileio forkheavy grep head init kill ls mallocstress mkdir mv nice pipeserver ps rm seq sh sleep sort spin stat syscallheavy sysprobe tee touch true uname wc xargs yes)
 
 # Programs for one ISA only: fpmix needs hardware floating point (the ARM
 # guest is soft-float and its libc has no soft-float routines).

@@ -10,10 +10,18 @@ import type { Pass } from './pass.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
 import { DTRACE_OPTIONS, parseSizeOption, parseTimeOption } from '../options.js';
 
+/** Options whose handlers refuse to run while a D program is compiled (dt_opt_cpp_*, dt_opt_ld_path, dt_opt_stdc, dt_opt_setenv). */
+const COMPILER_SETUP_OPTIONS = new Set(['cpphdrs', 'cpppath', 'define', 'incdir', 'undef', 'ldpath', 'stdc', 'setenv', 'unsetenv']);
+
 export function setOption(ctx: CompileContext, name: string, value: string | null, item: PragmaItem | undefined): void {
   const loc = item?.loc;
   const kind = DTRACE_OPTIONS.get(name);
   if (kind === undefined) fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid option name');
+  if (item !== undefined && COMPILER_SETUP_OPTIONS.has(name)) {
+    // dt_options.c: these set up the compiler itself (EDT_BADOPTCTX once a program is being compiled); a bad value is reported first.
+    const badValue = name === 'cpphdrs' ? value !== null : name !== 'setenv' && name !== 'unsetenv' && value === null;
+    fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, badValue ? 'Invalid value for specified option' : 'Option cannot be used from within a D program');
+  }
   if (kind === 'bool') {
     if (booleanOptionValue(value) === undefined) {
       fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
@@ -97,6 +105,8 @@ function pragmaD(ctx: CompileContext, item: PragmaItem, words: string[]): void {
       if (words.length !== 3) fail('D_PRAGMA_MALFORM', item.loc, 'depends_on');
       const kind = words[1]!;
       if (!['provider', 'module', 'library'].includes(kind)) fail('D_PRAGMA_INVAL', item.loc, `depends_on ${kind}`);
+      // Only a library may name the libraries it needs (dt_pragma_depends); this pass sees the program's pragmas.
+      if (kind === 'library') throw new CompileError({ severity: 'error', tag: 'D_PRAGMA_DEPEND', message: 'main program may not explicitly depend on a library', location: item.loc });
       if (kind === 'provider' && ctx.options.probes !== undefined) {
         const found = ctx.options.probes.match({ provider: words[2]!, module: '', function: '', name: '' });
         if (found.length === 0) fail('D_PRAGMA_DEPEND', item.loc, 'provider', words[2]!);

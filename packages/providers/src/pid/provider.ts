@@ -40,6 +40,7 @@
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
 import { usdtEnabledPatch, type KernelFunction, type Machine, type SafeRead, type Trap, type UsdtProviderDefinition } from '@wdtrace/kernel';
 import { programUsdt, type ProgramUsdt, type ResolvedUsdtSite } from '../usdt/sites.js';
+import { stapArgumentValue } from '../usdt/stapsdt.js';
 import type { GuestMachineView } from '../guest-view.js';
 import type { IsaSupport, KernelInsn } from '../isa/index.js';
 import { ProviderError, type ProbeSink } from '../provider.js';
@@ -344,10 +345,15 @@ export class PidProvider {
   /** A usdt probe's tracepoints: a trap at each probe site; at each is-enabled site the bytes that yield 1. */
   private usdtTracepoints(probe: PidProbe, info: UsdtProbeInfo): Tracepoint[] {
     const name = `${probe.process.definition.name}:${info.provider.name}:${probe.function.name}:${info.probe.name}`;
-    const argc = Math.max(info.probe.native.length, 0);
-    const tps: Tracepoint[] = probe.insns.map((insn) => {
+    const argc = info.probe.native.length;
+    const decoded = probe.process.image.decode(probe.function);
+    const tps: Tracepoint[] = [];
+    for (const site of info.sites) {
+      const insn = decoded.insns.find((i) => i.address === site.address);
+      if (!insn) continue;
       const result = this.support.displaced(insn);
-      return {
+      const stap = site.stapArgs;
+      tps.push({
         address: insn.address,
         patch: this.support.breakpoint(insn),
         name,
@@ -356,12 +362,14 @@ export class PidProvider {
           this.firings++;
           const regs = this.machine.registers(trap.cpu);
           const root = regs.pageTableRoot();
-          const args = this.support.callArgs(regs, argc, (va, length) => this.machine.readUser(root, va, length));
+          const read = (va: bigint, length: number): SafeRead => this.machine.readUser(root, va, length);
+          // A -G site is a call made no-op: its arguments are the call's. An SDT note says where each one is.
+          const args = stap ? stap.map((a) => stapArgumentValue(a, regs, insn.address, insn.address + BigInt(insn.length), read)) : this.support.callArgs(regs, argc, read);
           this.sink.probe(probe.id, trap.cpu, args);
           return result;
         },
-      };
-    });
+      });
+    }
     for (const site of info.enabledSites) {
       const disabled = probe.process.image.fileBytes(site.address, this.support.isa === 'x86_64' ? 5 : 4);
       if (!disabled) continue;
@@ -377,6 +385,21 @@ export class PidProvider {
       });
     }
     return tps;
+  }
+
+  /**
+   * An SDT note's semaphore counts the enabled probes of its site, as
+   * systemtap's uprobes do: the program tests it as its is-enabled check.
+   */
+  private countSemaphores(probe: PidProbe, delta: 1 | -1): void {
+    const root = probe.process.root;
+    if (root === undefined) return;
+    for (const address of new Set(probe.usdt!.sites.map((s) => s.semaphore).filter((a): a is bigint => a !== undefined))) {
+      const r = this.machine.readUser(root, address, 2);
+      if ('fault' in r) continue;
+      const n = (r.bytes[0]! | (r.bytes[1]! << 8)) + delta;
+      this.machine.writeUser(root, address, Uint8Array.of(n & 0xff, (n >> 8) & 0xff));
+    }
   }
 
   // ---- enabling -----------------------------------------------------------
@@ -400,6 +423,7 @@ export class PidProvider {
     if (!table || probe.tracepoints) return;
     if (probe.usdt) {
       table.place(probe, this.usdtTracepoints(probe, probe.usdt));
+      this.countSemaphores(probe, 1);
       return;
     }
     const fn = probe.function;
@@ -423,6 +447,7 @@ export class PidProvider {
   }
 
   private unplace(probe: PidProbe): void {
+    if (probe.usdt && probe.tracepoints) this.countSemaphores(probe, -1);
     if (probe.tracepoints && probe.process.table) probe.process.table.unplace(probe);
     probe.tracepoints = undefined;
   }

@@ -68,7 +68,13 @@
 #endif
 #define O_CLOEXEC   02000000
 #define AT_FDCWD    (-100)
+#define AT_SYMLINK_NOFOLLOW 0x100
 #define AT_REMOVEDIR 0x200
+#define AT_SYMLINK_FOLLOW 0x400
+#define AT_NO_AUTOMOUNT 0x800
+#define AT_EMPTY_PATH 0x1000
+#define UTIME_NOW  ((1l << 30) - 1)
+#define UTIME_OMIT ((1l << 30) - 2)
 
 #define F_DUPFD 0
 #define F_GETFD 1
@@ -92,6 +98,7 @@
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 #define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
 #define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
+#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
 
 /* d_type values of getdents64 */
 #define DT_UNKNOWN 0
@@ -99,6 +106,7 @@
 #define DT_CHR  2
 #define DT_DIR  4
 #define DT_REG  8
+#define DT_LNK  10
 
 /* ---- mmap ---- */
 #define PROT_NONE  0
@@ -164,6 +172,82 @@
 /* ---- ioctl ---- */
 #define TCGETS     0x5401
 #define TIOCGWINSZ 0x5413
+
+/* ---- resource limits (getrlimit, prlimit64) ---- */
+#define RLIMIT_CPU      0
+#define RLIMIT_FSIZE    1
+#define RLIMIT_DATA     2
+#define RLIMIT_STACK    3
+#define RLIMIT_CORE     4
+#define RLIMIT_NPROC    6
+#define RLIMIT_NOFILE   7
+#define RLIM_NLIMITS   16
+#define RLIM64_INFINITY (~0ull)
+
+struct rlimit64 {
+	uint64_t rlim_cur;
+	uint64_t rlim_max;
+};
+
+struct kernel_timeval {
+	long tv_sec;
+	long tv_usec;
+};
+
+struct itimerval {
+	struct kernel_timeval it_interval;
+	struct kernel_timeval it_value;
+};
+#define ITIMER_REAL    0
+#define ITIMER_VIRTUAL 1
+#define ITIMER_PROF    2
+
+/* getrusage(2): who, and the structure (two timevals, then 14 longs) */
+#define RUSAGE_SELF     0
+#define RUSAGE_CHILDREN (-1)
+#define RUSAGE_THREAD   1
+struct rusage {
+	struct kernel_timeval ru_utime;
+	struct kernel_timeval ru_stime;
+	long ru_maxrss, ru_ixrss, ru_idrss, ru_isrss, ru_minflt, ru_majflt, ru_nswap;
+	long ru_inblock, ru_oublock, ru_msgsnd, ru_msgrcv, ru_nsignals, ru_nvcsw, ru_nivcsw;
+};
+
+struct tms {
+	long tms_utime, tms_stime, tms_cutime, tms_cstime;
+};
+
+/* sysinfo(2): 112 bytes on x86-64, 64 on ARM */
+struct sysinfo {
+	long uptime;
+	unsigned long loads[3];
+	unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	unsigned short procs;
+	unsigned short pad;
+	unsigned long totalhigh, freehigh;
+	unsigned int mem_unit;
+	char _f[20 - 2 * sizeof(long) - sizeof(int)];
+};
+
+/* prctl(2) options */
+#define PR_SET_NAME 15
+#define PR_GET_NAME 16
+
+/* ---- poll(2) events ---- */
+#define POLLIN     0x001
+#define POLLPRI    0x002
+#define POLLOUT    0x004
+#define POLLERR    0x008
+#define POLLHUP    0x010
+#define POLLNVAL   0x020
+#define POLLRDNORM 0x040
+#define POLLWRNORM 0x100
+
+struct pollfd {
+	int fd;
+	short events;
+	short revents;
+};
 
 /* ---- structures ---- */
 struct kernel_timespec {

@@ -11,6 +11,7 @@
 #include <kernel/fs.h>
 #include <kernel/lib.h>
 #include <kernel/mm.h>
+#include <kernel/proc.h>
 #include <kernel/sched.h>
 #include <kernel/sdt.h>
 #include <kernel/syscall.h>
@@ -26,6 +27,7 @@ struct exec_args {
 	char *strings;
 	size_t bytes;
 	int argc, envc;
+	size_t argv_bytes;             /* the argv part of strings */
 };
 
 struct exec_image {
@@ -287,7 +289,7 @@ static long setup_stack(struct mm_struct *mm, struct exec_args *args, struct exe
 	AUX(AT_EUID, 0);
 	AUX(AT_GID, 0);
 	AUX(AT_EGID, 0);
-	AUX(AT_HWCAP, 0);
+	AUX(AT_HWCAP, ARCH_ELF_HWCAP);
 	AUX(AT_CLKTCK, 100);
 	AUX(AT_SECURE, 0);
 	AUX(AT_RANDOM, random_bytes);
@@ -376,6 +378,7 @@ static long exec_binary(const char *path, struct exec_args *args, struct pt_regs
 	files_close_on_exec(current->files);
 	flush_signal_handlers(current);
 	set_task_comm(current, path);
+	exec_info_set(current, path, args->strings, args->argv_bytes);
 	arch_thread_setup_exec(regs, (unsigned long)img.entry, sp);
 	wake_up(current);     /* a vfork parent may continue now */
 	return 0;
@@ -384,13 +387,14 @@ static long exec_binary(const char *path, struct exec_args *args, struct pt_regs
 static long do_execve_common(const char *path, char *const *argv, char *const *envp,
 			     struct pt_regs *regs, bool from_kernel)
 {
-	struct exec_args args = { NULL, 0, 0, 0 };
+	struct exec_args args = { NULL, 0, 0, 0, 0 };
 	long r;
 
 	args.strings = kmalloc(MAX_ARG_BYTES);
 	if (!args.strings)
 		return -ENOMEM;
 	r = copy_strings(&args, argv, from_kernel, &args.argc);
+	args.argv_bytes = args.bytes;
 	if (r == 0)
 		r = copy_strings(&args, envp, from_kernel, &args.envc);
 	if (r == 0) {

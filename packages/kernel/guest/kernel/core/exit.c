@@ -127,6 +127,9 @@ long do_wait4(pid_t pid, int *ustatus, int options)
 			child_pid = child->pid;
 			if (ustatus && copy_to_user(ustatus, &child->exit_code, sizeof(int)) < 0)
 				return -EFAULT;
+			/* times() and RUSAGE_CHILDREN count what was waited for. */
+			self->group_leader->cutime_ticks += child->utime_ticks + child->cutime_ticks;
+			self->group_leader->cstime_ticks += child->stime_ticks + child->cstime_ticks;
 			release_task(child);
 			return child_pid;
 		}

@@ -6,6 +6,7 @@
 #include <kernel/fs.h>
 #include <kernel/lib.h>
 #include <kernel/mm.h>
+#include <kernel/proc.h>
 #include <kernel/sched.h>
 #include <kernel/sdt.h>
 #include <kernel/syscall.h>
@@ -68,6 +69,7 @@ void free_task(struct task_struct *t)
 {
 	list_del(&t->tasks);
 	free_pages(virt_to_phys((void *)t->kstack), KERNEL_STACK_SIZE / PAGE_SIZE);
+	exec_info_put(t->exec_info);
 	kfree(t);
 }
 
@@ -156,6 +158,10 @@ long do_fork(unsigned long clone_flags, unsigned long new_sp, struct pt_regs *re
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
 	child->arch = parent->arch;
 	child->blocked_signals = parent->blocked_signals;
+	memcpy(child->rlim, parent->rlim, sizeof(child->rlim));
+	child->exec_info = parent->exec_info;
+	if (child->exec_info)
+		child->exec_info->refs++;
 	if (clone_flags & CLONE_THREAD) {
 		child->tgid = parent->tgid;
 		child->group_leader = parent->group_leader;
@@ -169,6 +175,7 @@ long do_fork(unsigned long clone_flags, unsigned long new_sp, struct pt_regs *re
 	}
 	list_add_tail(&child->sibling, &child->parent->children);
 	list_add_tail(&child->tasks, &task_list);
+	proc_task_created(child);
 	arch_thread_setup_fork(child, regs, new_sp, (clone_flags & CLONE_SETTLS) ? tls : 0);
 	if (clone_flags & CLONE_CHILD_CLEARTID)
 		child->clear_child_tid = child_tid;
@@ -202,7 +209,9 @@ struct task_struct *kernel_thread(void (*fn)(void *), void *arg, const char *nam
 	t->fs = fs_alloc();
 	t->files = files_alloc();
 	set_task_comm(t, name);
+	rlimit_init(t);
 	list_add_tail(&t->tasks, &task_list);
+	proc_task_created(t);
 	arch_thread_setup_kernel(t, fn, arg);
 	t->state = TASK_RUNNING;
 	wake_up_process(t);
@@ -237,6 +246,7 @@ long sys_clone(long flags, long sp, long ptid, long a3, long a4, long a5)
 void release_task(struct task_struct *t)
 {
 	list_del(&t->sibling);
+	proc_task_released(t);
 	release_process_resources(t);
 	t->state = TASK_DEAD;
 	free_task(t);

@@ -304,6 +304,7 @@ void scheduler_tick(void)
 	unsigned cpu = smp_processor_id();
 
 	if (t->is_idle) {
+		t->stime_ticks++;       /* idle time, for /proc/uptime */
 		if (run_queues[cpu].rq_nr_running > 0 || any_waiting_elsewhere(cpu))
 			t->need_resched = true;
 		return;

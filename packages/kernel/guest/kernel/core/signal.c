@@ -100,6 +100,31 @@ void force_sig_fault(int sig, unsigned long addr)
 	send_signal(t, sig);
 }
 
+/* A fault's signal with the si_code and si_addr its handler is told
+ * (FPE_INTDIV and the address of the divide, for instance). */
+void force_sig_fault_code(int sig, int code, unsigned long addr)
+{
+	current->fault_signo = sig;
+	current->fault_code = code;
+	current->fault_addr = addr;
+	force_sig_fault(sig, addr);
+}
+
+/* The siginfo a handler gets: si_signo, and for the fault that was forced
+ * si_code and si_addr (after si_signo, si_errno, si_code, at pointer
+ * alignment: offset 16 on x86-64, 12 on ARM). */
+void siginfo_fill(int32_t info[32], int sig)
+{
+	struct task_struct *t = current;
+
+	info[0] = sig;
+	if (t->fault_signo != sig)
+		return;
+	info[2] = t->fault_code;
+	memcpy((char *)info + ALIGN_UP(3 * sizeof(int32_t), sizeof(void *)), &t->fault_addr, sizeof(void *));
+	t->fault_signo = 0;
+}
+
 int kill_pid(pid_t pid, int sig)
 {
 	struct list_head *pos;
@@ -269,4 +294,12 @@ long sys_rt_sigreturn(long a0, long a1, long a2, long a3, long a4, long a5)
 	}
 	t->blocked_signals = mask & ~UNBLOCKABLE;
 	return value;
+}
+
+/* ARM's sigreturn, which C libraries' restorers call after a handler
+ * installed without SA_SIGINFO (glibc's signal(), for one). This kernel
+ * builds the same frame either way, so it is rt_sigreturn. */
+long sys_sigreturn(long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	return sys_rt_sigreturn(a0, a1, a2, a3, a4, a5);
 }

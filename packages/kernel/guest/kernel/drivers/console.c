@@ -70,6 +70,13 @@ void console_tick(void)
 		wake_up(&console_input);
 }
 
+static unsigned console_poll(struct file *file)
+{
+	console_poll_input();
+	return POLLOUT | POLLWRNORM |
+	       (console_input_count() > 0 || console_input.eof ? POLLIN | POLLRDNORM : 0);
+}
+
 static ssize_t console_read(struct file *file, char *ubuf, size_t n, off_t *pos)
 {
 	size_t done = 0;
@@ -138,6 +145,7 @@ static const struct file_operations console_fops = {
 	.read = console_read,
 	.write = console_write_file,
 	.ioctl = console_ioctl,
+	.poll = console_poll,
 };
 
 void console_irq_init(void)

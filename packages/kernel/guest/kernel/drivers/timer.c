@@ -38,6 +38,7 @@ void timer_interrupt(unsigned irq)
 		jiffies++;
 		kmod_poll();
 		console_tick();
+		itimer_tick(board_time_ns());
 	}
 	wake_sleepers(board_time_ns());
 	scheduler_tick();

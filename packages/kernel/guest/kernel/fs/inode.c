@@ -1,12 +1,14 @@
 /*
  * Inodes and names of the RAM file system, which is the only file system:
  * directories hold a linked list of (name, inode) entries, regular files a
- * kmalloc'd byte array. Path lookup walks from the root or the current
- * directory, handling "." and "..".
+ * kmalloc'd byte array, symbolic links their target. Path lookup walks
+ * from the root or the current directory, handling "." and ".." and
+ * following links.
  */
 #include <kernel/fs.h>
 #include <kernel/lib.h>
 #include <kernel/mm.h>
+#include <kernel/proc.h>
 #include <kernel/sched.h>
 #include <kernel/time.h>
 
@@ -22,7 +24,7 @@ struct inode *new_inode(mode_t mode)
 	inode->i_ino = next_ino++;
 	inode->i_mode = mode;
 	inode->i_nlink = S_ISDIR(mode) ? 2 : 1;
-	inode->i_mtime_ns = ktime_get_real_ns();
+	inode->i_mtime_ns = inode->i_atime_ns = ktime_get_real_ns();
 	if (S_ISDIR(mode))
 		inode->i_fop = &ramfs_dir_operations;
 	else if (S_ISREG(mode))
@@ -140,28 +142,96 @@ static bool next_component(const char **path, char *name, int *err)
 	return true;
 }
 
-struct inode *path_lookup(const char *path, int *err)
+/* The target of a symbolic link into buf (NUL-terminated); its length or
+ * a negative errno. Links in /proc are computed; others are stored. */
+long inode_readlink(struct inode *inode, char *buf, size_t size)
 {
-	struct inode *inode = lookup_start(path);
+	size_t n;
+
+	if (proc_is_link(inode))
+		return proc_get_link(inode, buf, size);
+	if (!S_ISLNK(inode->i_mode))
+		return -EINVAL;
+	n = (size_t)inode->i_size < size - 1 ? (size_t)inode->i_size : size - 1;
+	memcpy(buf, inode->i_data, n);
+	buf[n] = '\0';
+	return (long)n;
+}
+
+#define MAX_LINK_DEPTH 8         /* nested links before ELOOP (Linux: 40) */
+
+static struct inode *walk(struct inode *inode, const char *path, bool follow_last, int depth, int *err);
+
+/* inode was found in dir: if it is a symbolic link, what it leads to. */
+static struct inode *follow_link(struct inode *dir, struct inode *inode, int depth, int *err)
+{
+	struct inode *result;
+	char *target;
+	long n;
+
+	if (!S_ISLNK(inode->i_mode))
+		return inode;
+	if (depth >= MAX_LINK_DEPTH) {
+		*err = -ELOOP;
+		return NULL;
+	}
+	target = kmalloc(PATH_MAX);
+	if (!target) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	n = inode_readlink(inode, target, PATH_MAX);
+	if (n <= 0) {
+		*err = n < 0 ? (int)n : -ENOENT;
+		kfree(target);
+		return NULL;
+	}
+	result = walk(target[0] == '/' ? root_inode : dir, target, true, depth + 1, err);
+	kfree(target);
+	return result;
+}
+
+/* Walk path from inode. Links met on the way are followed; the last
+ * component's only when follow_last (or a trailing slash) says so. */
+static struct inode *walk(struct inode *inode, const char *path, bool follow_last, int depth, int *err)
+{
 	char name[NAME_MAX + 1];
 
+	*err = 0;
+	while (next_component(&path, name, err)) {
+		struct inode *dir = inode;
+
+		if (!S_ISDIR(dir->i_mode)) {
+			*err = -ENOTDIR;
+			return NULL;
+		}
+		inode = dir_lookup(dir, name);
+		if (!inode) {
+			*err = -ENOENT;
+			return NULL;
+		}
+		if (S_ISLNK(inode->i_mode) && (follow_last || *path)) {
+			inode = follow_link(dir, inode, depth, err);
+			if (!inode)
+				return NULL;
+		}
+	}
+	return *err ? NULL : inode;
+}
+
+struct inode *path_lookup_flags(const char *path, bool follow, int *err)
+{
 	*err = 0;
 	if (!*path) {
 		*err = -ENOENT;
 		return NULL;
 	}
-	while (next_component(&path, name, err)) {
-		if (!S_ISDIR(inode->i_mode)) {
-			*err = -ENOTDIR;
-			return NULL;
-		}
-		inode = dir_lookup(inode, name);
-		if (!inode) {
-			*err = -ENOENT;
-			return NULL;
-		}
-	}
-	return *err ? NULL : inode;
+	return walk(lookup_start(path), path, follow, 0, err);
+}
+
+struct inode *path_lookup(const char *path, int *err)
+{
+	return path_lookup_flags(path, true, err);
 }
 
 /* Look up the directory that would hold path; its last component goes to
@@ -186,6 +256,9 @@ struct inode *path_lookup_parent(const char *path, char *last, int *err)
 				*err = -ENOENT;
 				return NULL;
 			}
+			next = follow_link(dir, next, 0, err);
+			if (!next)
+				return NULL;
 			if (!S_ISDIR(next->i_mode)) {
 				*err = -ENOTDIR;
 				return NULL;
@@ -337,6 +410,10 @@ void fill_stat(struct inode *inode, struct stat *st)
 	st->st_size = inode->i_size;
 	st->st_blksize = 4096;
 	st->st_blocks = (inode->i_size + 511) / 512;
-	st->st_atime_sec = st->st_mtime_sec = st->st_ctime_sec = sec;
-	st->st_atime_nsec = st->st_mtime_nsec = st->st_ctime_nsec = nsec;
+	st->st_uid = inode->i_uid;
+	st->st_gid = inode->i_gid;
+	st->st_mtime_sec = st->st_ctime_sec = sec;
+	st->st_mtime_nsec = st->st_ctime_nsec = nsec;
+	st->st_atime_sec = inode->i_atime_ns / NSEC_PER_SEC;
+	st->st_atime_nsec = inode->i_atime_ns % NSEC_PER_SEC;
 }

@@ -6,6 +6,7 @@
 #include <kernel/mm.h>
 #include <kernel/sched.h>
 #include <kernel/syscall.h>
+#include <kernel/time.h>
 
 static long get_user_path(char *dst, long upath)
 {
@@ -15,6 +16,39 @@ static long get_user_path(char *dst, long upath)
 		return n;
 	if (n == 0)
 		return -ENOENT;
+	return 0;
+}
+
+/* A path relative to a directory descriptor (the *at calls), made into
+ * one the walk can start from: dirfd's own path joined with it. AT_FDCWD
+ * and absolute paths are taken as they are. */
+static long get_user_path_at(long dirfd, char *dst, long upath)
+{
+	char rel[PATH_MAX];
+	struct file *dir;
+	long r = get_user_path(rel, upath);
+	size_t nd;
+
+	if (r < 0)
+		return r;
+	/* dirfd is an int: only its low 32 bits count (glibc passes AT_FDCWD zero-extended). */
+	if (rel[0] == '/' || (int)dirfd == AT_FDCWD) {
+		strcpy(dst, rel);
+		return 0;
+	}
+	dir = fdget((int)dirfd);
+	if (!dir)
+		return -EBADF;
+	if (!S_ISDIR(dir->f_inode->i_mode))
+		return -ENOTDIR;
+	if (!dir->f_path)
+		return -ENOMEM;
+	nd = strlen(dir->f_path);
+	if (nd + 1 + strlen(rel) + 1 > PATH_MAX)
+		return -ENAMETOOLONG;
+	memcpy(dst, dir->f_path, nd);
+	dst[nd] = '/';
+	strcpy(dst + nd + 1, rel);
 	return 0;
 }
 
@@ -92,13 +126,10 @@ static long do_open(long dirfd, long upath, long flags, long mode)
 	char path[PATH_MAX];
 	struct file *file;
 	int err, fd;
-	long r = get_user_path(path, upath);
+	long r = get_user_path_at(dirfd, path, upath);
 
 	if (r < 0)
 		return r;
-	/* dirfd is an int: only its low 32 bits count (glibc passes AT_FDCWD zero-extended). */
-	if (path[0] != '/' && (int)dirfd != AT_FDCWD)
-		return -EINVAL;     /* only AT_FDCWD-relative paths are supported */
 	file = filp_open(path, (unsigned)flags, (mode_t)mode, &err);
 	if (!file)
 		return err;
@@ -234,17 +265,17 @@ long sys_pipe(long ufds, long a1, long a2, long a3, long a4, long a5)
 	return sys_pipe2(ufds, 0, 0, 0, 0, 0);
 }
 
-static long do_stat_path(long upath, long ustat)
+static long do_stat_path(long dirfd, long upath, long ustat, bool follow)
 {
 	char path[PATH_MAX];
 	struct stat st;
 	struct inode *inode;
 	int err;
-	long r = get_user_path(path, upath);
+	long r = get_user_path_at(dirfd, path, upath);
 
 	if (r < 0)
 		return r;
-	inode = path_lookup(path, &err);
+	inode = path_lookup_flags(path, follow, &err);
 	if (!inode)
 		return err;
 	fill_stat(inode, &st);
@@ -253,12 +284,12 @@ static long do_stat_path(long upath, long ustat)
 
 long sys_stat(long path, long st, long a2, long a3, long a4, long a5)
 {
-	return do_stat_path(path, st);
+	return do_stat_path(AT_FDCWD, path, st, true);
 }
 
 long sys_lstat(long path, long st, long a2, long a3, long a4, long a5)
 {
-	return do_stat_path(path, st);
+	return do_stat_path(AT_FDCWD, path, st, false);
 }
 
 long sys_fstat(long fd, long ustat, long a2, long a3, long a4, long a5)
@@ -274,12 +305,12 @@ long sys_fstat(long fd, long ustat, long a2, long a3, long a4, long a5)
 
 long sys_stat64(long path, long st, long a2, long a3, long a4, long a5)
 {
-	return do_stat_path(path, st);
+	return do_stat_path(AT_FDCWD, path, st, true);
 }
 
 long sys_lstat64(long path, long st, long a2, long a3, long a4, long a5)
 {
-	return do_stat_path(path, st);
+	return do_stat_path(AT_FDCWD, path, st, false);
 }
 
 long sys_fstat64(long fd, long st, long a2, long a3, long a4, long a5)
@@ -287,14 +318,17 @@ long sys_fstat64(long fd, long st, long a2, long a3, long a4, long a5)
 	return sys_fstat(fd, st, 0, 0, 0, 0);
 }
 
-/* fstatat with AT_EMPTY_PATH (0x1000) on a descriptor, or a path. */
+/* fstatat with AT_EMPTY_PATH on a descriptor, or a path (relative to
+ * dirfd; a last link is not followed under AT_SYMLINK_NOFOLLOW). */
 long sys_newfstatat(long dirfd, long path, long st, long flags, long a4, long a5)
 {
 	char first;
 
-	if ((flags & 0x1000) && copy_from_user(&first, (void *)path, 1) == 0 && first == '\0')
+	if (flags & ~(long)(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT))
+		return -EINVAL;
+	if ((flags & AT_EMPTY_PATH) && copy_from_user(&first, (void *)path, 1) == 0 && first == '\0')
 		return sys_fstat(dirfd, st, 0, 0, 0, 0);
-	return do_stat_path(path, st);
+	return do_stat_path(dirfd, path, st, !(flags & AT_SYMLINK_NOFOLLOW));
 }
 
 long sys_fstatat64(long dirfd, long path, long st, long flags, long a4, long a5)
@@ -323,7 +357,10 @@ long sys_mkdir(long upath, long mode, long a2, long a3, long a4, long a5)
 
 long sys_mkdirat(long dirfd, long upath, long mode, long a3, long a4, long a5)
 {
-	return sys_mkdir(upath, mode, 0, 0, 0, 0);
+	char path[PATH_MAX];
+	long r = get_user_path_at(dirfd, path, upath);
+
+	return r < 0 ? r : vfs_mkdir(path, (mode_t)mode);
 }
 
 long sys_rmdir(long upath, long a1, long a2, long a3, long a4, long a5)
@@ -344,9 +381,15 @@ long sys_unlink(long upath, long a1, long a2, long a3, long a4, long a5)
 
 long sys_unlinkat(long dirfd, long upath, long flags, long a3, long a4, long a5)
 {
-	if (flags & AT_REMOVEDIR)
-		return sys_rmdir(upath, 0, 0, 0, 0, 0);
-	return sys_unlink(upath, 0, 0, 0, 0, 0);
+	char path[PATH_MAX];
+	long r;
+
+	if (flags & ~(long)AT_REMOVEDIR)
+		return -EINVAL;
+	r = get_user_path_at(dirfd, path, upath);
+	if (r < 0)
+		return r;
+	return (flags & AT_REMOVEDIR) ? vfs_rmdir(path) : vfs_unlink(path);
 }
 
 long sys_rename(long ufrom, long uto, long a2, long a3, long a4, long a5)
@@ -368,43 +411,40 @@ long sys_umask(long mask, long a1, long a2, long a3, long a4, long a5)
 	return old;
 }
 
-/* Make cwd_path canonical after a chdir to path (handles . and ..). */
-static void update_cwd_path(struct fs_struct *fs, const char *path)
+/* The absolute path of a directory from its names in its ancestors (a
+ * directory has exactly one name), so the cwd is the directory's real
+ * path once links on the way were followed, as getcwd reports it. */
+static int dir_path(struct inode *dir, char *buf, size_t size)
 {
-	char result[PATH_MAX];
-	const char *p = path;
+	char tmp[PATH_MAX];
+	size_t start = sizeof(tmp) - 1;
 
-	if (path[0] == '/')
-		strcpy(result, "/");
-	else
-		strlcpy(result, fs->cwd_path, sizeof(result));
-	while (*p) {
-		char name[NAME_MAX + 1];
-		size_t n = 0;
+	tmp[start] = '\0';
+	while (dir != root_inode) {
+		struct inode *parent = dir->i_parent;
+		struct dirent_node *e;
+		size_t n;
 
-		while (*p == '/')
-			p++;
-		while (*p && *p != '/' && n < NAME_MAX)
-			name[n++] = *p++;
-		name[n] = '\0';
-		if (n == 0 || strcmp(name, ".") == 0)
-			continue;
-		if (strcmp(name, "..") == 0) {
-			char *slash = strrchr(result, '/');
-
-			if (slash == result)
-				result[1] = '\0';
-			else if (slash)
-				*slash = '\0';
-			continue;
-		}
-		if (strlen(result) + n + 2 >= sizeof(result))
-			break;
-		if (strcmp(result, "/") != 0)
-			strcpy(result + strlen(result), "/");
-		strcpy(result + strlen(result), name);
+		if (!parent || parent == dir)
+			return -ENOENT;
+		for (e = parent->i_entries; e && e->inode != dir; e = e->next)
+			;
+		if (!e)
+			return -ENOENT;     /* removed while we stood in it */
+		n = strlen(e->name);
+		if (n + 1 > start)
+			return -ENAMETOOLONG;
+		start -= n;
+		memcpy(tmp + start, e->name, n);
+		tmp[--start] = '/';
+		dir = parent;
 	}
-	strlcpy(fs->cwd_path, result, sizeof(fs->cwd_path));
+	if (start == sizeof(tmp) - 1)
+		tmp[--start] = '/';
+	if (sizeof(tmp) - start > size)
+		return -ENAMETOOLONG;
+	strcpy(buf, tmp + start);
+	return 0;
 }
 
 long sys_chdir(long upath, long a1, long a2, long a3, long a4, long a5)
@@ -421,10 +461,13 @@ long sys_chdir(long upath, long a1, long a2, long a3, long a4, long a5)
 		return err;
 	if (!S_ISDIR(inode->i_mode))
 		return -ENOTDIR;
+	r = dir_path(inode, path, sizeof(path));
+	if (r < 0)
+		return r;
 	iget(inode);
 	iput(current->fs->cwd);
 	current->fs->cwd = inode;
-	update_cwd_path(current->fs, path);
+	strlcpy(current->fs->cwd_path, path, sizeof(current->fs->cwd_path));
 	return 0;
 }
 
@@ -449,6 +492,8 @@ static uint8_t dirent_type(mode_t mode)
 		return DT_FIFO;
 	if (S_ISREG(mode))
 		return DT_REG;
+	if (S_ISLNK(mode))
+		return DT_LNK;
 	return DT_UNKNOWN;
 }
 
@@ -506,4 +551,310 @@ long sys_getdents64(long fd, long ubuf, long count, long a3, long a4, long a5)
 		file->f_pos = index;
 	}
 	return written;
+}
+
+/* ---- links, modes, owners, times and sizes ---- */
+
+static long do_readlink(long dirfd, long upath, long ubuf, long size)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct inode *inode;
+	int err;
+	long n, r;
+
+	if (size <= 0)
+		return -EINVAL;
+	r = get_user_path_at(dirfd, path, upath);
+	if (r < 0)
+		return r;
+	inode = path_lookup_flags(path, false, &err);
+	if (!inode)
+		return err;
+	n = inode_readlink(inode, target, sizeof(target));
+	if (n < 0)
+		return n;
+	if (n > size)
+		n = size;           /* truncated, without a NUL, as Linux does */
+	return copy_to_user((void *)ubuf, target, (size_t)n) < 0 ? -EFAULT : n;
+}
+
+long sys_readlink(long path, long buf, long size, long a3, long a4, long a5)
+{
+	return do_readlink(AT_FDCWD, path, buf, size);
+}
+
+long sys_readlinkat(long dirfd, long path, long buf, long size, long a4, long a5)
+{
+	return do_readlink(dirfd, path, buf, size);
+}
+
+static long do_symlink(long utarget, long dirfd, long upath)
+{
+	char target[PATH_MAX], path[PATH_MAX];
+	struct inode *inode;
+	int err;
+	long r = get_user_path(target, utarget);
+
+	if (r < 0)
+		return r;
+	r = get_user_path_at(dirfd, path, upath);
+	if (r < 0)
+		return r;
+	inode = vfs_create(path, S_IFLNK | 0777, &err);
+	if (!inode)
+		return err;
+	err = ramfs_resize(inode, strlen(target));
+	if (err == 0) {
+		memcpy(inode->i_data, target, strlen(target));
+		inode->i_size = (off_t)strlen(target);
+	}
+	return err;
+}
+
+long sys_symlink(long target, long path, long a2, long a3, long a4, long a5)
+{
+	return do_symlink(target, AT_FDCWD, path);
+}
+
+long sys_symlinkat(long target, long dirfd, long path, long a3, long a4, long a5)
+{
+	return do_symlink(target, dirfd, path);
+}
+
+static long do_link(long olddirfd, long uold, long newdirfd, long unew, long flags)
+{
+	char old[PATH_MAX], new[PATH_MAX], last[NAME_MAX + 1];
+	struct inode *inode, *dir;
+	int err;
+	long r;
+
+	if (flags & ~(long)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	r = get_user_path_at(olddirfd, old, uold);
+	if (r < 0)
+		return r;
+	r = get_user_path_at(newdirfd, new, unew);
+	if (r < 0)
+		return r;
+	inode = path_lookup_flags(old, (flags & AT_SYMLINK_FOLLOW) != 0, &err);
+	if (!inode)
+		return err;
+	if (S_ISDIR(inode->i_mode))
+		return -EPERM;
+	dir = path_lookup_parent(new, last, &err);
+	if (!dir)
+		return err;
+	if (!last[0] || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+		return -EEXIST;
+	err = dir_add_entry(dir, last, inode);
+	if (err == 0)
+		inode->i_nlink++;
+	return err;
+}
+
+long sys_link(long old, long new, long a2, long a3, long a4, long a5)
+{
+	return do_link(AT_FDCWD, old, AT_FDCWD, new, 0);
+}
+
+long sys_linkat(long olddirfd, long old, long newdirfd, long new, long flags, long a5)
+{
+	return do_link(olddirfd, old, newdirfd, new, flags);
+}
+
+/* The inode a path (relative to dirfd) names, for the attribute calls. */
+static struct inode *lookup_at(long dirfd, long upath, bool follow, int *err)
+{
+	char path[PATH_MAX];
+	long r = get_user_path_at(dirfd, path, upath);
+
+	if (r < 0) {
+		*err = (int)r;
+		return NULL;
+	}
+	return path_lookup_flags(path, follow, err);
+}
+
+static long set_mode(struct inode *inode, long mode)
+{
+	inode->i_mode = (inode->i_mode & S_IFMT) | ((mode_t)mode & 07777);
+	return 0;
+}
+
+long sys_chmod(long path, long mode, long a2, long a3, long a4, long a5)
+{
+	int err;
+	struct inode *inode = lookup_at(AT_FDCWD, path, true, &err);
+
+	return inode ? set_mode(inode, mode) : err;
+}
+
+long sys_fchmod(long fd, long mode, long a2, long a3, long a4, long a5)
+{
+	struct file *file = fdget((int)fd);
+
+	if (!file)
+		return -EBADF;
+	return set_mode(file->f_inode, mode);
+}
+
+long sys_fchmodat(long dirfd, long path, long mode, long a3, long a4, long a5)
+{
+	int err;
+	struct inode *inode = lookup_at(dirfd, path, true, &err);
+
+	return inode ? set_mode(inode, mode) : err;
+}
+
+/* -1 (as the call's uid_t) leaves an id as it is. */
+static long set_owner(struct inode *inode, long uid, long gid)
+{
+	if ((uint32_t)uid != 0xffffffffu)
+		inode->i_uid = (unsigned)uid;
+	if ((uint32_t)gid != 0xffffffffu)
+		inode->i_gid = (unsigned)gid;
+	if (!S_ISDIR(inode->i_mode))
+		inode->i_mode &= ~(mode_t)06000;   /* chown clears set-id bits */
+	return 0;
+}
+
+long sys_chown(long path, long uid, long gid, long a3, long a4, long a5)
+{
+	int err;
+	struct inode *inode = lookup_at(AT_FDCWD, path, true, &err);
+
+	return inode ? set_owner(inode, uid, gid) : err;
+}
+
+long sys_lchown(long path, long uid, long gid, long a3, long a4, long a5)
+{
+	int err;
+	struct inode *inode = lookup_at(AT_FDCWD, path, false, &err);
+
+	return inode ? set_owner(inode, uid, gid) : err;
+}
+
+long sys_fchown(long fd, long uid, long gid, long a3, long a4, long a5)
+{
+	struct file *file = fdget((int)fd);
+
+	return file ? set_owner(file->f_inode, uid, gid) : -EBADF;
+}
+
+long sys_fchownat(long dirfd, long path, long uid, long gid, long flags, long a5)
+{
+	int err;
+	struct inode *inode;
+
+	if (flags & ~(long)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	inode = lookup_at(dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), &err);
+	return inode ? set_owner(inode, uid, gid) : err;
+}
+
+/* One of utimensat's two times: now, left alone, or the given one. */
+static int pick_time(const struct kernel_timespec *ts, uint64_t *field, uint64_t now)
+{
+	if (ts->tv_nsec == UTIME_OMIT)
+		return 0;
+	if (ts->tv_nsec == UTIME_NOW) {
+		*field = now;
+		return 0;
+	}
+	if (ts->tv_nsec < 0 || ts->tv_nsec >= (long)NSEC_PER_SEC || ts->tv_sec < 0)
+		return -EINVAL;
+	*field = (uint64_t)ts->tv_sec * NSEC_PER_SEC + (uint64_t)ts->tv_nsec;
+	return 0;
+}
+
+long sys_utimensat(long dirfd, long upath, long utimes, long flags, long a4, long a5)
+{
+	struct kernel_timespec ts[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
+	uint64_t now = ktime_get_real_ns();
+	struct inode *inode;
+	int err;
+
+	if (flags & ~(long)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (utimes && copy_from_user(ts, (void *)utimes, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (!upath) {
+		/* Linux's futimens form: the descriptor itself. */
+		struct file *file = fdget((int)dirfd);
+
+		if (!file)
+			return -EBADF;
+		inode = file->f_inode;
+	} else {
+		inode = lookup_at(dirfd, upath, !(flags & AT_SYMLINK_NOFOLLOW), &err);
+		if (!inode)
+			return err;
+	}
+	err = pick_time(&ts[0], &inode->i_atime_ns, now);
+	if (err == 0)
+		err = pick_time(&ts[1], &inode->i_mtime_ns, now);
+	return err;
+}
+
+static long set_size(struct inode *inode, long long length)
+{
+	int err;
+
+	if (length < 0)
+		return -EINVAL;
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if ((uint64_t)length > (size_t)-1 / 2)
+		return -EFBIG;
+	if ((size_t)length > (size_t)inode->i_size) {
+		err = ramfs_resize(inode, (size_t)length);   /* zero-filled */
+		if (err < 0)
+			return err;
+	}
+	inode->i_size = (off_t)length;
+	inode->i_mtime_ns = ktime_get_real_ns();
+	return 0;
+}
+
+static long do_ftruncate(long fd, long long length)
+{
+	struct file *file = fdget((int)fd);
+
+	if (!file)
+		return -EBADF;
+	if (!S_ISREG(file->f_inode->i_mode) || (file->f_flags & O_ACCMODE) == O_RDONLY)
+		return -EINVAL;
+	return set_size(file->f_inode, length);
+}
+
+static long do_truncate(long upath, long long length)
+{
+	int err;
+	struct inode *inode = lookup_at(AT_FDCWD, upath, true, &err);
+
+	return inode ? set_size(inode, length) : err;
+}
+
+long sys_ftruncate(long fd, long length, long a2, long a3, long a4, long a5)
+{
+	return do_ftruncate(fd, length);
+}
+
+long sys_truncate(long path, long length, long a2, long a3, long a4, long a5)
+{
+	return do_truncate(path, length);
+}
+
+/* ARM EABI: the 64-bit length is in an even register pair (r2, r3), low
+ * word first; r1 is padding. */
+long sys_ftruncate64(long fd, long pad, long lo, long hi, long a4, long a5)
+{
+	return do_ftruncate(fd, (long long)(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo));
+}
+
+long sys_truncate64(long path, long pad, long lo, long hi, long a4, long a5)
+{
+	return do_truncate(path, (long long)(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo));
 }

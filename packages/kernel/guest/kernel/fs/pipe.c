@@ -105,13 +105,31 @@ static int pipe_write_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* What poll and select see: data or a gone writer for the read end, room
+ * or a gone reader for the write end (pipe_poll in Linux). */
+static unsigned pipe_read_poll(struct file *file)
+{
+	struct pipe_inode_info *p = file->private_data;
+
+	return (pipe_count(p) > 0 ? POLLIN | POLLRDNORM : 0) | (p->writers == 0 ? POLLHUP : 0);
+}
+
+static unsigned pipe_write_poll(struct file *file)
+{
+	struct pipe_inode_info *p = file->private_data;
+
+	return (pipe_count(p) < PIPE_SIZE ? POLLOUT | POLLWRNORM : 0) | (p->readers == 0 ? POLLERR : 0);
+}
+
 static const struct file_operations pipe_read_fops = {
 	.read = pipe_read,
+	.poll = pipe_read_poll,
 	.release = pipe_read_release,
 };
 
 static const struct file_operations pipe_write_fops = {
 	.write = pipe_write,
+	.poll = pipe_write_poll,
 	.release = pipe_write_release,
 };
 

@@ -13,6 +13,7 @@
 #include <kernel/kmod.h>
 #include <kernel/lib.h>
 #include <kernel/mm.h>
+#include <kernel/proc.h>
 #include <kernel/sched.h>
 #include <kernel/syscall.h>
 #include <kernel/time.h>
@@ -208,6 +209,7 @@ __noreturn void start_kernel(const struct boot_info *info)
 		printk("initramfs: no initrd\n");
 	}
 	ensure_device_nodes();
+	proc_init();
 
 	sched_init_cpu(0);
 	irq_init_cpu();

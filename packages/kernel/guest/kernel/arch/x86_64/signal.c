@@ -4,7 +4,7 @@
  * aligned, as after a call:
  *
  *   %rsp -> restorer (return address of the handler)
- *           siginfo (128 bytes, si_signo set)       <- %rsi
+ *           siginfo (128 bytes: si_signo; si_code, si_addr of faults) <- %rsi
  *           saved struct pt_regs
  *           saved signal mask
  *
@@ -34,7 +34,7 @@ long arch_setup_signal_frame(struct pt_regs *regs, int sig, const struct k_sigac
 
 	memset(&frame, 0, sizeof(frame));
 	frame.restorer = ka->restorer;
-	frame.info[0] = sig;
+	siginfo_fill(frame.info, sig);
 	frame.saved = *regs;
 	frame.saved_mask = saved_mask;
 	if (copy_to_user((void *)sp, &frame, sizeof(frame)) < 0)

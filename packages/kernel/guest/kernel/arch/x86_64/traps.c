@@ -40,6 +40,46 @@ static int exception_signal(unsigned vector)
 	}
 }
 
+/* SIGFPE's si_code (Linux's fpu__exception_code): #DE is an integer
+ * divide; for #MF (x87) and #XM (SSE) the first unmasked exception that
+ * occurred, in Linux's order. The user's FPU state is live here. */
+#define FPE_INTDIV 1
+#define FPE_FLTDIV 3
+#define FPE_FLTOVF 4
+#define FPE_FLTUND 5
+#define FPE_FLTRES 6
+#define FPE_FLTINV 7
+
+static int fpe_code(unsigned vector)
+{
+	unsigned err;
+
+	if (vector == 0)
+		return FPE_INTDIV;
+	if (vector == 16) {
+		uint16_t cw, sw;
+
+		__asm__ __volatile__("fnstcw %0; fnstsw %1" : "=m"(cw), "=m"(sw));
+		err = (unsigned)sw & ~(unsigned)cw;
+	} else {
+		uint32_t mxcsr;
+
+		__asm__ __volatile__("stmxcsr %0" : "=m"(mxcsr));
+		err = ~(mxcsr >> 7) & mxcsr;
+	}
+	if (err & 0x001)
+		return FPE_FLTINV;
+	if (err & 0x004)
+		return FPE_FLTDIV;
+	if (err & 0x008)
+		return FPE_FLTOVF;
+	if (err & 0x012)
+		return FPE_FLTUND;
+	if (err & 0x020)
+		return FPE_FLTRES;
+	return 0;
+}
+
 void trap_handler(struct pt_regs *regs)
 {
 	unsigned vector = (unsigned)regs->vector;
@@ -63,6 +103,13 @@ void trap_handler(struct pt_regs *regs)
 		unsigned long addr = read_cr2();
 
 		do_user_fault(regs, addr, (regs->error_code & 2) != 0, (regs->error_code & 16) != 0);
+	} else if (vector == 0 || vector == 16 || vector == 19) {
+		int code = fpe_code(vector);
+
+		/* A floating-point trap with no unmasked exception behind it is
+		 * spurious: Linux ignores it too. */
+		if (code)
+			force_sig_fault_code(SIGFPE, code, regs->rip);
 	} else {
 		force_sig_fault(exception_signal(vector), regs->rip);
 	}

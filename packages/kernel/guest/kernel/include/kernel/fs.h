@@ -18,6 +18,7 @@ struct file_operations {
 	int (*release)(struct inode *inode, struct file *file);
 	long (*ioctl)(struct file *file, unsigned cmd, unsigned long arg);
 	off_t (*llseek)(struct file *file, off_t off, int whence);
+	unsigned (*poll)(struct file *file);   /* POLL* mask now ready; NULL: always */
 };
 
 struct dirent_node {                 /* one name in a directory */
@@ -34,6 +35,8 @@ struct inode {
 	off_t i_size;
 	dev_t i_rdev;
 	uint64_t i_mtime_ns;
+	uint64_t i_atime_ns;
+	unsigned i_uid, i_gid;
 	char *i_data;                    /* regular file contents */
 	size_t i_capacity;
 	struct dirent_node *i_entries;   /* directory entries */
@@ -89,6 +92,8 @@ void iget(struct inode *inode);
 void iput(struct inode *inode);
 extern struct inode *root_inode;
 struct inode *path_lookup(const char *path, int *err);
+struct inode *path_lookup_flags(const char *path, bool follow_links, int *err);
+long inode_readlink(struct inode *inode, char *buf, size_t size);
 struct inode *path_lookup_parent(const char *path, char *last, int *err);
 struct inode *dir_lookup(struct inode *dir, const char *name);
 int dir_add_entry(struct inode *dir, const char *name, struct inode *inode);

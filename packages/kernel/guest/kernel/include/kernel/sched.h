@@ -4,6 +4,7 @@
 #include <kernel/types.h>
 #include <kernel/arch.h>
 #include <kernel/spinlock.h>
+#include <uapi/abi.h>
 
 #define NR_CPUS 8
 #define KERNEL_STACK_SIZE (16 * 1024)
@@ -72,6 +73,13 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];
 	int nice;                    /* -20 (most favoured) to 19 */
 	int rq_cpu;                  /* run queue it waits on, -1 if none */
+	struct exec_info *exec_info; /* exe and arguments for /proc (proc.h) */
+	uint64_t cutime_ticks, cstime_ticks; /* reaped children's, for times() */
+	struct rlimit64 rlim[RLIM_NLIMITS];  /* inherited at fork */
+	uint64_t itimer_real_ns;     /* ITIMER_REAL expiry (monotonic), 0 if off */
+	uint64_t itimer_interval_ns;
+	int fault_signo, fault_code; /* siginfo of a pending fault signal */
+	unsigned long fault_addr;
 };
 
 struct cpu_info {
@@ -135,12 +143,16 @@ long do_execve(const char *path, char *const *argv, char *const *envp, struct pt
 long kernel_execve(const char *path, const char *const *argv, const char *const *envp);
 void release_task(struct task_struct *t);
 void set_task_comm(struct task_struct *t, const char *name);
+void rlimit_init(struct task_struct *t);
+void itimer_tick(uint64_t now);
 
 /* signal.c */
 int send_signal(struct task_struct *t, int sig);
 int kill_pid(pid_t pid, int sig);
 void do_signal(struct pt_regs *regs);
 void force_sig_fault(int sig, unsigned long addr);
+void force_sig_fault_code(int sig, int code, unsigned long addr);
+void siginfo_fill(int32_t info[32], int sig);
 void flush_signal_handlers(struct task_struct *t);
 struct signal_struct *sighand_alloc(void);
 struct signal_struct *sighand_dup(struct signal_struct *old);
