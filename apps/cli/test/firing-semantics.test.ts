@@ -49,6 +49,11 @@ describe('aggregations at exit and at the limits of int64', () => {
     expect(r.stdout).toBe('\n 9223372036854775807\n       4294967296\n');
     expect(r.status).toBe(0);
   });
+  it('keeps quantize() values of 2^62 and up in the last bucket and prints it', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { @ = quantize(1LL << 62); @ = quantize(0x7fffffffffffffff); exit(0) }');
+    expect(r.stdout).toContain('4611686018427387904 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 2 ');
+    expect(r.status).toBe(0);
+  });
   it('wraps histogram bucket counts as int64_t', async () => {
     const r = await wdtrace('-qn', 'BEGIN { x = 0x7fffffffffffffff; @q = quantize(1, x); @q = quantize(1); @l = lquantize(1, 0, 10, 1, x); @l = lquantize(1, 0, 10, 1); exit(0) }');
     const rows = r.stdout.split('\n').filter((l) => /^\s+1 /.test(l));
@@ -67,10 +72,11 @@ describe('profile probes on a machine with no guest', () => {
 });
 
 describe('printa() of aggregations whose keys differ', () => {
-  it('prints a row per key and no JavaScript error', async () => {
+  it('are refused at compile time as dt_printa_validate does, with no JavaScript error', async () => {
     const r = await wdtrace('-qn', 'BEGIN { @a[1, "", 2] = count(); @b[1, 2, ""] = count(); printa(@a, @b); exit(0) }');
     expect(r.stderr).not.toMatch(/BigInt|undefined|TypeError/);
-    expect(r.status).toBe(0);
+    expect(r.stderr).toContain('printa( ): @b[ ] key #2 is incompatible with @a:');
+    expect(r.status).toBe(1);
   });
 });
 
@@ -96,6 +102,35 @@ describe('dynamic variables given an empty string', () => {
     const r = await wdtrace('-qn', 'BEGIN { a[1] = ""; self->s = "" } BEGIN { printf("[%s] [%s] [%s]\\n", a[1], self->s, cleanpath(a[1])); exit(0) }');
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('[] [] []\n\n');
+    expect(r.status).toBe(0);
+  });
+});
+
+describe('NULL and strings', () => {
+  it('compares a string with NULL as dtrace_strncmp does, and a string variable assigned NULL reads back as NULL', async () => {
+    const r = await wdtrace(
+      '-qn',
+      'BEGIN { s = "abc"; s = NULL; this->t = "x"; this->t = NULL; u = "u" } BEGIN { printf("%d %d %d %d %d %d\\n", s == NULL, this->t == NULL, strtok("", "a") == NULL, "" == NULL, u != NULL, NULL < u); exit(0) }',
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('1 1 1 1 1 1\n\n');
+    expect(r.status).toBe(0);
+  });
+  it('continues strtok(NULL, ...) at the delimiter that ended the last token, which other delimiters may keep', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { printf("%s ", strtok("abcXdef", "X")); printf("%s ", strtok(NULL, "d")); printf("%s\\n", strtok(NULL, "z")); exit(0) }');
+    expect(r.stdout).toBe('abc X def\n\n');
+    expect(r.status).toBe(0);
+  });
+});
+
+describe('bit-fields', () => {
+  it('store only their own bits of the storage unit (dt_cg_field_set) and read back sign- or zero-extended', async () => {
+    const r = await wdtrace(
+      '-qn',
+      'struct bf { int a : 3; unsigned int b : 7; int c : 14; } v; BEGIN { v.a = 3; v.b = 0x7f; v.c = -5; v.a = 7; v.b++; printf("%d %d %d\\n", v.a, v.b, v.c); exit(0) }',
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('-1 0 -5\n\n');
     expect(r.status).toBe(0);
   });
 });

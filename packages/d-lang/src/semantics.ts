@@ -651,7 +651,11 @@ export class Cooker {
         const sa = isString(a) || (isCharArrayOrPointer(a) && isString(b));
         const sb = isString(b) || (isCharArrayOrPointer(b) && isString(a));
         if (sa || sb) {
-          if (!(sa && sb)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
+          // A string against void * (NULL) or a 0 constant is dt_node_is_ptrcompat's pointer case; dt_cg_compare still uses scmp.
+          const other = sa ? b : a;
+          const ro = resolveType(other);
+          const nullLike = (ro.kind === 'pointer' && isVoid(ro.target)) || (isInteger(other) && (sa ? right : left).constValue === 0n);
+          if (!(sa && sb) && !nullLike) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
           return withOperands(e, left, right, this.env.int);
         }
         if (!isScalar(a) || !isScalar(b)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));

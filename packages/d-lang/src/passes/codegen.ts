@@ -755,6 +755,12 @@ class ExprGen {
     const addr = this.genAddress(target);
     const t = target.type!;
     const size = this.ctx.env.sizeOf(t);
+    const field = target.k === 'member' ? findMember(target.arrow ? (resolveType(target.base.type!) as { target: CType }).target : target.base.type!, target.name) : undefined;
+    if (field?.bitWidth !== undefined) {
+      this.storeBitField(addr, size, field.bitOffset ?? 0, field.bitWidth, value);
+      b.free(addr);
+      return;
+    }
     if (this.isByRef(t)) {
       const s = b.alloc();
       b.setx(BigInt(size), s);
@@ -765,6 +771,34 @@ class ExprGen {
       b.emit(op, value, 0, addr);
     }
     b.free(addr);
+  }
+
+  /**
+   * Store the low `width` bits of `value` into the bit-field at bit `shift`
+   * of the `unit`-byte storage unit at `addr`, as dt_cg_field_set does: load
+   * the unit, clear the field, or in the masked and shifted value, store the
+   * unit back. The other fields of the unit keep their bits.
+   */
+  private storeBitField(addr: number, unit: number, shift: number, width: number, value: number): void {
+    const b = this.b;
+    const fmask = (1n << BigInt(width)) - 1n;
+    const bits = b.alloc();
+    b.setx(fmask, bits);
+    b.emit(DIF_OP.AND, value, bits, bits);
+    const s = b.alloc();
+    if (shift !== 0) {
+      b.setx(BigInt(shift), s);
+      b.emit(DIF_OP.SLL, bits, s, bits);
+    }
+    const old = b.alloc();
+    b.emit(LOADS_UNSIGNED[unit] ?? DIF_OP.LDX, addr, 0, old);
+    b.setx(BigInt.asUintN(64, ~(fmask << BigInt(shift))), s);
+    b.emit(DIF_OP.AND, old, s, old);
+    b.free(s);
+    b.emit(DIF_OP.OR, old, bits, old);
+    b.free(bits);
+    b.emit({ 1: DIF_OP.STB, 2: DIF_OP.STH, 4: DIF_OP.STW, 8: DIF_OP.STX }[unit] ?? DIF_OP.STX, old, 0, addr);
+    b.free(old);
   }
 
   private genAssign(e: Expr & { k: 'assign' }): number {

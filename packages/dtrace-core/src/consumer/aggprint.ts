@@ -73,7 +73,8 @@ export function printQuantize(data: readonly bigint[], normal = 1n): string {
   let first = 0;
   let last = DTRACE_QUANTIZE_NBUCKETS - 1;
   while (first < DTRACE_QUANTIZE_NBUCKETS - 1 && data[first] === 0n) first++;
-  if (first === DTRACE_QUANTIZE_NBUCKETS - 1) {
+  // No data at all (values only in the last bucket, 2^62 and up, are data).
+  if (first === DTRACE_QUANTIZE_NBUCKETS - 1 && data[first] === 0n) {
     first = DTRACE_QUANTIZE_ZEROBUCKET - 1;
     last = DTRACE_QUANTIZE_ZEROBUCKET + 1;
   } else {

@@ -75,6 +75,18 @@ export class Arena {
     return addr;
   }
   private readonly localAddresses = new Map<string, bigint>();
+  /**
+   * By-reference variables last assigned NULL ("g<id>", "l<id>:<cpu>"): as
+   * illumos marks their storage with UINT8_MAX, they read back as NULL.
+   */
+  private readonly nullVariables = new Set<string>();
+  setNull(key: string, isNull: boolean): void {
+    if (isNull) this.nullVariables.add(key);
+    else this.nullVariables.delete(key);
+  }
+  isNull(key: string): boolean {
+    return this.nullVariables.size !== 0 && this.nullVariables.has(key);
+  }
 
   /**
    * Static storage of a by-reference clause-local (this->) variable on one

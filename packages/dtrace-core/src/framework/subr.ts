@@ -231,7 +231,8 @@ export function callSubroutine(f: VmFiring, subr: number, t: readonly TupleEntry
       }
       let j = i;
       while (j < s.length && !delims.includes(s[j]!)) j++;
-      f.strtokRest = j < s.length ? s.slice(j + 1) : undefined;
+      // As dtrace_dif_subr keeps dtms_strtok: the next call starts at the delimiter that ended this token.
+      f.strtokRest = j < s.length ? s.slice(j) : undefined;
       return scratchString(f, s.slice(i, j));
     }
     case DIF_SUBR.JSON: {

@@ -206,8 +206,11 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
           case DIF_OP.SETX: regs[rd] = U64(difo.inttab[(instr >>> 8) & 0xffff]!); break;
           case DIF_OP.SETS: regs[rd] = ld.strtabAddress + BigInt((instr >>> 8) & 0xffff); break;
           case DIF_OP.SCMP: {
-            const a = readString(f, regs[r1]!, f.strsize);
-            const b = readString(f, regs[r2]!, f.strsize);
+            // dtrace_strncmp: the same address compares equal; NULL reads as the empty string.
+            const p1 = regs[r1]!;
+            const p2 = regs[r2]!;
+            const a = p1 === p2 || p1 === 0n ? '' : readString(f, p1, f.strsize);
+            const b = p1 === p2 ? a : p2 === 0n ? '' : readString(f, p2, f.strsize);
             const r = a < b ? -1 : a > b ? 1 : 0;
             cc_n = r < 0;
             cc_z = r === 0;
@@ -221,7 +224,7 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
             if (id < DIF_VAR_OTHER_UBASE) regs[rd] = builtin(f, id);
             else {
               const addr = f.arena.globalAddress(id);
-              regs[rd] = addr !== undefined ? addr : fromStored(f, f.variables.loadGlobal(id));
+              regs[rd] = addr !== undefined ? (f.arena.isNull(`g${id}`) ? 0n : addr) : fromStored(f, f.variables.loadGlobal(id));
             }
             break;
           }
@@ -229,6 +232,9 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
             const id = (instr >>> 8) & 0xffff;
             const v = ld.variableTypes.get(varKey(DIFV_SCOPE_GLOBAL, id));
             if (isByRef(v)) {
+              // Storing NULL marks the variable (illumos: UINT8_MAX in its storage) instead of copying.
+              f.arena.setNull(`g${id}`, regs[rd] === 0n);
+              if (regs[rd] === 0n) break;
               const bytes = byRefBytes(f, regs[rd]!, v!);
               const addr = f.arena.globalStorage(id, v!.type.size);
               f.arena.bytes.set(bytes.subarray(0, v!.type.size), f.arena.offsetOf(addr, 1));
@@ -250,13 +256,15 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
             // A by-reference clause-local (string, struct, array) is its per-CPU storage's address.
             const id = (instr >>> 8) & 0xffff;
             const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
-            regs[rd] = isByRef(v) ? f.arena.localStorage(id, f.cpu, v!.type.size) : fromStored(f, f.locals.get(id) ?? 0n);
+            regs[rd] = !isByRef(v) ? fromStored(f, f.locals.get(id) ?? 0n) : f.arena.isNull(`l${id}:${f.cpu}`) ? 0n : f.arena.localStorage(id, f.cpu, v!.type.size);
             break;
           }
           case DIF_OP.STLS: {
             const id = (instr >>> 8) & 0xffff;
             const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
             if (isByRef(v)) {
+              f.arena.setNull(`l${id}:${f.cpu}`, regs[rd] === 0n);
+              if (regs[rd] === 0n) break;
               const bytes = byRefBytes(f, regs[rd]!, v!);
               const addr = f.arena.localStorage(id, f.cpu, v!.type.size);
               f.arena.bytes.set(bytes.subarray(0, v!.type.size), f.arena.offsetOf(addr, 1));
