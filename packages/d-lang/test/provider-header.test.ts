@@ -42,7 +42,7 @@ describe('provider definitions', () => {
     const r = compile(SOURCE, { zdefs: true });
     const h = programHeader(r.context.providers, 'dir/my-probes.h');
     expect(h).toContain('#ifndef\t_MY_PROBES_H\n');
-    const macro = h.indexOf('#define\tMY__APP_GO__ON(arg0, arg1) \\\n\t__dtrace_my__app___go__on(arg0, arg1)\n');
+    const macro = h.indexOf('#define\tMY__APP_GO_ON(arg0, arg1) \\\n\t__dtrace_my__app___go__on(arg0, arg1)\n');
     const decl = h.indexOf('extern void __dtrace_my__app___done(struct in *);\n');
     const empty = h.indexOf('#define\tMY__APP_DONE(arg0)\n#define\tMY__APP_DONE_ENABLED() (0)\n');
     expect(macro).toBeGreaterThan(0);

@@ -7,11 +7,54 @@
 // execution cannot drift apart.
 import { selectCpu, S, RETIRED, setSt, STOP_REASON } from './state';
 import { decodeA32, Op } from './generated/a32-decoder';
-import { executeDisplaced, STOP_UNDEFINED } from './run';
+import { decodeT16, decodeT32, TOp } from './generated/t32-decoder';
+import { executeDisplaced, executeDisplacedT32, STOP_UNDEFINED } from './run';
 import { ArmEmulation } from '../src/emulation';
+
+/** Whether the T32 `value` (a halfword, or first << 16 | second) belongs to the Thumb emulation class `code`. */
+function thumbEmulationMatches(code: u32, value: u32): bool {
+  if (value <= 0xffff) {
+    // a halfword that opens a 32-bit instruction is no 16-bit one
+    if ((value >>> 11) >= 0x1d) return false;
+    const op = decodeT16(value);
+    switch (code) {
+      case ArmEmulation.T_PUSH: return op == TOp.PUSH_T1;
+      case ArmEmulation.T_POP: return op == TOp.POP_T1;
+      case ArmEmulation.T_BX_LR: return op == TOp.BX_T1 && ((value >>> 3) & 15) == 14;
+      case ArmEmulation.T_MOV_FP_SP: return op == TOp.MOV_reg_T1 && (value & 0xff) == 0x6f; // D:rd = 7, rm = 13
+      case ArmEmulation.T_ADD_FP_SP: return op == TOp.ADD_sp_imm_T1 && ((value >>> 8) & 7) == 7;
+      case ArmEmulation.T_SUB_SP: return op == TOp.SUB_sp_imm_T1;
+      case ArmEmulation.T_LDR_SP: return op == TOp.LDR_imm_T2;
+      case ArmEmulation.T_STR_SP: return op == TOp.STR_imm_T2;
+    }
+    return false;
+  }
+  const op = decodeT32(value);
+  const rn = (value >>> 16) & 15;
+  const rd = (value >>> 8) & 15;
+  const rt = (value >>> 12) & 15;
+  switch (code) {
+    case ArmEmulation.T_PUSH:
+      // push.w: stmdb sp!; str rX, [sp, #-4]!: P=1 U=0 W=1, imm8 = 4
+      return (op == TOp.STMDB_T1 && rn == 13 && (value & (1 << 21)) != 0) || (op == TOp.STR_imm_T4 && rn == 13 && (value & 0xfff) == 0xd04);
+    case ArmEmulation.T_POP:
+      // pop.w: ldmia sp!; ldr rX, [sp], #4: P=0 U=1 W=1, imm8 = 4
+      return (op == TOp.LDM_T2 && rn == 13 && (value & (1 << 21)) != 0) || (op == TOp.LDR_imm_T4 && rn == 13 && (value & 0xfff) == 0xb04);
+    case ArmEmulation.T_ADD_FP_SP:
+      return (op == TOp.ADD_imm_T3 || op == TOp.ADD_imm_T4) && rn == 13 && rd == 7 && (value & (1 << 20)) == 0;
+    case ArmEmulation.T_SUB_SP:
+      return (op == TOp.SUB_imm_T3 || op == TOp.SUB_imm_T4) && rn == 13 && rd == 13 && (value & (1 << 20)) == 0;
+    case ArmEmulation.T_LDR_SP:
+      return op == TOp.LDR_imm_T3 && rn == 13 && rt != 15;
+    case ArmEmulation.T_STR_SP:
+      return op == TOp.STR_imm_T3 && rn == 13;
+  }
+  return false;
+}
 
 /** Whether `word` belongs to the emulation class `code`. */
 export function emulationMatches(code: u32, word: u32): bool {
+  if (code >= u32(ArmEmulation.T_PUSH)) return thumbEmulationMatches(code, word);
   const op = decodeA32(word);
   const rd = (word >>> 12) & 15;
   const rn = (word >>> 16) & 15;
@@ -62,5 +105,8 @@ export function emulate(cpu: u32, code: u32, word: u32, address: u32): u32 {
     setSt(STOP_REASON, STOP_UNDEFINED);
     return STOP_UNDEFINED;
   }
+  // T32 codes run in Thumb state, under the CPU's ITSTATE (a breakpoint in
+  // an IT block carried its condition, so the instruction's slot passed)
+  if (code >= u32(ArmEmulation.T_PUSH)) return executeDisplacedT32(cpu, word, address);
   return executeDisplaced(cpu, word, address);
 }

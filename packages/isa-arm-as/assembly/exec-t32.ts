@@ -20,6 +20,7 @@ import {
   LONG_UMULL, LONG_UMLAL, LONG_SMULL, LONG_SMLAL, EXTEND_SXTB, EXTEND_SXTH, EXTEND_UXTB, EXTEND_UXTH, EXTEND_SXTB16, EXTEND_UXTB16,
   REVERSE_REV, REVERSE_REV16, REVERSE_REVSH, REVERSE_RBIT, REVERSE_CLZ, BLOCK_NORMAL,
 } from './semantics';
+import * as V from './vfp';
 
 /** The 16-bit DTrace breakpoint: `udf #0xf0`. */
 export const DTRACE_BREAKPOINT_T16: u32 = 0xdef0;
@@ -547,3 +548,38 @@ export function exec_UMAAL_T1(w: u32): void { multiplyAccumulateAccumulate(wRt(w
 // ---- A6.3.18 Coprocessors: CP15 only ----
 export function exec_MCR_T1(w: u32): void { coprocessorTransfer(w, true); }
 export function exec_MRC_T1(w: u32): void { coprocessorTransfer(w, false); }
+
+// ---- VFP (A7): the fields sit at the same bits in both sets; see vfp.ts ----
+export function exec_VSTMIA_T1(w: u32): void { V.VSTMIA(w); }
+export function exec_VSTMDB_T1(w: u32): void { V.VSTMDB(w); }
+export function exec_VSTR_T1(w: u32): void { V.VSTR(w); }
+export function exec_VLDMIA_T1(w: u32): void { V.VLDMIA(w); }
+export function exec_VLDMDB_T1(w: u32): void { V.VLDMDB(w); }
+export function exec_VLDR_T1(w: u32): void { V.VLDR(w); }
+export function exec_VMOV_2s_T1(w: u32): void { V.VMOV_2s(w); }
+export function exec_VMOV_d_T1(w: u32): void { V.VMOV_d(w); }
+export function exec_VMOV_s_T1(w: u32): void { V.VMOV_s(w); }
+export function exec_VMSR_T1(w: u32): void { V.VMSR(w); }
+export function exec_VMRS_T1(w: u32): void { V.VMRS(w); }
+export function exec_VMOV_to_scalar_T1(w: u32): void { V.VMOV_to_scalar(w); }
+export function exec_VMOV_from_scalar_T1(w: u32): void { V.VMOV_from_scalar(w); }
+export function exec_VMLA_T1(w: u32): void { V.VMLA(w); }
+export function exec_VMLS_T1(w: u32): void { V.VMLS(w); }
+export function exec_VNMLS_T1(w: u32): void { V.VNMLS(w); }
+export function exec_VNMLA_T1(w: u32): void { V.VNMLA(w); }
+export function exec_VMUL_T1(w: u32): void { V.VMUL(w); }
+export function exec_VNMUL_T1(w: u32): void { V.VNMUL(w); }
+export function exec_VADD_T1(w: u32): void { V.VADD(w); }
+export function exec_VSUB_T1(w: u32): void { V.VSUB(w); }
+export function exec_VDIV_T1(w: u32): void { V.VDIV(w); }
+export function exec_VMOV_imm_T1(w: u32): void { V.VMOV_imm(w); }
+export function exec_VMOV_reg_T1(w: u32): void { V.VMOV_reg(w); }
+export function exec_VABS_T1(w: u32): void { V.VABS(w); }
+export function exec_VNEG_T1(w: u32): void { V.VNEG(w); }
+export function exec_VSQRT_T1(w: u32): void { V.VSQRT(w); }
+export function exec_VCMP_T1(w: u32): void { V.VCMP(w); }
+export function exec_VCMP_zero_T1(w: u32): void { V.VCMP_zero(w); }
+export function exec_VCVT_ds_T1(w: u32): void { V.VCVT_ds(w); }
+export function exec_VCVT_from_int_T1(w: u32): void { V.VCVT_from_int(w); }
+export function exec_VCVT_fixed_T1(w: u32): void { V.VCVT_fixed(w); }
+export function exec_VCVT_to_int_T1(w: u32): void { V.VCVT_to_int(w); }

@@ -16,6 +16,7 @@ import {
   alignmentFault, LONG_UMULL, LONG_UMLAL, LONG_SMULL, LONG_SMLAL, EXTEND_SXTB, EXTEND_SXTH, EXTEND_UXTB, EXTEND_UXTH, EXTEND_SXTB16, EXTEND_UXTB16,
   REVERSE_REV, REVERSE_REV16, REVERSE_REVSH, REVERSE_RBIT, REVERSE_CLZ, BLOCK_NORMAL, BLOCK_USER, BLOCK_RETURN,
 } from './semantics';
+import * as V from './vfp';
 
 /** The DTrace fbt breakpoint (NetBSD/FreeBSD FBT_BREAKPOINT, a UDF encoding) with the displaced condition in bits 3:0. */
 export const DTRACE_BREAKPOINT: u32 = 0xe7f000f0;
@@ -385,3 +386,38 @@ export function exec_RFE(w: u32): void { returnFromException(fRn(w), flag(w, 24)
 // ---- Coprocessors: CP15 only ----
 export function exec_MCR(w: u32): void { coprocessorTransfer(w, true); }
 export function exec_MRC(w: u32): void { coprocessorTransfer(w, false); }
+
+// ---- VFP (A7): the fields sit at the same bits in both sets; see vfp.ts ----
+export function exec_VSTMIA(w: u32): void { V.VSTMIA(w); }
+export function exec_VSTMDB(w: u32): void { V.VSTMDB(w); }
+export function exec_VSTR(w: u32): void { V.VSTR(w); }
+export function exec_VLDMIA(w: u32): void { V.VLDMIA(w); }
+export function exec_VLDMDB(w: u32): void { V.VLDMDB(w); }
+export function exec_VLDR(w: u32): void { V.VLDR(w); }
+export function exec_VMOV_2s(w: u32): void { V.VMOV_2s(w); }
+export function exec_VMOV_d(w: u32): void { V.VMOV_d(w); }
+export function exec_VMOV_s(w: u32): void { V.VMOV_s(w); }
+export function exec_VMSR(w: u32): void { V.VMSR(w); }
+export function exec_VMRS(w: u32): void { V.VMRS(w); }
+export function exec_VMOV_to_scalar(w: u32): void { V.VMOV_to_scalar(w); }
+export function exec_VMOV_from_scalar(w: u32): void { V.VMOV_from_scalar(w); }
+export function exec_VMLA(w: u32): void { V.VMLA(w); }
+export function exec_VMLS(w: u32): void { V.VMLS(w); }
+export function exec_VNMLS(w: u32): void { V.VNMLS(w); }
+export function exec_VNMLA(w: u32): void { V.VNMLA(w); }
+export function exec_VMUL(w: u32): void { V.VMUL(w); }
+export function exec_VNMUL(w: u32): void { V.VNMUL(w); }
+export function exec_VADD(w: u32): void { V.VADD(w); }
+export function exec_VSUB(w: u32): void { V.VSUB(w); }
+export function exec_VDIV(w: u32): void { V.VDIV(w); }
+export function exec_VMOV_imm(w: u32): void { V.VMOV_imm(w); }
+export function exec_VMOV_reg(w: u32): void { V.VMOV_reg(w); }
+export function exec_VABS(w: u32): void { V.VABS(w); }
+export function exec_VNEG(w: u32): void { V.VNEG(w); }
+export function exec_VSQRT(w: u32): void { V.VSQRT(w); }
+export function exec_VCMP(w: u32): void { V.VCMP(w); }
+export function exec_VCMP_zero(w: u32): void { V.VCMP_zero(w); }
+export function exec_VCVT_ds(w: u32): void { V.VCVT_ds(w); }
+export function exec_VCVT_from_int(w: u32): void { V.VCVT_from_int(w); }
+export function exec_VCVT_fixed(w: u32): void { V.VCVT_fixed(w); }
+export function exec_VCVT_to_int(w: u32): void { V.VCVT_to_int(w); }

@@ -3,7 +3,7 @@
 // and code-cache invalidation after host writes to guest RAM.
 import {
   selectCpu, reg, setRegRaw, st, setSt, readCpsr, writeCpsr, bankedReg, setBankedReg, spsrOf, S, statesBase, STATE_SIZE, syncStates, liveDone,
-  RETIRED, STOP_REASON, STOP_PC, STOP_WORD, FAULT_ADDR, FAULT_STATUS, PENDING_EXC,
+  RETIRED, VFP_D, VFP_FPSCR, VFP_FPEXC, CP15_CPACR, STOP_REASON, STOP_PC, STOP_WORD, FAULT_ADDR, FAULT_STATUS, PENDING_EXC,
 } from './state';
 import { ramBase, ramSize, invalidateCode, peek, peekFailed, peekFaultAddr, tlbFlush } from './memory';
 
@@ -26,6 +26,18 @@ export function setCpsr(cpu: u32, v: u32): void { selectCpu(cpu); writeCpsr(v); 
 /** SPSR of `mode` (0 for modes without one). */
 export function getSpsr(cpu: u32, mode: u32): u32 { selectCpu(cpu); const at = spsrOf(mode); return at ? st(at) : 0; }
 export function setSpsr(cpu: u32, mode: u32, v: u32): void { selectCpu(cpu); const at = spsrOf(mode); if (at) setSt(at, v); }
+
+/**
+ * VFP state, one word at a time: 0-31 are s0-s31 (s2n and s2n+1 the low and
+ * high words of dn), 32 is FPSCR, 33 FPEXC and 34 CPACR (whose cp10/cp11
+ * fields and FPEXC.EN gate VFP); anything else reads 0 and is not written.
+ */
+export function getVfpWord(cpu: u32, index: u32): u32 { selectCpu(cpu); return index < 35 ? st(vfpOffset(index)) : 0; }
+export function setVfpWord(cpu: u32, index: u32, v: u32): void { selectCpu(cpu); if (index < 35) setSt(vfpOffset(index), v); }
+function vfpOffset(index: u32): u32 {
+  if (index < 32) return VFP_D + index * 4;
+  return index == 32 ? VFP_FPSCR : index == 33 ? VFP_FPEXC : CP15_CPACR;
+}
 
 /**
  * Retired instructions (low and high words; the counter is 64-bit). From a

@@ -965,7 +965,7 @@ function cp15Write(opc1: u32, crn: u32, crm: u32, opc2: u32, v: u32): void {
         return;
       }
       if (crm == 0 && opc2 == 1) return; // ACTLR
-      if (crm == 0 && opc2 == 2) { setSt(CP15_CPACR, v & 0x00f00000 & 0); return; } // no coprocessors
+      if (crm == 0 && opc2 == 2) { setSt(CP15_CPACR, v & 0x00f00000); return; } // cp10 and cp11 (VFP) only
       break;
     case 2:
       if (crm == 0 && opc2 == 0) { setSt(CP15_TTBR0, v); translationChanged(); return; }

@@ -70,6 +70,11 @@ export const STOP_MASK: u32 = 336; // which exceptions stop to the host (STOPS_*
 export const PENDING_EXC: u32 = 340; // exception the last stop would deliver
 export const CPU_ID: u32 = 344;
 export const IT_STATE: u32 = 348; // ITSTATE[7:0] of Thumb state (CPSR bits 15:10 and 26:25)
+// VFPv3-D16 (ARM ARM A2.6, B1.11): d0..d15 (s0..s31 overlay them, s2n the
+// low word of dn), then FPSCR and FPEXC
+export const VFP_D: u32 = 352; // 16 x f64
+export const VFP_FPSCR: u32 = 480;
+export const VFP_FPEXC: u32 = 484;
 export const STATE_SIZE: u32 = 512;
 
 // ---- Modes (CPSR.M) ----

@@ -35,7 +35,7 @@ export type ArmClass =
   | 'bkpt'
   | 'exclusive' // ldrex*/strex*/clrex
   | 'writes-pc'
-  | 'vfp' // VFP / Advanced SIMD: decoded as a class only
+  | 'vfp' // VFP (VFPv3-D16); with 'undefined' the rest of the space (Advanced SIMD, forms D16 lacks)
   | 'undefined';
 
 export const r = (n: number): string => REGISTER_NAMES[n & 15]!;

@@ -11,6 +11,7 @@ import {
   CONDITION_NAMES, BANKED_NAMES, BARRIER_OPTIONS, SHIFT_NAMES, bitCount, finish, hex, psrName, r, regList, rotr, shiftImm,
   type ArmInstruction, type Described,
 } from './arm-syntax.js';
+import { describeVfp } from './describe-vfp.js';
 
 export { isT32Wide };
 
@@ -96,7 +97,9 @@ export function describeT32(value: number, address = 0, it = 0): ArmInstruction 
 
   if (id === 0 || name.startsWith('UNDEF')) classes.add('undefined');
   else if (name.startsWith('VFP_') || name.startsWith('NEON_')) classes.add('vfp').add('undefined');
-  else describe();
+  else if (name.startsWith('V')) {
+    if (!describeVfp(name.replace(/_T1$/, ''), v, c, pcValue, d)) classes.add('vfp').add('undefined');
+  } else describe();
 
   function describe(): void {
     const base = name.replace(/_T\d$/, '');

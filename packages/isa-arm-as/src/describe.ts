@@ -9,6 +9,7 @@ import {
   CONDITION_NAMES, REGISTER_NAMES, BANKED_NAMES, BARRIER_OPTIONS, SHIFT_NAMES, bitCount, finish, hex, psrName, r, regList, rotr, shiftImm,
   type ArmClass, type ArmInstruction, type Described,
 } from './arm-syntax.js';
+import { describeVfp } from './describe-vfp.js';
 
 export { CONDITION_NAMES, REGISTER_NAMES };
 
@@ -88,6 +89,8 @@ export function describeA32(word: number, address = 0): A32Instruction {
   } else if (name.startsWith('VFP_') || name.startsWith('NEON_')) {
     classes.add('vfp');
     classes.add('undefined');
+  } else if (name.startsWith('V')) {
+    if (!describeVfp(name, w, c, address + 8, d)) classes.add('vfp').add('undefined');
   } else if (base in DP_NAMES) {
     describeDataProcessing();
   } else {

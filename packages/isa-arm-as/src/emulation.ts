@@ -35,4 +35,21 @@ export enum ArmEmulation {
   STR_IMM = 14,
   /** any other instruction: general displaced execution */
   ANY = 15,
+  // T32 (Thumb-2) codes: the word is a T32 value (a halfword, or first << 16 | second)
+  /** push {..., lr} / push.w / str rX, [sp, #-4]! */
+  T_PUSH = 16,
+  /** pop {..., pc} / pop.w / ldr rX, [sp], #4 */
+  T_POP = 17,
+  /** bx lr */
+  T_BX_LR = 18,
+  /** mov r7, sp (Thumb frame pointer set-up) */
+  T_MOV_FP_SP = 19,
+  /** add r7, sp, #imm (16-bit, add.w or addw) */
+  T_ADD_FP_SP = 20,
+  /** sub sp, #imm (16-bit, sub.w or subw) */
+  T_SUB_SP = 21,
+  /** ldr rX, [sp, #imm] (16-bit or ldr.w) */
+  T_LDR_SP = 22,
+  /** str rX, [sp, #imm] (16-bit or str.w) */
+  T_STR_SP = 23,
 }

@@ -36,6 +36,9 @@ export const ArmException = {
 } as const;
 
 /** Processor modes (CPSR.M). */
+/** Indices of getVfpWord/setVfpWord beyond s0-s31. */
+export const VfpWord = { FPSCR: 32, FPEXC: 33, CPACR: 34 } as const;
+
 export const ArmMode = { USR: 0x10, FIQ: 0x11, IRQ: 0x12, SVC: 0x13, ABT: 0x17, UND: 0x1b, SYS: 0x1f } as const;
 
 export { ArmEmulation } from './emulation.js';
@@ -99,6 +102,9 @@ export interface ArmCoreExports {
   setCpsr(cpu: number, v: number): void;
   getSpsr(cpu: number, mode: number): number;
   setSpsr(cpu: number, mode: number, v: number): void;
+  /** VFP state by word: 0-31 s0-s31 (dn = s2n | s2n+1 << 32), 32 FPSCR, 33 FPEXC, 34 CPACR (see VfpWord). */
+  getVfpWord(cpu: number, index: number): number;
+  setVfpWord(cpu: number, index: number, v: number): void;
   retiredLow(cpu: number): number;
   retiredHigh(cpu: number): number;
   stopReason(cpu: number): number;

@@ -7,7 +7,7 @@
 // machine code linked at the addresses shown (llvm-mc and ld.lld; the
 // source is beside each).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ArmMode, createArmCore, DTRACE_BREAKPOINT_T16, DTRACE_BREAKPOINT_T32, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
+import { ArmEmulation, ArmMode, createArmCore, DTRACE_BREAKPOINT_T16, DTRACE_BREAKPOINT_T32, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
 
 let core: ArmCoreExports;
 const T = 0x20; // CPSR.T
@@ -182,5 +182,84 @@ describe('Thumb state', () => {
     expect(reg(0)).toBe(0x42);
     expect(core.stopPc(0) >>> 0).toBe(0x9002);
     expect(core.retiredLow(0)).toBe(2);
+  });
+
+  // The Thumb prologue/epilogue emulations: each runs its instruction as
+  // native execution would (registers, flags, memory, pc), after checking
+  // that the word is of its class.
+  const TE = ArmEmulation;
+  const thumbState = (): number[] => {
+    const out = [];
+    for (let i = 0; i < 16; i++) out.push(reg(i));
+    out.push(cpsr());
+    const view = new DataView(core.memory.buffer, core.ramOffset(), core.ramBytes());
+    for (let a = 0x8f00; a < 0x9000; a += 4) out.push(view.getUint32(a, true));
+    return out;
+  };
+  /** Writes a T32 value (16-bit, or first << 16 | second) at `at`. */
+  const t32 = (at: number, v: number): void => {
+    if (v > 0xffff) {
+      halfword(at, v >>> 16);
+      halfword(at + 2, v & 0xffff);
+    } else halfword(at, v);
+  };
+  it.each([
+    ['push {r4, r7, lr}', TE.T_PUSH, 0xb590],
+    ['push.w {r4-r8, lr}', TE.T_PUSH, 0xe92d41f0],
+    ['str r8, [sp, #-4]!', TE.T_PUSH, 0xf84d8d04],
+    ['pop {r4, r7, pc}', TE.T_POP, 0xbd90],
+    ['pop.w {r4-r8, pc}', TE.T_POP, 0xe8bd81f0],
+    ['ldr r8, [sp], #4', TE.T_POP, 0xf85d8b04],
+    ['bx lr', TE.T_BX_LR, 0x4770],
+    ['mov r7, sp', TE.T_MOV_FP_SP, 0x466f],
+    ['add r7, sp, #8', TE.T_ADD_FP_SP, 0xaf02],
+    ['add.w r7, sp, #280', TE.T_ADD_FP_SP, 0xf50d778c],
+    ['sub sp, #16', TE.T_SUB_SP, 0xb084],
+    ['sub.w sp, sp, #1024', TE.T_SUB_SP, 0xf5ad6d80],
+    ['ldr r3, [sp, #8]', TE.T_LDR_SP, 0x9b02],
+    ['ldr.w r9, [sp, #100]', TE.T_LDR_SP, 0xf8dd9064],
+    ['str r2, [sp, #12]', TE.T_STR_SP, 0x9203],
+    ['str.w r10, [sp, #200]', TE.T_STR_SP, 0xf8cda0c8],
+  ])('emulates %s exactly like native execution', (_name, code, value) => {
+    const wide = value > 0xffff;
+    const setup = (): void => {
+      core.reset(0);
+      core.setCpsr(0, ArmMode.SVC | T);
+      for (let i = 0; i < 13; i++) core.setReg(0, i, 0x100 * i + 3);
+      core.setReg(0, 13, 0x8f40);
+      core.setReg(0, 14, 0x7001); // a Thumb return address
+      const fill = new Uint32Array(64).map((_, i) => 0x6001 + i * 8);
+      writeRam(core, 0x8f00, new Uint8Array(fill.buffer));
+    };
+    setup();
+    t32(0x8004, value);
+    core.setReg(0, 15, 0x8004);
+    core.run(0, 1);
+    const native = thumbState();
+    setup();
+    t32(0x8004, wide ? DTRACE_BREAKPOINT_T32 : DTRACE_BREAKPOINT_T16);
+    core.setReg(0, 15, 0x8004);
+    expect(core.run(0, 1)).toBe(StopReason.DTRACE_BREAKPOINT);
+    core.clearPending(0);
+    expect(core.emulationMatches(code, value)).toBe(1);
+    expect(core.emulate(0, code, value, 0x8004)).toBe(0);
+    t32(0x8004, value);
+    expect(thumbState()).toEqual(native);
+  });
+
+  it('refuses a Thumb emulation code that does not fit the instruction', () => {
+    expect(core.emulationMatches(TE.T_PUSH, 0xbd90)).toBe(0); // pop
+    expect(core.emulationMatches(TE.T_POP, 0xe8bd41f0)).toBe(1);
+    expect(core.emulationMatches(TE.T_POP, 0xe8b441f0)).toBe(0); // ldmia r4!, not sp
+    expect(core.emulationMatches(TE.T_BX_LR, 0x4718)).toBe(0); // bx r3
+    expect(core.emulationMatches(TE.T_MOV_FP_SP, 0x4668)).toBe(0); // mov r0, sp
+    expect(core.emulationMatches(TE.T_ADD_FP_SP, 0xa802)).toBe(0); // add r0, sp, #8
+    expect(core.emulationMatches(TE.T_SUB_SP, 0xf1ad0d10)).toBe(1); // sub.w sp, sp, #16
+    expect(core.emulationMatches(TE.T_SUB_SP, 0xf1bd0d10)).toBe(0); // subs.w sp, sp, #16: sets flags
+    expect(core.emulationMatches(TE.T_LDR_SP, 0xf8ddf064)).toBe(0); // ldr.w pc, [sp, #100]
+    expect(core.emulationMatches(TE.T_STR_SP, 0xf8c3a0c8)).toBe(0); // str.w r10, [r3, #200]
+    expect(core.emulationMatches(TE.T_PUSH, 0xe92d)).toBe(0); // half of a 32-bit instruction
+    core.setCpsr(0, ArmMode.SVC | T);
+    expect(core.emulate(0, TE.T_PUSH, 0x4770, 0x8000)).toBe(StopReason.UNDEFINED);
   });
 });

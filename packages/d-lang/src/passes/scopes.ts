@@ -90,23 +90,25 @@ function defineInline(ctx: CompileContext, cooker: Cooker, item: InlineItem): vo
  * parameter's type — must be assignable to it as an argument would be.
  */
 function defineTranslator(ctx: CompileContext, cooker: Cooker, item: TranslatorItem): void {
+  // dt_node_xlator and dt_cook_xlator report at the definition's end.
+  const at = item.end ?? item.loc;
   const output = cooker.resolveTypeName(item.output);
   const input = cooker.resolveTypeName(item.input);
   if (cooker.lookupTranslator(output, input, undefined, true) !== undefined) {
-    fail('D_XLATE_REDECL', item.loc, dtypeName(input), dtypeName(output));
+    fail('D_XLATE_REDECL', at, dtypeName(input), dtypeName(output));
   }
   const ro = resolveType(output);
   if ((ro.kind === 'struct' || ro.kind === 'union' || ro.kind === 'enum') && !ro.complete) {
-    throw new CompileError({ severity: 'error', tag: 'D_XLATE_SOU', message: `incomplete struct/union/enum ${dtypeName(output)}`, location: item.loc });
+    throw new CompileError({ severity: 'error', tag: 'D_XLATE_SOU', message: `incomplete struct/union/enum ${dtypeName(output)}`, location: at });
   }
-  if (!isStructOrUnion(output)) fail('D_XLATE_SOU', item.loc);
+  if (!isStructOrUnion(output)) fail('D_XLATE_SOU', at);
   const members = new Map<string, (typeof item.members)[number]['value']>();
   for (const m of item.members) {
     const mm = findMember(output, m.name);
-    if (mm === undefined) fail('D_XLATE_MEMB', m.loc, m.name, dtypeName(output));
+    if (mm === undefined) fail('D_XLATE_MEMB', at, m.name, dtypeName(output));
     const cooked = cooker.cook(m.value, { translatorInput: { name: item.inputName, type: input } });
     if (cooked.k === 'agg' || !argumentCompatible(cooked.type!, cooked, mm.type)) {
-      fail('D_XLATE_INCOMPAT', m.loc, m.name, dtypeName(mm.type), dtypeName(cooked.type));
+      fail('D_XLATE_INCOMPAT', at, m.name, dtypeName(mm.type), dtypeName(cooked.type));
     }
     members.set(m.name, m.value);
   }

@@ -287,7 +287,7 @@ static long setup_stack(struct mm_struct *mm, struct exec_args *args, struct exe
 	AUX(AT_EUID, 0);
 	AUX(AT_GID, 0);
 	AUX(AT_EGID, 0);
-	AUX(AT_HWCAP, 0);
+	AUX(AT_HWCAP, ARCH_ELF_HWCAP);
 	AUX(AT_CLKTCK, 100);
 	AUX(AT_SECURE, 0);
 	AUX(AT_RANDOM, random_bytes);

@@ -270,3 +270,11 @@ long sys_rt_sigreturn(long a0, long a1, long a2, long a3, long a4, long a5)
 	t->blocked_signals = mask & ~UNBLOCKABLE;
 	return value;
 }
+
+/* ARM's sigreturn, which C libraries' restorers call after a handler
+ * installed without SA_SIGINFO (glibc's signal(), for one). This kernel
+ * builds the same frame either way, so it is rt_sigreturn. */
+long sys_sigreturn(long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	return sys_rt_sigreturn(a0, a1, a2, a3, a4, a5);
+}

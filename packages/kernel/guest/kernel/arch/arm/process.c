@@ -33,6 +33,53 @@ static void push_switch_frame(struct task_struct *t, void *lr, uint32_t r4, uint
 	t->kernel_sp = (unsigned long)f;
 }
 
+/*
+ * VFP (VFPv3-D16): the registers belong to the user thread. The kernel is
+ * built soft-float and never touches them, so they are saved when a user
+ * thread leaves the CPU and loaded when one arrives (kernel threads and the
+ * idle task leave them alone); a fork inherits them, exec clears them.
+ */
+void arm_vfp_init_cpu(void)
+{
+	uint32_t cpacr;
+
+	__asm__ __volatile__("mrc p15, 0, %0, c1, c0, 2" : "=r"(cpacr));
+	cpacr |= 0xfu << 20; /* cp10, cp11: full access */
+	__asm__ __volatile__("mcr p15, 0, %0, c1, c0, 2\n\tisb" ::"r"(cpacr));
+	__asm__ __volatile__(".fpu vfpv3-d16\n\tvmsr fpexc, %0" ::"r"(1u << 30));
+}
+
+void arm_vfp_store(uint64_t *d, uint32_t *fpscr)
+{
+	__asm__ __volatile__(".fpu vfpv3-d16\n\tvstmia %1, {d0-d15}\n\tvmrs %0, fpscr" : "=r"(*fpscr) : "r"(d) : "memory");
+}
+
+void arm_vfp_load(const uint64_t *d, uint32_t fpscr)
+{
+	__asm__ __volatile__(".fpu vfpv3-d16\n\tvldmia %0, {d0-d15}\n\tvmsr fpscr, %1" ::"r"(d), "r"(fpscr) : "memory");
+}
+
+static void vfp_save(struct task_struct *t)
+{
+	arm_vfp_store(t->arch.vfp_d, &t->arch.fpscr);
+	t->arch.vfp_valid = 1;
+}
+
+/* What a new program starts with: zeros, round to nearest, no flags. */
+static const uint64_t vfp_zero[16];
+
+static void vfp_switch(struct task_struct *prev, struct task_struct *next)
+{
+	if (!prev->is_kthread && !prev->is_idle)
+		vfp_save(prev);
+	if (next->is_kthread || next->is_idle)
+		return;
+	if (next->arch.vfp_valid)
+		arm_vfp_load(next->arch.vfp_d, next->arch.fpscr);
+	else
+		arm_vfp_load(vfp_zero, 0);
+}
+
 void arch_thread_setup_fork(struct task_struct *child, const struct pt_regs *parent_regs,
 			    unsigned long new_sp, unsigned long tls)
 {
@@ -44,6 +91,8 @@ void arch_thread_setup_fork(struct task_struct *child, const struct pt_regs *par
 		regs->sp_usr = (uint32_t)new_sp;
 	if (tls)
 		child->arch.tls = (uint32_t)tls;
+	/* The child starts with the parent's VFP registers, as they are now. */
+	vfp_save(child);
 	child->regs = regs;
 	push_switch_frame(child, ret_from_fork, 0, 0);
 }
@@ -64,10 +113,13 @@ void arch_thread_setup_exec(struct pt_regs *regs, unsigned long entry, unsigned 
 	regs->cpsr = PSR_MODE_USR | ((entry & 1) ? PSR_T_BIT : 0);
 	current->arch.tls = 0;
 	arch_load_user_tls(current);
+	current->arch.vfp_valid = 0;
+	arm_vfp_load(vfp_zero, 0);
 }
 
 void arch_switch_to(struct task_struct *prev, struct task_struct *next)
 {
+	vfp_switch(prev, next);
 	if (!next->is_kthread)
 		arch_load_user_tls(next);
 	__switch_to(&prev->kernel_sp, next->kernel_sp);

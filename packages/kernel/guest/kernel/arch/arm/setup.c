@@ -69,6 +69,7 @@ void arch_cpu_init(unsigned cpu)
 	arm_mmu_init_cpu();
 	__asm__ __volatile__("mcr p15, 0, %0, c12, c0, 0\n\tisb" ::"r"(vectors));
 	arch_set_cpu_info(&cpu_infos[cpu]);
+	arm_vfp_init_cpu();
 }
 
 void arch_setup(void)

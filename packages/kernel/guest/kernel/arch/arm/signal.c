@@ -7,6 +7,7 @@
  *   sp -> siginfo (128 bytes, si_signo set)
  *         saved struct pt_regs
  *         saved signal mask
+ *         saved VFP registers d0-d15, FPSCR (the handler may use them)
  */
 #include <kernel/arch.h>
 #include <kernel/lib.h>
@@ -17,6 +18,9 @@ struct signal_frame {
 	int32_t info[32];
 	struct pt_regs saved;
 	uint64_t saved_mask;
+	uint64_t vfp_d[16];
+	uint32_t fpscr;
+	uint32_t pad;
 };
 
 #define PSR_USER_FLAGS 0xFE0FFC00u   /* N Z C V Q, the IT state and GE bits */
@@ -31,6 +35,7 @@ long arch_setup_signal_frame(struct pt_regs *regs, int sig, const struct k_sigac
 	frame.info[0] = sig;
 	frame.saved = *regs;
 	frame.saved_mask = saved_mask;
+	arm_vfp_store(frame.vfp_d, &frame.fpscr);
 	if (copy_to_user((void *)(uintptr_t)sp, &frame, sizeof(frame)) < 0)
 		return -EFAULT;
 	regs->sp_usr = sp;
@@ -53,6 +58,7 @@ long arch_restore_signal_frame(struct pt_regs *regs, uint64_t *saved_mask, long 
 	/* Only the condition flags, the IT state and the Thumb bit come from user memory. */
 	regs->cpsr = PSR_MODE_USR | (frame.saved.cpsr & (PSR_USER_FLAGS | PSR_T_BIT));
 	*saved_mask = frame.saved_mask;
+	arm_vfp_load(frame.vfp_d, frame.fpscr);
 	*return_value = (long)frame.saved.r[0];
 	return 0;
 }

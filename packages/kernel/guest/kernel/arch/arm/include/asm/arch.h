@@ -39,5 +39,22 @@ struct pt_regs {
 
 struct arch_thread {
 	uint32_t tls;          /* TPIDRURO, set by set_tls */
+	/* A user thread's VFP registers while it is off the CPU (process.c):
+	 * d0-d15 and FPSCR, valid once vfp_valid is set. */
+	uint64_t vfp_d[16];
+	uint32_t fpscr;
+	uint32_t vfp_valid;
 };
+
+/* AT_HWCAP: what the core implements (Linux's HWCAP_* bits): swp, half,
+ * thumb, fast_mult, vfp, edsp, tls, vfpv3, vfpv3d16, idiva, idivt. No
+ * NEON, so C libraries choose their VFP-only routines. */
+#define ARCH_ELF_HWCAP ((1u << 0) | (1u << 1) | (1u << 2) | (1u << 4) | (1u << 6) | (1u << 7) | \
+			(1u << 15) | (1u << 13) | (1u << 14) | (1u << 17) | (1u << 18))
+
+/* Enables CP10/CP11 (CPACR) and the VFP (FPEXC.EN) on this CPU. */
+void arm_vfp_init_cpu(void);
+/* The VFP registers of the running user thread to and from memory (signal frames). */
+void arm_vfp_store(uint64_t *d, uint32_t *fpscr);
+void arm_vfp_load(const uint64_t *d, uint32_t fpscr);
 #endif

@@ -45,4 +45,6 @@ struct arch_thread {
 	uint8_t fpu_buf[512 + 16];
 	bool fpu_valid;
 };
+/* AT_HWCAP: x86-64 programs read features from cpuid, not the auxiliary vector. */
+#define ARCH_ELF_HWCAP 0
 #endif
