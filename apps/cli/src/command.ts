@@ -46,9 +46,9 @@ export function createProgram(out: (s: string) => void, err: (s: string) => void
   const program = new Command('wdtrace');
   program
     .description('DTrace on emulated x86-64 and ARM machines that run in WebAssembly')
-    .usage('[options] [macro-argument ...]')
+    .usage('[options] [macro-argument ...]\n       wdtrace -h -s provider.d [-o file.h]\n       wdtrace -G -s provider.d [-o provider.o] object.o ...')
     .version(`wdtrace ${VERSION}`, '--version', 'print the wdtrace version and exit')
-    .helpOption('-h, --help', 'print this help and exit')
+    .helpOption('--help', 'print this help and exit')
     .option('-n <probe>', 'enable probes matching the description (provider:module:function:name)')
     .option('-P <provider>', 'enable every probe of a provider')
     .option('-m <module>', 'enable probes in a module ([provider:]module)')
@@ -66,6 +66,8 @@ export function createProgram(out: (s: string) => void, err: (s: string) => void
     .option('-o <file>', 'append trace output to a file')
     .option('-x <option[=value]>', 'set a run-time or consumer option (bufsize, bufpolicy, switchrate, ...)', collect)
     .option('-V', 'print the D language version and exit')
+    .option('-h', 'write a C header of the -s scripts\' provider definitions (to -o FILE, or SCRIPT.h)')
+    .option('-G', 'make the USDT probe sites of the object operands no-ops and write the probe description object to link in (to -o FILE, or SCRIPT.o)')
     .option('-S', 'print the DIF of every compiled clause (to stderr)')
     .option('-d', 'print the program after the if/else sugar and exit')
     .option('-C', 'run the C preprocessor over the program')

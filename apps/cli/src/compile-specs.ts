@@ -52,7 +52,7 @@ function plural(n: number, word: string): string {
 }
 
 /** The command line's compile options (the session adds the target's): macros, -x, -Z, the preprocessor reading files from here. */
-function baseOptions(f: CompileFlags): CompileOptions {
+export function baseOptions(f: CompileFlags): CompileOptions {
   return {
     macroArgs: f.macroArgs,
     macroVariables: { pid: process.pid, ppid: process.ppid, uid: 0, gid: 0 },

@@ -86,6 +86,12 @@ async function run(o: Flags, specs: ProbeSpec[], macroArgs: string[], io: CliIo)
     io.out(`dtrace: ${D_VERSION}\n`);
     return 0;
   }
+  if (o.h || o.G) {
+    if ((o.h && o.G) || o.l) throw new UsageError('only one of the [-AGhlV] options can be specified at a time');
+    const { runHeader, runLink } = await import('./link.js');
+    const out = typeof o.o === 'string' ? o.o : undefined;
+    return o.h ? runHeader(specs, compileFlags(o, []), out, io) : runLink(specs, compileFlags(o, []), out, macroArgs, io);
+  }
   // Every option's value is checked before anything is compiled or traced.
   const timeLimit = o.runFor !== undefined ? parseDuration(String(o.runFor)) : undefined;
   const options = dtraceOptions({ x: o.x, q: Boolean(o.q), F: Boolean(o.F), w: Boolean(o.w), Z: Boolean(o.Z), b: o.b === undefined ? undefined : String(o.b) });

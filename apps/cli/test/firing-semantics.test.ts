@@ -44,6 +44,11 @@ describe('aggregations at exit and at the limits of int64', () => {
     expect(r.stdout).toBe('\n              400\n\n');
     expect(r.status).toBe(0);
   });
+  it('aggregates folded integer constants at the 64 bits dt_node_op2 keeps, whatever their D type', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { @a = sum((1 << 63) - 1); @b = sum(0xffffffff + 1); exit(0) }');
+    expect(r.stdout).toBe('\n 9223372036854775807\n       4294967296\n');
+    expect(r.status).toBe(0);
+  });
   it('wraps histogram bucket counts as int64_t', async () => {
     const r = await wdtrace('-qn', 'BEGIN { x = 0x7fffffffffffffff; @q = quantize(1, x); @q = quantize(1); @l = lquantize(1, 0, 10, 1, x); @l = lquantize(1, 0, 10, 1); exit(0) }');
     const rows = r.stdout.split('\n').filter((l) => /^\s+1 /.test(l));
@@ -65,6 +70,32 @@ describe('printa() of aggregations whose keys differ', () => {
   it('prints a row per key and no JavaScript error', async () => {
     const r = await wdtrace('-qn', 'BEGIN { @a[1, "", 2] = count(); @b[1, 2, ""] = count(); printa(@a, @b); exit(0) }');
     expect(r.stderr).not.toMatch(/BigInt|undefined|TypeError/);
+    expect(r.status).toBe(0);
+  });
+});
+
+describe('clause-local variables of by-reference types', () => {
+  it('give a struct-typed this-> variable storage that members are stored into and read back from in later clauses', async () => {
+    const r = await wdtrace(
+      '-qn',
+      'struct pt { int x; char c; short y; }; this struct pt p; BEGIN { this->p.x = 7; this->p.c = 65; this->p.y = 300 } BEGIN { printf("%d %c %d\\n", this->p.x, this->p.c, this->p.y); exit(0) }',
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('7 A 300\n\n');
+    expect(r.status).toBe(0);
+  });
+  it('copies a string stored into a this-> variable into its storage, so later changes of the source leave it alone', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { s = "abc"; this->t = s; s = "xyz"; printf("%s %s\\n", this->t, s); exit(0) }');
+    expect(r.stdout).toBe('abc xyz\n\n');
+    expect(r.status).toBe(0);
+  });
+});
+
+describe('dynamic variables given an empty string', () => {
+  it('keep the element (only a zero value frees one, as dtrace_dynvar is asked)', async () => {
+    const r = await wdtrace('-qn', 'BEGIN { a[1] = ""; self->s = "" } BEGIN { printf("[%s] [%s] [%s]\\n", a[1], self->s, cleanpath(a[1])); exit(0) }');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('[] [] []\n\n');
     expect(r.status).toBe(0);
   });
 });

@@ -158,7 +158,8 @@ export function commandLine(state: PlaygroundState): string {
 /**
  * A documentation example's command (the text after "$ ") as a playground
  * state, or undefined when the playground cannot run it (a verb other than
- * `dis --live`, -p, -s files, several programs). `dis --live` examples open
+ * `dis --live`, -p, -s files, several programs, a -c program that is a
+ * file of the reader's). `dis --live` examples open
  * the live kernel text view of their probes' program; a pipe after the
  * command is left out.
  */
@@ -202,7 +203,12 @@ export function exampleState(command: string): PlaygroundState | undefined {
     const value = j + 1 < w.length ? w.slice(j + 1) : next();
     if (value === undefined) return undefined;
     if (letter === 'n' && source === undefined) source = value;
-    else if (letter === 'c') guestCommand = value;
+    else if (letter === 'c') {
+      // A program named by a relative path with a directory (apps/…/shop, ./hello) is a file of the reader's, not the guest's.
+      const program = value.trim().split(/\s+/)[0] ?? '';
+      if (program.includes('/') && !program.startsWith('/')) return undefined;
+      guestCommand = value;
+    }
     else if (letter === 'x' || letter === 'b') options.push(`-${letter}`, value);
     else return undefined;
   }

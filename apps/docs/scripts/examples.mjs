@@ -5,7 +5,8 @@
 // <!-- example not run: reason --> is left alone (it needs files that only
 // the reader has). Used by the docs test, which runs every example against
 // the built CLI, and by `node scripts/examples.mjs --update`, which rewrites
-// the output of examples without "..." from a real run.
+// the output of examples without "..." from a real run (of the pages named
+// after --update, or of every page).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -113,8 +114,10 @@ export function matches(expected, actual) {
 }
 
 if (process.argv[2] === '--update') {
+  // `--update guide/x.md providers/y.md` updates those pages only.
+  const pages = process.argv.slice(3);
   const byFile = new Map();
-  for (const ex of allExamples()) {
+  for (const ex of allExamples().filter((e) => pages.length === 0 || pages.includes(e.file))) {
     if (ex.expected.some((l) => l.trim() === '...')) continue;
     const actual = runExample(ex);
     if (matches(ex.expected, actual)) continue;

@@ -85,9 +85,10 @@ describe('the command line of a state', () => {
     // Without --arch: the idle machine when the program needs no guest (as the CLI decides).
     expect(exampleState(`wdtrace -q --run-for 5s -n 'tick-1s { exit(0); }'`)).toEqual({ ...DEFAULT_STATE, source: 'tick-1s { exit(0); }', isa: 'none', command: '', options: '-q --run-for 5s' });
     expect(exampleState(`wdtrace -n 'BEGIN { exit(0); }' -c /bin/true`)?.isa).toBe('x86_64');
+    expect(exampleState(`wdtrace -n 'BEGIN { exit(0); }' -c 'ls /etc'`)?.command).toBe('ls /etc');
     expect(commandArguments({ ...DEFAULT_STATE, isa: 'none', source: 'BEGIN', command: '' })).toEqual(['-n', 'BEGIN']);
     // What the playground cannot run: other verbs, a terminal, files, a pipe into wdtrace.
-    for (const c of ['wdtrace run -- /bin/echo hi', 'wdtrace dis kernel.elf', `wdtrace -p 2 -n 'BEGIN'`, 'wdtrace -s prog.d', `printf 'x' | wdtrace -n BEGIN`, 'wdtrace -q', `wdtrace --arch mips -n BEGIN`]) {
+    for (const c of ['wdtrace run -- /bin/echo hi', 'wdtrace dis kernel.elf', `wdtrace -p 2 -n 'BEGIN'`, 'wdtrace -s prog.d', `printf 'x' | wdtrace -n BEGIN`, 'wdtrace -q', `wdtrace --arch mips -n BEGIN`, `wdtrace -n 'shop$target:::' -c apps/cli/test/fixtures/usdt/shop-x86_64`, `wdtrace -n BEGIN -c './hello 1'`]) {
       expect(exampleState(c), c).toBeUndefined();
     }
   });

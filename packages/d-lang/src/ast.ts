@@ -24,7 +24,8 @@ export interface TaggedTypeSpec {
   readonly name: string;
   /** Members when a body is given. */
   readonly members?: { specifier: TypeSpecifier; declarator: Declarator; bitWidth?: Expr; loc: Loc }[];
-  readonly enumerators?: { name: string; value?: Expr; loc: Loc }[];
+  /** `end`: the token after the enumerator, where dtrace reports on it. */
+  readonly enumerators?: { name: string; value?: Expr; loc: Loc; end?: Loc }[];
 }
 
 /** Derivations applied outside-in to the base type: pointer, array, function. */
@@ -247,6 +248,8 @@ export interface ClauseItem {
   predicate?: Expr;
   /** undefined for a description without a body (default action). */
   body?: Statement[];
+  /** Where the body's closing '}' is (the clause's own line in dtrace's diagnostics). */
+  end?: Loc;
   readonly loc: Loc;
 }
 
@@ -278,6 +281,8 @@ export interface TranslatorItem {
   readonly inputName: string;
   readonly members: { name: string; value: Expr; loc: Loc }[];
   readonly loc: Loc;
+  /** The definition's closing ';', where dtrace reports on the translator. */
+  readonly end?: Loc;
 }
 
 export interface ProviderItem {
@@ -298,4 +303,6 @@ export type ProgramItem = ClauseItem | DeclarationItem | InlineItem | Translator
 export interface ProgramAst {
   items: ProgramItem[];
   readonly loc: Loc;
+  /** The end of the input, where dtrace's checks after parsing report. */
+  readonly end?: Loc;
 }

@@ -163,6 +163,17 @@ export interface TranslatorInfo {
   readonly members: Map<string, Expr>;
 }
 
+/**
+ * A provider definition (`provider p { probe q(int) : (string); };`) as the
+ * program declares it, for `-h` and `-G`: each probe's name (`__` read as
+ * `-`), its native argument types and, when a translated list follows the
+ * colon, the translated types.
+ */
+export interface ProviderDefinition {
+  readonly name: string;
+  readonly probes: readonly { readonly name: string; readonly native: readonly CType[]; readonly translated?: readonly CType[] }[];
+}
+
 export interface InlineInfo {
   readonly name: string;
   readonly type: CType;
@@ -187,6 +198,8 @@ export class CompileContext {
   readonly aggregations = new Map<string, AggregationInfo>();
   readonly inlines = new Map<string, InlineInfo>();
   readonly translators: TranslatorInfo[] = [];
+  /** The program's provider definitions, in the order declared. */
+  readonly providers: ProviderDefinition[] = [];
   readonly externs = new Map<string, { type: CType; address: bigint }>();
   clauses: ResolvedClause[] = [];
   /** Hidden clause-locals created so far (operands of xlate expansions). */

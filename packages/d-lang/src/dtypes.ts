@@ -20,7 +20,81 @@ import {
   sizeOfType,
 } from '@wdtrace/dtrace-core/types';
 import type { Declarator, TypeName, TypeSpecifier } from './ast.js';
-import { type Loc, fail } from './diagnostics.js';
+import { CompileError, type Loc, fail } from './diagnostics.js';
+
+/** The attribute words of a declaration (dt_decl_attr); every other base word names a type (dt_decl_spec). */
+const ATTRIBUTE_WORDS = new Set(['short', 'long', 'signed', 'unsigned']);
+
+/**
+ * Declaration specifiers as illumos's dt_decl_spec/dt_decl_attr/dt_decl_check
+ * see them, one at a time in written order: at most one type name (a base
+ * word, a typedef name, or a struct/union/enum tag), each attribute at most
+ * once ('long' twice), and attributes only on the kinds that take them.
+ */
+export class SpecifierState {
+  private name: string | undefined;
+  /** CTF kind of the type name: integer (int, char, void), float, or other (typedef names, string, tags). */
+  private kind: 'integer' | 'float' | 'other' | undefined;
+  private short = false;
+  private long = 0;
+  private signed = false;
+  private unsigned = false;
+
+  /** A base word or typedef name, in order. */
+  word(w: string, loc: Loc): void {
+    if (ATTRIBUTE_WORDS.has(w)) {
+      if (w === 'long' && this.long === 2) fail('D_DECL_COMBO', loc, "the attribute 'long' may only be used at most twice in a declaration");
+      if ((w === 'short' && this.short) || (w === 'signed' && this.signed) || (w === 'unsigned' && this.unsigned)) {
+        fail('D_DECL_COMBO', loc, `the attribute '${w}' may only be used at most once in a declaration`);
+      }
+      if (w === 'long') this.long++;
+      else if (w === 'short') this.short = true;
+      else if (w === 'signed') this.signed = true;
+      else this.unsigned = true;
+    } else {
+      this.setName(w, w === 'int' || w === 'char' || w === 'void' ? 'integer' : w === 'float' || w === 'double' ? 'float' : 'other', loc);
+    }
+    this.check(loc);
+  }
+
+  /** A struct, union or enum tag. */
+  tag(keyword: string, loc: Loc): void {
+    this.setName(keyword, 'other', loc);
+    this.check(loc);
+  }
+
+  private setName(name: string, kind: 'integer' | 'float' | 'other', loc: Loc): void {
+    if (this.name !== undefined) fail('D_DECL_COMBO', loc, 'invalid type combination');
+    this.name = name;
+    this.kind = kind;
+  }
+
+  private check(loc: Loc): void {
+    if (this.kind === undefined) return;
+    if (this.name === 'char' && (this.short || this.long > 0)) fail('D_DECL_CHARATTR', loc);
+    if (this.name === 'void' && (this.short || this.long > 0 || this.signed || this.unsigned)) fail('D_DECL_VOIDATTR', loc);
+    if (this.kind !== 'integer' && (this.signed || this.unsigned)) fail('D_DECL_SIGNINT', loc);
+    if (this.kind === 'other' && this.long > 0) fail('D_DECL_LONGINT', loc);
+  }
+}
+
+/**
+ * A combination of attributes no C type has: dt_decl_type spells the type
+ * name from the attributes (and the type name unless short or long applies
+ * to an integer) and fails to look it up.
+ */
+function unknownType(words: readonly string[], loc: Loc): never {
+  const count = (w: string): number => words.filter((x) => x === w).length;
+  let n = '';
+  if (count('signed') > 0) n += 'signed ';
+  if (count('unsigned') > 0) n += 'unsigned ';
+  if (count('short') > 0) n += 'short ';
+  if (count('long') === 1) n += 'long ';
+  if (count('long') === 2) n += 'long long ';
+  const name = words.find((w) => !ATTRIBUTE_WORDS.has(w));
+  if (name !== undefined && ((name !== 'int' && name !== 'char' && name !== 'void') || (count('short') === 0 && count('long') === 0))) n += name;
+  throw new CompileError({ severity: 'error', tag: 'D_UNKNOWN', message: `failed to resolve type ${n}: Unknown type name`, location: loc });
+}
 
 export class TypeEnvironment {
   readonly user: InMemoryTypeDictionary;
@@ -212,44 +286,30 @@ export class TypeEnvironment {
       if (t === undefined) fail('D_DECL_IDENT', loc, w);
       return t;
     }
+    const state = new SpecifierState();
+    for (const w of words) state.word(w, loc);
     const counts = new Map<string, number>();
     for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
     const has = (w: string): number => counts.get(w) ?? 0;
     const known = ['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string'];
     const typedefName = words.find((w) => !known.includes(w));
     if (typedefName !== undefined) {
-      if (has('long') || has('short')) fail('D_DECL_LONGINT', loc);
-      if (has('signed') || has('unsigned')) fail('D_DECL_SIGNINT', loc);
-      if (words.length > 1) fail('D_DECL_COMBO', loc, words.join(' '));
+      // dt_decl_type: a typedef name is looked up alone, its attributes ignored.
       const t = this.lookupWritten(typedefName);
       if (t === undefined) fail('D_DECL_IDENT', loc, typedefName);
       return t;
     }
-    if (has('signed') && has('unsigned')) fail('D_DECL_COMBO', loc, words.join(' '));
-    if (has('void')) {
-      if (words.length > 1) fail('D_DECL_VOIDATTR', loc);
-      return VOID;
-    }
+    if (has('signed') && has('unsigned')) unknownType(words, loc);
+    if (has('void')) return VOID;
     if (has('string')) {
-      if (has('long') || has('short')) fail('D_DECL_LONGINT', loc);
-      if (has('signed') || has('unsigned')) fail('D_DECL_SIGNINT', loc);
-      if (words.length > 1) fail('D_DECL_COMBO', loc, words.join(' '));
       return STRING;
     }
-    if (has('char')) {
-      if (has('short') || has('long')) fail('D_DECL_CHARATTR', loc);
-      return this.c.lookupType(has('unsigned') ? 'unsigned char' : has('signed') ? 'signed char' : 'char')!;
-    }
+    if (has('char')) return this.c.lookupType(has('unsigned') ? 'unsigned char' : has('signed') ? 'signed char' : 'char')!;
     if (has('float') || has('double')) {
-      if (has('signed') || has('unsigned')) fail('D_DECL_SIGNINT', loc);
-      if (has('float')) {
-        if (has('long') || has('double')) fail('D_DECL_COMBO', loc, words.join(' '));
-        return this.c.lookupType('float')!;
-      }
-      return this.c.lookupType(has('long') ? 'long double' : 'double')!;
+      if (has('short') || (has('float') && has('long'))) unknownType(words, loc);
+      return this.c.lookupType(has('long') ? 'long double' : has('float') ? 'float' : 'double')!;
     }
-    if (has('short') && has('long')) fail('D_DECL_COMBO', loc, words.join(' '));
-    if (has('long') > 2) fail('D_DECL_COMBO', loc, words.join(' '));
+    if (has('short') && has('long')) unknownType(words, loc);
     const uns = has('unsigned') > 0;
     if (has('short')) return this.c.lookupType(uns ? 'unsigned short' : 'short')!;
     if (has('long') === 2) return uns ? this.ullong : this.llong;

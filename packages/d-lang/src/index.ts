@@ -15,3 +15,5 @@ export { parseProgram } from './parser.js';
 export { preprocess } from './cpp.js';
 export { PASSES } from './passes/index.js';
 export { STANDARD_D_LIBRARIES } from './stdlib.js';
+export { programHeader, probeFunctionSymbol, isEnabledFunctionSymbol, headerFunctionName, headerMacroName } from './header.js';
+export type { ProviderDefinition } from './context.js';

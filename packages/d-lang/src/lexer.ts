@@ -230,9 +230,10 @@ export class Lexer {
       } else if (c === 32 || c === 9 || c === 13 || c === 12 || c === 11) {
         this.pos++;
       } else if (c === 47 && t.charCodeAt(this.pos + 1) === 42) {
-        const start = this.location();
         const end = t.indexOf('*/', this.pos + 2);
-        if (end < 0) fail('D_SYNTAX', start, 'end of input');
+        if (end < 0) {
+          throw new CompileError({ severity: 'error', tag: 'D_SYNTAX', message: 'end-of-file encountered before matching */', location: this.base + t.length });
+        }
         const nl = t.indexOf('\n', this.pos);
         if (nl >= 0 && nl < end) this.newline(nl);
         this.pos = end + 2;
@@ -252,8 +253,9 @@ export class Lexer {
     const t = this.text;
     const start = this.pos;
     const loc = this.location();
-    let end = t.indexOf('\n', start);
-    if (end < 0) end = t.length;
+    const end = t.indexOf('\n', start);
+    // dt_lex.l's control-line state ends at a newline only.
+    if (end < 0) throw new CompileError({ severity: 'error', tag: 'D_SYNTAX', message: 'end-of-file encountered before end of control line', location: this.base + t.length });
     // Continuation lines are joined by the preprocessor; here one line is one directive.
     const body = t.slice(start + 1, end).trim();
     this.pos = end;

@@ -28,6 +28,7 @@ export const DTRACE_OPTIONS: ReadonlyMap<string, OptionKind> = new Map<string, O
   ['cpu', 'int'],
   ['ctypes', 'string'],
   ['defaultargs', 'bool'],
+  ['define', 'string'],
   ['destructive', 'bool'],
   ['dtypes', 'string'],
   ['debug', 'bool'],

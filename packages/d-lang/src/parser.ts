@@ -23,6 +23,7 @@ import type {
 } from './ast.js';
 import { CompileError, type Loc, Locator, fail } from './diagnostics.js';
 import { type LexMode, Lexer, type LexerMark, TOKEN_DECIMAL, TOKEN_STRING_MACRO, type Token, blankToken, tokenSuffix } from './lexer.js';
+import { SpecifierState } from './dtypes.js';
 
 const BASE_TYPE_WORDS = new Set(['void', 'char', 'short', 'int', 'long', 'float', 'double', 'signed', 'unsigned', 'string']);
 const QUALIFIERS = new Set(['const', 'volatile', 'restrict']);
@@ -185,10 +186,9 @@ export class Parser {
     const items: ProgramItem[] = [];
     for (;;) {
       const t = this.peek('clause');
-      if (t.kind === 'eof') break;
+      if (t.kind === 'eof') return { items, loc, end: t.loc };
       items.push(this.parseItem());
     }
-    return { items, loc };
   }
 
   private parseItem(): ProgramItem {
@@ -246,13 +246,17 @@ export class Parser {
     if (this.is('/', 'clause')) {
       this.advance('expr');
       this.inPredicate = true;
-      clause.predicate = this.parseExpression();
+      const predicate = this.parseExpression();
       this.inPredicate = false;
       this.expect('/', 'expr', 'clause');
+      // dtrace's lexer reads past the closing '/' to the next token to tell it
+      // from a division: the nodes made on seeing it carry that token's line.
+      clause.predicate = atLookahead(predicate, this.peek('clause').loc);
     }
     if (this.is('{', 'clause')) {
       this.advance('expr');
       clause.body = this.parseStatements();
+      clause.end = this.peek('expr').loc;
       this.expect('}', 'expr', 'clause');
     } else {
       const t = this.peek('clause');
@@ -355,8 +359,9 @@ export class Parser {
       members.push({ name, value, loc: mloc });
     }
     this.expect('}');
+    const end = this.peek('expr').loc;
     this.expect(';', 'expr', 'clause');
-    return { k: 'translator', output, input, inputName, members, loc };
+    return { k: 'translator', output, input, inputName, members, loc, end };
   }
 
   private parseProvider(): ProgramItem {
@@ -444,6 +449,7 @@ export class Parser {
     let tagged: TaggedTypeSpec | undefined;
     let module: string | undefined;
     let sawTypedefName = false;
+    const state = new SpecifierState();
     for (;;) {
       const t = this.peek('expr');
       if (t.kind === 'keyword' && STORAGE.has(t.text)) {
@@ -458,14 +464,16 @@ export class Parser {
         this.advance();
         continue;
       }
-      if (t.kind === 'keyword' && BASE_TYPE_WORDS.has(t.text) && !sawTypedefName && tagged === undefined) {
-        words.push(t.text);
+      if (t.kind === 'keyword' && BASE_TYPE_WORDS.has(t.text)) {
+        // After a tag or typedef name only an attribute may follow ("struct s long" fails as dt_decl_check does).
+        state.word(t.text, t.loc);
+        if (tagged === undefined) words.push(t.text);
         this.advance();
         continue;
       }
-      if (t.kind === 'keyword' && (t.text === 'struct' || t.text === 'union' || t.text === 'enum') && words.length === 0 && tagged === undefined && !sawTypedefName) {
+      if (t.kind === 'keyword' && (t.text === 'struct' || t.text === 'union' || t.text === 'enum')) {
         const scope: { module?: string } = {};
-        tagged = this.parseTagged(module === undefined ? scope : undefined);
+        tagged = this.parseTagged(module === undefined && tagged === undefined && words.length === 0 ? scope : undefined, (at) => state.tag(t.text, at));
         if (scope.module !== undefined) module = scope.module;
         continue;
       }
@@ -484,7 +492,8 @@ export class Parser {
         continue;
       }
       if (t.kind === 'ident' && words.length > 0 && tagged === undefined && !sawTypedefName && this.isTypedefName(t.text) && /^\s*[A-Za-z_*(]/.test(this.text.slice(t.end))) {
-        // "long foo_t x": a typedef name after base words (diagnosed by the types pass).
+        // "long foo_t x": a typedef name after base words.
+        state.word(t.text, t.loc);
         words.push(t.text);
         sawTypedefName = true;
         this.advance();
@@ -540,7 +549,7 @@ export class Parser {
   }
 
   /** struct/union/enum with its tag (`struct module`tag` gives the module in `scope`) or body. */
-  private parseTagged(scope?: { module?: string }): TaggedTypeSpec {
+  private parseTagged(scope?: { module?: string }, specified?: (at: Loc) => void): TaggedTypeSpec {
     const keyword = this.advance().text as 'struct' | 'union' | 'enum';
     let name = '';
     const t = this.peek('expr');
@@ -559,6 +568,8 @@ export class Parser {
         }
       }
     }
+    // The tag counts as the declaration's type once its name and the token after it are read.
+    specified?.(this.peek('expr').loc);
     if (!this.accept('{')) {
       if (name === '') this.syntaxError(this.peek('expr'));
       return { keyword, name };
@@ -570,7 +581,7 @@ export class Parser {
         const ename = this.identName();
         let value: Expr | undefined;
         if (this.accept('=')) value = this.parseConditional();
-        enumerators.push({ name: ename, ...(value !== undefined ? { value } : {}), loc: eloc });
+        enumerators.push({ name: ename, ...(value !== undefined ? { value } : {}), loc: eloc, end: this.peek('expr').loc });
         if (!this.accept(',')) break;
       }
       this.expect('}');
@@ -634,10 +645,15 @@ export class Parser {
           suffixes.push({ kind: 'array' });
           continue;
         }
-        if (this.startsTypeName()) {
+        if (this.startsTypeName() || this.is('...')) {
+          // An associative array's tuple signature: dt_decl_prototype(..., "array", DT_DP_ANON).
           const tuple: TypeName[] = [];
-          for (;;) {
-            tuple.push(this.parseTypeName());
+          for (let i = 1; ; i++) {
+            const at = this.peek('expr').loc;
+            if (this.is('...')) fail('D_DECL_PROTO_VARARGS', at, 'array');
+            const tn = this.parseTypeName();
+            if (isVoidTypeName(tn)) fail('D_DECL_PROTO_TYPE', at, 'array', 'void', '(anonymous)', i);
+            tuple.push(tn);
             if (!this.accept(',')) break;
           }
           this.expect(']');
@@ -653,16 +669,24 @@ export class Parser {
         this.advance();
         const params: ParamDecl[] = [];
         let variadic = false;
+        // dt_decl_prototype(..., "function", DT_DP_VARARGS | DT_DP_VOID | DT_DP_ANON): a void parameter is nameless and alone.
+        let voids = 0;
         if (!this.is(')')) {
           for (;;) {
             if (this.accept('...')) {
               variadic = true;
               break;
             }
-            params.push(this.parseParam());
+            const p = this.parseParam();
+            if (isVoidTypeName(p)) {
+              voids++;
+              if (p.declarator.name !== '') fail('D_DECL_PROTO_NAME', p.declarator.loc, p.declarator.name);
+            }
+            params.push(p);
             if (!this.accept(',')) break;
           }
         }
+        if (voids > 0 && params.length + (variadic ? 1 : 0) > 1) fail('D_DECL_PROTO_VOID', this.peek('expr').loc);
         this.expect(')');
         suffixes.push({ kind: 'function', params, variadic });
         continue;
@@ -991,5 +1015,33 @@ export function parseProgram(text: string, options: ParserOptions = {}): Program
   } catch (e) {
     if (e instanceof CompileError) e.locate(locator);
     throw e;
+  }
+}
+
+/** Is a parameter or tuple member the type void itself (no pointer, array or function derivation)? */
+function isVoidTypeName(t: { specifier: TypeSpecifier; declarator: Declarator }): boolean {
+  return t.specifier.tagged === undefined && t.specifier.words.length === 1 && t.specifier.words[0] === 'void' && t.declarator.derivations.length === 0;
+}
+
+/**
+ * The expression with the nodes a yacc parser reduces on its following
+ * token (the rightmost chain: right operands, the last operand of ?:, a
+ * prefix operator's or a cast's operand) placed at `loc`, as dtrace's nodes
+ * take the line the lexer is at when they are made.
+ */
+function atLookahead(e: Expr, loc: Loc): Expr {
+  switch (e.k) {
+    case 'binary':
+    case 'assign':
+      return { ...e, loc, right: atLookahead(e.right, loc) };
+    case 'ternary':
+      return { ...e, loc, otherwise: atLookahead(e.otherwise, loc) };
+    case 'unary':
+      if (e.op === '++post' || e.op === '--post' || e.op === 'sizeof' || e.op === 'stringof') return { ...e, loc };
+      return { ...e, loc, operand: atLookahead(e.operand, loc) };
+    case 'cast':
+      return { ...e, loc, operand: atLookahead(e.operand, loc) };
+    default:
+      return { ...e, loc };
   }
 }

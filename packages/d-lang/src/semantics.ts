@@ -178,10 +178,26 @@ function withMember(e: Expr & { k: 'member' }, base: Expr, type: CType): Expr {
   return e;
 }
 
+/**
+ * dt_node_is_scalar: an integer, enum or pointer — not void, not an array,
+ * not a string (D's string is an array of char).
+ */
+export function isDScalar(t: CType): boolean {
+  return !isVoid(t) && !isString(t) && (isInteger(t) || isPointer(t));
+}
+
+/** D_OP_SCALAR in the wording of the operator's arity (dt_cook_op2's "operands", dt_cook_op3's "expression"). */
+function opScalar(message: string, location: Loc): never {
+  throw new CompileError({ severity: 'error', tag: 'D_OP_SCALAR', message, location });
+}
+
 /** A translation (dtrace's dynamic type) where an operator does not take one, in dt_parser.c's words. */
 function dynamicOperand(tag: 'D_OP_DYN' | 'D_ADDROF_VAR', message: string, location: Loc): never {
   throw new CompileError({ severity: 'error', tag, message, location });
 }
+
+/** Actions whose argument count has a tag of its own (D_STACK_PROTO, D_CLEAR_PROTO ...), checked by the types pass. */
+const OWN_ARITY_ACTIONS = new Set(['stack', 'ustack', 'jstack', 'tracemem', 'clear', 'denormalize', 'normalize', 'trunc']);
 
 export interface CookScope {
   readonly clause?: ResolvedClause;
@@ -349,7 +365,7 @@ export class Cooker {
         // read before any declaration or assignment is D_VAR_UNDEF
         // (dt_node_op2's DT_TOK_PTR case, then dt_cook_var).
         if (v === undefined) fail('D_VAR_UNDEF', e.loc, `${e.scope}->${e.name}`);
-        if (v.kind === 'array') fail('D_ARR_BADREF', e.loc, `${e.scope}->${e.name}`);
+        if (v.kind === 'array') fail('D_IDENT_BADREF', e.loc, 'associative array', e.name, 'scalar');
         e.type = v.type;
         e.ref = variableRef(v);
         e.lvalue = true;
@@ -386,7 +402,7 @@ export class Cooker {
         return this.cookAssign(e, cs);
       case 'ternary': {
         const cond = this.cook(e.cond, cs);
-        if (!isScalar(cond.type!) && !isString(cond.type!)) fail('D_OP_SCALAR', e.loc, '?:');
+        if (cond.k === 'agg' || !isDScalar(cond.type!)) opScalar('operator ?: expression must be of scalar type', e.loc);
         const then = this.cook(e.then, cs);
         const otherwise = this.cook(e.otherwise, cs);
         if (then.k === 'xlate' || otherwise.k === 'xlate') dynamicOperand('D_OP_DYN', 'operator ?: operands cannot be of dynamic type', e.loc);
@@ -446,20 +462,15 @@ export class Cooker {
     }
     const b = BUILTIN_VARIABLES.get(e.name);
     if (b !== undefined) {
-      if (b.array === true) fail('D_ARR_BADREF', e.loc, e.name);
+      if (b.array === true) fail('D_IDENT_BADREF', e.loc, 'associative array', e.name, 'scalar');
       e.type = this.typeOfName(e.name === 'curthread' && this.ctx.options.threadType !== undefined ? this.ctx.options.threadType : b.type, e.loc);
       e.ref = builtinRef(b.id);
       return e;
     }
     const g = this.ctx.globals.get(e.name);
     if (g !== undefined) {
-      if (g.kind === 'array') {
-        const r = resolveType(g.type);
-        if (g.keys === undefined && r.kind === 'array') {
-          // A global C-style array used whole: only through indexing.
-        }
-        return fail('D_ARR_BADREF', e.loc, e.name);
-      }
+      // dt_xcook_ident: an identifier of another kind than the one its use needs.
+      if (g.kind === 'array') return fail('D_IDENT_BADREF', e.loc, 'associative array', e.name, 'scalar');
       e.type = g.type;
       e.ref = variableRef(g);
       e.lvalue = true;
@@ -522,21 +533,21 @@ export class Cooker {
       case '-':
       case '+': {
         if (operand.k === 'agg') fail('D_OP_DYN', e.loc, op);
-        if (!isArithmetic(t)) fail('D_OP_ARITH', e.loc, op);
+        if (!isArithmetic(t)) throw new CompileError({ severity: 'error', tag: 'D_OP_ARITH', message: `operator ${op} requires an operand of arithmetic type`, location: e.loc });
         const type = promote(this.env, t);
         const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(e.op === '-' ? -operand.constValue : operand.constValue, type);
         return out;
       }
       case '~': {
-        if (!isInteger(t)) fail('D_OP_INT', e.loc, op);
+        if (!isInteger(t)) throw new CompileError({ severity: 'error', tag: 'D_OP_INT', message: `operator ${op} requires an operand of integral type`, location: e.loc });
         const type = promote(this.env, t);
         const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(~operand.constValue, type);
         return out;
       }
       case '!': {
-        if (!isScalar(t) && !isString(t)) fail('D_OP_SCALAR', e.loc, op);
+        if (!isDScalar(t)) fail('D_OP_SCALAR', e.loc, op);
         const out: Expr = withOperand(e, operand, this.env.int);
         if (operand.constValue !== undefined) out.constValue = operand.constValue === 0n ? 1n : 0n;
         return out;
@@ -619,8 +630,7 @@ export class Cooker {
       case '&&':
       case '||':
       case '^^': {
-        if (!isScalar(a) && !isString(a)) fail('D_OP_SCALAR', e.loc, op);
-        if (!isScalar(b) && !isString(b)) fail('D_OP_SCALAR', e.loc, op);
+        if (!isDScalar(a) || !isDScalar(b)) opScalar(`operator ${op} requires operands of scalar type`, e.loc);
         const out: Expr = withOperands(e, left, right, this.env.int);
         if (both(left.constValue, right.constValue)) {
           const l = left.constValue !== 0n;
@@ -654,8 +664,14 @@ export class Cooker {
       }
       case '+':
       case '-': {
-        const pa = isPointer(a) || isArray(a);
-        const pb = isPointer(b) || isArray(b);
+        // dt_cook_op2: a pointer to void or to a function is no pointer for + and - (dt_node_is_vfptr).
+        const vf = (t: CType): boolean => {
+          const r = resolveType(t);
+          return r.kind === 'pointer' && (isVoid(r.target) || isFunction(r.target));
+        };
+        const pa = (isPointer(a) || isArray(a)) && !vf(a);
+        const pb = (isPointer(b) || isArray(b)) && !vf(b);
+        if (vf(a) || vf(b)) fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
         if (pa && pb) {
           if (op === '+') fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
           return withOperands(e, left, right, this.env.lookup('ptrdiff_t')!);
@@ -664,7 +680,8 @@ export class Cooker {
         if (pb && isInteger(a) && op === '+') return { ...e, left, right, type: this.decay(b) };
         if (!isArithmetic(a) || !isArithmetic(b)) {
           if (isString(a) || isString(b)) fail('D_OP_ARITH', e.loc, op);
-          fail('D_OP_ARITH', e.loc, op);
+          // dt_cook_op2: neither integers nor a pointer and an integer.
+          fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
         }
         return this.arith(e, left, right);
       }
@@ -693,9 +710,13 @@ export class Cooker {
     const type = isShift ? promote(this.env, left.type!) : arithmeticResult(this.env, left.type!, right.type!);
     const out: Expr = withOperands(e, left, right, type);
     if (left.constValue !== undefined && right.constValue !== undefined) {
+      // dt_node_op2 folds in 64-bit arithmetic (signed or unsigned as the
+      // result type is) and keeps all 64 bits: (1 << 63) - 1 stays
+      // 0x7fffffffffffffff although its type is int. Only casts narrow.
       const signed = isSigned(type);
-      const l = fitToType(left.constValue, type);
-      const r = isShift ? right.constValue : fitToType(right.constValue, type);
+      const wide = (v: bigint): bigint => (signed ? BigInt.asIntN(64, v) : BigInt.asUintN(64, v));
+      const l = wide(left.constValue);
+      const r = isShift ? right.constValue : wide(right.constValue);
       let v: bigint;
       switch (e.op) {
         case '+':
@@ -728,7 +749,7 @@ export class Cooker {
         default:
           v = l ^ r;
       }
-      out.constValue = fitToType(v, type);
+      out.constValue = wide(v);
     }
     return out;
   }
@@ -763,7 +784,7 @@ export class Cooker {
     if (isVoid(t)) fail('D_OP_VFPTR', loc, '=');
     if (isCharArrayOrPointer(t) && isArray(t)) return STRING;
     if (isArray(t)) return this.decay(t);
-    if (isFunction(t)) fail('D_OP_ARRFUN', loc, '=');
+    if (isFunction(t)) fail('D_OP_ARRFUN', loc, '=', dtypeName(t));
     return t;
   }
 
@@ -806,6 +827,7 @@ export class Cooker {
       left = this.cook(e.left, cs);
     }
     this.checkWritable(e.op, left, e.loc);
+    if (e.op === '=' && (isArray(left.type!) || isFunction(left.type!))) fail('D_OP_ARRFUN', e.loc, '=', dtypeName(left.type));
     if (e.op === '=') {
       this.checkAssignable(left.type!, right, e.loc, '=');
     } else {
@@ -833,6 +855,31 @@ export class Cooker {
       name !== 'NULL' &&
       cs.translatorInput?.name !== name
     );
+  }
+
+  /**
+   * dt_idcook_sign for an associative array's or an aggregation's keys
+   * against the signature its first use gave it: D_PROTO_LEN for a count
+   * that differs, D_PROTO_ARG for a key of an incompatible type.
+   */
+  checkKeySignature(prefix: string, name: string, want: readonly CType[], keys: readonly Expr[], loc: Loc): void {
+    const n = keys.length;
+    if (n !== want.length) {
+      throw new CompileError({ severity: 'error', tag: 'D_PROTO_LEN', message: `${prefix}${name}[ ] prototype mismatch: ${n} key${n === 1 ? ' ' : 's '}passed, ${want.length} expected`, location: loc });
+    }
+    keys.forEach((k, i) => {
+      const w = want[i]!;
+      const have = this.keyType(k);
+      const ok = (isInteger(w) && isInteger(have)) || (isString(w) && isString(have)) || (isPointer(w) && (isPointer(have) || (isInteger(have) && k.constValue === 0n))) || dtypeName(w) === dtypeName(have);
+      if (!ok) {
+        throw new CompileError({
+          severity: 'error',
+          tag: 'D_PROTO_ARG',
+          message: `${prefix}${name}[ ] key #${i + 1} is incompatible with prototype:\n\tprototype: ${dtypeName(w)}\n\t      key: ${dtypeName(have)}`,
+          location: loc,
+        });
+      }
+    });
   }
 
   keyType(k: Expr): CType {
@@ -876,13 +923,7 @@ export class Cooker {
     if (base.k === 'agg') fail('D_AGG_FUNC', e.loc, base.name);
     if (v !== undefined && v.keys !== undefined) {
       const keys = e.args.map((k) => this.cook(k, cs));
-      if (keys.length !== v.keys.length) fail('D_ARR_BADREF', e.loc, v.name);
-      keys.forEach((k, i) => {
-        const want = v!.keys![i]!;
-        const have = this.keyType(k);
-        const ok = (isInteger(want) && isInteger(have)) || (isString(want) && isString(have)) || (isPointer(want) && (isPointer(have) || isInteger(have))) || dtypeName(want) === dtypeName(have);
-        if (!ok) fail('D_KEY_TYPE', k.loc, v!.name, i + 1);
-      });
+      this.checkKeySignature('', v.name, v.keys, keys, e.loc);
       const ref = variableRef(v);
       base.type = v.type;
       base.ref = ref;
@@ -1126,7 +1167,14 @@ export class Cooker {
     // The actions that may key an aggregation have a type named after them (dt_open.c's "stack(...)").
     if (fn.kind !== 'subr' && !statement) {
       const type = KEY_ACTIONS.has(name) ? actionKeyType(name, this.env.int64) : VOID;
-      return into(e, { args: e.args.map((a) => this.cook(a, cs)), type, ref: sharedRef(functionRefs, name, () => ({ kind: 'function', name })) });
+      const cooked = e.args.map((a) => this.cook(a, cs));
+      // Its prototype's length is checked as it is cooked (dt_idcook_func); actions with their own arity tags check it as actions.
+      const n = cooked.length;
+      if (fn.kind === 'action' && !OWN_ARITY_ACTIONS.has(name) && (n < fn.minArgs || n > fn.maxArgs)) {
+        const expected = fn.minArgs === fn.maxArgs ? String(fn.minArgs) : fn.maxArgs === Infinity || n < fn.minArgs ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
+        fail('D_PROTO_LEN', e.loc, name, n, n === 1 ? '' : 's', expected);
+      }
+      return into(e, { args: cooked, type, ref: sharedRef(functionRefs, name, () => ({ kind: 'function', name })) });
     }
     const args = e.args.map((a) => this.cook(a, cs));
     if (fn.kind === 'subr') {
@@ -1196,12 +1244,19 @@ export class Cooker {
       const constants: { name: string; value: number }[] = [];
       const building: EnumType = { kind: 'enum', name: tg.name, constants, size: 4, complete: false };
       for (const en of tg.enumerators!) {
-        if (en.value !== undefined) next = this.constantInt(en.value, 'D_DECL_ENCONST', en.name);
-        if (next > 0x7fffffff || next < -0x80000000) fail('D_DECL_ENOFLOW', en.loc, en.name);
-        if (this.env.chain.lookupEnumConstant(en.name) !== undefined || this.ctx.globals.has(en.name)) fail('D_DECL_IDRED', en.loc, en.name);
+        // dt_decl_enumerator, at the token after the enumerator: its value, then CTF's duplicate check, then the global names.
+        const at = en.end ?? en.loc;
+        if (en.value !== undefined) {
+          next = this.constantIntAt(en.value, at, 'D_DECL_ENCONST', en.name);
+          if (next > 0x7fffffff || next < -0x80000000) fail('D_DECL_ENOFLOW', at, en.name);
+        }
+        if (constants.some((c) => c.name === en.name)) {
+          throw new CompileError({ severity: 'error', tag: 'D_UNKNOWN', message: `failed to define enumerator '${en.name}': Duplicate member or variable name`, location: at });
+        }
+        if (this.env.chain.lookupEnumConstant(en.name) !== undefined || this.ctx.globals.has(en.name)) fail('D_DECL_IDRED', at, en.name);
         constants.push({ name: en.name, value: next });
         this.env.user.defineEnum(building);
-        next++;
+        next = (next + 1) | 0; // an int, as dt_decl_enumerator counts
       }
       building.complete = true;
       return this.env.user.defineEnum(building);
@@ -1211,19 +1266,26 @@ export class Cooker {
     for (const m of tg.members!) {
       const base = this.env.resolveSpecifier(m.specifier, (s2) => this.defineTagged(s2));
       const t = this.env.applyDeclarator(base, m.declarator, (x) => this.constantInt(x, 'D_DECL_ARRSUB'), (tn) => this.resolveTypeName(tn));
-      if (m.declarator.name !== '' && seen.has(m.declarator.name)) fail('D_DECL_IDRED', m.loc, m.declarator.name);
+      if (m.declarator.name !== '' && seen.has(m.declarator.name)) {
+        // ctf_add_member's failure (dt_decl_member).
+        throw new CompileError({ severity: 'error', tag: 'D_UNKNOWN', message: `failed to define member '${m.declarator.name}': Duplicate member or variable name`, location: m.loc });
+      }
       seen.add(m.declarator.name);
-      if (isVoid(t)) fail('D_DECL_VOIDOBJ', m.loc, m.declarator.name);
+      // dt_decl_member's checks, in its order.
+      const idname = m.declarator.name === '' ? '(anon)' : m.declarator.name;
+      if (m.bitWidth === undefined && m.declarator.name === '' && !isStructOrUnion(t)) fail('D_DECL_MNAME', m.loc);
       const rt = resolveType(t);
       if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', m.loc, dtypeName(t), m.declarator.name);
+      if (isVoid(t)) throw new CompileError({ severity: 'error', tag: 'D_DECL_VOIDOBJ', message: `cannot have void member: ${idname}`, location: m.loc });
       if (m.bitWidth !== undefined) {
-        if (!isInteger(t)) fail('D_DECL_BFTYPE', m.loc, m.declarator.name === '' ? '(anon)' : m.declarator.name);
         const w = this.constantInt(m.bitWidth, 'D_DECL_BFCONST');
-        if (w < 0) fail('D_DECL_BFCONST', m.loc);
-        if (w > this.env.sizeOf(t) * 8) fail('D_DECL_BFSIZE', m.loc, m.declarator.name);
+        // A nameless zero-width bit-field is ignored (dt_decl_member).
+        if (m.declarator.name === '' && w === 0) continue;
+        if (w <= 0) fail('D_DECL_BFCONST', m.loc);
+        if (!isInteger(t)) fail('D_DECL_BFTYPE', m.loc, idname);
+        if (w > this.env.sizeOf(t) * 8) fail('D_DECL_BFSIZE', m.loc, idname);
         fields.push({ name: m.declarator.name, type: t, bitWidth: w });
       } else {
-        if (m.declarator.name === '' && !isStructOrUnion(t)) fail('D_DECL_MNAME', m.loc);
         fields.push({ name: m.declarator.name, type: t });
       }
     }
@@ -1245,13 +1307,26 @@ export class Cooker {
 
   /** Evaluate an integer constant expression or fail with `tag`. */
   constantInt(e: Expr, tag: 'D_DECL_ARRSUB' | 'D_DECL_BFCONST' | 'D_DECL_ENCONST', ...args: string[]): number {
+    return this.constantIntAt(e, e.loc, tag, ...args);
+  }
+
+  /** constantInt, failing at `at`. */
+  constantIntAt(e: Expr, at: Loc, tag: 'D_DECL_ARRSUB' | 'D_DECL_BFCONST' | 'D_DECL_ENCONST', ...args: string[]): number {
     let c: Expr;
     try {
       c = this.cook(e, {});
     } catch {
-      return fail(tag, e.loc, ...args);
+      return fail(tag, at, ...args);
     }
-    if (c.constValue === undefined || !isInteger(c.type!)) return fail(tag, e.loc, ...args);
+    if (c.constValue === undefined || !isInteger(c.type!)) return fail(tag, at, ...args);
+    if (tag === 'D_DECL_ARRSUB') {
+      // dt_node_is_posconst: non-zero, and positive when signed; at most UINT_MAX elements.
+      const signed = (resolveType(c.type!) as IntegerType).signed;
+      const v = signed ? BigInt.asIntN(64, c.constValue) : BigInt.asUintN(64, c.constValue);
+      if (v <= 0n) return fail(tag, e.loc, ...args);
+      if (v > 0xffffffffn) return fail('D_DECL_ARRBIG', e.loc);
+      return Number(v);
+    }
     return Number(BigInt.asIntN(64, c.constValue));
   }
 }

@@ -155,6 +155,8 @@ describe('diagnostic wording as dtrace prints it', () => {
     expect(msg('struct pirate p; BEGIN {}')).toBe('D_DECL_INCOMPLETE: incomplete struct/union/enum struct pirate: p');
     expect(msg('#pragma D error "stop here"\nBEGIN {}')).toBe('D_PRAGERR: #error: stop here ');
     expect(msg('#pragma D option specsize=-40\nBEGIN {}')).toBe("D_PRAGMA_OPTSET: failed to set option 'specsize' to '-40': Invalid value for specified option");
+    expect(msg('#pragma D option nspec=-72\nBEGIN {}')).toBe("D_PRAGMA_OPTSET: failed to set option 'nspec' to '-72': Invalid value for specified option");
+    expect(compile('#pragma D option nspec=0x10\nBEGIN {}').diagnostics.filter((x) => x.severity === 'error')).toEqual([]);
     expect(msg('#pragma D option nspec=24 * 44\nBEGIN {}')).toBe('D_PRAGMA_MALFORM: superfluous arguments specified for #pragma option');
     expect(msg('BEGIN { x = stringof(trace(1)); }')).toBe('D_STRINGOF_TYPE: cannot apply stringof to a value of type void');
   });

@@ -45,7 +45,8 @@ export function corpusOptions(name: string, text: string): CompileOptions {
   const args = /\/\* @args ([^*]*)\*\//.exec(text);
   return {
     origin: { kind: 'script', name },
-    macroArgs: args !== null ? args[1]!.trim().split(/\s+/) : ['1', 'read'],
+    // Arguments only for programs that reference them: an unreferenced last one is D_MACRO_UNUSED.
+    macroArgs: args !== null ? args[1]!.trim().split(/\s+/) : /\$\$?\d/.test(text) ? ['1', 'read'] : [],
     macroVariables: { pid: 100, ppid: 1, uid: 0, gid: 0, target: 200 },
     types: [kernelTypes()],
     ...(text.includes('/* @probes */') ? { probes: testCatalogue } : {}),

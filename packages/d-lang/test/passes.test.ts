@@ -44,8 +44,11 @@ describe('macros pass', () => {
     expect(compile('BEGIN { trace($1); trace($$1); }', { options: { defaultargs: null } }).program).toBeDefined();
   });
 
-  it('argref reports unused arguments', () => {
-    expect(errorOf(compile('BEGIN { trace($1); }', { macroArgs: ['1', '2'], options: { argref: null } }))).toMatchObject({ tag: 'D_MACRO_UNUSED' });
+  it('an unreferenced last argument is an error unless -x argref', () => {
+    expect(errorOf(compile('BEGIN { trace($1); }', { macroArgs: ['1', 'two'] }))).toMatchObject({ tag: 'D_MACRO_UNUSED', message: "extraneous argument 'two' ($2 is not referenced)" });
+    expect(compile('BEGIN { trace($1); }', { macroArgs: ['1', 'two'], options: { argref: null } }).program).toBeDefined();
+    // Only the last argument is checked, as dt_compile does.
+    expect(compile('BEGIN { trace($2); }', { macroArgs: ['1', '2'] }).program).toBeDefined();
   });
 });
 

@@ -6,3 +6,4 @@ export * from './symbols/index.js';
 export * from './dwarf/index.js';
 export * from './board/index.js';
 export * from './machine/index.js';
+export * from './usdt/link.js';

@@ -19,3 +19,5 @@ export * from './pid/provider.js';
 export * from './pid/image.js';
 export * from './kernel-providers.js';
 export * from './guest-view.js';
+export * from './usdt/sites.js';
+export * from './usdt/stapsdt.js';

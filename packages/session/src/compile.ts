@@ -96,7 +96,13 @@ export class TargetCompiler {
       dataModel: this.target.dataModel,
       probes: this.catalogue(),
       ...(this.targetPid() !== undefined ? { macroVariables: { ...options.macroVariables, target: this.targetPid()! } } : {}),
-      ...(guest ? { types: [...(options.types ?? []), this.kernelTypes()!], threadType: 'struct task_struct *', libraries: [...GUEST_D_LIBRARIES, { name: 'regs.d', text: guest.support.regsLibrary }, ...(options.libraries ?? [])] } : {}),
+      ...(guest ? { types: [...(options.types ?? []), this.kernelTypes()!], threadType: 'struct task_struct *', libraries: [...GUEST_D_LIBRARIES, { name: 'regs.d', text: guest.support.regsLibrary }, ...this.usdtLibraries(guest), ...(options.libraries ?? [])] } : {}),
     };
+  }
+
+  /** The target process's USDT provider definitions (their types and translators), as libraries. */
+  private usdtLibraries(guest: GuestTarget): { name: string; text: string }[] {
+    const pid = this.targetPid();
+    return pid === undefined ? [] : guest.providers.pid.usdtLibraries(pid);
   }
 }

@@ -6,7 +6,8 @@
 // the order dtrace permits.
 import { BUILTIN_FUNCTIONS } from '../builtins.js';
 import type { CompileContext, CookedStatement } from '../context.js';
-import { fail } from '../diagnostics.js';
+import { CompileError, fail } from '../diagnostics.js';
+import { isDScalar } from '../semantics.js';
 import type { Pass } from './pass.js';
 
 const DATA_RECORDING = new Set(['trace', 'print', 'tracemem', 'printf', 'printa', 'stack', 'ustack', 'jstack', 'sym', 'func', 'mod', 'usym', 'ufunc', 'umod', 'uaddr', 'system', 'freopen']);
@@ -71,6 +72,12 @@ function checkParams(ctx: CompileContext, st: CookedStatement & { kind: 'aggrega
         if (a.params[i] !== consts[i]) fail(spec.match, st.loc, a.params[i]!, consts[i]!);
       });
     }
+  }
+  // The increment (dt_action_aggregate): quantize's argument #2, lquantize's #5, llquantize's #6.
+  const argmax = fname === 'quantize' ? 2 : fname === 'lquantize' ? 5 : fname === 'llquantize' ? 6 : 0;
+  const incr = argmax > 0 ? st.args[argmax - 1] : undefined;
+  if (incr !== undefined && (incr.k === 'agg' || !isDScalar(incr.type!))) {
+    throw new CompileError({ severity: 'error', tag: 'D_PROTO_ARG', message: `${fname}( ) increment value (argument #${argmax}) must be of scalar type`, location: st.loc });
   }
   if (a.params.length === 0) a.params = consts;
   void ctx;

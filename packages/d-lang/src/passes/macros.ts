@@ -65,9 +65,11 @@ export const macrosPass: Pass = {
       if (item.predicate !== undefined) item.predicate = f(item.predicate);
       if (item.body !== undefined) item.body = mapStatements(item.body, f);
     }
-    if (ctx.option('argref') !== undefined) {
-      const n = ctx.options.macroArgs?.length ?? 0;
-      for (let i = 1; i <= n; i++) if (!ctx.macroArgsUsed.has(i)) fail('D_MACRO_UNUSED', undefined, `$${i}`);
+    // dt_compile: without -x argref, the last argument must be referenced.
+    const args = ctx.options.macroArgs ?? [];
+    const n = args.length;
+    if (n > 0 && ctx.option('argref') === undefined && !ctx.macroArgsUsed.has(n)) {
+      fail('D_MACRO_UNUSED', ctx.ast!.end ?? ctx.ast!.loc, args[n - 1]!, n);
     }
   },
 };

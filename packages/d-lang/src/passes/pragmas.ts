@@ -10,10 +10,18 @@ import type { Pass } from './pass.js';
 import { BUILTIN_FUNCTIONS, BUILTIN_VARIABLES } from '../builtins.js';
 import { DTRACE_OPTIONS, parseSizeOption, parseTimeOption } from '../options.js';
 
+/** Options whose handlers refuse to run while a D program is compiled (dt_opt_cpp_*, dt_opt_ld_path, dt_opt_stdc, dt_opt_setenv). */
+const COMPILER_SETUP_OPTIONS = new Set(['cpphdrs', 'cpppath', 'define', 'incdir', 'undef', 'ldpath', 'stdc', 'setenv', 'unsetenv']);
+
 export function setOption(ctx: CompileContext, name: string, value: string | null, item: PragmaItem | undefined): void {
   const loc = item?.loc;
   const kind = DTRACE_OPTIONS.get(name);
   if (kind === undefined) fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid option name');
+  if (item !== undefined && COMPILER_SETUP_OPTIONS.has(name)) {
+    // dt_options.c: these set up the compiler itself (EDT_BADOPTCTX once a program is being compiled); a bad value is reported first.
+    const badValue = name === 'cpphdrs' ? value !== null : name !== 'setenv' && name !== 'unsetenv' && value === null;
+    fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, badValue ? 'Invalid value for specified option' : 'Option cannot be used from within a D program');
+  }
   if (kind === 'bool') {
     if (booleanOptionValue(value) === undefined) {
       fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
@@ -24,11 +32,25 @@ export function setOption(ctx: CompileContext, name: string, value: string | nul
     fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
   } else if (kind === 'time' && parseTimeOption(value) === undefined) {
     fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
-  } else if (kind === 'int' && !/^-?\d+$/.test(value)) {
+  } else if (kind === 'int' && !isCountValue(value)) {
     fail('D_PRAGMA_OPTSET', loc, name, value === null ? '' : ` to '${value}'`, 'Invalid value for specified option');
   }
   ctx.pragmaOptions.set(name, value);
   if (name === 'strsize' && value !== null) ctx.env.stringSize = parseSizeOption(value)!;
+}
+
+/**
+ * A count as dt_opt_runtime reads it: strtoull in base 0 (decimal, 0x hex,
+ * 0 octal, a leading sign allowed), refused when the 64-bit result is
+ * negative as a signed value: nspec=-72 fails.
+ */
+function isCountValue(value: string): boolean {
+  const m = /^\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)$/.exec(value);
+  if (m === null) return false;
+  const digits = m[2]!;
+  const n = digits.length > 1 && digits[0] === '0' && !/^0[xX]/.test(digits) ? BigInt('0o' + digits.slice(1)) : BigInt(digits);
+  if (n > 0xffffffffffffffffn) return false;
+  return BigInt.asIntN(64, m[1] === '-' ? -n : n) >= 0n;
 }
 
 const STABILITY = ['Internal', 'Private', 'Obsolete', 'External', 'Unstable', 'Evolving', 'Stable', 'Standard'];
@@ -83,6 +105,8 @@ function pragmaD(ctx: CompileContext, item: PragmaItem, words: string[]): void {
       if (words.length !== 3) fail('D_PRAGMA_MALFORM', item.loc, 'depends_on');
       const kind = words[1]!;
       if (!['provider', 'module', 'library'].includes(kind)) fail('D_PRAGMA_INVAL', item.loc, `depends_on ${kind}`);
+      // Only a library may name the libraries it needs (dt_pragma_depends); this pass sees the program's pragmas.
+      if (kind === 'library') throw new CompileError({ severity: 'error', tag: 'D_PRAGMA_DEPEND', message: 'main program may not explicitly depend on a library', location: item.loc });
       if (kind === 'provider' && ctx.options.probes !== undefined) {
         const found = ctx.options.probes.match({ provider: words[2]!, module: '', function: '', name: '' });
         if (found.length === 0) fail('D_PRAGMA_DEPEND', item.loc, 'provider', words[2]!);

@@ -4,9 +4,9 @@
 // symbols, inline definitions, translators and provider definitions. They
 // enter the type environment and the symbol tables in program order, with
 // dtrace's redeclaration and storage-class rules.
-import { findMember, resolveType } from '@wdtrace/dtrace-core/types';
+import { type CType, findMember, resolveType } from '@wdtrace/dtrace-core/types';
 import type { DeclarationItem, InlineItem, ProviderItem, TranslatorItem } from '../ast.js';
-import type { CompileContext } from '../context.js';
+import type { CompileContext, ProviderDefinition } from '../context.js';
 import { CompileError, fail } from '../diagnostics.js';
 import { isStructOrUnion, isVoid } from '../dtypes.js';
 import { Cooker, argumentCompatible, dtypeName } from '../semantics.js';
@@ -90,43 +90,49 @@ function defineInline(ctx: CompileContext, cooker: Cooker, item: InlineItem): vo
  * parameter's type — must be assignable to it as an argument would be.
  */
 function defineTranslator(ctx: CompileContext, cooker: Cooker, item: TranslatorItem): void {
+  // dt_node_xlator and dt_cook_xlator report at the definition's end.
+  const at = item.end ?? item.loc;
   const output = cooker.resolveTypeName(item.output);
   const input = cooker.resolveTypeName(item.input);
   if (cooker.lookupTranslator(output, input, undefined, true) !== undefined) {
-    fail('D_XLATE_REDECL', item.loc, dtypeName(input), dtypeName(output));
+    fail('D_XLATE_REDECL', at, dtypeName(input), dtypeName(output));
   }
   const ro = resolveType(output);
   if ((ro.kind === 'struct' || ro.kind === 'union' || ro.kind === 'enum') && !ro.complete) {
-    throw new CompileError({ severity: 'error', tag: 'D_XLATE_SOU', message: `incomplete struct/union/enum ${dtypeName(output)}`, location: item.loc });
+    throw new CompileError({ severity: 'error', tag: 'D_XLATE_SOU', message: `incomplete struct/union/enum ${dtypeName(output)}`, location: at });
   }
-  if (!isStructOrUnion(output)) fail('D_XLATE_SOU', item.loc);
+  if (!isStructOrUnion(output)) fail('D_XLATE_SOU', at);
   const members = new Map<string, (typeof item.members)[number]['value']>();
   for (const m of item.members) {
     const mm = findMember(output, m.name);
-    if (mm === undefined) fail('D_XLATE_MEMB', m.loc, m.name, dtypeName(output));
+    if (mm === undefined) fail('D_XLATE_MEMB', at, m.name, dtypeName(output));
     const cooked = cooker.cook(m.value, { translatorInput: { name: item.inputName, type: input } });
     if (cooked.k === 'agg' || !argumentCompatible(cooked.type!, cooked, mm.type)) {
-      fail('D_XLATE_INCOMPAT', m.loc, m.name, dtypeName(mm.type), dtypeName(cooked.type));
+      fail('D_XLATE_INCOMPAT', at, m.name, dtypeName(mm.type), dtypeName(cooked.type));
     }
     members.set(m.name, m.value);
   }
   ctx.translators.push({ id: ctx.translators.length, output, input, inputName: item.inputName, members });
 }
 
-function defineProvider(cooker: Cooker, item: ProviderItem): void {
+function defineProvider(ctx: CompileContext, cooker: Cooker, item: ProviderItem): void {
   if (!/^[A-Za-z_][\w]*$/.test(item.name) || /\d$/.test(item.name)) fail('D_PROV_BADNAME', item.loc, item.name);
   const seen = new Set<string>();
+  const probes: ProviderDefinition['probes'][number][] = [];
   for (const p of item.probes) {
     const pname = p.name.replace(/__/g, '-');
     if (seen.has(pname)) fail('D_PROV_PRDUP', p.loc, item.name, pname);
     seen.add(pname);
     if (p.params.length > 10) fail('D_PROV_PRARGLEN', p.loc, item.name, pname);
-    for (const t of p.params) cooker.resolveTypeName(t);
+    const native = p.params.map((t) => cooker.resolveTypeName(t));
+    let translated: CType[] | undefined;
     if (p.xlated !== undefined) {
       if (p.xlated.length > 10) fail('D_PROV_PRARGLEN', p.loc, item.name, pname);
-      for (const t of p.xlated) cooker.resolveTypeName(t);
+      translated = p.xlated.map((t) => cooker.resolveTypeName(t));
     }
+    probes.push({ name: pname, native, ...(translated !== undefined ? { translated } : {}) });
   }
+  ctx.providers.push({ name: item.name, probes });
 }
 
 export const scopesPass: Pass = {
@@ -149,7 +155,7 @@ export const scopesPass: Pass = {
           defineTranslator(ctx, cooker, item);
           break;
         case 'provider':
-          defineProvider(cooker, item);
+          defineProvider(ctx, cooker, item);
           break;
         default:
           break;

@@ -8,7 +8,7 @@ import { BUILTIN_FUNCTIONS, KEY_ACTIONS, actionKeyType, functionKindName } from 
 import type { CompileContext, CookedStatement, ResolvedClause } from '../context.js';
 import { CompileError, type Loc, fail } from '../diagnostics.js';
 import { isArray, isCharArrayOrPointer, isInteger, isPointer, isScalar, isString, isVoid } from '../dtypes.js';
-import { type CookScope, Cooker, dtypeName } from '../semantics.js';
+import { type CookScope, Cooker, dtypeName, isDScalar } from '../semantics.js';
 import type { Pass } from './pass.js';
 
 /** One conversion of a printf-like format string (dt_printf_create). */
@@ -160,22 +160,40 @@ class ClauseTyper {
   run(): void {
     const item = this.clause.item;
     this.cooker.clearReferences();
+    // dt_cook_clause: the actions are cooked before the predicate (so that
+    // `/self->x == 0/ { self->x = 1; }` finds self->x), unless they name an
+    // identifier that does not exist yet: then the predicate first, then the
+    // actions again.
     let predicate: Expr | undefined;
-    if (item.predicate !== undefined) {
-      predicate = this.cook(item.predicate);
-      if (predicate.k === 'agg' || (!isScalar(predicate.type!) && !isString(predicate.type!))) fail('D_PRED_SCALAR', predicate.loc);
+    const cookPredicate = (p: Expr): Expr => {
+      const c = this.cook(p);
+      if (c.k === 'agg' || !isDScalar(c.type!)) fail('D_PRED_SCALAR', item.end ?? c.loc);
+      return c;
+    };
+    let statements: CookedStatement[];
+    try {
+      statements = this.statements();
+    } catch (err) {
+      if (item.predicate === undefined || !(err instanceof CompileError) || (err.diagnostic.tag !== 'D_IDENT_UNDEF' && err.diagnostic.tag !== 'D_VAR_UNDEF')) throw err;
+      predicate = cookPredicate(item.predicate);
+      statements = this.statements();
     }
+    if (item.predicate !== undefined && predicate === undefined) predicate = cookPredicate(item.predicate);
+    const exact = statements.slice(); // exact-size copy: pushing leaves spare capacity
+    this.clause.cooked = predicate !== undefined ? { predicate, statements: exact } : { statements: exact };
+    const referenceAttributes = this.cooker.referenceAttributes();
+    if (referenceAttributes !== undefined) this.clause.cooked.referenceAttributes = referenceAttributes;
+  }
+
+  private statements(): CookedStatement[] {
     const statements: CookedStatement[] = [];
-    const body = item.body ?? [];
+    const body = this.clause.item.body ?? [];
     for (let i = 0; i < body.length; i++) {
       const s = body[i]!;
       if (s.k !== 'expr') throw new Error('if statements must be removed by the sugar pass');
       statements.push(this.statement(s.expr, s.loc));
     }
-    const exact = statements.slice(); // exact-size copy: pushing leaves spare capacity
-    this.clause.cooked = predicate !== undefined ? { predicate, statements: exact } : { statements: exact };
-    const referenceAttributes = this.cooker.referenceAttributes();
-    if (referenceAttributes !== undefined) this.clause.cooked.referenceAttributes = referenceAttributes;
+    return statements;
   }
 
   private statement(e: Expr, loc: Loc): CookedStatement {
@@ -224,12 +242,7 @@ class ClauseTyper {
       this.ctx.aggregations.set(aggNode.name, a);
     } else {
       if (a.func !== fname) fail('D_AGG_REDEF', e.loc, aggNode.name);
-      if (a.keys.length !== keyTypes.length) fail('D_KEY_TYPE', e.loc, `@${aggNode.name}`, Math.min(a.keys.length, keyTypes.length) + 1);
-      keyTypes.forEach((t, i) => {
-        const want = a!.keys[i]!;
-        const ok = (isInteger(want) && isInteger(t)) || (isString(want) && isString(t)) || dtypeName(want) === dtypeName(t) || (isPointer(want) && isPointer(t));
-        if (!ok) fail('D_KEY_TYPE', keys[i]!.loc, `@${aggNode.name}`, i + 1);
-      });
+      this.cooker.checkKeySignature('@', aggNode.name, a.keys, keys, e.loc);
     }
     return { kind: 'aggregate', aggregation: a, keys, args, loc: e.loc };
   }
@@ -254,10 +267,12 @@ class ClauseTyper {
     const fmtArg = args[0]!;
     if (fmtArg.k !== 'string') fail('D_PRINTF_ARG_FMT', fmtArg.loc, fname);
     const fmt = fmtArg.value;
+    // The arguments are cooked before the format is parsed (dt_cook_func, then dt_printf_create).
+    const rest = args.slice(1);
+    const pre = rest.map((a) => (a.k === 'agg' ? undefined : this.cook(a)));
     const convs = parseFormat(fmt);
     if (typeof convs === 'string') throw new CompileError({ severity: 'error', tag: 'D_SYNTAX', message: convs, location: fmtArg.loc });
     if (fmt === '' && fname !== 'freopen') fail('D_PRINTF_FMT_EMPTY', fmtArg.loc, fname);
-    const rest = args.slice(1);
     const cooked: Expr[] = [{ ...fmtArg, type: this.ctx.env.string }];
     let ai = 0;
     for (const c of convs) {
@@ -266,7 +281,7 @@ class ClauseTyper {
       for (const dyn of dyns) {
         const a = rest[ai];
         if (a === undefined) fail('D_PRINTF_DYN_PROTO', loc, fname, n, c.name, dyn);
-        const ca = this.cook(a);
+        const ca = pre[ai] ?? this.cook(a);
         if (!isInteger(ca.type!)) fail('D_PRINTF_DYN_TYPE', a.loc, fname, ai + 2, n, dyn, c.name, dtypeName(ca.type));
         ai++;
         cooked.push(ca);
@@ -282,7 +297,7 @@ class ClauseTyper {
         cooked.push(this.aggregationArg(fname, a, ai, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
         continue;
       }
-      const ca = this.cook(a);
+      const ca = pre[ai - 1] ?? this.cook(a);
       const t = ca.type!;
       const conv = PF_CONVERSIONS.get(c.name)!;
       let ok: boolean;
@@ -397,6 +412,9 @@ class ClauseTyper {
           if (raw.length < 2) fail('D_PRINTA_PROTO', e.loc, 'aggregation argument missing');
           args = [{ ...raw[0]!, type: this.ctx.env.string }, ...raw.slice(1).map((a, i) => this.aggregationArg(name, a, i + 1, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }))];
         } else args = raw.map((a, i) => this.aggregationArg(name, a, i, { arg: 'D_PRINTA_AGGARG', bad: 'D_PRINTA_AGGBAD' }));
+        // dt_printa_validate: every aggregation has the first one's key signature.
+        const aggs = args.flatMap((a) => (a.ref?.kind === 'aggregation' ? [a.ref.aggregation] : []));
+        for (const other of aggs.slice(1)) printaValidate(aggs[0]!, other, e.loc);
         break;
       }
       case 'stack':
@@ -414,6 +432,9 @@ class ClauseTyper {
         arity('D_TRACEMEM_ARGS');
         const addr = this.cook(raw[0]!);
         if (!isPointer(addr.type!) && !isInteger(addr.type!) && !isArray(addr.type!)) fail('D_TRACEMEM_ADDR', raw[0]!.loc, dtypeName(addr.type));
+        // Its prototype, void(@, size_t, ...), is checked as the call is cooked (dt_idcook_func).
+        const size = this.cook(raw[1]!);
+        if (size.k === 'agg' || !isInteger(size.type!)) fail('D_PROTO_ARG', raw[1]!.loc, name, 2, 'size_t', size.k === 'agg' ? 'aggregation' : dtypeName(size.type));
         args = [addr, this.constPositive(raw[1], 'D_TRACEMEM_SIZE')!];
         if (n === 3) {
           const d = this.cook(raw[2]!);
@@ -474,3 +495,30 @@ export const typesPass: Pass = {
     for (let i = 0; i < ctx.clauses.length; i++) new ClauseTyper(ctx, cooker, ctx.clauses[i]!).run();
   },
 };
+
+/** dt_printa_validate: two aggregations printa() prints together must have keys of compatible types. */
+function printaValidate(first: AggregationInfo, other: AggregationInfo, loc: Loc): void {
+  const l = first.keys;
+  const r = other.keys;
+  if (l.length !== r.length) {
+    const keys = (n: number): string => `${n} key${n === 1 ? '' : 's'}`;
+    throw new CompileError({
+      severity: 'error',
+      tag: 'D_PRINTA_AGGKEY',
+      message: `printa( ): @${first.name} and @${other.name} do not have matching key signatures: @${first.name} has ${keys(l.length)}, @${other.name} has ${keys(r.length)}`,
+      location: loc,
+    });
+  }
+  for (let i = 0; i < l.length; i++) {
+    const a = l[i]!;
+    const b = r[i]!;
+    const compatible = (isInteger(a) && isInteger(b)) || (isString(a) && isString(b)) || (isPointer(a) && isPointer(b)) || dtypeName(a) === dtypeName(b);
+    if (compatible) continue;
+    throw new CompileError({
+      severity: 'error',
+      tag: 'D_PRINTA_AGGPROTO',
+      message: `printa( ): @${other.name}[ ] key #${i + 1} is incompatible with @${first.name}:\n${first.name.padStart(9)} key #${i + 1}: ${dtypeName(a)}\n${other.name.padStart(9)} key #${i + 1}: ${dtypeName(b)}`,
+      location: loc,
+    });
+  }
+}

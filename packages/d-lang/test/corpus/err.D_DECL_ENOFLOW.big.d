@@ -1,1 +1,1 @@
-enum e { A = 0x7fffffff, B };
+enum e { A = 0x80000000 };

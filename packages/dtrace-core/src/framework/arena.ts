@@ -74,6 +74,27 @@ export class Arena {
     }
     return addr;
   }
+  private readonly localAddresses = new Map<string, bigint>();
+
+  /**
+   * Static storage of a by-reference clause-local (this->) variable on one
+   * CPU, as illumos keeps dtvs_locals: one zero-filled area per variable
+   * and CPU, allocated on first use and kept across firings (clause-locals
+   * are not initialized). Faults NOSCRATCH when the static area is full.
+   */
+  localStorage(id: number, cpu: number, size: number): bigint {
+    const key = `${id}:${cpu}`;
+    let addr = this.localAddresses.get(key);
+    if (addr === undefined) {
+      const n = Math.max(size, 1);
+      if (((this.staticTop + 7) & ~7) + n > this.scratchBase) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
+      addr = this.addStatic(new Uint8Array(n));
+      const off = Number(addr - ARENA_BASE);
+      this.variableRegions.push([off, off + n]);
+      this.localAddresses.set(key, addr);
+    }
+    return addr;
+  }
   globalAddress(id: number): bigint | undefined {
     return this.globalAddresses.get(id);
   }

@@ -63,11 +63,6 @@ function fromStored(f: VmFiring, stored: bigint | Uint8Array): bigint {
   return addr;
 }
 
-function isZero(v: bigint | Uint8Array): boolean {
-  if (typeof v === 'bigint') return v === 0n;
-  return v.every((b) => b === 0);
-}
-
 function tupleKey(tuple: readonly TupleEntry[]): string {
   return tuple.map((t) => (t.bytes ? 's' + bytesString(t.bytes.subarray(0, (t.bytes.indexOf(0) + 1 || t.bytes.length + 1) - 1)) : 'i' + t.value.toString(16))).join('\u0000');
 }
@@ -246,15 +241,28 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
           case DIF_OP.STTS: {
             const id = (instr >>> 8) & 0xffff;
             const v = ld.variableTypes.get(varKey(DIFV_SCOPE_THREAD, id));
-            const val = isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
-            f.variables.storeThread(id, threadKey(), isZero(val) ? undefined : val);
+            // As dtrace_dynvar is asked: a zero register frees the variable; any other value (a by-reference value's address, even of "") keeps it.
+            const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
+            f.variables.storeThread(id, threadKey(), val);
             break;
           }
-          case DIF_OP.LDLS: regs[rd] = fromStored(f, f.locals.get((instr >>> 8) & 0xffff) ?? 0n); break;
+          case DIF_OP.LDLS: {
+            // A by-reference clause-local (string, struct, array) is its per-CPU storage's address.
+            const id = (instr >>> 8) & 0xffff;
+            const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
+            regs[rd] = isByRef(v) ? f.arena.localStorage(id, f.cpu, v!.type.size) : fromStored(f, f.locals.get(id) ?? 0n);
+            break;
+          }
           case DIF_OP.STLS: {
             const id = (instr >>> 8) & 0xffff;
             const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
-            f.locals.set(id, isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!);
+            if (isByRef(v)) {
+              const bytes = byRefBytes(f, regs[rd]!, v!);
+              const addr = f.arena.localStorage(id, f.cpu, v!.type.size);
+              f.arena.bytes.set(bytes.subarray(0, v!.type.size), f.arena.offsetOf(addr, 1));
+            } else {
+              f.locals.set(id, regs[rd]!);
+            }
             break;
           }
           case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tupleKey(tuple))); break;
@@ -264,9 +272,9 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
             const id = (instr >>> 8) & 0xffff;
             const scope = op === DIF_OP.STGAA ? DIFV_SCOPE_GLOBAL : DIFV_SCOPE_THREAD;
             const v = ld.variableTypes.get(varKey(scope, id));
-            const val = isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
+            const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
             const key = (op === DIF_OP.STTAA ? threadKey() + '\u0001' : '') + tupleKey(tuple);
-            f.variables.storeAssoc(id, key, isZero(val) ? undefined : val);
+            f.variables.storeAssoc(id, key, val);
             break;
           }
           case DIF_OP.STGA: throw new DifFault(DTRACEFLT.ILLOP, 0n);

@@ -12,7 +12,7 @@ export class ProgramImage {
   readonly module: string;
   /** Function symbols, each name once, sorted by address. */
   readonly functions: readonly KernelFunction[];
-  private readonly elf: ElfFile;
+  readonly elf: ElfFile;
   private readonly layout: KernelModuleImage;
   private readonly decoded = new Map<string, DecodedFunction>();
 

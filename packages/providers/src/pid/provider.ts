@@ -38,7 +38,9 @@
 // the stack arguments after them); return probes get arg0 = the offset of
 // the returning instruction in the function and arg1 = the return value.
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
-import type { KernelFunction, Machine, SafeRead, Trap } from '@wdtrace/kernel';
+import { usdtEnabledPatch, type KernelFunction, type Machine, type SafeRead, type Trap, type UsdtProviderDefinition } from '@wdtrace/kernel';
+import { programUsdt, type ProgramUsdt, type ResolvedUsdtSite } from '../usdt/sites.js';
+import { stapArgumentValue } from '../usdt/stapsdt.js';
 import type { GuestMachineView } from '../guest-view.js';
 import type { IsaSupport, KernelInsn } from '../isa/index.js';
 import { ProviderError, type ProbeSink } from '../provider.js';
@@ -54,7 +56,16 @@ export interface ProcessProgram {
   readonly pending: boolean;
 }
 
-type PidProbeKind = 'entry' | 'return' | 'offset';
+type PidProbeKind = 'entry' | 'return' | 'offset' | 'usdt';
+
+/** A usdt probe's provider, probe and sites in the process's program. */
+export interface UsdtProbeInfo {
+  readonly provider: UsdtProviderDefinition;
+  readonly probe: UsdtProviderDefinition['probes'][number];
+  /** The probe sites (each traps and fires), and the is-enabled sites (each yields 1 while the probe is enabled). */
+  readonly sites: readonly ResolvedUsdtSite[];
+  readonly enabledSites: readonly ResolvedUsdtSite[];
+}
 
 export interface PidProbe {
   readonly process: PidProcess;
@@ -65,6 +76,8 @@ export interface PidProbe {
   id: number;
   enabled: boolean;
   tracepoints?: Tracepoint[];
+  /** A usdt probe's description (kind 'usdt'). */
+  readonly usdt?: UsdtProbeInfo;
 }
 
 /** A process the provider has probes in. */
@@ -78,7 +91,19 @@ export interface PidProcess {
   table?: TracepointTable;
   readonly probes: PidProbe[];
   readonly definition: ProviderDefinition;
+  /** The USDT probes of its program (null: none), read when first asked for. */
+  usdt?: ProgramUsdt | null;
+  /** Its usdt providers (`<provider><pid>`) made so far, by name. */
+  readonly usdtDefinitions: Map<string, ProviderDefinition>;
 }
+
+const USDT_ATTRIBUTES = {
+  provider: 'Evolving/Evolving/ISA',
+  module: 'Private/Private/Unknown',
+  function: 'Private/Private/Unknown',
+  name: 'Evolving/Evolving/ISA',
+  args: 'Evolving/Evolving/ISA',
+} as const;
 
 const PID_ATTRIBUTES = {
   provider: 'Evolving/Evolving/ISA',
@@ -123,7 +148,12 @@ export class PidProvider {
    */
   prepare(registry: ProbeRegistry, desc: ProbeDescriptionPattern): ProbeDescriptionPattern {
     const pid = PidProvider.pidOf(desc.provider);
-    if (pid === undefined) return desc;
+    if (pid === undefined) {
+      // `<provider><pid>`: the usdt provider of that process's program, when it defines one of that name.
+      const usdt = /^([A-Za-z_][\w-]*?)([1-9]\d*)$/.exec(desc.provider);
+      const process = usdt ? this.usdtProvider(registry, usdt[1]!, Number(usdt[2])) : undefined;
+      return process && desc.module === 'a.out' ? { ...desc, module: process.image.module } : desc;
+    }
     const process = this.process(pid);
     if (!process) return desc;
     if (!registry.provider(process.definition.name)) registry.registerProvider(process.definition);
@@ -148,6 +178,7 @@ export class PidProvider {
       image,
       state: 'pending',
       probes: [],
+      usdtDefinitions: new Map(),
       definition: {
         name,
         attributes: PID_ATTRIBUTES,
@@ -223,6 +254,154 @@ export class PidProvider {
     make(off.toString(16), 'offset', [insn]);
   }
 
+  // ---- usdt ---------------------------------------------------------------
+
+  /**
+   * The D source of the provider definitions in process `pid`'s program —
+   * their types and translators — as libraries for programs that trace it
+   * (args[] of a translated argument is translated by them).
+   */
+  usdtLibraries(pid: number): { name: string; text: string }[] {
+    const process = this.process(pid);
+    const usdt = process ? this.usdtOf(process) : undefined;
+    if (!process || !usdt) return [];
+    return usdt.sources.map((text, i) => ({ name: `${process.image.module}.usdt${i === 0 ? '' : i}.d`, text }));
+  }
+
+  /** The USDT probes of a process's program (read once). */
+  usdtOf(process: PidProcess): ProgramUsdt | undefined {
+    if (process.usdt === undefined) process.usdt = programUsdt(process.image.elf) ?? null;
+    return process.usdt ?? undefined;
+  }
+
+  /**
+   * The usdt provider `<name><pid>` comes to exist (registered) when process
+   * `pid`'s program defines a provider `name`; returns the process then.
+   */
+  private usdtProvider(registry: ProbeRegistry, name: string, pid: number): PidProcess | undefined {
+    const process = this.process(pid);
+    if (!process || process.state === 'retired') return undefined;
+    const provider = this.usdtOf(process)?.providers.find((p) => p.name === name);
+    if (!provider) return undefined;
+    const full = `${name}${pid}`;
+    let definition = process.usdtDefinitions.get(full);
+    if (!definition) {
+      definition = {
+        name: full,
+        attributes: USDT_ATTRIBUTES,
+        ops: {
+          provide: (reg, desc) => this.provideUsdt(process, provider, reg, desc),
+          enable: (_id, arg) => this.enable(arg as PidProbe),
+          disable: (_id, arg) => this.disable(arg as PidProbe),
+          destroy: (_id, arg) => this.disable(arg as PidProbe),
+          // args[N]: the native type of argument N, and the translated type when the definition gives one.
+          getArgDesc: (_id, arg, argno) => {
+            const q = (arg as PidProbe).usdt!.probe;
+            const native = q.native[argno];
+            if (native === undefined) return undefined;
+            const translated = q.translated?.[argno];
+            return translated !== undefined && translated !== native ? { native, translated, mapping: argno } : { native };
+          },
+        },
+      };
+      process.usdtDefinitions.set(full, definition);
+    }
+    if (!registry.provider(full)) registry.registerProvider(definition);
+    return process;
+  }
+
+  /** The probes of one usdt provider: one per probe name and function, on every site of that pair. */
+  private provideUsdt(process: PidProcess, provider: UsdtProviderDefinition, registry: ProbeRegistry, desc?: ProbeDescriptionPattern): void {
+    const name = `${provider.name}${process.pid}`;
+    if (process.state === 'retired' || (desc && desc.module !== '' && !globMatch(desc.module, process.image.module))) return;
+    const usdt = this.usdtOf(process);
+    if (!usdt) return;
+    for (const q of provider.probes) {
+      if (desc && desc.name !== '' && !globMatch(desc.name, q.name)) continue;
+      const mine = usdt.sites.filter((s) => s.provider === provider.name && s.probe === q.name);
+      for (const fnName of [...new Set(mine.map((s) => s.function))]) {
+        if (desc && desc.function !== '' && !globMatch(desc.function, fnName)) continue;
+        if (registry.lookup(name, process.image.module, fnName, q.name)) continue;
+        const sites = mine.filter((s) => s.function === fnName);
+        const fn = process.image.functions.find((f) => f.address === sites[0]!.functionAddress) ?? process.image.function(fnName);
+        if (!fn) continue;
+        const decoded = process.image.decode(fn);
+        const insns = sites.filter((s) => !s.isEnabled).map((s) => decoded.insns.find((i) => i.address === s.address)).filter((i): i is KernelInsn => i !== undefined);
+        const probe: PidProbe = {
+          process,
+          function: fn,
+          kind: 'usdt',
+          insns,
+          id: 0,
+          enabled: false,
+          usdt: { provider, probe: q, sites: sites.filter((s) => !s.isEnabled), enabledSites: sites.filter((s) => s.isEnabled) },
+        };
+        probe.id = registry.createProbe(name, process.image.module, fnName, q.name, probe);
+        process.probes.push(probe);
+      }
+    }
+  }
+
+  /** A usdt probe's tracepoints: a trap at each probe site; at each is-enabled site the bytes that yield 1. */
+  private usdtTracepoints(probe: PidProbe, info: UsdtProbeInfo): Tracepoint[] {
+    const name = `${probe.process.definition.name}:${info.provider.name}:${probe.function.name}:${info.probe.name}`;
+    const argc = info.probe.native.length;
+    const decoded = probe.process.image.decode(probe.function);
+    const tps: Tracepoint[] = [];
+    for (const site of info.sites) {
+      const insn = decoded.insns.find((i) => i.address === site.address);
+      if (!insn) continue;
+      const result = this.support.displaced(insn);
+      const stap = site.stapArgs;
+      tps.push({
+        address: insn.address,
+        patch: this.support.breakpoint(insn),
+        name,
+        order: 1,
+        fire: (trap: Trap) => {
+          this.firings++;
+          const regs = this.machine.registers(trap.cpu);
+          const root = regs.pageTableRoot();
+          const read = (va: bigint, length: number): SafeRead => this.machine.readUser(root, va, length);
+          // A -G site is a call made no-op: its arguments are the call's. An SDT note says where each one is.
+          const args = stap ? stap.map((a) => stapArgumentValue(a, regs, insn.address, insn.address + BigInt(insn.length), read)) : this.support.callArgs(regs, argc, read);
+          this.sink.probe(probe.id, trap.cpu, args);
+          return result;
+        },
+      });
+    }
+    for (const site of info.enabledSites) {
+      const disabled = probe.process.image.fileBytes(site.address, this.support.isa === 'x86_64' ? 5 : 4);
+      if (!disabled) continue;
+      const insn = probe.process.image.decode(probe.function).insns.find((i) => i.address === site.address);
+      const result = insn ? this.support.displaced(insn) : undefined;
+      tps.push({
+        address: site.address,
+        patch: usdtEnabledPatch(this.support.isa, site, disabled),
+        name: `${name} (is-enabled)`,
+        order: 1,
+        // The patch does not trap; a trap here is another probe's (a pid probe on the same instruction is placed first).
+        fire: () => result!,
+      });
+    }
+    return tps;
+  }
+
+  /**
+   * An SDT note's semaphore counts the enabled probes of its site, as
+   * systemtap's uprobes do: the program tests it as its is-enabled check.
+   */
+  private countSemaphores(probe: PidProbe, delta: 1 | -1): void {
+    const root = probe.process.root;
+    if (root === undefined) return;
+    for (const address of new Set(probe.usdt!.sites.map((s) => s.semaphore).filter((a): a is bigint => a !== undefined))) {
+      const r = this.machine.readUser(root, address, 2);
+      if ('fault' in r) continue;
+      const n = (r.bytes[0]! | (r.bytes[1]! << 8)) + delta;
+      this.machine.writeUser(root, address, Uint8Array.of(n & 0xff, (n >> 8) & 0xff));
+    }
+  }
+
   // ---- enabling -----------------------------------------------------------
 
   private enable(probe: PidProbe): void {
@@ -242,6 +421,11 @@ export class PidProvider {
   private place(probe: PidProbe): void {
     const table = probe.process.table;
     if (!table || probe.tracepoints) return;
+    if (probe.usdt) {
+      table.place(probe, this.usdtTracepoints(probe, probe.usdt));
+      this.countSemaphores(probe, 1);
+      return;
+    }
     const fn = probe.function;
     const name = `${probe.process.definition.name}:${probe.process.image.module}:${fn.name}`;
     const tps = probe.insns.map((insn): Tracepoint => {
@@ -263,6 +447,7 @@ export class PidProvider {
   }
 
   private unplace(probe: PidProbe): void {
+    if (probe.usdt && probe.tracepoints) this.countSemaphores(probe, -1);
     if (probe.tracepoints && probe.process.table) probe.process.table.unplace(probe);
     probe.tracepoints = undefined;
   }

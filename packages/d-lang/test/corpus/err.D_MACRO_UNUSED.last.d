@@ -1,0 +1,2 @@
+/* @args 1 2 */
+BEGIN { trace($1); }
