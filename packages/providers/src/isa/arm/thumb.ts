@@ -21,7 +21,7 @@ import type { InvopResult, SdtSite } from '@wdtrace/kernel';
 import { inRanges, type AddressRanges, type DecodedFunction, type FbtPoint, type KernelInsn, type PatchedInstruction } from '../support.js';
 import { unprobeableArm } from './decode.js';
 
-/** Thumb-only refusals, besides those A32 and T32 share (udf, bkpt, svc, exclusives, VFP, wfi/wfe). */
+/** Thumb-only refusals, besides those A32 and T32 share (udf, bkpt, svc, exclusives, wfi/wfe). */
 const UNPROBEABLE_THUMB: ReadonlyMap<string, string> = new Map([['it', 'an it instruction sets the condition of the instructions after it']]);
 
 export function decodeThumb(bytes: Uint8Array, address: bigint, dataRanges?: AddressRanges): DecodedFunction {
