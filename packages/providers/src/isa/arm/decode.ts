@@ -14,7 +14,6 @@ const UNPROBEABLE: ReadonlyMap<string, string> = new Map([
   ['bkpt', 'a bkpt is already a breakpoint'],
   ['svc', 'svc changes mode'],
   ['exclusive', 'a breakpoint between ldrex and strex would clear the exclusive monitor'],
-  ['vfp', 'VFP/Advanced SIMD is not executed by the core'],
 ]);
 
 /** A 32-bit word as its four little-endian bytes. */

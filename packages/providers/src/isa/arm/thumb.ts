@@ -11,13 +11,17 @@
 // with the condition kept by the IT state instead of the word). The
 // displaced instruction then runs out of line in Thumb state as if at its
 // own address (the pc reads as address + 4, Align(pc, 4) for literals), and
-// the CPU's IT state applies to it and advances exactly as in place.
-import { DTRACE_BREAKPOINT_T16, DTRACE_BREAKPOINT_T32, walkT32 } from '@wdtrace/isa-arm-as';
+// the CPU's IT state applies to it and advances exactly as in place. The
+// common prologue and epilogue forms (push, pop, bx lr, mov r7, sp, add r7,
+// sp, #n, sub sp, #n, sp-relative ldr/str) go by emulation code instead
+// (thumbEmulationCode): the core checks that the word is of its class
+// before it runs it, so a probe can never run another instruction.
+import { ArmEmulation, DTRACE_BREAKPOINT_T16, DTRACE_BREAKPOINT_T32, walkT32 } from '@wdtrace/isa-arm-as';
 import type { InvopResult, SdtSite } from '@wdtrace/kernel';
 import { inRanges, type AddressRanges, type DecodedFunction, type FbtPoint, type KernelInsn, type PatchedInstruction } from '../support.js';
 import { unprobeableArm } from './decode.js';
 
-/** Thumb-only refusals, besides those A32 and T32 share (udf, bkpt, svc, exclusives, VFP, wfi/wfe). */
+/** Thumb-only refusals, besides those A32 and T32 share (udf, bkpt, svc, exclusives, wfi/wfe). */
 const UNPROBEABLE_THUMB: ReadonlyMap<string, string> = new Map([['it', 'an it instruction sets the condition of the instructions after it']]);
 
 export function decodeThumb(bytes: Uint8Array, address: bigint, dataRanges?: AddressRanges): DecodedFunction {
@@ -71,6 +75,48 @@ export function displacedThumb(insn: KernelInsn): InvopResult {
   return { kind: 'displaced', bytes: insn.bytes };
 }
 
+/**
+ * The Thumb emulation code for the common prologue and epilogue forms
+ * (push, pop, bx lr, mov r7, sp, add r7, sp, #n, sub sp, #n, sp-relative
+ * ldr/str, 16- and 32-bit), or undefined for any other instruction. The
+ * core checks the same fields before it emulates (emulationMatches), and
+ * the machine refuses a code that does not fit its word.
+ */
+export function thumbEmulationCode(insn: KernelInsn): ArmEmulation | undefined {
+  const v = insn.word! >>> 0;
+  const rn = (v >>> 16) & 15;
+  const rd = (v >>> 8) & 15;
+  const rt = (v >>> 12) & 15;
+  const noFlags = (v & (1 << 20)) === 0;
+  switch (insn.encoding) {
+    case 'PUSH_T1': return ArmEmulation.T_PUSH;
+    case 'POP_T1': return ArmEmulation.T_POP;
+    case 'STMDB_T1': return rn === 13 && (v & (1 << 21)) !== 0 ? ArmEmulation.T_PUSH : undefined;
+    case 'LDM_T2': return rn === 13 && (v & (1 << 21)) !== 0 ? ArmEmulation.T_POP : undefined;
+    case 'STR_imm_T4': return rn === 13 && (v & 0xfff) === 0xd04 ? ArmEmulation.T_PUSH : undefined;
+    case 'LDR_imm_T4': return rn === 13 && (v & 0xfff) === 0xb04 ? ArmEmulation.T_POP : undefined;
+    case 'BX_T1': return ((v >>> 3) & 15) === 14 ? ArmEmulation.T_BX_LR : undefined;
+    case 'MOV_reg_T1': return (v & 0xff) === 0x6f ? ArmEmulation.T_MOV_FP_SP : undefined;
+    case 'ADD_sp_imm_T1': return ((v >>> 8) & 7) === 7 ? ArmEmulation.T_ADD_FP_SP : undefined;
+    case 'ADD_imm_T3':
+    case 'ADD_imm_T4': return rn === 13 && rd === 7 && noFlags ? ArmEmulation.T_ADD_FP_SP : undefined;
+    case 'SUB_sp_imm_T1': return ArmEmulation.T_SUB_SP;
+    case 'SUB_imm_T3':
+    case 'SUB_imm_T4': return rn === 13 && rd === 13 && noFlags ? ArmEmulation.T_SUB_SP : undefined;
+    case 'LDR_imm_T2': return ArmEmulation.T_LDR_SP;
+    case 'LDR_imm_T3': return rn === 13 && rt !== 15 ? ArmEmulation.T_LDR_SP : undefined;
+    case 'STR_imm_T2': return ArmEmulation.T_STR_SP;
+    case 'STR_imm_T3': return rn === 13 ? ArmEmulation.T_STR_SP : undefined;
+  }
+  return undefined;
+}
+
+/** The emulation of a patched Thumb instruction when it has a code, else displaced execution. */
+export function emulatedThumb(insn: KernelInsn): InvopResult {
+  const code = thumbEmulationCode(insn);
+  return code === undefined ? displacedThumb(insn) : { kind: 'emulate', code, word: insn.word! >>> 0 };
+}
+
 // ---- fbt ----
 // Entry: the function's first instruction, usually `push {..., r7, lr}`.
 // Return: `pop {..., pc}` (16-bit or pop.w), `ldr pc, [sp], #4`, `bx lr`,
@@ -86,7 +132,7 @@ function isThumbReturn(insn: KernelInsn, start: bigint, end: bigint): boolean {
   return (insn.encoding === 'B_T1' || insn.encoding === 'B_T2' || insn.encoding === 'B_T3' || insn.encoding === 'B_T4') && insn.target !== undefined && (insn.target < start || insn.target >= end);
 }
 
-const thumbPoint = (insn: KernelInsn): FbtPoint => ({ insn, patch: breakpointThumb(insn), result: displacedThumb(insn) });
+const thumbPoint = (insn: KernelInsn): FbtPoint => ({ insn, patch: breakpointThumb(insn), result: emulatedThumb(insn) });
 
 export function thumbFbtEntry(first: KernelInsn, start: bigint): FbtPoint | string {
   if (first.address !== start) return 'the function starts with data';
