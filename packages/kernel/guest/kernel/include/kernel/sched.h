@@ -15,6 +15,7 @@ enum task_state {
 	TASK_RUNNING,         /* on a run queue or on a CPU */
 	TASK_INTERRUPTIBLE,   /* sleeping; signals wake it */
 	TASK_UNINTERRUPTIBLE,
+	TASK_STOPPED,         /* stopped by SIGSTOP & co until SIGCONT */
 	TASK_ZOMBIE,          /* exited; parent has not waited */
 	TASK_DEAD,
 };
@@ -72,6 +73,11 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];
 	int nice;                    /* -20 (most favoured) to 19 */
 	int rq_cpu;                  /* run queue it waits on, -1 if none */
+	/* Posted by DTrace's raise() and stop() actions in probe context (as
+	 * illumos's t_dtrace_sig and t_dtrace_stop): acted on by the thread
+	 * itself on its way back to user mode. */
+	uint8_t dtrace_sig;
+	bool dtrace_stop;
 };
 
 struct cpu_info {
@@ -118,6 +124,8 @@ __noreturn void cpu_idle(void);
 void resched_cpu(unsigned cpu);
 void yield(void);
 bool signal_pending(struct task_struct *t);
+void dtrace_post_signals(struct task_struct *t);
+void dtrace_continue_grabbed(void);
 void preempt_return_to_user(struct pt_regs *regs);
 
 /* fork.c / exit.c / exec.c */
