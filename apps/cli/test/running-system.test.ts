@@ -56,6 +56,13 @@ describe.each(['x86_64', 'arm'])('wdtrace on a running %s guest', (arch) => {
     expect(r.status).toBe(0);
   }, 120_000);
 
+  it('gives a CPU-bound program on one CPU every profile sample: the scheduler keeps it on when its slice ends', () => {
+    // A task whose slice ends with nothing else runnable runs on at once; the idle loop is not entered.
+    const r = run(['--arch', arch, '--cpus', '1', '--boot', '/bin/cpubound 100000 &', '--run-for', '300ms', '-q', '-n', 'profile-997 { @[execname] = count(); }']);
+    expect(r.stdout).toMatch(/^\n {2}cpubound +299\n$/);
+    expect(r.status).toBe(0);
+  }, 120_000);
+
   it('runs on the time scale --ns-per-insn sets: the same instructions take ten times the virtual time', () => {
     // The command's output, then the count (the last line).
     const count = (extra: string[]) => Number(run(['--arch', arch, ...extra, '-q', '-n', 'profile-997 /execname == "cpubound"/ { @ = count(); }', '-c', '/bin/cpubound 20']).stdout.trim().split('\n').pop());

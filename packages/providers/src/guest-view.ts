@@ -7,8 +7,9 @@
 // registers) comes from the providers' IsaSupport.
 //
 // Invariants:
-// - Nothing here writes guest memory or changes guest state: every access is
-//   a NOFAULT read that reports a fault instead of taking one.
+// - Nothing here writes guest memory or changes guest state (every access is
+//   a NOFAULT read that reports a fault instead of taking one), except the
+//   destructive actions -w allows: copyout, raise(), stop(), chill(), panic().
 // - `firingCpu` is the CPU whose probe is being processed; user loads go
 //   through that CPU's address space. The session sets it before each firing.
 import { DEFAULT_EPOCH_SECONDS, PT_LOAD, STT_FUNC, parseElf, type DwarfInfo, type DwarfType, type Machine, type SafeRead } from '@wdtrace/kernel';
@@ -23,6 +24,8 @@ interface KernelLayout {
   tasks: number;
   state: number;
   zombieState: number;
+  /** TASK_STOPPED's value (stopped by a stop signal until SIGCONT). */
+  stoppedState: number;
   /** task_struct.exit_code: the wait status (exit status << 8, or the killing signal). */
   exitCode: number;
   /** task_struct.regs: the user frame at the top of the kernel stack. */
@@ -45,7 +48,13 @@ interface KernelLayout {
   /** task_struct.mm and mm_struct.pgd: a process's address space and its root table. */
   mm: number;
   pgd: number;
+  /** task_struct.dtrace_sig and .dtrace_stop: what raise() and stop() post for the thread's way back to user mode. */
+  dtraceSig: number;
+  dtraceStop: number;
 }
+
+/** The guest kernel's signals are numbered 1 to 64 (raise() of a greater number is an illegal operation). */
+const GUEST_SIGNALS = 64;
 
 const IDLE: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
 const MAX_FRAMES = 256;
@@ -126,6 +135,47 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   /** copyout()/copyoutstr(): into the firing CPU's user address space, up to the first page that is not user-writable. */
   storeUser(addr: bigint, bytes: Uint8Array): bigint | undefined {
     return this.machine.writeUser(this.machine.registers(this.firingCpu).pageTableRoot(), BigInt.asUintN(64, addr), bytes);
+  }
+
+  /**
+   * raise(): the signal waits in the thread's dtrace_sig (the guest kernel's
+   * t_dtrace_sig) and the thread sends it to itself on its way back to user
+   * mode. One pending signal: a second raise() before then is ignored. The
+   * guest's signals are 1 to 64; 0 does nothing. An idle CPU has no thread
+   * that returns to user mode: nothing happens.
+   */
+  raise(cpu: number, sig: bigint): boolean {
+    if (sig < 0n || sig > BigInt(GUEST_SIGNALS)) return false;
+    const task = this.userTask(cpu);
+    if (sig === 0n || task === undefined) return true;
+    const at = task + BigInt(this.layout().dtraceSig);
+    if (this.readBytes(at, 1)?.[0] === 0) this.machine.writeText(at, Uint8Array.of(Number(sig)));
+    return true;
+  }
+
+  /** stop(): the thread's dtrace_stop; it stops itself (SIGSTOP through its signal path) on its way back to user mode. */
+  stop(cpu: number): void {
+    const task = this.userTask(cpu);
+    if (task !== undefined) this.machine.writeText(task + BigInt(this.layout().dtraceStop), Uint8Array.of(1));
+  }
+
+  /** chill(): the CPU spins in the probe for `ns` of virtual time. */
+  chill(_cpu: number, ns: bigint): void {
+    this.machine.spin(Number(ns));
+  }
+
+  /** panic(): the guest kernel panics with dtrace's message. */
+  panic(cpu: number, message: string): void {
+    this.machine.panic(cpu, message);
+  }
+
+  /** The task running on `cpu` when it is a thread of a process (not the idle task), else undefined. */
+  private userTask(cpu: number): bigint | undefined {
+    const layout = this.layout();
+    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    if (!task) return undefined;
+    const idle = this.readBytes(task + BigInt(layout.isIdle), 1);
+    return idle && idle[0] === 0 ? task : undefined;
   }
 
   thread(cpu: number): ThreadIdentity {
@@ -245,6 +295,23 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (!comm) return undefined;
     const end = comm.indexOf(0);
     return new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end));
+  }
+
+  /**
+   * dtrace -p's grab sets a stopped process running: when process `pid` is
+   * stopped (TASK_STOPPED), its pid goes to the guest kernel's
+   * dtrace_continue_pid and the next clock tick sends it SIGCONT. Returns
+   * whether it was stopped.
+   */
+  continueIfStopped(pid: number): boolean {
+    const layout = this.layout();
+    if (this.leaderTask(pid, (state) => state === layout.stoppedState) === undefined) return false;
+    const at = this.machine.symbols.byName('dtrace_continue_pid');
+    if (!at) throw new Error('the guest kernel has no dtrace_continue_pid');
+    const bytes = new Uint8Array(4);
+    new DataView(bytes.buffer).setInt32(0, pid, true);
+    this.machine.writeText(at.address, bytes);
+    return true;
   }
 
   /** The task_struct of process `pid`'s live leader (tid == pid), undefined when there is none. */
@@ -485,11 +552,14 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     const stateType = stateEnum === undefined ? undefined : d.types.get(stateEnum);
     const zombie = stateType?.kind === 'enum' ? stateType.enumerators.find((e) => e.name === 'TASK_ZOMBIE')?.value : undefined;
     if (zombie === undefined) throw new Error("the guest kernel's DWARF has no TASK_ZOMBIE in enum task_state");
+    const stopped = stateType?.kind === 'enum' ? stateType.enumerators.find((e) => e.name === 'TASK_STOPPED')?.value : undefined;
+    if (stopped === undefined) throw new Error("the guest kernel's DWARF has no TASK_STOPPED in enum task_state");
     this.layoutCache = {
       cpuInfos: sym.address,
       tasks: member(task, 'tasks').offset,
       state: member(task, 'state').offset,
       zombieState: Number(zombie),
+      stoppedState: Number(stopped),
       exitCode: member(task, 'exit_code').offset,
       regs: member(task, 'regs').offset,
       userPc: saved(frame.pc),
@@ -507,6 +577,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       commLength: d.sizeOf(comm.type) ?? 16,
       mm: member(task, 'mm').offset,
       pgd: member(structType(d, 'struct mm_struct'), 'pgd').offset,
+      dtraceSig: member(task, 'dtrace_sig').offset,
+      dtraceStop: member(task, 'dtrace_stop').offset,
     };
     return this.layoutCache;
   }

@@ -248,6 +248,10 @@ export class GuestTarget implements TracingTarget {
     return { kind: 'ended', result };
   }
 
+  ended(): RunResult | undefined {
+    return this.machine.result;
+  }
+
   processAlive(pid: number): boolean {
     return this.view.processAlive(pid);
   }

@@ -79,7 +79,7 @@ export async function workLoop(target: TracingTarget, state: DTraceState, consum
     // --run-for counts from BEGIN: the guest's boot happened before tracing started.
     const limit = o.timeLimit !== undefined ? target.now() + o.timeLimit : undefined;
     let steps = 0;
-    while (!(state.activity === 'draining' || state.anyBufferFull() || o.interrupted())) {
+    while (!(state.activity === 'draining' || state.anyBufferFull() || o.interrupted() || state.panicked !== undefined)) {
       target.beforeStep(state);
       let t = nextWakeup(target.profile, consumer, nextSwitch);
       const limited = limit !== undefined && t >= limit;
@@ -111,11 +111,15 @@ export async function workLoop(target: TracingTarget, state: DTraceState, consum
       }
       if (o.yield && ++steps % target.stepsPerYield === 0) await o.yield();
     }
+    // panic() ended the guest in probe context (BEGIN's, or a firing at the step's end).
+    if (state.panicked !== undefined && guest === undefined) guest = target.ended?.();
     // dtrace_work once tracing has stopped: the aggregation snapshot is taken
     // regardless of aggrate, so a printa() of the last firings sees their data.
     consumer.snapAggregations(true);
     consumer.consume(false);
-    state.stop(0, (cpu) => fireEnd(state, cpu));
+    // END fires in the kernel: a kernel that panic() brought down fires nothing more.
+    if (state.panicked === undefined) state.stop(0, (cpu) => fireEnd(state, cpu));
+    else state.stop(0);
     consumer.consume(true);
   } finally {
     // On any way out, the probes come out of the text (stop() does nothing the second time).

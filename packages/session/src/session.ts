@@ -192,7 +192,10 @@ export class Session {
     if (!this.guest) throw new SessionError('there is no guest to grab a process in');
     this.grabbed = pid;
     this.pid = pid;
-    return this.guest.bootUntilProcess(pid);
+    if (!this.guest.bootUntilProcess(pid)) return false;
+    // A stopped process runs on once grabbed, as dtrace's grab sets it running.
+    this.guest.view.continueIfStopped(pid);
+    return true;
   }
 
   /** Console input for an interactive guest (the terminal, under -p). */

@@ -36,6 +36,8 @@ export interface TracingTarget {
   beforeStep(state: DTraceState): void;
   /** Moves virtual time to `t`: runs the guest there, or advances the idle clock. */
   advance(t: bigint): TargetStep;
+  /** How the guest ended, once it has (a panic() in probe context ends it between steps). */
+  ended?(): RunResult | undefined;
   /** Whether guest process `pid` is alive (-p's grab); a target without processes has none. */
   processAlive(pid: number): boolean;
 }

@@ -153,6 +153,8 @@ export class Consumer {
 
   /** dtrace_consume: every CPU's buffer, the CPU that ran BEGIN first (after the aggregation snapshot, as dtrace_work). */
   consume(final: boolean): void {
+    // What destructive actions said (breakpoint()) came at once, before the buffered data is read.
+    for (const m of this.state.kernelMessages.splice(0)) this.output.err(m);
     this.snapAggregations(final);
     const n = this.state.machine.ncpus;
     const order = [this.state.beganOn, ...Array.from({ length: n }, (_, i) => i).filter((i) => i !== this.state.beganOn)];

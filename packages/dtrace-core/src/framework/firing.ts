@@ -41,7 +41,8 @@ export interface VmFiring {
   readonly epid: number;
   readonly args: readonly bigint[];
   readonly probe: { readonly provider: string; readonly module: string; readonly function: string; readonly name: string };
-  readonly timestamp: bigint;
+  /** The firing's timestamp; chill() moves it on (illumos re-reads the clock after a chill). */
+  timestamp: bigint;
   readonly strsize: number;
   /** Allocates a speculation buffer id (0 when none is free). */
   speculation(): number;

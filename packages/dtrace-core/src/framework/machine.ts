@@ -62,6 +62,31 @@ export interface MachineInterface {
    * destination.
    */
   storeUser?(addr: bigint, bytes: Uint8Array): bigint | undefined;
+  /**
+   * raise() (destructive, -w): posts signal `sig` to the thread on `cpu`;
+   * the kernel sends it through its own signal path when the thread goes
+   * back to user mode, as illumos's t_dtrace_sig (one pending signal: a
+   * second raise() before then is ignored). Returns false when `sig` is no
+   * signal of the machine's (the action's illegal operation). A machine
+   * without threads leaves it out: raise() does nothing.
+   */
+  raise?(cpu: number, sig: bigint): boolean;
+  /**
+   * stop() (destructive, -w): the process of the thread on `cpu` stops when
+   * the thread goes back to user mode (t_dtrace_stop), until continued.
+   */
+  stop?(cpu: number): void;
+  /**
+   * chill() (destructive, -w): `cpu` spins for `ns` nanoseconds of virtual
+   * time before the probe returns.
+   */
+  chill?(cpu: number, ns: bigint): void;
+  /**
+   * panic() (destructive, -w): the kernel panics on `cpu` with `message`
+   * (its console shows the panic as its own panic() prints it) and the
+   * machine runs no more.
+   */
+  panic?(cpu: number, message: string): void;
   /** The thread running on `cpu` now. */
   thread(cpu: number): ThreadIdentity;
   /**
@@ -128,6 +153,10 @@ export class IdleMachine implements MachineInterface {
 
   now(): bigint {
     return this.clock;
+  }
+  /** chill(): the CPU spins, so virtual time moves on by `ns`. */
+  chill(_cpu: number, ns: bigint): void {
+    this.clock += ns;
   }
   walltime(): bigint {
     return this.bootWalltime + this.clock;

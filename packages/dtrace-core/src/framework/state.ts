@@ -155,6 +155,9 @@ export interface DropCounts {
 export class LoadError extends Error {}
 
 const ERROR_RECORD_SIZE = 48;
+/** dtrace_chill_interval and dtrace_chill_max: at most 500 ms of chill() per CPU in any one second. */
+const CHILL_INTERVAL = 1_000_000_000n;
+const CHILL_MAX = 500_000_000n;
 
 export type Activity = 'inactive' | 'warmup' | 'active' | 'draining' | 'cooldown' | 'stopped';
 
@@ -174,6 +177,12 @@ export class DTraceState {
   private readonly dynamic = new Map<string, bigint | Uint8Array>();
   private dynamicBytes = 0;
   activity: Activity = 'inactive';
+  /** The panic() message once a panic action ran (dtrace_panicked): the machine is down and tracing ends. */
+  panicked: string | undefined;
+  /** What destructive actions said on the console since the consumer last looked (breakpoint()). */
+  readonly kernelMessages: string[] = [];
+  /** Per CPU: the start of the current chill interval and the chill time spent in it (cpu_dtrace_chillmark, cpu_dtrace_chilled). */
+  private readonly chills: { mark: bigint; chilled: bigint }[] = [];
   /** exit() status once an exit action ran. */
   exitStatus: number | undefined;
   beganOn = 0;
@@ -419,6 +428,16 @@ export class DTraceState {
             break;
           }
           case DTRACEACT.DISCARD: this.speculationDiscard(this.speculationId(value as bigint), cpu); break;
+          case DTRACEACT.RAISE:
+            if (this.machine.raise && !this.machine.raise(cpu, value as bigint)) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+            break;
+          case DTRACEACT.STOP: this.machine.stop?.(cpu); break;
+          case DTRACEACT.CHILL: this.chill(cpu, value as bigint, f); break;
+          case DTRACEACT.BREAKPOINT:
+            // debug_enter() with no kernel debugger to enter: the message, and the probe returns.
+            this.kernelMessages.push(`dtrace: ${this.destructiveActionAt('breakpoint', ep)}: no kernel debugger is present; tracing continues\n`);
+            break;
+          case DTRACEACT.PANIC: this.panic(ep, cpu); break;
           case DTRACEACT.EXIT:
             if (this.activity === 'active' || this.activity === 'warmup') {
               this.activity = 'draining';
@@ -552,6 +571,46 @@ export class DTraceState {
         chunk.set(tmp.subarray(0, Math.min(8, rec.size)), rec.offset);
       }
     }
+  }
+
+  // -------------------------------------------------------------------------
+  // DTrace Destructive Action Functions (probe context; -w was checked at enabling)
+
+  /** "<what> action at probe P:M:F:N (ecb ADDR)": the ECB is named by its EPID, the framework's handle on it. */
+  private destructiveActionAt(what: string, ep: EnabledProbe): string {
+    const p = ep.probe;
+    return `${what} action at probe ${p.provider}:${p.module}:${p.function}:${p.name} (ecb 0x${ep.epid.toString(16)})`;
+  }
+
+  /**
+   * dtrace_action_chill: spin `ns` of virtual time on `cpu`, unless the CPU
+   * would then have chilled more than CHILL_MAX within one CHILL_INTERVAL
+   * (an illegal operation, as illumos refuses it). Time read after it in the
+   * clause has moved on.
+   */
+  private chill(cpu: number, ns: bigint, f: VmFiring): void {
+    const now = this.machine.now();
+    const c = (this.chills[cpu] ??= { mark: now, chilled: 0n });
+    if (now - c.mark > CHILL_INTERVAL) {
+      c.mark = now;
+      c.chilled = 0n;
+    }
+    if (ns < 0n || c.chilled + ns > CHILL_MAX) throw new DifFault(DTRACEFLT.ILLOP, 0n);
+    this.machine.chill?.(cpu, ns);
+    c.chilled += ns;
+    f.timestamp = this.machine.now();
+  }
+
+  /**
+   * dtrace_action_panic: the first panic() wins (dtrace_panicked); the
+   * machine panics with dtrace's message. Tracing then ends: the kernel
+   * runs no more. A machine with no kernel to panic says so.
+   */
+  private panic(ep: EnabledProbe, cpu: number): void {
+    if (this.panicked !== undefined) return;
+    this.panicked = `dtrace: ${this.destructiveActionAt('panic', ep)}`;
+    if (this.machine.panic) this.machine.panic(cpu, this.panicked);
+    else this.kernelMessages.push(`${this.panicked}: there is no guest kernel to panic; tracing ends\n`);
   }
 
   /** Fires dtrace:::ERROR for a fault: the library's ERROR record plus the user's ERROR clauses. */

@@ -636,6 +636,29 @@ export class Machine {
   }
 
   /**
+   * Spends `ns` of virtual time on the CPU that is running, in place (a
+   * spin of DTrace's chill()): the clock moves on; no instruction retires.
+   */
+  spin(ns: number): void {
+    if (!Number.isFinite(ns) || ns < 0) throw new MachineError(`cannot spin for ${ns} ns`);
+    this.skippedNs += ns;
+  }
+
+  /**
+   * Panics the guest kernel from the host (DTrace's panic()): the console
+   * shows the panic as the kernel's own panic() prints it, and the machine
+   * ends as that panic ends it (the panic marker, status 255). The run in
+   * progress returns once the current trap is handled.
+   */
+  panic(cpu: number, message: string): void {
+    if (this.ended !== undefined) return;
+    for (const b of new TextEncoder().encode(`\nKernel panic on CPU ${this.checkCpu(cpu)}: ${message}\n`)) this.out.push(b);
+    this.flushOutput();
+    this.ended = { kind: 'panic', status: 255 };
+    this.port.requestStop?.();
+  }
+
+  /**
    * Ends the run in progress once the current instruction (or trap) is
    * handled — for an invop handler or a device access that finds the host
    * must act before the guest goes on. That run returns `{ kind: 'stopped' }`;

@@ -57,9 +57,9 @@ translator lwpsinfo_t < struct task_struct *T > {
 	pr_addr = (uintptr_t)T;
 	pr_wchan = (uintptr_t)T->wait_channel;
 	pr_stype = 0;			/* sleeps are on plain channels: SOBJ_NONE */
-	/* TASK_RUNNING on a CPU: SONPROC; TASK_RUNNING: SRUN; asleep: SSLEEP; exited: SZOMB */
-	pr_state = T->state == 0 ? (T->on_cpu >= 0 ? 6 : 2) : T->state <= 2 ? 1 : 3;
-	pr_sname = T->state == 0 ? (T->on_cpu >= 0 ? 'O' : 'R') : T->state <= 2 ? 'S' : 'Z';
+	/* TASK_RUNNING on a CPU: SONPROC; TASK_RUNNING: SRUN; asleep: SSLEEP; TASK_STOPPED: SSTOP; exited: SZOMB */
+	pr_state = T->state == 0 ? (T->on_cpu >= 0 ? 6 : 2) : T->state <= 2 ? 1 : T->state == 3 ? 5 : 3;
+	pr_sname = T->state == 0 ? (T->on_cpu >= 0 ? 'O' : 'R') : T->state <= 2 ? 'S' : T->state == 3 ? 'T' : 'Z';
 	pr_nice = 0;			/* no priorities: round robin */
 	pr_syscall = 0;			/* not kept: 0 */
 	pr_oldpri = 0;

@@ -24,6 +24,10 @@ void exit_to_user_mode(struct pt_regs *regs)
 			schedule();
 			continue;
 		}
+		if (current->dtrace_sig || current->dtrace_stop) {
+			dtrace_post_signals(current);
+			continue;
+		}
 		if (signal_pending(current)) {
 			do_signal(regs);
 			continue;

@@ -225,10 +225,16 @@ void wake_up_process(struct task_struct *t)
 	}
 }
 
-static struct task_struct *pick_next_task(unsigned cpu, struct task_struct *idle)
+/* The task CPU cpu runs next: a waiting task of its queue, else prev again
+ * when it is still runnable (schedule() queued it at the tail, so any other
+ * waiting task goes first; waiting_task skips it because it is still on the
+ * CPU), else one pulled from a busier queue, else the idle task. */
+static struct task_struct *pick_next_task(unsigned cpu, struct task_struct *prev, struct task_struct *idle)
 {
 	struct task_struct *t = waiting_task(cpu);
 
+	if (!t && task_on_run_queue(prev) && prev->rq_cpu == (int)cpu)
+		t = prev;
 	if (!t && pull_task(cpu, 1))
 		t = waiting_task(cpu);
 	if (t) {
@@ -258,7 +264,7 @@ void schedule(void)
 	prev->need_resched = false;
 	if (prev->state == TASK_RUNNING && !prev->is_idle && !task_on_run_queue(prev))
 		enqueue_on(prev, cpu);
-	next = pick_next_task(cpu, ci->idle);
+	next = pick_next_task(cpu, prev, ci->idle);
 	if (next == prev) {
 		prev->timeslice = timeslice_for(prev);
 		return;
@@ -303,6 +309,7 @@ void scheduler_tick(void)
 	struct task_struct *t = current;
 	unsigned cpu = smp_processor_id();
 
+	dtrace_continue_grabbed();
 	if (t->is_idle) {
 		t->stime_ticks++;       /* idle time, for /proc/uptime */
 		if (run_queues[cpu].rq_nr_running > 0 || any_waiting_elsewhere(cpu))
@@ -389,8 +396,15 @@ __noreturn void cpu_idle(void)
 	for (;;) {
 		unsigned cpu = smp_processor_id();
 
-		if (current->need_resched || run_queues[cpu].rq_nr_running > 0 || any_waiting_elsewhere(cpu))
+		/* Look again after running something: work that came while this
+		 * CPU was busy must not wait for the next interrupt. */
+		if (current->need_resched || run_queues[cpu].rq_nr_running > 0 || any_waiting_elsewhere(cpu)) {
+			uint64_t switches = cpu_infos[cpu].context_switches;
+
 			schedule();
+			if (cpu_infos[cpu].context_switches != switches)
+				continue;
+		}
 		unlock_kernel();
 		arch_wait_for_interrupt();
 		lock_kernel();

@@ -16,7 +16,11 @@
 #include <kernel/syscall.h>
 
 #define SIG_BIT(sig) (1ull << ((sig) - 1))
-#define UNBLOCKABLE (SIG_BIT(SIGKILL) | SIG_BIT(19 /* SIGSTOP */))
+#define SIGCONT_ 18
+#define SIGSTOP_ 19
+#define UNBLOCKABLE (SIG_BIT(SIGKILL) | SIG_BIT(SIGSTOP_))
+/* SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: their default action stops the task. */
+#define STOP_SIGNALS (SIG_BIT(SIGSTOP_) | SIG_BIT(20) | SIG_BIT(21) | SIG_BIT(22))
 
 struct signal_struct *sighand_alloc(void)
 {
@@ -52,7 +56,8 @@ void flush_signal_handlers(struct task_struct *t)
 
 static bool sig_default_ignored(int sig)
 {
-	return sig == SIGCHLD || sig == 23 /* SIGURG */ || sig == 28 /* SIGWINCH */;
+	/* SIGCONT's default action, continuing, is taken when it is sent. */
+	return sig == SIGCHLD || sig == SIGCONT_ || sig == 23 /* SIGURG */ || sig == 28 /* SIGWINCH */;
 }
 
 static bool sig_ignored(struct task_struct *t, int sig)
@@ -77,12 +82,60 @@ int send_signal(struct task_struct *t, int sig)
 	if (t->state == TASK_ZOMBIE || t->state == TASK_DEAD)
 		return 0;
 	DTRACE_PROC2(signal__send, struct task_struct *, t, int, sig);
+	/* SIGCONT continues a stopped task, even when it is ignored or
+	 * blocked, and cancels pending stops; a stop cancels a pending SIGCONT. */
+	if (sig == SIGCONT_) {
+		t->pending_signals &= ~STOP_SIGNALS;
+		if (t->state == TASK_STOPPED)
+			wake_up_process(t);
+	} else if (SIG_BIT(sig) & STOP_SIGNALS) {
+		t->pending_signals &= ~SIG_BIT(SIGCONT_);
+	}
 	if (sig_ignored(t, sig))
 		return 0;
 	t->pending_signals |= SIG_BIT(sig);
-	if (t->state == TASK_INTERRUPTIBLE && signal_pending(t))
+	if ((t->state == TASK_INTERRUPTIBLE && signal_pending(t)) || (t->state == TASK_STOPPED && sig == SIGKILL))
 		wake_up_process(t);
 	return 0;
+}
+
+/* What DTrace's raise() and stop() actions posted while the thread was in
+ * probe context, sent now through the usual path (illumos posts them on the
+ * way back to user mode too). raise() keeps one signal (a queue depth of 1). */
+void dtrace_post_signals(struct task_struct *t)
+{
+	int sig = t->dtrace_sig;
+
+	t->dtrace_sig = 0;
+	if (sig)
+		send_signal(t, sig);
+	if (t->dtrace_stop) {
+		t->dtrace_stop = false;
+		send_signal(t, SIGSTOP_);
+	}
+}
+
+/* A stopped process that DTrace grabbed (dtrace -p sets a stopped process
+ * running, as its grab does): the host writes its pid here, and the next
+ * clock tick continues it with SIGCONT through kill_pid. */
+pid_t dtrace_continue_pid;
+
+void dtrace_continue_grabbed(void)
+{
+	pid_t pid = dtrace_continue_pid;
+
+	if (pid > 0) {
+		dtrace_continue_pid = 0;
+		kill_pid(pid, SIGCONT_);
+	}
+}
+
+/* The default action of a stop signal: off the CPU until SIGCONT (or
+ * SIGKILL) wakes it. */
+static void do_signal_stop(struct task_struct *t)
+{
+	t->state = TASK_STOPPED;
+	schedule();
 }
 
 /* A fault signal cannot be ignored or blocked: it terminates. */
@@ -179,6 +232,10 @@ void do_signal(struct pt_regs *regs)
 		ka = &t->sighand->action[sig - 1];
 		if (ka->handler > 1 && sig != SIGKILL) {
 			handle_signal(regs, sig, ka);
+			return;
+		}
+		if (SIG_BIT(sig) & STOP_SIGNALS) {
+			do_signal_stop(t);
 			return;
 		}
 		do_group_exit(sig);

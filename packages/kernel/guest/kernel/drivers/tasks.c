@@ -29,6 +29,7 @@ static char state_letter(const struct task_struct *t)
 	case TASK_RUNNING: return 'R';
 	case TASK_INTERRUPTIBLE: return 'S';
 	case TASK_UNINTERRUPTIBLE: return 'D';
+	case TASK_STOPPED: return 'T';
 	default: return 'Z';
 	}
 }

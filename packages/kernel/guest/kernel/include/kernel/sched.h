@@ -16,6 +16,7 @@ enum task_state {
 	TASK_RUNNING,         /* on a run queue or on a CPU */
 	TASK_INTERRUPTIBLE,   /* sleeping; signals wake it */
 	TASK_UNINTERRUPTIBLE,
+	TASK_STOPPED,         /* stopped by SIGSTOP & co until SIGCONT */
 	TASK_ZOMBIE,          /* exited; parent has not waited */
 	TASK_DEAD,
 };
@@ -80,6 +81,11 @@ struct task_struct {
 	uint64_t itimer_interval_ns;
 	int fault_signo, fault_code; /* siginfo of a pending fault signal */
 	unsigned long fault_addr;
+	/* Posted by DTrace's raise() and stop() actions in probe context (as
+	 * illumos's t_dtrace_sig and t_dtrace_stop): acted on by the thread
+	 * itself on its way back to user mode. */
+	uint8_t dtrace_sig;
+	bool dtrace_stop;
 };
 
 struct cpu_info {
@@ -126,6 +132,8 @@ __noreturn void cpu_idle(void);
 void resched_cpu(unsigned cpu);
 void yield(void);
 bool signal_pending(struct task_struct *t);
+void dtrace_post_signals(struct task_struct *t);
+void dtrace_continue_grabbed(void);
 void preempt_return_to_user(struct pt_regs *regs);
 
 /* fork.c / exit.c / exec.c */
