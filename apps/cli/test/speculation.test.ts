@@ -67,7 +67,7 @@ describe('failed speculations: busy and unavailable', () => {
 
 describe('speculative drops', () => {
   it('reports drops of a committed speculation, not of a discarded one', async () => {
-    const body = (end: string) => `BEGIN { s = speculation(); } BEGIN { speculate(s); printf("%s", "a long string that does not fit"); } BEGIN { speculate(s); printf("x"); } BEGIN { ${end}(s); exit(0); }`;
+    const body = (end: string) => `BEGIN { s = speculation(); } BEGIN { speculate(s); printf("%s", "a long string that does not fit"); } BEGIN { speculate(s); printf("x"); } BEGIN { ${end}(s); } BEGIN { exit(0); }`;
     const committed = await wdtrace('-q', '-x', 'specsize=40', '-n', body('commit'));
     expect(committed.stdout).toBe('x\n');
     expect(committed.stderr).toBe('dtrace: 1 speculative drop\n');

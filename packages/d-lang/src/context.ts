@@ -252,6 +252,7 @@ export class CompileContext {
       isTypedefName: (name) => !name.includes(' ') && this.env.lookup(name) !== undefined,
       isScopedTypeName: (module, name) => this.env.hasScopedType(module, name),
       locator,
+      fromFile: this.options.origin?.kind === 'script',
     });
   }
 

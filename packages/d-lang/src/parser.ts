@@ -67,6 +67,8 @@ export interface ParserOptions {
    * (default: a new one at base 0).
    */
   readonly locator?: Locator;
+  /** Is the text a file (-s)? A probe description then needs a predicate or actions (dt_grammar.y). */
+  readonly fromFile?: boolean;
 }
 
 export class Parser {
@@ -259,6 +261,9 @@ export class Parser {
       clause.end = this.peek('expr').loc;
       this.expect('}', 'expr', 'clause');
     } else {
+      if (this.options.fromFile === true) {
+        throw new CompileError({ severity: 'error', tag: 'D_SYNTAX', message: 'expected predicate and/or actions following probe description', location: probes[0]!.loc });
+      }
       const t = this.peek('clause');
       // A description without a body takes the default action; it must end the program or be followed by another item.
       if (t.kind !== 'eof' && !(t.kind === 'punct' && t.text === ';')) this.syntaxError(t);

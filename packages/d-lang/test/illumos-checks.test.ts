@@ -242,3 +242,11 @@ describe('control lines', () => {
     fails('BEGIN\n{\n#pragma D option nosuchoption\n\texit(0);\n}\n', 'D_PRAGMA_OPTSET', 3, "failed to set option 'nosuchoption': Invalid option name");
   });
 });
+
+describe('probe descriptions in a file (dt_grammar.y)', () => {
+  it('need a predicate or actions after them', () => {
+    fails('profile-1\n\texit(0);\n}', 'D_SYNTAX', 1, 'expected predicate and/or actions following probe description');
+    // A probe given on the command line (-n BEGIN) takes the default action.
+    expect(compile('BEGIN', { origin: { kind: 'probe', text: 'BEGIN' } }).program).toBeDefined();
+  });
+});
