@@ -16,6 +16,12 @@ const script = (isa: Isa, text: string, options: GuestMachineOptions = {}) =>
   runMachine(isa, ['/bin/sh', '/etc/test.sh'], { ...options, files: [...(options.files ?? []), { path: '/etc/test.sh', data: new TextEncoder().encode(`${text}\n`) }] });
 
 describe.each(ISAS)('%s guest: /proc', (isa) => {
+  it('shows a process stopped by SIGSTOP as T (stopped) in its stat and status', async () => {
+    const r = await script(isa, 'sleep 5 & p=$!; kill -STOP $p; sleep 0; read a b c rest < /proc/$p/stat; echo $c; grep State /proc/$p/status; kill -KILL $p; wait $p');
+    const lines = r.output.split('\n');
+    expect(lines[0]).toBe('T');
+    expect(lines[1]).toBe('State:\tT (stopped)');
+  });
   it('has a directory per process with stat, status, cmdline, comm and exe, plus self, uptime and meminfo', async () => {
     const r = await script(isa, [
       'ls /proc',
@@ -28,6 +34,7 @@ describe.each(ISAS)('%s guest: /proc', (isa) => {
       'cat /proc/uptime',
       'head -n 2 /proc/meminfo',
       'stat /proc/self | head -n 2',
+      'ls -l /proc/1 | grep exe',
       'sleep 5 & ls /proc; kill $!; wait $!; ls /proc',
     ].join('; '));
     expect(r.status).toBe(0);
@@ -49,9 +56,10 @@ describe.each(ISAS)('%s guest: /proc', (isa) => {
     expect(lines[20]).toMatch(/^MemTotal: +\d+ kB$/);
     expect(lines[21]).toMatch(/^MemFree: +\d+ kB$/);
     expect(lines[22]).toMatch(/^ {2}File: \/proc\/self$/);
+    expect(lines[24]).toBe('lrwxrwxrwx        0 exe -> /sbin/init');
     // The background sleep has a directory while it runs, none once reaped.
     // (ls sorts names as text.) Before: init, sh, sleep, ls; after: init, sh, ls.
-    const [before, after] = lines.slice(24).join(' ').split(' meminfo self tasks uptime ');
+    const [before, after] = lines.slice(25).join(' ').split(' meminfo self tasks uptime ');
     expect(before.split(' ').sort()).toEqual(expect.arrayContaining(['1', '2']));
     expect(before.split(' ').length).toBe(4);
     expect(after.split(' ').length).toBe(3);
@@ -110,6 +118,13 @@ const SYSPROBE = (isa: Isa) => [
   'utimensat omit atime = 0',
   'atime 1000000000 mtime 5',
   'utimensat bad nsec = -1 EINVAL',
+  'statx = 0',
+  'statx: mask 0x7ff mode 100640 uid 12 gid 56 size 0 mtime 5.000000000',
+  'statx AT_EMPTY_PATH = 0',
+  'statx of the fd: mode 100640',
+  'statx bad flags = -1 EINVAL',
+  'statx reserved mask = -1 EINVAL',
+  'statx missing = -1 ENOENT',
   'utimensat bad flags = -1 EINVAL',
   '== size',
   'ftruncate 4 = 0',

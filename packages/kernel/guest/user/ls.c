@@ -1,11 +1,13 @@
 /* ls: list directory entries sorted by name. -a shows dot files, -l shows
- * type, permissions and size. Non-directory arguments are listed as is. */
+ * type, permissions, size and a link's target. Non-directory arguments are
+ * listed as is. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int show_all, long_format;
 
@@ -18,7 +20,7 @@ static void mode_string(unsigned mode, char out[11])
 {
 	const char *rwx = "rwxrwxrwx";
 
-	out[0] = S_ISDIR(mode) ? 'd' : S_ISCHR(mode) ? 'c' : S_ISFIFO(mode) ? 'p' : '-';
+	out[0] = S_ISDIR(mode) ? 'd' : S_ISCHR(mode) ? 'c' : S_ISFIFO(mode) ? 'p' : S_ISLNK(mode) ? 'l' : '-';
 	for (int i = 0; i < 9; i++)
 		out[i + 1] = (mode & (0400u >> i)) ? rwx[i] : '-';
 	out[10] = '\0';
@@ -26,8 +28,9 @@ static void mode_string(unsigned mode, char out[11])
 
 static void print_entry(const char *dir, const char *name)
 {
-	char path[512], mode[11];
+	char path[512], mode[11], target[512];
 	struct stat st;
+	ssize_t n;
 
 	if (!long_format) {
 		puts(name);
@@ -37,11 +40,16 @@ static void print_entry(const char *dir, const char *name)
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 	else
 		snprintf(path, sizeof(path), "%s", name);
-	if (stat(path, &st) < 0) {
+	if (lstat(path, &st) < 0) {
 		printf("?????????? %8s %s\n", "?", name);
 		return;
 	}
 	mode_string(st.st_mode, mode);
+	if (S_ISLNK(st.st_mode) && (n = readlink(path, target, sizeof(target) - 1)) >= 0) {
+		target[n] = '\0';
+		printf("%s %8lld %s -> %s\n", mode, (long long)st.st_size, name, target);
+		return;
+	}
 	printf("%s %8lld %s\n", mode, (long long)st.st_size, name);
 }
 

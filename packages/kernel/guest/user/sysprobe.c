@@ -193,6 +193,19 @@ static void group_attrs(void)
 	printf("atime %ld mtime %ld\n", (long)st.st_atime_sec, (long)st.st_mtime_sec);
 	times[3] = 1000000000;
 	show("utimensat bad nsec", sc(NR_utimensat, AT_FDCWD, (long)"/tmp/sp.attr", (long)times, 0, 0));
+	{
+		struct statx stx;
+
+		show("statx", sc(NR_statx, AT_FDCWD, (long)"/tmp/sp.attr", 0, STATX_BASIC_STATS, (long)&stx));
+		printf("statx: mask %#x mode %o uid %u gid %u size %llu mtime %lld.%09u\n", stx.stx_mask,
+		       (unsigned)stx.stx_mode, stx.stx_uid, stx.stx_gid, (unsigned long long)stx.stx_size,
+		       (long long)stx.stx_mtime.tv_sec, stx.stx_mtime.tv_nsec);
+		show("statx AT_EMPTY_PATH", sc(NR_statx, fd, (long)"", AT_EMPTY_PATH, STATX_BASIC_STATS, (long)&stx));
+		printf("statx of the fd: mode %o\n", (unsigned)stx.stx_mode);
+		show("statx bad flags", sc(NR_statx, AT_FDCWD, (long)"/tmp/sp.attr", 0x8000, 0, (long)&stx));
+		show("statx reserved mask", sc(NR_statx, AT_FDCWD, (long)"/tmp/sp.attr", 0, (long)STATX__RESERVED, (long)&stx));
+		show("statx missing", sc(NR_statx, AT_FDCWD, (long)"/tmp/none", 0, STATX_BASIC_STATS, (long)&stx));
+	}
 	show("utimensat bad flags", sc(NR_utimensat, AT_FDCWD, (long)"/tmp/sp.attr", 0, 1, 0));
 	close(fd);
 	unlink("/tmp/sp.attr");

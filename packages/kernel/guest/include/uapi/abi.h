@@ -233,6 +233,36 @@ struct sysinfo {
 #define PR_SET_NAME 15
 #define PR_GET_NAME 16
 
+/* ---- statx(2): 256 bytes on both ISAs ---- */
+#define STATX_BASIC_STATS 0x000007ffu
+#define STATX__RESERVED   0x80000000u
+#define AT_STATX_SYNC_TYPE 0x6000
+
+struct statx_timestamp {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t __reserved;
+};
+
+struct statx {
+	uint32_t stx_mask;
+	uint32_t stx_blksize;
+	uint64_t stx_attributes;
+	uint32_t stx_nlink;
+	uint32_t stx_uid;
+	uint32_t stx_gid;
+	uint16_t stx_mode;
+	uint16_t __spare0;
+	uint64_t stx_ino;
+	uint64_t stx_size;
+	uint64_t stx_blocks;
+	uint64_t stx_attributes_mask;
+	struct statx_timestamp stx_atime, stx_btime, stx_ctime, stx_mtime;
+	uint32_t stx_rdev_major, stx_rdev_minor;
+	uint32_t stx_dev_major, stx_dev_minor;
+	uint64_t __spare2[14];
+};
+
 /* ---- poll(2) events ---- */
 #define POLLIN     0x001
 #define POLLPRI    0x002

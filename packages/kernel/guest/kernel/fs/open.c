@@ -331,6 +331,59 @@ long sys_newfstatat(long dirfd, long path, long st, long flags, long a4, long a5
 	return do_stat_path(dirfd, path, st, !(flags & AT_SYMLINK_NOFOLLOW));
 }
 
+/* statx: the basic fields (STATX_BASIC_STATS; no birth time), of a path
+ * relative to dirfd or, with AT_EMPTY_PATH and "", of dirfd itself. */
+long sys_statx(long dirfd, long upath, long flags, long mask, long ubuf, long a5)
+{
+	struct statx stx;
+	struct stat st;
+	struct inode *inode;
+	char first = 1;
+	int err;
+
+	if (flags & ~(long)(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE) ||
+	    (flags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE || ((unsigned)mask & STATX__RESERVED))
+		return -EINVAL;
+	if ((flags & AT_EMPTY_PATH) && copy_from_user(&first, (void *)upath, 1) < 0)
+		return -EFAULT;
+	if (first == '\0') {
+		struct file *file = fdget((int)dirfd);
+
+		if (!file)
+			return -EBADF;
+		inode = file->f_inode;
+	} else {
+		char path[PATH_MAX];
+		long r = get_user_path_at(dirfd, path, upath);
+
+		if (r < 0)
+			return r;
+		inode = path_lookup_flags(path, !(flags & AT_SYMLINK_NOFOLLOW), &err);
+		if (!inode)
+			return err;
+	}
+	fill_stat(inode, &st);
+	memset(&stx, 0, sizeof(stx));
+	stx.stx_mask = STATX_BASIC_STATS;
+	stx.stx_blksize = (uint32_t)st.st_blksize;
+	stx.stx_nlink = (uint32_t)st.st_nlink;
+	stx.stx_uid = st.st_uid;
+	stx.stx_gid = st.st_gid;
+	stx.stx_mode = (uint16_t)st.st_mode;
+	stx.stx_ino = inode->i_ino;
+	stx.stx_size = (uint64_t)st.st_size;
+	stx.stx_blocks = (uint64_t)st.st_blocks;
+	stx.stx_atime.tv_sec = (int64_t)(inode->i_atime_ns / NSEC_PER_SEC);
+	stx.stx_atime.tv_nsec = (uint32_t)(inode->i_atime_ns % NSEC_PER_SEC);
+	stx.stx_mtime.tv_sec = stx.stx_ctime.tv_sec = (int64_t)(inode->i_mtime_ns / NSEC_PER_SEC);
+	stx.stx_mtime.tv_nsec = stx.stx_ctime.tv_nsec = (uint32_t)(inode->i_mtime_ns % NSEC_PER_SEC);
+	stx.stx_rdev_major = MAJOR(inode->i_rdev);
+	stx.stx_rdev_minor = MINOR(inode->i_rdev);
+	stx.stx_dev_major = 0;
+	stx.stx_dev_minor = 1;             /* st_dev 1 */
+	return copy_to_user((void *)ubuf, &stx, sizeof(stx)) < 0 ? -EFAULT : 0;
+}
+
 long sys_fstatat64(long dirfd, long path, long st, long flags, long a4, long a5)
 {
 	return sys_newfstatat(dirfd, path, st, flags, 0, 0);
@@ -752,19 +805,18 @@ long sys_fchownat(long dirfd, long path, long uid, long gid, long flags, long a5
 	return inode ? set_owner(inode, uid, gid) : err;
 }
 
+static bool valid_time(const struct kernel_timespec *ts)
+{
+	return ts->tv_nsec == UTIME_OMIT || ts->tv_nsec == UTIME_NOW ||
+	       (ts->tv_nsec >= 0 && ts->tv_nsec < (long)NSEC_PER_SEC && ts->tv_sec >= 0);
+}
+
 /* One of utimensat's two times: now, left alone, or the given one. */
-static int pick_time(const struct kernel_timespec *ts, uint64_t *field, uint64_t now)
+static void set_time(const struct kernel_timespec *ts, uint64_t *field, uint64_t now)
 {
 	if (ts->tv_nsec == UTIME_OMIT)
-		return 0;
-	if (ts->tv_nsec == UTIME_NOW) {
-		*field = now;
-		return 0;
-	}
-	if (ts->tv_nsec < 0 || ts->tv_nsec >= (long)NSEC_PER_SEC || ts->tv_sec < 0)
-		return -EINVAL;
-	*field = (uint64_t)ts->tv_sec * NSEC_PER_SEC + (uint64_t)ts->tv_nsec;
-	return 0;
+		return;
+	*field = ts->tv_nsec == UTIME_NOW ? now : (uint64_t)ts->tv_sec * NSEC_PER_SEC + (uint64_t)ts->tv_nsec;
 }
 
 long sys_utimensat(long dirfd, long upath, long utimes, long flags, long a4, long a5)
@@ -778,6 +830,8 @@ long sys_utimensat(long dirfd, long upath, long utimes, long flags, long a4, lon
 		return -EINVAL;
 	if (utimes && copy_from_user(ts, (void *)utimes, sizeof(ts)) < 0)
 		return -EFAULT;
+	if (!valid_time(&ts[0]) || !valid_time(&ts[1]))
+		return -EINVAL;
 	if (!upath) {
 		/* Linux's futimens form: the descriptor itself. */
 		struct file *file = fdget((int)dirfd);
@@ -790,10 +844,9 @@ long sys_utimensat(long dirfd, long upath, long utimes, long flags, long a4, lon
 		if (!inode)
 			return err;
 	}
-	err = pick_time(&ts[0], &inode->i_atime_ns, now);
-	if (err == 0)
-		err = pick_time(&ts[1], &inode->i_mtime_ns, now);
-	return err;
+	set_time(&ts[0], &inode->i_atime_ns, now);
+	set_time(&ts[1], &inode->i_mtime_ns, now);
+	return 0;
 }
 
 static long set_size(struct inode *inode, long long length)

@@ -261,6 +261,7 @@ static char state_letter(const struct task_struct *t)
 	case TASK_RUNNING: return 'R';
 	case TASK_INTERRUPTIBLE: return 'S';
 	case TASK_UNINTERRUPTIBLE: return 'D';
+	case TASK_STOPPED: return 'T';
 	case TASK_ZOMBIE: return 'Z';
 	default: return 'X';
 	}
@@ -272,6 +273,7 @@ static const char *state_name(char letter)
 	case 'R': return "running";
 	case 'S': return "sleeping";
 	case 'D': return "disk sleep";
+	case 'T': return "stopped";
 	case 'Z': return "zombie";
 	default: return "dead";
 	}

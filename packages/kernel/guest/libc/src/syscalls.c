@@ -75,6 +75,9 @@ int mkdir(const char *path, mode_t mode) { return SC2(__NR_mkdir, path, mode); }
 int rmdir(const char *path) { return SC1(__NR_rmdir, path); }
 mode_t umask(mode_t mask) { return (mode_t)__syscall(__NR_umask, (long)mask, 0, 0, 0, 0, 0); }
 int unlink(const char *path) { return SC1(__NR_unlink, path); }
+ssize_t readlink(const char *path, char *buf, size_t size) { return SC3(__NR_readlink, path, buf, size); }
+int symlink(const char *target, const char *path) { return SC2(__NR_symlink, target, path); }
+int link(const char *old, const char *new) { return SC2(__NR_link, old, new); }
 int rename(const char *from, const char *to) { return SC2(__NR_rename, from, to); }
 int access(const char *path, int mode) { return SC2(__NR_access, path, mode); }
 int kill(pid_t pid, int sig) { return SC2(__NR_kill, pid, sig); }
