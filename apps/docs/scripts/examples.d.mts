@@ -14,3 +14,4 @@ export function allExamples(): Example[];
 export function runExample(example: Pick<Example, 'command'>): string[];
 export function runExampleAsync(example: Pick<Example, 'command'>): Promise<string[]>;
 export function matches(expected: readonly string[], actual: readonly string[]): boolean;
+export function realign(expected: readonly string[], actual: readonly string[]): string[] | undefined;

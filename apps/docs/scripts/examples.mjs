@@ -5,8 +5,8 @@
 // <!-- example not run: reason --> is left alone (it needs files that only
 // the reader has). Used by the docs test, which runs every example against
 // the built CLI, and by `node scripts/examples.mjs --update`, which rewrites
-// the output of examples without "..." from a real run (of the pages named
-// after --update, or of every page).
+// the output of examples from a real run (of the pages named after --update,
+// or of every page); an output with "..." keeps its shape.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -113,14 +113,64 @@ export function matches(expected, actual) {
   return go(0, 0);
 }
 
+const file = (ex) => `${ex.file}:${ex.line}`;
+
+/** A line with its numbers (decimal, hex, instruction bytes) blurred, for finding where it moved to. */
+const shape = (l) => l.replace(/\b(0x)?[0-9a-f]*\d[0-9a-f]*\b/gi, '#').replace(/\b[0-9a-f]{2}\b/gi, '#');
+
+/**
+ * The expected output with "..." lines kept and each run of shown lines
+ * replaced by the real lines it now corresponds to: the first place at or
+ * after the previous run where every line has the same shape. Undefined when
+ * a run is not found, or the result would not match.
+ */
+export function realign(expected, actual) {
+  const out = [];
+  let at = 0;
+  for (let i = 0; i < expected.length; ) {
+    if (expected[i].trim() === '...') {
+      out.push(expected[i++]);
+      continue;
+    }
+    let end = i;
+    while (end < expected.length && expected[end].trim() !== '...') end++;
+    const run = expected.slice(i, end);
+    // Blank lines ending the output separate it from the next command: kept as they are.
+    let want = run.length;
+    if (end === expected.length) while (want > 0 && run[want - 1] === '') want--;
+    // Output shown from its first line stays anchored there; its last shown
+    // lines, to its end (blank lines aside).
+    let last = actual.length;
+    while (last > 0 && actual[last - 1] === '') last--;
+    const starts = [];
+    if (i === 0) starts.push(0);
+    else if (end === expected.length) starts.push(last - want);
+    else for (let j = at; j + want <= actual.length; j++) starts.push(j);
+    const found = starts.find((j) => j >= at && run.slice(0, want).every((l, k) => shape(l) === shape(actual[j + k] ?? ''))) ?? -1;
+    if (found < 0) return undefined;
+    out.push(...actual.slice(found, found + want), ...run.slice(want));
+    at = found + want;
+    i = end;
+  }
+  return matches(out, actual) ? out : undefined;
+}
+
 if (process.argv[2] === '--update') {
   // `--update guide/x.md providers/y.md` updates those pages only.
   const pages = process.argv.slice(3);
   const byFile = new Map();
   for (const ex of allExamples().filter((e) => pages.length === 0 || pages.includes(e.file))) {
-    if (ex.expected.some((l) => l.trim() === '...')) continue;
-    const actual = runExample(ex);
-    if (matches(ex.expected, actual)) continue;
+    const elided = ex.expected.some((l) => l.trim() === '...');
+    const ran = runExample(ex);
+    if (matches(ex.expected, ran)) continue;
+    // An output with "..." keeps its shape: each shown run of lines is taken
+    // again from where it now appears in the real output (addresses and
+    // probe IDs move when the guest kernel changes), if it still does.
+    const actual = elided ? realign(ex.expected, ran) : ran;
+    if (!actual) {
+      console.log(`not updated ${file(ex)}: its shown lines no longer appear in the output`);
+      continue;
+    }
     if (!byFile.has(ex.file)) byFile.set(ex.file, []);
     byFile.get(ex.file).push({ ex, actual });
   }
@@ -130,6 +180,7 @@ if (process.argv[2] === '--update') {
       // Keep the blank lines that separate this output from the next command.
       let blanks = 0;
       while (blanks < ex.expected.length && ex.expected[ex.expected.length - 1 - blanks] === '') blanks++;
+      if (ex.expected.some((l) => l.trim() === '...')) while (blanks > 0 && actual.at(-1) === '') actual.pop();
       lines.splice(ex.start, ex.end - ex.start, ...actual, ...Array(blanks).fill(''));
       console.log(`updated ${file}:${ex.line}`);
     }

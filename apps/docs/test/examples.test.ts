@@ -2,7 +2,7 @@
 // see scripts/examples.mjs) is run against the built CLI, and its output must
 // be what the page shows: the documentation shows real output. After a
 // change that moves kernel addresses or probe IDs, `node scripts/examples.mjs
-// --update` rewrites the examples that elide nothing.
+// --update` rewrites them (those with "..." keep their shape).
 import { describe, expect, it } from 'vitest';
 import { allExamples, matches, runExampleAsync } from '../scripts/examples.mjs';
 
