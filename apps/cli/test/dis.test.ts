@@ -15,7 +15,7 @@ const has = (tool: string) => spawnSync(tool, ['--version'], { encoding: 'utf8' 
 const haveToolchain = has('clang') && has('llvm-objdump') && has('llvm-mc') && has('ld.lld');
 
 function wdtrace(...args: string[]) {
-  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: scratch });
+  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: scratch, maxBuffer: 64 << 20 });
 }
 
 const SOURCE = `

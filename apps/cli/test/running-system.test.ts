@@ -74,7 +74,7 @@ describe.each(['x86_64', 'arm'])('wdtrace on a running %s guest', (arch) => {
   it('grabs any process with -p and reports its end', () => {
     // The boot shell is pid 2; the programs it starts are 3, 4 ...
     const s = run(['--arch', arch, '--boot', '/bin/sleep 1 & /bin/cpubound 1 &', '-p', '3', '-n', 'syscall:::entry /pid == $target/ { @[probefunc] = count(); }']);
-    expect(s.stderr).toContain("dtrace: description 'syscall:::entry ' matched 114 probes\n");
+    expect(s.stderr).toContain("dtrace: description 'syscall:::entry ' matched 115 probes\n");
     expect(s.stderr).toContain('dtrace: pid 3 has exited\n');
     // sleep is grabbed in or just before its nanosleep: what follows is its exit.
     expect(s.stdout).toMatch(/^\n {2}exit_group +1\n( {2}nanosleep +1\n)?$/);

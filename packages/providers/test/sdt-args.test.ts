@@ -66,7 +66,7 @@ describe.each(['x86_64', 'arm'] as const)('sdt argument types on the %s kernel',
     const lwp = { native: task, translated: 'lwpsinfo_t *', mapping: 0 };
     const ps = { native: task, translated: 'psinfo_t *', mapping: 0 };
     expect(t.argDescs(t.probe('proc', 'kernel', 'do_fork', 'create'))).toEqual([ps]);
-    expect(t.argDescs(t.probe('proc', 'kernel', 'kill_pid', 'signal-send'))).toEqual([lwp, ps, { native: 'int', mapping: 1 }]);
+    expect(t.argDescs(t.probe('proc', 'kernel', 'send_signal', 'signal-send'))).toEqual([lwp, ps, { native: 'int', mapping: 1 }]);
     expect(t.argDescs(t.probe('sched', 'kernel', 'schedule', 'off-cpu'))).toEqual([lwp, ps]);
     expect(t.argDescs(t.probe('sched', 'kernel', 'wake_up_process', 'wakeup'))).toEqual([lwp, ps]);
     const rq = { native: 'struct run_queue *', translated: 'cpuinfo_t *', mapping: 1 };
