@@ -113,7 +113,7 @@ export function matches(expected, actual) {
   return go(0, 0);
 }
 
-const file = (ex) => `${ex.file}:${ex.line}`;
+const where = (ex) => `${ex.file}:${ex.line}`;
 
 /** A line with its numbers (decimal, hex, instruction bytes) blurred, for finding where it moved to. */
 const shape = (l) => l.replace(/\b(0x)?[0-9a-f]*\d[0-9a-f]*\b/gi, '#').replace(/\b[0-9a-f]{2}\b/gi, '#');
@@ -168,7 +168,7 @@ if (process.argv[2] === '--update') {
     // probe IDs move when the guest kernel changes), if it still does.
     const actual = elided ? realign(ex.expected, ran) : ran;
     if (!actual) {
-      console.log(`not updated ${file(ex)}: its shown lines no longer appear in the output`);
+      console.log(`not updated ${where(ex)}: its shown lines no longer appear in the output`);
       continue;
     }
     if (!byFile.has(ex.file)) byFile.set(ex.file, []);
