@@ -26,7 +26,8 @@ import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type VmFiring, type VmVariables } from './firing.js';
-import { difEmulate, loadDifo, type LoadedDifo } from './vm.js';
+import { difRun, loadDifo, type LoadedDifo } from './vm.js';
+import { wasmCompile } from './wasm.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
@@ -244,7 +245,9 @@ export class DTraceState {
     const v = verifyDifo(difo);
     if (v.errors.length > 0) throw new LoadError(`invalid DIF in ${where}: ${v.errors[0]}`);
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
-    return loadDifo(difo, this.arena);
+    const ld = loadDifo(difo, this.arena);
+    if (this.options.backend === 'wasm') ld.compiled = wasmCompile(ld);
+    return ld;
   }
 
   /** Each ECB with its loaded DIF and the probes it is enabled on (for retained enablings). */
@@ -373,7 +376,7 @@ export class DTraceState {
     this.arena.resetScratch();
     let ndx = 0;
     try {
-      if (ep.predicate && difEmulate(ep.predicate, f) === 0n) {
+      if (ep.predicate && difRun(ep.predicate, f) === 0n) {
         this.instructions += f.instructions;
         return;
       }
@@ -403,12 +406,12 @@ export class DTraceState {
             keys.push(this.symbolKey(actions[k]!.kind, this.recordValue(actions[k]!, ep.actions[k], f)));
           }
           ndx = i + 1;
-          const value = difo ? difEmulate(difo, f) : 1n;
+          const value = difo ? difRun(difo, f) : 1n;
           let increment = 1n;
           const inc = ep.increments.get(i);
           if (inc !== undefined) {
             ndx = inc + 1;
-            increment = BigInt.asIntN(64, difEmulate(ep.actions[inc]!, f));
+            increment = BigInt.asIntN(64, difRun(ep.actions[inc]!, f));
           }
           this.aggregate(act, keys, value, increment, cpu);
           continue;
@@ -529,11 +532,11 @@ export class DTraceState {
       const out = new Uint8Array(16);
       const view = new DataView(out.buffer);
       view.setBigUint64(0, BigInt(this.machine.thread(f.cpu).pid), true);
-      view.setBigUint64(8, BigInt.asUintN(64, difEmulate(difo, f)), true);
+      view.setBigUint64(8, BigInt.asUintN(64, difRun(difo, f)), true);
       return out;
     }
     if (!difo) return act.arg;
-    const v = difEmulate(difo, f);
+    const v = difRun(difo, f);
     const rtype = difo.difo.rtype;
     if (act.kind === DTRACEACT.TRACEMEM) {
       const size = act.record?.size ?? Number(act.arg);
