@@ -627,7 +627,8 @@ export class DTraceState {
     if (!errorProbe || !this.ecbsByProbe.has(errorProbe.id)) return;
     this.inError = true;
     try {
-      this.probe(errorProbe.id, cpu, [0n, BigInt(ep.epid), BigInt(ndx), BigInt(fault.difOffset), BigInt(fault.fault), fault.address]);
+      // Arguments are uint64_t: an offset of -1 (a fault outside DIF) is 0xffffffffffffffff, as dtrace_probe receives it.
+      this.probe(errorProbe.id, cpu, [0n, BigInt(ep.epid), BigInt(ndx), BigInt.asUintN(64, BigInt(fault.difOffset)), BigInt(fault.fault), fault.address]);
     } finally {
       this.inError = false;
     }
