@@ -78,6 +78,9 @@ describe.each([
   it('lists a glob\'s usdt probes of the -c command, and refuses one that matches none without -Z', async () => {
     const r = await wdtrace(...arch, '-l', '-n', '*:::request-start', '-n', 'kv*:::table-grow', '-c', '/bin/kvd -n 3');
     expect(r.stdout.split('\n').slice(1, -1).map((l) => l.trim().split(/\s+/).slice(1).join(' '))).toEqual(['kv2 kvd serve request-start', 'kv2 kvd grow table-grow']);
+    // -l without a description lists every probe, the usdt probes of the -c command's program among them.
+    const all = await wdtrace(...arch, '-l', '-c', '/bin/kvd -n 3');
+    expect(all.stdout.split('\n').filter((l) => /\skv2\s/.test(l)).map((l) => l.trim().split(/\s+/).slice(1).join(' '))).toEqual(['kv2 kvd serve request-start', 'kv2 kvd serve request-done', 'kv2 kvd grow table-grow']);
     const none = await wdtrace(...arch, '-n', 'kv*:::request-start', '-c', '/bin/echo');
     expect(none.stderr).toContain('probe description kv*:::request-start does not match any probes');
     expect(none.status).toBe(1);
