@@ -15,7 +15,7 @@ describe('x86-64 machine: boot', () => {
     const result = await m.runUntilPowerOff({ instructions: 100_000_000 });
     expect(result).toEqual({ kind: 'poweroff', status: 0 });
     expect(output).toMatch(/^wdtrace guest kernel \(x86_64\), 1 CPU\(s\), 64 MiB RAM, \d+ pages free\n/);
-    expect(output).toContain('initramfs: 54 entries unpacked\n');
+    expect(output).toContain('initramfs: 55 entries unpacked\n');
     expect(output).toContain('$ hello from the shell\n$ ');
     expect(m.instructions).toBeGreaterThan(1_000_000);
   });
