@@ -20,7 +20,7 @@ import {
   K_EOR_R, K_BIC_R, K_MOVT, K_CMP_I, K_CMN_I, K_CMP_R, K_CMN_R, K_TST_I, K_TST_R, K_ADDS_I, K_SUBS_I, K_ADDS_R, K_SUBS_R, K_MUL, K_MLA,
   K_UXTB, K_UXTH, K_SXTB, K_SXTH, K_LDR_I, K_STR_I, K_LDRB_I, K_STRB_I, K_LDR_R, K_STR_R, K_LDRB_R, K_STRB_R, K_B, K_BL, K_BX,
   K_LDR_IW, K_STR_IW, K_LDRB_IW, K_STRB_IW, K_FUSABLE, K_FUSABLE_COUNT, K_MOVS_I, K_MOVS_R, K_MVNS_R, K_ANDS_R, K_ORRS_R, K_EORS_R, K_BICS_R,
-  K_BX_T, K_BCOND, K_LDR_PC, K_ADD_PC, K_SHIFTS_I, thumbFastRecord,
+  K_BX_T, K_BCOND, K_LDR_PC, K_ADD_PC, K_SHIFTS_I, K_BCOND_W, thumbFastRecord,
 } from './fast';
 import {
   beginInstruction, beginThumbInstruction, clearRaised, conditionPassed, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
@@ -569,7 +569,7 @@ const NOT_INLINE: u32 = 1;
       const target = rOff(recC(entry));
       return (target & 1) != 0 ? target & ~1 : NOT_INLINE; // to ARM: the full path changes CPSR.T
     }
-    case K_BCOND: return conditionPassed(recExtra(entry)) ? pc + recImm(entry) : pc + size;
+    case K_BCOND: case K_BCOND_W: return conditionPassed(recExtra(entry)) ? pc + recImm(entry) : pc + size;
     case K_ADD_PC: setROff(recA(entry), pc + recImm(entry) + shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
     case K_SHIFTS_I: {
       const x = rOff(recC(entry));
@@ -782,8 +782,9 @@ function thumbLoop(pc: u32, done: u32, limit: u32): u32 {
         if (kind - K_FUSABLE < K_FUSABLE_COUNT && (pa & 0xfff) + size < 0x1000 && done + 1 < limit) {
           const next = entry + (usize(size) << (DECODE_SHIFT - 1));
           if (load<u32>(next) == ((pa + size) | 1) && load<u8>(next, 16) == K_BCOND) {
+            // (16-bit b<cond> only: the pc not taken is a constant.)
             done += 2;
-            pc = conditionPassed(recExtra(next)) ? after + recImm(next) : after + 2 + ((load<u32>(next, 12) >>> 28) & 2);
+            pc = conditionPassed(recExtra(next)) ? after + recImm(next) : after + 2;
             continue;
           }
         }
