@@ -2,7 +2,7 @@
 // program to the serialisable compiled program, list its DIF (-S), print
 // it after the sugar pass (-d), and format diagnostics like dtrace(1).
 import type { CompiledProgram } from '@wdtrace/dtrace-core/program';
-import { difListing } from '@wdtrace/dtrace-core/dif';
+import { difListing, type Difo } from '@wdtrace/dtrace-core/dif';
 import { CompileContext, type CompileOptions, type DLibrary } from './context.js';
 import { CompileError, type Diagnostic, formatDiagnostic, makeDiagnostic } from './diagnostics.js';
 import { PASSES, passIndex } from './passes/index.js';
@@ -99,7 +99,7 @@ export function compile(source: string, options: CompileOptions = {}): CompileRe
 }
 
 /** The DIF of a compiled program in the layout of `dtrace -S` (every DIFO, in generation order). */
-export function listDif(result: CompileResult): string {
+export function listDif(result: { readonly context: { readonly listings: readonly { readonly difo: Difo }[] } }): string {
   let n = 0;
   return result.context.listings
     .map((l) => difListing(l.difo, { address: `0x${(0x1000 + 0x100 * n++).toString(16)}` }))
