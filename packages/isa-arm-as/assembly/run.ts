@@ -20,7 +20,7 @@ import {
   K_EOR_R, K_BIC_R, K_MOVT, K_CMP_I, K_CMN_I, K_CMP_R, K_CMN_R, K_TST_I, K_TST_R, K_ADDS_I, K_SUBS_I, K_ADDS_R, K_SUBS_R, K_MUL, K_MLA,
   K_UXTB, K_UXTH, K_SXTB, K_SXTH, K_LDR_I, K_STR_I, K_LDRB_I, K_STRB_I, K_LDR_R, K_STR_R, K_LDRB_R, K_STRB_R, K_B, K_BL, K_BX,
   K_LDR_IW, K_STR_IW, K_LDRB_IW, K_STRB_IW, K_FUSABLE, K_FUSABLE_COUNT, K_MOVS_I, K_MOVS_R, K_MVNS_R, K_ANDS_R, K_ORRS_R, K_EORS_R, K_BICS_R,
-  K_BX_T, K_BCOND, K_LDR_PC, thumbFastRecord,
+  K_BX_T, K_BCOND, K_LDR_PC, K_ADD_PC, K_SHIFTS_I, thumbFastRecord,
 } from './fast';
 import {
   beginInstruction, beginThumbInstruction, clearRaised, conditionPassed, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
@@ -570,6 +570,28 @@ const NOT_INLINE: u32 = 1;
       return (target & 1) != 0 ? target & ~1 : NOT_INLINE; // to ARM: the full path changes CPSR.T
     }
     case K_BCOND: return conditionPassed(recExtra(entry)) ? pc + recImm(entry) : pc + size;
+    case K_ADD_PC: setROff(recA(entry), pc + recImm(entry) + shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
+    case K_SHIFTS_I: {
+      const x = rOff(recC(entry));
+      const sh = recExtra(entry);
+      const n = sh >>> 2;
+      let r: u32;
+      let carry: u32;
+      if ((sh & 3) == 0) {
+        r = x << n;
+        carry = (x >>> (32 - n)) & 1;
+      } else if ((sh & 3) == 1) {
+        r = n == 32 ? 0 : x >>> n;
+        carry = (x >>> (n - 1)) & 1;
+      } else {
+        r = u32(i32(x) >> (n == 32 ? 31 : n));
+        carry = u32(i32(x) >> (n - 1)) & 1;
+      }
+      setROff(recA(entry), r);
+      setNZ(r);
+      setSt(FLAG_C, carry);
+      return pc + size;
+    }
     case K_LDR_PC: {
       const va = ((pc + 4) & ~3) + recImm(entry);
       const p = ramAccess(va, 4, needR());
