@@ -443,7 +443,8 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       break;
     case TOp.AND_imm_T1: case TOp.ORR_imm_T1: case TOp.EOR_imm_T1: case TOp.BIC_imm_T1: case TOp.ADD_imm_T3: case TOp.SUB_imm_T3:
     case TOp.RSB_imm_T2: case TOp.MOV_imm_T2: case TOp.MVN_imm_T1:
-      if (!wRdPc && !wRnPc) {
+      // mov and mvn have 1111 in the Rn field (they are orr and orn without Rn).
+      if (!wRdPc && (!wRnPc || op == TOp.MOV_imm_T2 || op == TOp.MVN_imm_T1)) {
         a = regAt(v, 8);
         b = regAt(v, 16);
         const dp = thumbOperation(op);
@@ -453,7 +454,7 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       break;
     case TOp.AND_reg_T2: case TOp.ORR_reg_T2: case TOp.EOR_reg_T2: case TOp.BIC_reg_T2: case TOp.ADD_reg_T3: case TOp.SUB_reg_T2:
     case TOp.RSB_reg_T1: case TOp.MOV_reg_T3: case TOp.MVN_reg_T2:
-      if (!wRdPc && !wRnPc && !wRmPc) {
+      if (!wRdPc && !wRmPc && (!wRnPc || op == TOp.MOV_reg_T3 || op == TOp.MVN_reg_T2)) {
         a = regAt(v, 8);
         b = regAt(v, 16);
         c = regAt(v, 0);
