@@ -2,12 +2,14 @@
 // exec_prog does: each -n/-P/-m/-f/-i/-s on its own — for its messages, its
 // "matched N probes" notice and, under -v, its stability report — then all of
 // them together as one program, since they share one dtrace handle's
-// variables and aggregations. -d prints the program after the sugar pass
+// variables and aggregations: a specification that uses what an earlier one
+// declared (`-n 'int done;' -n 'tick-1s /!done/ ...'`) is compiled after the
+// earlier ones, as the handle has seen them. -d prints the program after the sugar pass
 // instead; -S and -H print the DIF and the included files to stderr. Files
 // (-s scripts, #include) are read here, byte for byte.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
-import { dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join as joinPath, resolve as resolvePath } from 'node:path';
+import { dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult, type DLibrary } from '@wdtrace/d-lang';
 import { LoadError, buildProgram, formatStabilityReport, programAttributes, setOption, type CompiledProgram, type DTraceOptions } from '@wdtrace/dtrace-core';
 import { formatStatementInfo, matchedProbeCount, type Session } from '@wdtrace/session';
 import { bareDescriptions, reportedName, specDescription, type ProbeSpec } from './command.js';
@@ -41,6 +43,8 @@ export interface CompileFlags {
   readonly undefines: readonly string[];
   readonly includePaths: readonly string[];
   readonly listIncludes: boolean;
+  /** The D library directories of -L and -x libdir, in the order given. */
+  readonly libraryDirs: readonly string[];
   readonly verbose: boolean;
   readonly dif: boolean;
   readonly sugar: boolean;
@@ -49,6 +53,47 @@ export interface CompileFlags {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** -L's directories and -x libdir's, in the order given (dt_opt_libdir appends each). */
+export function libraryDirs(l: readonly string[], x: readonly string[]): string[] {
+  const dirs = [...l];
+  for (const o of x) if (o.startsWith('libdir=')) dirs.push(o.slice('libdir='.length));
+  return dirs;
+}
+
+/**
+ * The D libraries of the library directories, as dt_load_libs_dir reads
+ * them: every file named *.d of each directory in turn (a directory that
+ * cannot be read is skipped silently), a file whose name an earlier library
+ * already has being left out. dtrace's own libraries come first (the
+ * compiler loads them, and the session the guest's), so a directory cannot
+ * replace errno.d; `-x nolibs` loads none.
+ */
+export function readLibraryDirs(dirs: readonly string[]): DLibrary[] {
+  const libraries: DLibrary[] = [];
+  const seen = new Set<string>();
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(fsPath(dir), { encoding: 'buffer' }).map((n) => n.toString('latin1'));
+    } catch {
+      continue;
+    }
+    for (const name of names.filter((n) => n.endsWith('.d')).sort()) {
+      if (seen.has(name)) continue;
+      const path = joinPath(dir, name);
+      let text: string;
+      try {
+        text = readBytesText(path);
+      } catch {
+        continue;
+      }
+      seen.add(name);
+      libraries.push({ name: path, text });
+    }
+  }
+  return libraries;
 }
 
 /** The command line's compile options (the session adds the target's): macros, -x, -Z, the preprocessor reading files from here. */
@@ -63,6 +108,7 @@ export function baseOptions(f: CompileFlags): CompileOptions {
     undefines: f.undefines,
     includePaths: f.includePaths,
     listIncludes: f.listIncludes,
+    ...(f.libraryDirs.length > 0 && f.xOptions.nolibs === undefined ? { libraries: readLibraryDirs(f.libraryDirs) } : {}),
     includeResolver: (path, fromFile, system) => {
       const dirs = [...(system ? [] : [fromFile ? dirname(fromFile) : '.']), ...f.includePaths];
       for (const dir of path.startsWith('/') ? [''] : dirs) {
@@ -113,6 +159,12 @@ export function compileSpecs(session: Session, specs: readonly ProbeSpec[], f: C
   const sources: string[] = [];
   const notices: SpecNotice[] = [];
   let single: CompileResult | undefined;
+  /** ECBs and DIFOs of the specifications compiled so far (what an earlier-first compile starts with). */
+  let ecbsBefore = 0;
+  let listingsBefore = 0;
+  let includesBefore = 0;
+  /** Warnings printed (an earlier specification's come again when a later one is compiled after it). */
+  const warned = new Set<string>();
   for (const spec of specs) {
     const s = specSource(session, spec, f, notices);
     if (!s) continue;
@@ -126,22 +178,30 @@ export function compileSpecs(session: Session, specs: readonly ProbeSpec[], f: C
       io.out(d.text);
       continue;
     }
-    const result = session.compileResult(s.source, opts);
-    const warnings = result.diagnostics.filter((x) => x.severity === 'warning');
+    // The handle has seen the earlier specifications (their variables, types and declarations):
+    // this one is compiled after them, its lines numbered from 1 again, and what is its own kept.
+    const result = session.compileResult(sources.length === 0 ? s.source : `${sources.join('\n')}\n#line 1\n${s.source}`, opts);
+    const own = { ecbs: ecbsBefore, listings: listingsBefore, includes: includesBefore };
+    const warnings = result.diagnostics.filter((x) => x.severity === 'warning' && !warned.has(formatDiagnostics({ diagnostics: [x] }, opts)));
+    for (const w of warnings) warned.add(formatDiagnostics({ diagnostics: [w] }, opts));
     if (warnings.length > 0) io.err(formatDiagnostics({ diagnostics: warnings }, { ...opts, errtags: options.errtags }) + '\n');
     if (!result.program) {
       io.err(formatDiagnostics({ diagnostics: result.diagnostics.filter((x) => x.severity === 'error') }, { ...opts, errtags: options.errtags }) + '\n');
       return 1;
     }
-    if (f.listIncludes) for (const inc of result.context.includes) io.err(`${inc}\n`);
-    if (f.dif) io.err(listDif(result));
-    const matched = matchedProbeCount(result.program, registry);
+    if (f.listIncludes) for (const inc of result.context.includes.slice(own.includes)) io.err(`${inc}\n`);
+    const program = { ...result.program, ecbs: result.program.ecbs.slice(own.ecbs) };
+    ecbsBefore = result.program.ecbs.length;
+    listingsBefore = result.context.listings.length;
+    includesBefore = result.context.includes.length;
+    if (f.dif) io.err(listDif({ context: { listings: result.context.listings.slice(own.listings) } }));
+    const matched = matchedProbeCount(program, registry);
     const kind = spec.flag === 's' ? 'script' : 'description';
-    const report = f.verbose ? formatStabilityReport(kind, reportedName(spec), programAttributes(result.program, registry)) : undefined;
+    const report = f.verbose ? formatStabilityReport(kind, reportedName(spec), programAttributes(program, registry)) : undefined;
     notices.push({
       notice: `dtrace: ${kind} '${reportedName(spec)}' matched ${plural(matched, 'probe')}\n`,
       // dtrace -v: the program's minimum attributes (dtrace_program_info), then a blank line.
-      ...(report !== undefined ? (f.exitAfterMatch ? { report, statements: formatStatementInfo(result.program, registry) } : { report: report + '\n' }) : {}),
+      ...(report !== undefined ? (f.exitAfterMatch ? { report, statements: formatStatementInfo(program, registry) } : { report: report + '\n' }) : {}),
     });
     for (const opt of result.program.options) setOption(options, opt.name, opt.value);
     single = result;

@@ -39,6 +39,23 @@ describe('tst.cli-begin: probe descriptions with the default action', () => {
   });
 });
 
+describe('tst.cli-shared-globals: every -n and -s is compiled into one dtrace handle', () => {
+  it('sees a global an earlier -n declared or assigned, with its type', async () => {
+    const r = await wdtrace('-q', '-n', 'int done; BEGIN { done = 1; }', '-n', 'BEGIN /done/ { printf("done %d\\n", done); }', '-n', 'BEGIN { s = "str"; }', '-n', 'BEGIN { printf("%s\\n", s); exit(0); }');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('done 1\nstr\n\n');
+    expect(r.status).toBe(0);
+  });
+  it('counts and reports each -n on its own: its matched probes, its errors at its own lines', async () => {
+    const ok = await wdtrace('-n', 'int done;', '-n', 'BEGIN, END /!done/ { done = 1; }', '--run-for', '0s');
+    expect(ok.stderr).toBe("dtrace: description 'int done' matched 0 probes\ndtrace: description 'BEGIN, END ' matched 2 probes\n");
+    const bad = await wdtrace('-n', 'BEGIN { s = "str"; }', '-n', 'BEGIN\n{ s = 1; }');
+    // Every specification is compiled before any is enabled: the error comes alone.
+    expect(bad.stderr).toBe('dtrace: invalid probe specifier BEGIN\n{ s = 1; }: line 2: operands have incompatible types: "string" = "int"\n');
+    expect(bad.status).toBe(1);
+  });
+});
+
 describe('err.cli: errors and exit statuses like dtrace(1)', () => {
   it('refuses descriptions that match nothing unless -Z', async () => {
     const r = await wdtrace('-n', 'nosuch:::probe');

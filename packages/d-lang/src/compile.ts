@@ -2,7 +2,7 @@
 // program to the serialisable compiled program, list its DIF (-S), print
 // it after the sugar pass (-d), and format diagnostics like dtrace(1).
 import type { CompiledProgram } from '@wdtrace/dtrace-core/program';
-import { difListing } from '@wdtrace/dtrace-core/dif';
+import { difListing, type Difo } from '@wdtrace/dtrace-core/dif';
 import { CompileContext, type CompileOptions, type DLibrary } from './context.js';
 import { CompileError, type Diagnostic, formatDiagnostic, makeDiagnostic } from './diagnostics.js';
 import { PASSES, passIndex } from './passes/index.js';
@@ -57,8 +57,16 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
  * declarations enter the symbol tables through the scopes pass.
  */
 function loadLibraries(ctx: CompileContext): void {
-  const libraries = ctx.options.libraries ?? [];
   const standard = ctx.options.standardLibraries !== false && ctx.options.options?.nolibs === undefined;
+  // dt_load_libs_dir skips a file named as a library loaded before it (the
+  // standard ones, loaded first, even when left out as unnamed).
+  const fileName = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
+  const seen = new Set(standard ? STANDARD_D_LIBRARIES.map((l) => fileName(l.name)) : []);
+  const libraries = (ctx.options.libraries ?? []).filter((l) => {
+    if (seen.has(fileName(l.name))) return false;
+    seen.add(fileName(l.name));
+    return true;
+  });
   for (const lib of standard ? [...standardLibrariesNamed(ctx.text, libraries), ...libraries] : libraries) {
     const text = `#line 1 "${lib.name.replace(/["\\]/g, '\\$&')}"\n${lib.text}`;
     ctx.ast = ctx.parse(text);
@@ -91,7 +99,7 @@ export function compile(source: string, options: CompileOptions = {}): CompileRe
 }
 
 /** The DIF of a compiled program in the layout of `dtrace -S` (every DIFO, in generation order). */
-export function listDif(result: CompileResult): string {
+export function listDif(result: { readonly context: { readonly listings: readonly { readonly difo: Difo }[] } }): string {
   let n = 0;
   return result.context.listings
     .map((l) => difListing(l.difo, { address: `0x${(0x1000 + 0x100 * n++).toString(16)}` }))
