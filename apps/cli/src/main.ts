@@ -172,7 +172,11 @@ async function openSession(o: Flags, specs: ProbeSpec[], onEvent: (e: SessionEve
 
 /** -l: the probes the specifications name (every probe when none is given), and the descriptions that match none. */
 function listedProbes(session: Session, specs: ProbeSpec[]): { probes: Probe[]; unmatched: string[] } {
-  if (specs.length === 0) return { probes: [...session.registry.all()], unmatched: [] };
+  if (specs.length === 0) {
+    // Every probe: the usdt providers of the processes too (they exist once a process runs its program).
+    session.registry.prepareDescription?.(parseProbeDescription(':::'));
+    return { probes: [...session.registry.all()], unmatched: [] };
+  }
   const unmatched: string[] = [];
   const probes = specs.flatMap((s) => {
     if (s.flag === 'i') {
