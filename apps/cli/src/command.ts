@@ -76,6 +76,7 @@ export function createProgram(out: (s: string) => void, err: (s: string) => void
     .option('-U <name>', 'undefine a preprocessor macro (with -C)', collect)
     .option('-I <dir>', 'add a directory to the #include search path (with -C)', collect)
     .option('-H', 'print the path of every #included file (with -C, to stderr)')
+    .option('-L <path>', 'add a directory to the D library path: its .d files are compiled before the program (same as -x libdir)', collect)
     .option('--json', 'print one JSON object per probe firing instead of formatted text')
     .option('--run-for <duration>', 'stop tracing after this much virtual time (e.g. 5s, 250ms)')
     .option('-c <command>', 'boot the guest, run the command in it (standard input is its input) and trace until it exits ($target is its pid)')

@@ -30,25 +30,44 @@ function writeWhole(path: string, bytes: Uint8Array): void {
   }
 }
 
-/** The compiled provider definitions of every specification (only -s scripts define providers); an exit status on a compile error. */
-function providerDefinitions(specs: readonly ProbeSpec[], f: CompileFlags, dataModel: 'LP64' | 'ILP32', io: CliIo): { providers: ProviderDefinition[]; source: string } | number {
-  const providers: ProviderDefinition[] = [];
-  const sources: string[] = [];
+/** A specification's D text and where it came from, as the compiler is told. */
+interface SpecSource {
+  readonly spec: ProbeSpec;
+  readonly source: string;
+  readonly origin: NonNullable<CompileOptions['origin']>;
+}
+
+/**
+ * The D text of every specification that can define providers (-s scripts
+ * and -n descriptions), read before anything else is opened, as dtrace(1)
+ * compiles its scripts before it links (compile_file's fatal error); an
+ * exit status when a script cannot be read.
+ */
+function specSources(specs: readonly ProbeSpec[], io: CliIo): SpecSource[] | number {
+  const out: SpecSource[] = [];
   for (const spec of specs) {
-    let source = spec.text;
-    let origin: NonNullable<CompileOptions['origin']> = { kind: 'probe', text: spec.text };
     if (spec.flag === 's') {
+      let source: string;
       try {
         source = readBytesText(spec.text);
       } catch (e) {
         io.err(`dtrace: failed to open ${spec.text}: ${strerror(e)}\n`);
-        return 2;
+        return 1;
       }
       if (source.startsWith('#!')) source = source.slice(source.indexOf('\n') >= 0 ? source.indexOf('\n') : source.length);
-      origin = { kind: 'script', name: spec.text };
-    } else if (spec.flag !== 'n') {
-      continue;
+      out.push({ spec, source, origin: { kind: 'script', name: spec.text } });
+    } else if (spec.flag === 'n') {
+      out.push({ spec, source: spec.text, origin: { kind: 'probe', text: spec.text } });
     }
+  }
+  return out;
+}
+
+/** The compiled provider definitions of the specifications' texts (only -s scripts define providers); an exit status on a compile error. */
+function providerDefinitions(sources: readonly SpecSource[], f: CompileFlags, dataModel: 'LP64' | 'ILP32', io: CliIo): { providers: ProviderDefinition[]; source: string } | number {
+  const providers: ProviderDefinition[] = [];
+  const scripts: string[] = [];
+  for (const { spec, source, origin } of sources) {
     const opts: CompileOptions = { ...baseOptions(f), zdefs: true, dataModel, origin };
     const result = compile(source, opts);
     if (!result.program) {
@@ -56,9 +75,9 @@ function providerDefinitions(specs: readonly ProbeSpec[], f: CompileFlags, dataM
       return 1;
     }
     providers.push(...result.context.providers);
-    if (spec.flag === 's') sources.push(source);
+    if (spec.flag === 's') scripts.push(source);
   }
-  return { providers, source: sources.join('\n') };
+  return { providers, source: scripts.join('\n') };
 }
 
 /** dtrace -h: the header for the scripts' providers, into -o's file or `<script>.h`. */
@@ -71,7 +90,9 @@ export function runHeader(specs: readonly ProbeSpec[], f: CompileFlags, outFile:
     if (first.flag !== 's' || !first.text.endsWith('.d')) throw new UsageError('-h requires an output file if no scripts are specified');
     file = `${basename(first.text.slice(0, -2))}.h`;
   }
-  const defs = providerDefinitions(specs, f, 'LP64', io);
+  const sources = specSources(specs, io);
+  if (typeof sources === 'number') return sources;
+  const defs = providerDefinitions(sources, f, 'LP64', io);
   if (typeof defs === 'number') return defs;
   const text = programHeader(defs.providers, file);
   try {
@@ -99,6 +120,9 @@ export function runLink(specs: readonly ProbeSpec[], f: CompileFlags, outFile: s
   const desc = first ? `script ${first.text}` : `description ${specs[0]!.text}`;
   // dtrace's link_prog: -o names the object for one script; else <script>.o, or d.out.
   const file = outFile !== undefined && specs.length === 1 ? outFile : first && first.text.endsWith('.d') ? `${basename(first.text.slice(0, -2))}.o` : (outFile ?? 'd.out');
+  // The scripts are read first: a missing script is reported before any object is opened.
+  const sources = specSources(specs, io);
+  if (typeof sources === 'number') return sources;
   const objects: { name: string; bytes: Uint8Array }[] = [];
   for (const path of objectPaths) {
     try {
@@ -119,7 +143,7 @@ export function runLink(specs: readonly ProbeSpec[], f: CompileFlags, outFile: s
       return 1;
     }
   }
-  const defs = providerDefinitions(specs, f, dataModel, io);
+  const defs = providerDefinitions(sources, f, dataModel, io);
   if (typeof defs === 'number') return defs;
   let result;
   try {

@@ -164,7 +164,10 @@ describe('wdtrace -G bad input', () => {
     writeFileSync(join(dir, 'junk.o'), 'not an object');
     expect(await inDir(dir, '-G', '-s', 'shop.d', 'junk.o')).toMatchObject({ status: 1, stderr: 'dtrace: failed to link script shop.d: failed to process junk.o: not an ELF file (bad magic) at offset 0x0\n' });
     expect(await inDir(dir, '-G', '-s', 'shop.d', 'missing.o')).toMatchObject({ status: 1, stderr: 'dtrace: failed to link script shop.d: failed to open missing.o: No such file or directory\n' });
+    // The scripts are read before the objects (dtrace compiles before it links): a missing script is what is reported.
+    expect(await inDir(dir, '-G', '-s', 'nonexistent.d', 'missing.o')).toMatchObject({ status: 1, stderr: 'dtrace: failed to open nonexistent.d: No such file or directory\n' });
+    expect(await inDir(dir, '-G', '-s', 'nonexistent.d', 'shop-x86_64.o')).toMatchObject({ status: 1, stderr: 'dtrace: failed to open nonexistent.d: No such file or directory\n' });
     expect(readFileSync(join(dir, 'shop-x86_64.o')).equals(before)).toBe(true);
-    for (const f of ['other.o', 'few.o', 'shop.o']) expect(existsSync(join(dir, f))).toBe(false);
+    for (const f of ['other.o', 'few.o', 'shop.o', 'nonexistent.o']) expect(existsSync(join(dir, f))).toBe(false);
   });
 });

@@ -17,6 +17,8 @@ export const DTRACE_OPTIONS: ReadonlyMap<string, OptionKind> = new Map<string, O
   ['aggzoom', 'bool'],
   ['amin', 'string'],
   ['argref', 'bool'],
+  /** wdtrace's own: what runs DIF (dif, the interpreter; wasm, its WebAssembly translation). */
+  ['backend', 'string'],
   ['bufpolicy', 'string'],
   ['bufresize', 'string'],
   ['bufsize', 'size'],

@@ -19,7 +19,7 @@
 //   +24 u32 shift of a register operand (type | imm5 << 2; 0 = none) or a
 //           kind-specific extra (see each kind)
 //
-// No specialised form names r15 in any register field, so none reads or
+// No specialised form but K_ADD_PC names r15 in a register field, and none
 // writes the pc. Every form has the same architectural effect as its
 // handler (which the exec tests compare with qemu-arm); loads and
 // stores fall back to the handler whenever the inline access path does not
@@ -96,9 +96,17 @@ export const K_B: u8 = 50;
 export const K_BL: u8 = 51;
 export const K_BX: u8 = 52; // rm; a Thumb target (bit 0) takes the handler
 export const K_BX_T: u8 = 58; // T32 bx rm; an ARM target (bit 0 clear) takes the handler
-export const K_BCOND: u8 = 59; // T32 b<cond> (16 and 32 bits): extra = cond
+export const K_BCOND: u8 = 59; // T32 16-bit b<cond>: extra = cond
+export const K_BCOND_W: u8 = 63; // T32 32-bit b<cond>.w: extra = cond
 // T32 literal load: Rt = [Align(pc + 4, 4) + imm] (imm signed).
 export const K_LDR_PC: u8 = 60;
+// Rd = pc + imm + shift(Rm): position-independent code's `add rd, pc, rm`
+// (A32, imm = 8) and `add rdn, pc` (T32, imm = 4), Rd and Rm not r15. The
+// one form that reads the pc: as the instruction's address plus imm.
+export const K_ADD_PC: u8 = 61;
+// T32 16-bit lsls/lsrs/asrs by an immediate (outside IT blocks): N, Z and C,
+// V unchanged. Record: rd, rm, extra = type | amount << 2 (amount 1-32).
+export const K_SHIFTS_I: u8 = 62;
 
 /** Register field at bit `at` of `w` as a state-block byte offset. */
 @inline function regAt(w: u32, at: u32): u32 {
@@ -199,7 +207,10 @@ export function fastRecord(op: u32, word: u32, rec: usize): void {
     c = regAt(word, 0);
     extra = immShift(word);
     const noRn = op == Op.MOV_reg || op == Op.MVN_reg;
-    if (!rmPc && (!rnPc || noRn)) {
+    if (op == Op.ADD_reg && s == 0 && rnPc && !rdPc && !rmPc) {
+      kind = K_ADD_PC;
+      imm = 8;
+    } else if (!rmPc && (!rnPc || noRn)) {
       if (op == Op.CMP_reg) kind = K_CMP_R;
       else if (op == Op.CMN_reg) kind = K_CMN_R;
       else if (op == Op.TST_reg) kind = extra == 0 ? K_TST_R : 0;
@@ -348,6 +359,7 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       const d = (((v >>> 7) & 1) << 3) | (v & 7);
       const m = (v >>> 3) & 15;
       if (d != 15 && m != 15) { kind = K_ADD_R; a = d << 2; b = a; c = m << 2; }
+      else if (d != 15 && d != 13) { kind = K_ADD_PC; a = d << 2; c = a; imm = 4; } // add rdn, pc
       break;
     }
     case TOp.CMP_reg_T2: {
@@ -360,6 +372,13 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       const d = (((v >>> 7) & 1) << 3) | (v & 7);
       const m = (v >>> 3) & 15;
       if (d != 15 && m != 15) { kind = K_MOV_R; a = d << 2; c = m << 2; }
+      break;
+    }
+    case TOp.LSL_imm_T1: case TOp.LSR_imm_T1: case TOp.ASR_imm_T1: {
+      // imm5 = 0 is movs (MOV_reg_T2) for lsl, a shift by 32 for lsr and asr.
+      const type: u32 = op == TOp.LSL_imm_T1 ? 0 : op == TOp.LSR_imm_T1 ? 1 : 2;
+      const amount = (v >>> 6) & 31;
+      kind = K_SHIFTS_I; a = lowAt(v, 0); c = lowAt(v, 3); extra = type | ((amount == 0 ? 32 : amount) << 2);
       break;
     }
     case TOp.UXTB_T1: kind = K_UXTB; a = lowAt(v, 0); c = lowAt(v, 3); break;
@@ -389,7 +408,7 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
     case TOp.B_T3: {
       const cond = (v >>> 22) & 15;
       const off = (((v >>> 26) & 1) << 20) | (((v >>> 11) & 1) << 19) | (((v >>> 13) & 1) << 18) | (((v >>> 16) & 0x3f) << 12) | ((v & 0x7ff) << 1);
-      if (cond < 14) { kind = K_BCOND; extra = cond; imm = u32(i32(off << 11) >> 11) + 4; }
+      if (cond < 14) { kind = K_BCOND_W; extra = cond; imm = u32(i32(off << 11) >> 11) + 4; }
       break;
     }
     case TOp.B_T4: case TOp.BL_T1: {
@@ -425,7 +444,8 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       break;
     case TOp.AND_imm_T1: case TOp.ORR_imm_T1: case TOp.EOR_imm_T1: case TOp.BIC_imm_T1: case TOp.ADD_imm_T3: case TOp.SUB_imm_T3:
     case TOp.RSB_imm_T2: case TOp.MOV_imm_T2: case TOp.MVN_imm_T1:
-      if (!wRdPc && !wRnPc) {
+      // mov and mvn have 1111 in the Rn field (they are orr and orn without Rn).
+      if (!wRdPc && (!wRnPc || op == TOp.MOV_imm_T2 || op == TOp.MVN_imm_T1)) {
         a = regAt(v, 8);
         b = regAt(v, 16);
         const dp = thumbOperation(op);
@@ -435,7 +455,7 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       break;
     case TOp.AND_reg_T2: case TOp.ORR_reg_T2: case TOp.EOR_reg_T2: case TOp.BIC_reg_T2: case TOp.ADD_reg_T3: case TOp.SUB_reg_T2:
     case TOp.RSB_reg_T1: case TOp.MOV_reg_T3: case TOp.MVN_reg_T2:
-      if (!wRdPc && !wRnPc && !wRmPc) {
+      if (!wRdPc && !wRmPc && (!wRnPc || op == TOp.MOV_reg_T3 || op == TOp.MVN_reg_T2)) {
         a = regAt(v, 8);
         b = regAt(v, 16);
         c = regAt(v, 0);

@@ -97,6 +97,17 @@ function qemuSeconds(exe, empty) {
   return { seconds: Math.max(full - best(() => timeQemu(empty)), 1e-6), exit };
 }
 
+/** The median of a list of numbers. */
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+// Rounds alternate the builds (A32, T32, A32 with the MMU, T32 with the
+// MMU, then again), so load on the shared machine falls on both sides of
+// each round's T32/A32 ratio alike.
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+
 try {
   let haveQemu = true;
   try {
@@ -104,34 +115,42 @@ try {
   } catch {
     haveQemu = false;
   }
-  const rows = [];
-  for (const [isa, name] of [['arm', 'A32'], ['thumb', 'T32']]) {
-    const exe = build(iterations, isa);
-    const empty = build(0, isa);
-    // Warm-up run: lets the engine's optimising tier compile the run loop
-    // (V8 starts WebAssembly in its baseline compiler), as a long-running
-    // machine would be after its first time slices.
-    await runCore(build(Math.max(1, iterations >> 3), isa));
-    const core = await runCore(exe);
-    const mips = core.instructions / core.seconds / 1e6;
-    console.log(`${name} core (release): ${core.instructions} guest instructions in ${core.seconds.toFixed(3)} s CPU time = ${mips.toFixed(1)} MIPS`);
-    const mapped = await runCore(exe, true);
-    if (mapped.exit !== core.exit) throw new Error(`${name}: checksum with the MMU on differs: ${mapped.exit} vs ${core.exit}`);
-    const mappedMips = mapped.instructions / mapped.seconds / 1e6;
-    console.log(`${name} core, MMU on (sections, client domain): ${mappedMips.toFixed(1)} MIPS`);
-    const row = { name, mips, mappedMips, ratio: '' };
-    if (haveQemu) {
-      const q = qemuSeconds(exe, empty);
-      if (q.exit !== core.exit) throw new Error(`${name}: checksum differs: core ${core.exit}, qemu-arm ${q.exit}`);
-      const qmips = core.instructions / q.seconds / 1e6;
-      console.log(`${name}: checksum ${core.exit} agrees with qemu-arm; qemu-arm ${q.seconds.toFixed(3)} s CPU time (start-up subtracted) = ${qmips.toFixed(1)} MIPS`);
-      row.ratio = `1/${(qmips / mips).toFixed(1)}`;
+  const sets = [['arm', 'A32'], ['thumb', 'T32']].map(([isa, name]) => ({ isa, name, exe: build(iterations, isa), empty: build(0, isa), mips: [], mappedMips: [], exit: -1, instructions: 0 }));
+  // Warm-up runs: let the engine's optimising tier compile the run loop
+  // (V8 starts WebAssembly in its baseline compiler), as a long-running
+  // machine would be after its first time slices.
+  for (const s of sets) await runCore(build(Math.max(1, iterations >> 3), s.isa));
+  for (let round = 1; round <= rounds; round++) {
+    for (const mmu of [false, true]) {
+      for (const s of sets) {
+        const r = await runCore(s.exe, mmu);
+        if (s.exit === -1) s.exit = r.exit;
+        if (r.exit !== s.exit) throw new Error(`${s.name}: checksum ${mmu ? 'with' : 'without'} the MMU differs: ${r.exit} vs ${s.exit}`);
+        s.instructions = r.instructions;
+        (mmu ? s.mappedMips : s.mips).push(r.instructions / r.seconds / 1e6);
+      }
     }
-    rows.push(row);
+    const [a, t] = sets;
+    const at = (xs) => xs[round - 1];
+    console.log(`round ${round}: A32 ${at(a.mips).toFixed(1)} MIPS, T32 ${at(t.mips).toFixed(1)} (T32/A32 ${(at(t.mips) / at(a.mips)).toFixed(2)}); ` +
+      `MMU on: A32 ${at(a.mappedMips).toFixed(1)}, T32 ${at(t.mappedMips).toFixed(1)} (${(at(t.mappedMips) / at(a.mappedMips)).toFixed(2)})`);
+  }
+  for (const s of sets) {
+    s.ratio = '';
+    if (!haveQemu) continue;
+    const q = qemuSeconds(s.exe, s.empty);
+    if (q.exit !== s.exit) throw new Error(`${s.name}: checksum differs: core ${s.exit}, qemu-arm ${q.exit}`);
+    const qmips = s.instructions / q.seconds / 1e6;
+    console.log(`${s.name}: ${s.instructions} guest instructions, checksum ${s.exit} agrees with qemu-arm; qemu-arm ${q.seconds.toFixed(3)} s CPU time (start-up subtracted) = ${qmips.toFixed(1)} MIPS`);
+    s.ratio = `1/${(qmips / median(s.mips)).toFixed(1)}`;
   }
   if (!haveQemu) console.log('qemu-arm not installed: no ratio');
-  console.log('\n          MIPS   MMU on  core/qemu-arm');
-  for (const r of rows) console.log(`${r.name.padEnd(6)} ${r.mips.toFixed(1).padStart(8)} ${r.mappedMips.toFixed(1).padStart(8)}  ${r.ratio || '-'}`);
+  console.log(`\nmedians of ${rounds} round${rounds > 1 ? 's' : ''} (core, release build, CPU time)`);
+  console.log('          MIPS   MMU on  core/qemu-arm');
+  for (const s of sets) console.log(`${s.name.padEnd(6)} ${median(s.mips).toFixed(1).padStart(8)} ${median(s.mappedMips).toFixed(1).padStart(8)}  ${s.ratio || '-'}`);
+  const ratios = sets[1].mips.map((t, i) => t / sets[0].mips[i]);
+  const mappedRatios = sets[1].mappedMips.map((t, i) => t / sets[0].mappedMips[i]);
+  console.log(`T32/A32   ${median(ratios).toFixed(2).padStart(5)}    ${median(mappedRatios).toFixed(2).padStart(5)}  (per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}; MMU on: ${mappedRatios.map((r) => r.toFixed(2)).join(' ')})`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -128,7 +128,7 @@ function randomThumb(next: () => number): number {
     case 0: return 0x2000 | ((next() % 4) << 11) | (low() << 8) | (next() & 0xff); // movs/cmp/adds/subs imm8
     case 1: return 0x1800 | ((next() % 4) << 9) | (low() << 6) | (low() << 3) | low(); // adds/subs reg, imm3
     case 2: return 0x4000 | ([0, 1, 8, 10, 11, 12, 14, 15][next() % 8]! << 6) | (low() << 3) | low(); // and eor tst cmp cmn orr bic mvn
-    case 3: return (low() << 3) | low(); // movs rd, rm (lsl #0)
+    case 3: return ((next() % 3) << 11) | (next() % 2 === 0 ? 0 : (next() % 32) << 6) | (low() << 3) | low(); // movs, lsls/lsrs/asrs #imm
     case 4: return 0x4400 | ((next() % 3) << 8) | (r() << 3) | (next() & 0x87); // add/cmp/mov high registers
     case 5: return 0xb200 | ((next() % 4) << 6) | (low() << 3) | low(); // sxth sxtb uxth uxtb
     case 6: return 0x5000 | ([0, 2, 4, 6][next() % 4]! << 9) | (low() << 6) | (low() << 3) | low(); // str strb ldr ldrb register

@@ -13,6 +13,14 @@
 # vectors, the syscall stub, crt0, the division helpers), reached by
 # interworking calls the linker makes.
 #
+# Programs with USDT probes of their own (user/<prog>_provider.d defines
+# their provider) go through the project's own link step, as with DTrace:
+# `wdtrace -h` writes the header the C file includes, `wdtrace -G` turns
+# the probe call sites of the object into no-ops and writes the probe
+# description object linked into the program. That is the built CLI
+# (apps/cli, `npm run build` first; WDTRACE=path overrides it), so the
+# TypeScript is built before the guest; the committed images need neither.
+#
 # Reproducibility: fixed flags, sources taken in sorted order, every path in
 # debug info rewritten to /guest, archives made with llvm-ar's deterministic
 # mode, the cpio written by tools/mkcpio.c with zero timestamps/uids, and
@@ -36,9 +44,15 @@ CC=${CC:-clang}
 LD=${LD:-ld.lld}
 AR=${AR:-llvm-ar}
 STRIP=${STRIP:-llvm-strip}
-for tool in "$CC" "$LD" "$AR" "$STRIP"; do
+for tool in "$CC" "$LD" "$AR" "$STRIP" node; do
 	command -v "$tool" >/dev/null || { echo "build.sh: '$tool' not found" >&2; exit 1; }
 done
+WDTRACE=${WDTRACE:-$(cd "$(dirname "$0")/../../.." && pwd)/apps/cli/bin/wdtrace.js}
+WDTRACE_MAIN="$(dirname "$WDTRACE")/../dist/main.js"
+if [ ! -f "$WDTRACE" ] || [ ! -f "$WDTRACE_MAIN" ]; then
+	echo "build.sh: the wdtrace CLI ($WDTRACE) is not built: run 'npm run build' first (its -h and -G make the USDT probes of the guest programs)" >&2
+	exit 1
+fi
 
 export LC_ALL=C
 # Work from the guest folder so the compilation directory recorded in debug
@@ -104,7 +118,7 @@ build_libc() {
 }
 
 # ---- user programs ----
-USER_PROGRAMS=(cat cp cpubound date dd echo env fault false fileio forkheavy grep head init kill ls mallocstress mkdir mv nice pipeserver ps rm seq sh sleep sort spin stat syscallheavy sysprobe tee touch true uname wc xargs yes)
+USER_PROGRAMS=(cat cp cpubound date dd echo env fault false fileio forkheavy grep head init kill kvd ls mallocstress mkdir mv nice pipeserver ps rm seq sh sleep sort spin stat syscallheavy sysprobe tee touch true uname wc xargs yes)
 
 # Programs for one ISA only: fpmix needs hardware floating point (the ARM
 # guest is soft-float and its libc has no soft-float routines).
@@ -121,12 +135,22 @@ build_user() {
 	mapfile -t flags < <(common_flags "$arch")
 	mapfile -t progs < <(programs_for "$arch")
 	flags+=(-fno-pic -I "$GUEST/libc/include")
-	mkdir -p "$obj/bin"
+	mkdir -p "$obj/bin" "$obj/include"
 	for prog in "${progs[@]}"; do
-		"$CC" "${flags[@]}" -c "$GUEST/user/$prog.c" -o "$obj/$prog.o"
+		local provider="user/${prog}_provider.d" usdt=()
+		if [ -f "$provider" ]; then
+			# USDT: the header from the provider definition, the object's probe sites made no-ops.
+			node "$WDTRACE" -h -s "$provider" -o "$obj/include/${prog}_provider.h"
+			"$CC" "${flags[@]}" -D_DTRACE_VERSION=1 -I "$obj/include" -c "$GUEST/user/$prog.c" -o "$obj/$prog.o"
+			node "$WDTRACE" -G -s "$provider" -o "$obj/${prog}_provider.o" "$obj/$prog.o"
+			# The probe description names a static function by its object's FILE symbol: keep them.
+			usdt=("$obj/${prog}_provider.o")
+		else
+			"$CC" "${flags[@]}" -c "$GUEST/user/$prog.c" -o "$obj/$prog.o"
+		fi
 		"$LD" -static -nostdlib --build-id=none -e _start -z noexecstack \
-			-o "$obj/bin/$prog.full" "$lib/crt0.o" "$obj/$prog.o" "$lib/libc.a"
-		"$STRIP" --strip-debug -o "$obj/bin/$prog" "$obj/bin/$prog.full"
+			-o "$obj/bin/$prog.full" "$lib/crt0.o" "$obj/$prog.o" "${usdt[@]}" "$lib/libc.a"
+		"$STRIP" --strip-debug ${usdt[@]:+--keep-file-symbols} -o "$obj/bin/$prog" "$obj/bin/$prog.full"
 	done
 }
 

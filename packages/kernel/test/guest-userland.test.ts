@@ -15,7 +15,7 @@ describe('initrd layout', () => {
       const names = entries.map((e) => e.name);
       for (const p of ['sbin/init', 'bin/sh', 'bin/echo', 'bin/cat', 'bin/ls', 'bin/wc', 'bin/sort', 'bin/head', 'bin/grep', 'bin/sleep', 'bin/true', 'bin/false', 'bin/cpubound', 'bin/syscallheavy', 'bin/forkheavy', 'etc/passwd', 'tmp',
         'bin/ps', 'bin/kill', 'bin/mkdir', 'bin/rm', 'bin/cp', 'bin/mv', 'bin/touch', 'bin/stat', 'bin/env', 'bin/date', 'bin/dd', 'bin/seq', 'bin/tee', 'bin/xargs',
-        'bin/uname', 'bin/yes', 'bin/nice', 'bin/pipeserver', 'bin/mallocstress', 'bin/fileio', 'bin/spin', 'proc/tasks', ...(isa === 'x86_64' ? ['bin/fpmix'] : [])]) {
+        'bin/uname', 'bin/yes', 'bin/nice', 'bin/pipeserver', 'bin/mallocstress', 'bin/fileio', 'bin/spin', 'bin/kvd', 'proc/tasks', ...(isa === 'x86_64' ? ['bin/fpmix'] : [])]) {
         expect(names).toContain(p);
       }
       const dev = Object.fromEntries(entries.filter((e) => e.name.startsWith('dev/')).map((e) => [e.name, [e.mode & 0o170000, e.rdevMajor, e.rdevMinor]]));
@@ -172,6 +172,9 @@ for (const isa of ISAS) {
       expect(run('mallocstress', ['200', '16']).stdout).toMatch(/^mallocstress rounds=200 slots=16 bytes=\d+ corrupt=0\n$/);
       expect(run('fileio', ['2', '3000', join(work, 'fio')]).stdout).toBe('fileio files=2 written=6010 read=6000 errors=0\n');
       expect(run('xargs', ['-n', '2', 'echo'], 'a b c\n').stdout).toBe('a b\nc\n');
+      // kvd, the key-value server with USDT probes: its probe sites are no-ops when nothing traces it.
+      expect(run('kvd', ['-n', '50']).stdout).toBe('kvd requests=50 hits=19 misses=31 keys=16\n');
+      expect(run('kvd', [], 'set a 1\nget a\ndel a\nget a\nset b\n').stdout).toBe('OK\n1\nOK\nNOT FOUND\nERROR\n');
       expect(run('kill', ['-s', 'BOGUS', '1']).status).toBe(2);
       if (isa === 'x86_64') expect(run('fpmix', ['1000']).stdout).toMatch(/^fpmix rounds=1000 harmonic=7485470 half=249 x87=\d+\n$/);
     });

@@ -10,7 +10,7 @@ import { runMachine, shell, type GuestMachineOptions } from './machine-support.j
 const script = (isa: (typeof ISAS)[number], text: string, options: GuestMachineOptions = {}) =>
   runMachine(isa, ['/bin/sh', '/etc/test.sh'], { ...options, files: [{ path: '/etc/test.sh', data: new TextEncoder().encode(`${text}\n`) }] });
 
-const PROGRAMS = ['cp', 'date', 'dd', 'env', 'fileio', 'kill', 'mallocstress', 'mkdir', 'mv', 'nice', 'pipeserver', 'ps', 'rm', 'seq', 'sh', 'spin', 'stat', 'sysprobe', 'tee', 'touch', 'uname', 'xargs', 'yes'];
+const PROGRAMS = ['cp', 'date', 'dd', 'env', 'fileio', 'kill', 'kvd', 'mallocstress', 'mkdir', 'mv', 'nice', 'pipeserver', 'ps', 'rm', 'seq', 'sh', 'spin', 'stat', 'sysprobe', 'tee', 'touch', 'uname', 'xargs', 'yes'];
 
 describe.each(ISAS)('%s guest: programs and shell', (isa) => {
   it('every new program answers --help with a usage line', async () => {

@@ -9,10 +9,15 @@
 //   of syscallheavy with `fbt:::entry` enabled over the firings, in ns and in
 //   guest instructions of the untraced run's speed;
 // - the slowdown of syscallheavy with `fbt:::entry { @[probefunc] = count(); }`;
-// - the time to enable and to disable every fbt probe.
+// - the time to enable and to disable every fbt probe;
+// - each firing figure with the DIF interpreter (-x backend=dif) and with
+//   its WebAssembly translation (-x backend=wasm), side by side, and a
+//   predicate-only clause that never passes; the time to translate and
+//   instantiate the DIF of the d-lang corpus.
 // Wall times on a shared machine are noise; instruction counts are exact.
 import { compile } from '@wdtrace/d-lang';
-import { Consumer, DTraceState, ProbeRegistry, buildProgram, defaultOptions } from '@wdtrace/dtrace-core';
+import { readFileSync, readdirSync } from 'node:fs';
+import { Consumer, DTraceState, ProbeRegistry, buildProgram, defaultOptions, loadDifo, setOption, wasmCompile, Arena } from '@wdtrace/dtrace-core';
 import { Machine, defaultImages } from '@wdtrace/kernel';
 import { GuestMachineView, KernelProviders, createDtraceProvider, createIsaSupport, fireBegin, fireEnd } from '../dist/index.js';
 
@@ -52,7 +57,7 @@ async function withProviders(isa, args, consoleOutput) {
 }
 
 /** Runs the guest to power-off with `script` (none: an empty program) enabled from BEGIN to END. */
-async function traced(isa, args, script) {
+async function traced(isa, args, script, backend = 'dif') {
   let out = '';
   const t = await withProviders(isa, args, (b) => (out += decoder.decode(b)));
   const catalogue = { match: (d) => t.registry.match(d).map((p) => ({ id: p.id, provider: p.provider, module: p.module, function: p.function, name: p.name })) };
@@ -60,7 +65,9 @@ async function traced(isa, args, script) {
   if (!program) throw new Error(`cannot compile ${script}`);
   let trace = '';
   const t0 = performance.now();
-  const state = new DTraceState(program, t.registry, t.view, defaultOptions());
+  const options = defaultOptions();
+  setOption(options, 'backend', backend);
+  const state = new DTraceState(program, t.registry, t.view, options);
   const consumer = new Consumer(state, { out: (s) => (trace += s), err: (s) => (trace += s) });
   t.providers.fireInto(state);
   state.go(0, (cpu) => fireBegin(state, cpu));
@@ -72,7 +79,7 @@ async function traced(isa, args, script) {
   if (r.kind !== 'poweroff' || r.status !== 0) throw new Error(`${isa} traced ${args.join(' ')}: ${JSON.stringify(r)}\n${out}`);
   const aggs = consumer.printAggregations();
   const firings = [...aggs.matchAll(/\s(\d+)\n/g)].reduce((n, m) => n + Number(m[1]), 0);
-  return { insns: t.machine.instructions, ms, out, firings };
+  return { insns: t.machine.instructions, ms, out, firings, difInstructions: state.instructions };
 }
 
 async function enableDisableAll(isa) {
@@ -99,34 +106,70 @@ for (const isa of SETS) {
   }
   const sysArgs = ['/bin/syscallheavy', '2000'];
   const base = await traced(isa, sysArgs, undefined);
-  const fbt = await traced(isa, sysArgs, 'fbt:::entry { @[probefunc] = count(); }');
-  if (fbt.out !== base.out) throw new Error(`${isa}: syscallheavy printed differently under fbt:::entry`);
   const nsPerInsn = (base.ms * 1e6) / base.insns;
-  const perFiring = ((fbt.ms - base.ms) * 1e6) / fbt.firings;
+  const per = {};
+  for (const backend of ['dif', 'wasm']) {
+    const fbt = await traced(isa, sysArgs, 'fbt:::entry { @[probefunc] = count(); }', backend);
+    if (fbt.out !== base.out) throw new Error(`${isa}: syscallheavy printed differently under fbt:::entry`);
+    const never = await traced(isa, sysArgs, 'fbt:::entry /arg0 == 0x123456789abcdef/ { @ = count(); }', backend);
+    const perFiring = ((fbt.ms - base.ms) * 1e6) / fbt.firings;
+    const neverPerFiring = ((never.ms - base.ms) * 1e6) / fbt.firings;
+    per[backend] = {
+      firings: fbt.firings,
+      perFiring,
+      perFiringInsns: perFiring / nsPerInsn,
+      difPerFiring: fbt.difInstructions / fbt.firings,
+      slowdown: fbt.ms / base.ms,
+      neverPerFiring,
+      neverInsns: neverPerFiring / nsPerInsn,
+    };
+  }
   const all = await enableDisableAll(isa);
   rows.push({
     isa,
     unpatchedMips: unpatched.insns / unpatched.ms / 1000,
     idleMips: idle.insns / idle.ms / 1000,
     insns: idle.insns,
-    firings: fbt.firings,
-    perFiring,
-    perFiringInsns: perFiring / nsPerInsn,
-    slowdown: fbt.ms / base.ms,
+    per,
     all,
   });
 }
 
+/** Translating and instantiating the DIF of every program of the d-lang corpus (wasm's enable-time cost). */
+function corpusTranslation() {
+  const dir = new URL('../../d-lang/test/corpus/', import.meta.url);
+  const difos = [];
+  for (const f of readdirSync(dir).filter((n) => n.startsWith('tst.') && n.endsWith('.d'))) {
+    const text = readFileSync(new URL(f, dir), 'utf8');
+    const program = compile(text, { origin: { kind: 'script', name: f }, macroArgs: /\$\$?\d/.test(text) ? ['1', 'read'] : [] }).program;
+    if (!program) continue;
+    for (const e of program.ecbs) for (const d of [e.predicate, ...e.actions.map((a) => a.difo)]) if (d) difos.push(d);
+  }
+  const arena = new Arena(16 * 1024 * 1024, 64 * 1024);
+  const loaded = difos.map((d) => loadDifo(d, arena));
+  const t0 = performance.now();
+  let translated = 0;
+  for (const ld of loaded) if (wasmCompile(ld)) translated++;
+  const ms = performance.now() - t0;
+  return { difos: difos.length, translated, ms };
+}
+const corpus = corpusTranslation();
+
 const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const both = (f) => rows.map((r) => `${f(r.per.dif)} / ${f(r.per.wasm)}`);
 const table = [
   ['', ...rows.map((r) => r.isa)],
   ['cpubound, unpatched image: guest MIPS', ...rows.map((r) => fmt(r.unpatchedMips, 1))],
   ['cpubound, providers registered, no probe enabled: guest MIPS', ...rows.map((r) => fmt(r.idleMips, 1))],
   ['cpubound: guest instructions (equal in both runs)', ...rows.map((r) => fmt(r.insns))],
-  ['syscallheavy 2000 under fbt:::entry: firings', ...rows.map((r) => fmt(r.firings))],
-  ['one fbt firing with @[probefunc] = count(): ns', ...rows.map((r) => fmt(r.perFiring))],
-  ['one fbt firing: guest-instruction equivalents', ...rows.map((r) => fmt(r.perFiringInsns))],
-  ['syscallheavy slowdown under fbt:::entry count()', ...rows.map((r) => `${fmt(r.slowdown, 1)}x`)],
+  ['syscallheavy 2000 under fbt:::entry: firings', ...rows.map((r) => fmt(r.per.dif.firings))],
+  ['backend dif / wasm:', ...rows.map(() => '')],
+  ['one fbt firing with @[probefunc] = count(): ns', ...both((p) => fmt(p.perFiring))],
+  ['one fbt firing: guest-instruction equivalents', ...both((p) => fmt(p.perFiringInsns))],
+  ['one fbt firing: DIF instructions executed', ...both((p) => fmt(p.difPerFiring, 1))],
+  ['syscallheavy slowdown under fbt:::entry count()', ...both((p) => `${fmt(p.slowdown, 1)}x`)],
+  ['a predicate-only clause that never passes: ns', ...both((p) => fmt(p.neverPerFiring))],
+  ['a predicate-only clause: guest-instruction equivalents', ...both((p) => fmt(p.neverInsns))],
   ['fbt probes', ...rows.map((r) => fmt(r.all.probes))],
   ['enable every fbt probe: ms', ...rows.map((r) => fmt(r.all.enableMs, 1))],
   ['disable every fbt probe: ms', ...rows.map((r) => fmt(r.all.disableMs, 1))],
@@ -134,3 +177,4 @@ const table = [
 const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
 console.log('kernel providers bench (committed guest images, 1 CPU, release cores)');
 for (const row of table) console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   '));
+console.log(`translate and instantiate the d-lang corpus's DIF (wasm): ${corpus.translated} of ${corpus.difos} DIFOs in ${fmt(corpus.ms, 1)} ms (${fmt((corpus.ms * 1000) / Math.max(1, corpus.translated), 1)} us each)`);

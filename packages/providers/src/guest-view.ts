@@ -277,6 +277,26 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   }
 
   /**
+   * The pids of the live user processes, in task-list order: each thread
+   * group's leader (tid == pid) that has not exited and has an address space.
+   */
+  userPids(): number[] {
+    const layout = this.layout();
+    const head = this.machine.symbols.byName('task_list');
+    if (!head) throw new Error('the guest kernel has no task_list');
+    const pids: number[] = [];
+    let node = this.readWord(head.address);
+    for (let n = 0; node !== undefined && node !== 0n && node !== head.address && n < 65536; n++) {
+      const task = node - BigInt(layout.tasks);
+      const pid = this.readInt(task + BigInt(layout.pid));
+      const state = this.readInt(task + BigInt(layout.state));
+      if (pid !== undefined && pid === this.readInt(task + BigInt(layout.tgid)) && state !== undefined && state < layout.zombieState && this.readWord(task + BigInt(layout.mm))) pids.push(pid);
+      node = this.readWord(node);
+    }
+    return pids;
+  }
+
+  /**
    * The root table (CR3 / TTBR0 value, physical) of process `pid`'s address
    * space: its thread-group leader's mm; undefined when it has none (no such
    * process, a zombie, a kernel thread).

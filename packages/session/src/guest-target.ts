@@ -92,6 +92,18 @@ export function usesVtimestamp(program: CompiledProgram): boolean {
   return program.ecbs.some((e) => reads(e.predicate) || e.actions.some((a) => reads(a.difo)));
 }
 
+/**
+ * Whether a program's descriptions may match USDT providers that come to
+ * exist while it traces: a provider field that is a glob or empty (other
+ * than dtrace's BEGIN, END and ERROR), as `kv*:::request-start` or
+ * `:::command-start`.
+ */
+export function matchesLaterUsdt(program: CompiledProgram): boolean {
+  return program.ecbs.some((e) =>
+    e.probes.some((d) => (d.provider === '' ? !(d.module === '' && d.function === '' && ['BEGIN', 'END', 'ERROR'].includes(d.name)) : /[*?[\\]/.test(d.provider))),
+  );
+}
+
 export class GuestTarget implements TracingTarget {
   readonly registry = new ProbeRegistry();
   readonly profile: ProfileProvider;
@@ -102,6 +114,8 @@ export class GuestTarget implements TracingTarget {
   readonly interactive: boolean;
   /** Set when a module was loaded since the last step: its probes are matched before the guest goes on. */
   private loadedSince = false;
+  /** Set when a process came to have USDT providers while tracing: the enablings are matched again before the guest goes on. */
+  private newProviders = false;
   /** Whether the kernel is up (`start` ran). */
   private started = false;
   /** The traced process ($target) whose end is watched while tracing. */
@@ -134,6 +148,12 @@ export class GuestTarget implements TracingTarget {
     for (const d of providers.definitions) this.registry.registerProvider(d);
     // pid<N> providers come to exist when a description names them (dt_pid_create_probes); `a.out` names the executable.
     this.registry.prepareDescription = (desc) => providers.pid.prepare(this.registry, desc);
+    // A process that execs a program with USDT probes (or forks from one) while a glob enabling traces:
+    // the guest stops so its probes are matched before it runs on (dtrace_helper_provide's matchall).
+    providers.pid.onNewProviders = () => {
+      this.newProviders = true;
+      machine.stop();
+    };
     machine.onModuleEvent((e) => {
       if (e.kind === 'load') this.loadedSince = true;
     });
@@ -174,7 +194,9 @@ export class GuestTarget implements TracingTarget {
       const bytes = programFile(command);
       return bytes ? { path: command, bytes, pending: true } : undefined;
     };
-    return new GuestTarget(machine, support, view, await KernelProviders.create(machine, view, support, programOf), options);
+    const providers = await KernelProviders.create(machine, view, support, programOf);
+    if (command !== undefined) providers.pid.awaitedPids = [COMMAND_PID];
+    return new GuestTarget(machine, support, view, providers, options);
   }
 
   now(): bigint {
@@ -184,9 +206,13 @@ export class GuestTarget implements TracingTarget {
   attach(state: DTraceState, target?: number): () => void {
     this.providers.fireInto(state);
     this.loadedSince = false;
+    this.newProviders = false;
     const switchWatch = usesVtimestamp(state.program) ? this.watchSwitches() : undefined;
     const exitWatch = target !== undefined ? this.watchExit(target) : undefined;
+    const helperWatch = matchesLaterUsdt(state.program);
+    if (helperWatch) this.providers.pid.watchHelpers(true);
     return () => {
+      if (helperWatch) this.providers.pid.watchHelpers(false);
       exitWatch?.();
       switchWatch?.();
       this.providers.fireInto(undefined);
@@ -232,8 +258,9 @@ export class GuestTarget implements TracingTarget {
   beforeStep(state: DTraceState): void {
     // Retained enablings: probes of a module loaded while tracing runs are matched and enabled
     // before the guest runs on (the load event comes before krtld has written the module's text).
-    if (!this.loadedSince) return;
+    if (!this.loadedSince && !this.newProviders) return;
     this.loadedSince = false;
+    this.newProviders = false;
     state.matchNewProbes();
   }
 
@@ -243,6 +270,8 @@ export class GuestTarget implements TracingTarget {
       this.collectExitStatus();
       return { kind: 'running' };
     }
+    // Stopped for new USDT providers: the next step matches them first.
+    if (result.kind === 'stopped' && this.newProviders) return { kind: 'running' };
     if (result.kind === 'limit') return { kind: 'running' };
     if (result.kind === 'input') return { kind: 'input', deadlineNs: result.deadlineNs };
     return { kind: 'ended', result };

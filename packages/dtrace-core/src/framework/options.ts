@@ -35,6 +35,8 @@ export interface DTraceOptions {
   statusrate: bigint;
   /** -Z: descriptions may match no probes. */
   zdefs: boolean;
+  /** What runs the DIF of enabled clauses: the interpreter (dif) or its WebAssembly translation (wasm). */
+  backend: 'dif' | 'wasm';
 }
 
 export function defaultOptions(): DTraceOptions {
@@ -66,6 +68,7 @@ export function defaultOptions(): DTraceOptions {
     scratchsize: 64 * 1024,
     statusrate: 1_000_000_000n,
     zdefs: false,
+    backend: 'dif',
   };
 }
 
@@ -141,7 +144,7 @@ const BOOLEAN_OPTIONS = new Set(['quiet', 'flowindent', 'destructive', 'aggsortk
 const ACCEPTED_OPTIONS = new Set(['cpu', 'grabanon', 'jstackframes', 'jstackstrsize', 'nolibs', 'defaultargs', 'linkmode', 'encoding', 'aggpercpu', 'temporal', 'agghist', 'aggpack', 'aggzoom', 'bufresize', 'ctypes', 'dtypes', 'verbose', 'evaltime', 'version', 'disasm', 'debug', 'core', 'amin', 'argref', 'cpp', 'cpphdrs', 'cpppath', 'iregs', 'knodefs', 'ld', 'ldpath', 'libdir', 'pgmax', 'pspec', 'stdc', 'tree', 'tregs', 'udefs', 'unodefs', 'userland', 'define', 'undef', 'incdir', 'kdefs', 'late', 'lazyload', 'linktype', 'strip', 'syslibdir']);
 
 export function isKnownOption(name: string): boolean {
-  return SIZE_OPTIONS.has(name) || RATE_OPTIONS.has(name) || COUNT_OPTIONS.has(name) || BOOLEAN_OPTIONS.has(name) || name === 'bufpolicy' || ACCEPTED_OPTIONS.has(name);
+  return SIZE_OPTIONS.has(name) || RATE_OPTIONS.has(name) || COUNT_OPTIONS.has(name) || BOOLEAN_OPTIONS.has(name) || name === 'bufpolicy' || name === 'backend' || ACCEPTED_OPTIONS.has(name);
 }
 
 /**
@@ -151,7 +154,7 @@ export function isKnownOption(name: string): boolean {
  * the aggsort options ...) and the compile-time ones can.
  */
 const RUNTIME_OPTIONS = new Set([
-  'aggsize', 'bufsize', 'bufpolicy', 'bufresize', 'cleanrate', 'cpu', 'destructive', 'dynvarsize', 'grabanon',
+  'aggsize', 'backend', 'bufsize', 'bufpolicy', 'bufresize', 'cleanrate', 'cpu', 'destructive', 'dynvarsize', 'grabanon',
   'jstackframes', 'jstackstrsize', 'nspec', 'specsize', 'stackframes', 'statusrate', 'strsize', 'ustackframes', 'temporal',
 ]);
 
@@ -177,6 +180,9 @@ export function setOption(opts: DTraceOptions, name: string, value: string | nul
       throw new OptionError(`failed to set option '${name}' to '${value}': Invalid value for specified option`);
     }
     opts.bufpolicy = value;
+  } else if (name === 'backend') {
+    if (value !== 'dif' && value !== 'wasm') throw badValue(name, value);
+    opts.backend = value;
   } else if (SIZE_OPTIONS.has(name)) o[name] = parseSize(name, value);
   else if (RATE_OPTIONS.has(name)) o[name] = parseRate(name, value);
   else {

@@ -26,7 +26,8 @@ import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type VmFiring, type VmVariables } from './firing.js';
-import { difEmulate, loadDifo, type LoadedDifo } from './vm.js';
+import { difRun, loadDifo, type LoadedDifo } from './vm.js';
+import { wasmCompile } from './wasm.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
@@ -154,6 +155,9 @@ export interface DropCounts {
 
 export class LoadError extends Error {}
 
+/** A VmFiring the state reuses for each firing of one ECB. */
+type ReusedFiring = { -readonly [K in keyof VmFiring]: VmFiring[K] } & { busy: boolean };
+
 const ERROR_RECORD_SIZE = 48;
 /** dtrace_chill_interval and dtrace_chill_max: at most 500 ms of chill() per CPU in any one second. */
 const CHILL_INTERVAL = 1_000_000_000n;
@@ -238,13 +242,42 @@ export class DTraceState {
     }
     this.matchedProbes = matched;
     this.endReserve = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END').reduce((n, ep) => n + ep.ecb.size, 0);
+    this.checkBufferSizes();
+  }
+
+  /**
+   * dtrace_state_go's buffer checks, made before anything is traced. A buffer
+   * that is needed but smaller than a uint64_t fails with ENOSPC, which
+   * dtrace_go reports as EDT_BUFTOOSMALL. With the fill policy every buffer
+   * (principal, aggregation, speculation), its size rounded down to 8 bytes,
+   * must hold the prereserved space of the END enablings, each ECB's needed
+   * bytes plus its alignment (dtrace_state_prereserve); otherwise
+   * dtrace_state_buffer fails with E2BIG, reported as EDT_ENDTOOBIG.
+   */
+  private checkBufferSizes(): void {
+    const o = this.options;
+    const speculates = this.program.ecbs.some((e) => e.speculative);
+    const aggregates = this.program.aggregations.length > 0;
+    const sizes: number[] = [o.bufsize];
+    if (aggregates) sizes.push(o.aggsize);
+    if (speculates) sizes.push(o.specsize);
+    if ((this.enabled.length > 0 && o.bufsize < 8) || (speculates && o.specsize < 8) || (aggregates && o.aggsize < 8)) {
+      throw new LoadError('could not enable tracing: Enabling exceeds size of buffer');
+    }
+    if (o.bufpolicy !== 'fill') return;
+    const reserve = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END').reduce((n, ep) => n + ep.ecb.size + ep.ecb.alignment, 0);
+    for (const size of sizes) {
+      if (size >= 8 && size - (size % 8) < reserve) throw new LoadError('could not enable tracing: END enablings exceed size of principal buffer');
+    }
   }
 
   private load(difo: NonNullable<ActionDescription['difo']>, where: string): LoadedDifo {
     const v = verifyDifo(difo);
     if (v.errors.length > 0) throw new LoadError(`invalid DIF in ${where}: ${v.errors[0]}`);
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
-    return loadDifo(difo, this.arena);
+    const ld = loadDifo(difo, this.arena);
+    if (this.options.backend === 'wasm') ld.compiled = wasmCompile(ld);
+    return ld;
   }
 
   /** Each ECB with its loaded DIF and the probes it is enabled on (for retained enablings). */
@@ -327,15 +360,25 @@ export class DTraceState {
     const buf = this.buffers[cpu]!;
     if (buf.full && !isEnd) return;
     const timestamp = this.machine.now();
-    // Clause-local (this->) variables live for the whole firing, across its clauses.
-    const locals = new Map<number, bigint | Uint8Array>();
-    for (const ep of list) {
-      // The activity is checked for each ECB, as dtrace_probe does: once a
-      // clause has called exit(), the later clauses of the same firing do not run.
-      if (!this.fires(isBegin, isEnd, isError)) break;
-      this.runEcb(ep, cpu, args, timestamp, locals);
+    // Clause-local (this->) variables live for the whole firing, across its
+    // clauses. One map per nesting depth (ERROR fires inside a firing) is
+    // cleared and reused: a firing allocates none.
+    const depth = this.firingDepth++;
+    const locals = (this.localsByDepth[depth] ??= new Map<number, bigint | Uint8Array>());
+    locals.clear();
+    try {
+      for (const ep of list) {
+        // The activity is checked for each ECB, as dtrace_probe does: once a
+        // clause has called exit(), the later clauses of the same firing do not run.
+        if (!this.fires(isBegin, isEnd, isError)) break;
+        this.runEcb(ep, cpu, args, timestamp, locals);
+      }
+    } finally {
+      this.firingDepth--;
     }
   }
+  private firingDepth = 0;
+  private readonly localsByDepth: Map<number, bigint | Uint8Array>[] = [];
 
   /** Whether a probe fires in the current activity (only BEGIN in warmup, END in cooldown, ERROR always while tracing). */
   private fires(isBegin: boolean, isEnd: boolean, isError: boolean): boolean {
@@ -348,32 +391,54 @@ export class DTraceState {
     }
   }
 
-  private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): VmFiring {
-    const state = this;
-    return {
-      machine: this.machine,
-      arena: this.arena,
-      variables: this.variables,
-      locals,
-      cpu,
-      probeId: ep.probe.id,
-      epid: ep.epid,
-      args,
-      probe: ep.probe,
-      timestamp,
-      strsize: this.options.strsize,
-      dataModel: this.program.dataModel,
-      speculation: () => state.speculationAllocate(cpu),
-      instructions: 0,
-    };
+  /**
+   * The firing context of `ep` (dtrace_mstate_t): one object per ECB, reset
+   * for each firing, so that a firing allocates none. An ECB never runs
+   * inside its own firing (only ERROR's run inside another's, and ERROR does
+   * not nest); should it, it gets a fresh object.
+   */
+  private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
+    let f = this.firingByEpid[ep.epid];
+    if (f === undefined || f.busy) {
+      const state = this;
+      const fresh: ReusedFiring = {
+        machine: this.machine,
+        arena: this.arena,
+        variables: this.variables,
+        locals,
+        cpu,
+        probeId: ep.probe.id,
+        epid: ep.epid,
+        args,
+        probe: ep.probe,
+        timestamp,
+        strsize: this.options.strsize,
+        dataModel: this.program.dataModel,
+        speculation: () => state.speculationAllocate(fresh.cpu),
+        instructions: 0,
+        strtokRest: undefined,
+        busy: false,
+      };
+      if (f === undefined) this.firingByEpid[ep.epid] = fresh;
+      f = fresh;
+    }
+    f.locals = locals;
+    f.cpu = cpu;
+    f.args = args;
+    f.timestamp = timestamp;
+    f.instructions = 0;
+    f.strtokRest = undefined;
+    return f;
   }
+  private readonly firingByEpid: ReusedFiring[] = [];
 
   private runEcb(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
     const f = this.firing(ep, cpu, args, timestamp, locals);
+    f.busy = true;
     this.arena.resetScratch();
     let ndx = 0;
     try {
-      if (ep.predicate && difEmulate(ep.predicate, f) === 0n) {
+      if (ep.predicate && difRun(ep.predicate, f) === 0n) {
         this.instructions += f.instructions;
         return;
       }
@@ -403,12 +468,12 @@ export class DTraceState {
             keys.push(this.symbolKey(actions[k]!.kind, this.recordValue(actions[k]!, ep.actions[k], f)));
           }
           ndx = i + 1;
-          const value = difo ? difEmulate(difo, f) : 1n;
+          const value = difo ? difRun(difo, f) : 1n;
           let increment = 1n;
           const inc = ep.increments.get(i);
           if (inc !== undefined) {
             ndx = inc + 1;
-            increment = BigInt.asIntN(64, difEmulate(ep.actions[inc]!, f));
+            increment = BigInt.asIntN(64, difRun(ep.actions[inc]!, f));
           }
           this.aggregate(act, keys, value, increment, cpu);
           continue;
@@ -458,7 +523,10 @@ export class DTraceState {
     } catch (e) {
       this.instructions += f.instructions;
       if (!(e instanceof DifFault)) throw e;
+      f.busy = false;
       this.error(ep, cpu, ndx, e);
+    } finally {
+      f.busy = false;
     }
   }
 
@@ -529,11 +597,11 @@ export class DTraceState {
       const out = new Uint8Array(16);
       const view = new DataView(out.buffer);
       view.setBigUint64(0, BigInt(this.machine.thread(f.cpu).pid), true);
-      view.setBigUint64(8, BigInt.asUintN(64, difEmulate(difo, f)), true);
+      view.setBigUint64(8, BigInt.asUintN(64, difRun(difo, f)), true);
       return out;
     }
     if (!difo) return act.arg;
-    const v = difEmulate(difo, f);
+    const v = difRun(difo, f);
     const rtype = difo.difo.rtype;
     if (act.kind === DTRACEACT.TRACEMEM) {
       const size = act.record?.size ?? Number(act.arg);
@@ -542,8 +610,19 @@ export class DTraceState {
     if (rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) {
       const size = act.record?.size ?? rtype.size;
       if (rtype.kind === DIF_TYPE_STRING) {
-        const s = readStringBytes(f, v, Math.min(size, this.options.strsize));
         const out = new Uint8Array(size);
+        const max = Math.min(size, this.options.strsize);
+        const off = this.arena.offsetOf(v, 1);
+        if (off >= 0) {
+          // A string in the arena (scratch, a variable, a string table) is copied once, up to its NUL.
+          const bytes = this.arena.bytes;
+          const limit = Math.min(bytes.length, off + max, off + Math.max(0, size - 1));
+          let end = off;
+          while (end < limit && bytes[end] !== 0) end++;
+          out.set(bytes.subarray(off, end));
+          return out;
+        }
+        const s = readStringBytes(f, v, max);
         out.set(s.subarray(0, Math.max(0, size - 1)));
         return out;
       }
@@ -624,7 +703,8 @@ export class DTraceState {
     if (!errorProbe || !this.ecbsByProbe.has(errorProbe.id)) return;
     this.inError = true;
     try {
-      this.probe(errorProbe.id, cpu, [0n, BigInt(ep.epid), BigInt(ndx), BigInt(fault.difOffset), BigInt(fault.fault), fault.address]);
+      // Arguments are uint64_t: an offset of -1 (a fault outside DIF) is 0xffffffffffffffff, as dtrace_probe receives it.
+      this.probe(errorProbe.id, cpu, [0n, BigInt(ep.epid), BigInt(ndx), BigInt.asUintN(64, BigInt(fault.difOffset)), BigInt(fault.fault), fault.address]);
     } finally {
       this.inError = false;
     }
@@ -706,7 +786,7 @@ export class DTraceState {
     const desc = this.aggregationDescs.get(id);
     if (!desc) throw new LoadError(`aggregation ${id} is not described by the program`);
     const table = this.aggregations.get(id)!;
-    const key = keys.map((k) => (k instanceof Uint8Array ? bytesKey(k) : 'i' + k.toString(16))).join('|');
+    const key = keys.length === 1 ? keyPart(keys[0]!) : keys.map(keyPart).join('|');
     let entry = table.get(key);
     if (!entry) {
       const size = desc.dataSize + keys.reduce((n, k) => n + (k instanceof Uint8Array ? k.length : 8), 0);
@@ -1028,6 +1108,11 @@ export { globMatch };
  * to the last non-zero one, one character each — exact, and cheap for the
  * mostly empty strsize buffers strings arrive in.
  */
+/** One key's part of an aggregation's key string. */
+function keyPart(k: bigint | Uint8Array): string {
+  return k instanceof Uint8Array ? bytesKey(k) : 'i' + k.toString(16);
+}
+
 function bytesKey(k: Uint8Array): string {
   let end = k.length;
   while (end > 0 && k[end - 1] === 0) end--;

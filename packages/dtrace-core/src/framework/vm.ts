@@ -24,6 +24,8 @@ export interface LoadedDifo {
   readonly strtabAddress: bigint;
   /** Variables by id, for by-reference sizes. */
   readonly variableTypes: ReadonlyMap<string, DifVariable>;
+  /** Its WebAssembly translation (wasm.ts) when the backend is wasm and it translated; the interpreter runs it otherwise. */
+  compiled?: ((f: VmFiring) => bigint) | undefined;
 }
 
 function varKey(scope: number, id: number): string {
@@ -115,7 +117,12 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
   }
 }
 
-/** Runs `ld` and returns the value of its `ret` (by-reference results are addresses). */
+/** Runs `ld` with the backend it was loaded for: its WebAssembly translation, else the interpreter. */
+export function difRun(ld: LoadedDifo, f: VmFiring): bigint {
+  return ld.compiled !== undefined ? ld.compiled(f) : difEmulate(ld, f);
+}
+
+/** Runs `ld` in the interpreter and returns the value of its `ret` (by-reference results are addresses). */
 export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
   const { difo } = ld;
   const text = difo.buf;
@@ -123,7 +130,6 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
   const tuple: TupleEntry[] = [];
   let cc_n = false, cc_z = false, cc_v = false, cc_c = false;
   let pc = 0;
-  const threadKey = (): string => `${f.machine.thread(f.cpu).tid}`;
   try {
     for (;;) {
       const opc = pc;
@@ -187,151 +193,18 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
           case DIF_OP.BLU: if (cc_c) pc = instr & 0xffffff; break;
           case DIF_OP.BLE: if (cc_z || cc_n !== cc_v) pc = instr & 0xffffff; break;
           case DIF_OP.BLEU: if (cc_c || cc_z) pc = instr & 0xffffff; break;
-          case DIF_OP.LDSB: case DIF_OP.RLDSB: regs[rd] = load(f, regs[r1]!, 1, true, false); break;
-          case DIF_OP.LDSH: case DIF_OP.RLDSH: regs[rd] = load(f, regs[r1]!, 2, true, false); break;
-          case DIF_OP.LDSW: case DIF_OP.RLDSW: regs[rd] = load(f, regs[r1]!, 4, true, false); break;
-          case DIF_OP.LDUB: case DIF_OP.RLDUB: regs[rd] = load(f, regs[r1]!, 1, false, false); break;
-          case DIF_OP.LDUH: case DIF_OP.RLDUH: regs[rd] = load(f, regs[r1]!, 2, false, false); break;
-          case DIF_OP.LDUW: case DIF_OP.RLDUW: regs[rd] = load(f, regs[r1]!, 4, false, false); break;
-          case DIF_OP.LDX: case DIF_OP.RLDX: regs[rd] = load(f, regs[r1]!, 8, false, false); break;
-          case DIF_OP.ULDSB: regs[rd] = load(f, regs[r1]!, 1, true, true); break;
-          case DIF_OP.ULDSH: regs[rd] = load(f, regs[r1]!, 2, true, true); break;
-          case DIF_OP.ULDSW: regs[rd] = load(f, regs[r1]!, 4, true, true); break;
-          case DIF_OP.ULDUB: regs[rd] = load(f, regs[r1]!, 1, false, true); break;
-          case DIF_OP.ULDUH: regs[rd] = load(f, regs[r1]!, 2, false, true); break;
-          case DIF_OP.ULDUW: regs[rd] = load(f, regs[r1]!, 4, false, true); break;
-          case DIF_OP.ULDX: regs[rd] = load(f, regs[r1]!, 8, false, true); break;
           case DIF_OP.RET: return regs[rd]!;
           case DIF_OP.NOP: break;
           case DIF_OP.SETX: regs[rd] = U64(difo.inttab[(instr >>> 8) & 0xffff]!); break;
           case DIF_OP.SETS: regs[rd] = ld.strtabAddress + BigInt((instr >>> 8) & 0xffff); break;
           case DIF_OP.SCMP: {
-            // dtrace_strncmp: the same address compares equal; NULL reads as the empty string.
-            const p1 = regs[r1]!;
-            const p2 = regs[r2]!;
-            const a = p1 === p2 || p1 === 0n ? '' : readString(f, p1, f.strsize);
-            const b = p1 === p2 ? a : p2 === 0n ? '' : readString(f, p2, f.strsize);
-            const r = a < b ? -1 : a > b ? 1 : 0;
+            const r = difStep(ld, f, instr, regs, tuple);
             cc_n = r < 0;
             cc_z = r === 0;
             cc_v = cc_c = false;
             break;
           }
-          case DIF_OP.LDGA: regs[rd] = builtin(f, r1, regs[r2]!); break;
-          case DIF_OP.LDTA: throw new DifFault(DTRACEFLT.ILLOP, 0n);
-          case DIF_OP.LDGS: {
-            const id = (instr >>> 8) & 0xffff;
-            if (id < DIF_VAR_OTHER_UBASE) regs[rd] = builtin(f, id);
-            else {
-              const addr = f.arena.globalAddress(id);
-              regs[rd] = addr !== undefined ? (f.arena.isNull(`g${id}`) ? 0n : addr) : fromStored(f, f.variables.loadGlobal(id));
-            }
-            break;
-          }
-          case DIF_OP.STGS: {
-            const id = (instr >>> 8) & 0xffff;
-            const v = ld.variableTypes.get(varKey(DIFV_SCOPE_GLOBAL, id));
-            if (isByRef(v)) {
-              // Storing NULL marks the variable (illumos: UINT8_MAX in its storage) instead of copying.
-              f.arena.setNull(`g${id}`, regs[rd] === 0n);
-              if (regs[rd] === 0n) break;
-              const bytes = byRefBytes(f, regs[rd]!, v!);
-              const addr = f.arena.globalStorage(id, v!.type.size);
-              f.arena.bytes.set(bytes.subarray(0, v!.type.size), f.arena.offsetOf(addr, 1));
-            } else {
-              f.variables.storeGlobal(id, regs[rd]!);
-            }
-            break;
-          }
-          case DIF_OP.LDTS: regs[rd] = fromStored(f, f.variables.loadThread((instr >>> 8) & 0xffff, threadKey())); break;
-          case DIF_OP.STTS: {
-            const id = (instr >>> 8) & 0xffff;
-            const v = ld.variableTypes.get(varKey(DIFV_SCOPE_THREAD, id));
-            // As dtrace_dynvar is asked: a zero register frees the variable; any other value (a by-reference value's address, even of "") keeps it.
-            const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
-            f.variables.storeThread(id, threadKey(), val);
-            break;
-          }
-          case DIF_OP.LDLS: {
-            // A by-reference clause-local (string, struct, array) is its per-CPU storage's address.
-            const id = (instr >>> 8) & 0xffff;
-            const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
-            regs[rd] = !isByRef(v) ? fromStored(f, f.locals.get(id) ?? 0n) : f.arena.isNull(`l${id}:${f.cpu}`) ? 0n : f.arena.localStorage(id, f.cpu, v!.type.size);
-            break;
-          }
-          case DIF_OP.STLS: {
-            const id = (instr >>> 8) & 0xffff;
-            const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
-            if (isByRef(v)) {
-              f.arena.setNull(`l${id}:${f.cpu}`, regs[rd] === 0n);
-              if (regs[rd] === 0n) break;
-              const bytes = byRefBytes(f, regs[rd]!, v!);
-              const addr = f.arena.localStorage(id, f.cpu, v!.type.size);
-              f.arena.bytes.set(bytes.subarray(0, v!.type.size), f.arena.offsetOf(addr, 1));
-            } else {
-              f.locals.set(id, regs[rd]!);
-            }
-            break;
-          }
-          case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tupleKey(tuple))); break;
-          case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, threadKey() + '\u0001' + tupleKey(tuple))); break;
-          case DIF_OP.STGAA:
-          case DIF_OP.STTAA: {
-            const id = (instr >>> 8) & 0xffff;
-            const scope = op === DIF_OP.STGAA ? DIFV_SCOPE_GLOBAL : DIFV_SCOPE_THREAD;
-            const v = ld.variableTypes.get(varKey(scope, id));
-            const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
-            const key = (op === DIF_OP.STTAA ? threadKey() + '\u0001' : '') + tupleKey(tuple);
-            f.variables.storeAssoc(id, key, val);
-            break;
-          }
-          case DIF_OP.STGA: throw new DifFault(DTRACEFLT.ILLOP, 0n);
-          case DIF_OP.PUSHTR: {
-            if (tuple.length >= 8) throw new DifFault(DTRACEFLT.TUPOFLOW, 0n);
-            const type = r1;
-            const size = Number(regs[r2]!);
-            const addr = regs[rd]!;
-            if (type === 1 /* DIF_TYPE_STRING */) {
-              const s = readStringBytes(f, addr, Math.min(size || f.strsize, f.strsize));
-              const bytes = new Uint8Array(s.length + 1);
-              bytes.set(s);
-              tuple.push({ value: addr, bytes });
-            } else {
-              tuple.push({ value: addr, bytes: readBytes(f, addr, size) });
-            }
-            break;
-          }
-          case DIF_OP.PUSHTV:
-            if (tuple.length >= 8) throw new DifFault(DTRACEFLT.TUPOFLOW, 0n);
-            tuple.push({ value: regs[rd]! });
-            break;
-          case DIF_OP.POPTS: tuple.pop(); break;
-          case DIF_OP.FLUSHTS: tuple.length = 0; break;
-          case DIF_OP.ALLOCS: {
-            const size = regs[r1]!;
-            if (size > BigInt(f.arena.scratchSize)) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
-            regs[rd] = f.arena.alloc(Number(size));
-            break;
-          }
-          case DIF_OP.COPYS: {
-            const size = Number(regs[r2]!);
-            const src = readBytes(f, regs[r1]!, size);
-            const off = f.arena.offsetOf(regs[rd]!, size);
-            if (off < 0 || !f.arena.isWritable(regs[rd]!, size)) throw new DifFault(DTRACEFLT.BADADDR, regs[rd]!);
-            f.arena.bytes.set(src, off);
-            break;
-          }
-          case DIF_OP.STB: case DIF_OP.STH: case DIF_OP.STW: case DIF_OP.STX: {
-            const size = op === DIF_OP.STB ? 1 : op === DIF_OP.STH ? 2 : op === DIF_OP.STW ? 4 : 8;
-            const addr = regs[rd]!;
-            if (!f.arena.isWritable(addr, size)) throw new DifFault(DTRACEFLT.BADADDR, addr);
-            if ((addr & BigInt(size - 1)) !== 0n) throw new DifFault(DTRACEFLT.BADALIGN, addr);
-            f.arena.write(f.arena.offsetOf(addr, size), size, regs[r1]!);
-            break;
-          }
-          case DIF_OP.CALL: regs[rd] = callSubroutine(f, (instr >>> 8) & 0xffff, tuple); break;
-          default:
-            throw new DifFault(DTRACEFLT.ILLOP, BigInt(op));
+          default: difStep(ld, f, instr, regs, tuple);
         }
       } catch (e) {
         if (e instanceof DifFault && e.difOffset < 0) e.difOffset = opc * 4;
@@ -341,4 +214,160 @@ export function difEmulate(ld: LoadedDifo, f: VmFiring): bigint {
   } finally {
     tuple.length = 0;
   }
+}
+
+/**
+ * One DIF instruction other than the ALU, compare, branch, set and ret
+ * instructions: loads, variables, tuples, scratch, stores and subroutine
+ * calls. It reads and writes `regs` (indexed by the instruction's register
+ * fields) and returns SCMP's comparison (-1, 0, 1), 0 for the others. The
+ * interpreter and the WebAssembly backend (wasm.ts) share it, so both
+ * backends do exactly the same work here.
+ */
+export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint[], tuple: TupleEntry[]): number {
+  const op = instr >>> 24;
+  const r1 = (instr >>> 16) & 0xff;
+  const r2 = (instr >>> 8) & 0xff;
+  const rd = instr & 0xff;
+  const threadKey = (): string => `${f.machine.thread(f.cpu).tid}`;
+  switch (op) {
+        case DIF_OP.LDSB: case DIF_OP.RLDSB: regs[rd] = load(f, regs[r1]!, 1, true, false); break;
+        case DIF_OP.LDSH: case DIF_OP.RLDSH: regs[rd] = load(f, regs[r1]!, 2, true, false); break;
+        case DIF_OP.LDSW: case DIF_OP.RLDSW: regs[rd] = load(f, regs[r1]!, 4, true, false); break;
+        case DIF_OP.LDUB: case DIF_OP.RLDUB: regs[rd] = load(f, regs[r1]!, 1, false, false); break;
+        case DIF_OP.LDUH: case DIF_OP.RLDUH: regs[rd] = load(f, regs[r1]!, 2, false, false); break;
+        case DIF_OP.LDUW: case DIF_OP.RLDUW: regs[rd] = load(f, regs[r1]!, 4, false, false); break;
+        case DIF_OP.LDX: case DIF_OP.RLDX: regs[rd] = load(f, regs[r1]!, 8, false, false); break;
+        case DIF_OP.ULDSB: regs[rd] = load(f, regs[r1]!, 1, true, true); break;
+        case DIF_OP.ULDSH: regs[rd] = load(f, regs[r1]!, 2, true, true); break;
+        case DIF_OP.ULDSW: regs[rd] = load(f, regs[r1]!, 4, true, true); break;
+        case DIF_OP.ULDUB: regs[rd] = load(f, regs[r1]!, 1, false, true); break;
+        case DIF_OP.ULDUH: regs[rd] = load(f, regs[r1]!, 2, false, true); break;
+        case DIF_OP.ULDUW: regs[rd] = load(f, regs[r1]!, 4, false, true); break;
+        case DIF_OP.ULDX: regs[rd] = load(f, regs[r1]!, 8, false, true); break;
+        case DIF_OP.SCMP: {
+          // dtrace_strncmp: the same address compares equal; NULL reads as the empty string.
+          const p1 = regs[r1]!;
+          const p2 = regs[r2]!;
+          const a = p1 === p2 || p1 === 0n ? '' : readString(f, p1, f.strsize);
+          const b = p1 === p2 ? a : p2 === 0n ? '' : readString(f, p2, f.strsize);
+          return a < b ? -1 : a > b ? 1 : 0;
+        }
+        case DIF_OP.LDGA: regs[rd] = builtin(f, r1, regs[r2]!); break;
+        case DIF_OP.LDTA: throw new DifFault(DTRACEFLT.ILLOP, 0n);
+        case DIF_OP.LDGS: {
+          const id = (instr >>> 8) & 0xffff;
+          if (id < DIF_VAR_OTHER_UBASE) regs[rd] = builtin(f, id);
+          else {
+            const addr = f.arena.globalAddress(id);
+            regs[rd] = addr !== undefined ? (f.arena.isNull(`g${id}`) ? 0n : addr) : fromStored(f, f.variables.loadGlobal(id));
+          }
+          break;
+        }
+        case DIF_OP.STGS: {
+          const id = (instr >>> 8) & 0xffff;
+          const v = ld.variableTypes.get(varKey(DIFV_SCOPE_GLOBAL, id));
+          if (isByRef(v)) {
+            // Storing NULL marks the variable (illumos: UINT8_MAX in its storage) instead of copying.
+            f.arena.setNull(`g${id}`, regs[rd] === 0n);
+            if (regs[rd] === 0n) break;
+            const bytes = byRefBytes(f, regs[rd]!, v!);
+            const addr = f.arena.globalStorage(id, v!.type.size);
+            f.arena.bytes.set(bytes.subarray(0, v!.type.size), f.arena.offsetOf(addr, 1));
+          } else {
+            f.variables.storeGlobal(id, regs[rd]!);
+          }
+          break;
+        }
+        case DIF_OP.LDTS: regs[rd] = fromStored(f, f.variables.loadThread((instr >>> 8) & 0xffff, threadKey())); break;
+        case DIF_OP.STTS: {
+          const id = (instr >>> 8) & 0xffff;
+          const v = ld.variableTypes.get(varKey(DIFV_SCOPE_THREAD, id));
+          // As dtrace_dynvar is asked: a zero register frees the variable; any other value (a by-reference value's address, even of "") keeps it.
+          const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
+          f.variables.storeThread(id, threadKey(), val);
+          break;
+        }
+        case DIF_OP.LDLS: {
+          // A by-reference clause-local (string, struct, array) is its per-CPU storage's address.
+          const id = (instr >>> 8) & 0xffff;
+          const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
+          regs[rd] = !isByRef(v) ? fromStored(f, f.locals.get(id) ?? 0n) : f.arena.isNull(`l${id}:${f.cpu}`) ? 0n : f.arena.localStorage(id, f.cpu, v!.type.size);
+          break;
+        }
+        case DIF_OP.STLS: {
+          const id = (instr >>> 8) & 0xffff;
+          const v = ld.variableTypes.get(varKey(DIFV_SCOPE_LOCAL, id));
+          if (isByRef(v)) {
+            f.arena.setNull(`l${id}:${f.cpu}`, regs[rd] === 0n);
+            if (regs[rd] === 0n) break;
+            const bytes = byRefBytes(f, regs[rd]!, v!);
+            const addr = f.arena.localStorage(id, f.cpu, v!.type.size);
+            f.arena.bytes.set(bytes.subarray(0, v!.type.size), f.arena.offsetOf(addr, 1));
+          } else {
+            f.locals.set(id, regs[rd]!);
+          }
+          break;
+        }
+        case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tupleKey(tuple))); break;
+        case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, threadKey() + '\u0001' + tupleKey(tuple))); break;
+        case DIF_OP.STGAA:
+        case DIF_OP.STTAA: {
+          const id = (instr >>> 8) & 0xffff;
+          const scope = op === DIF_OP.STGAA ? DIFV_SCOPE_GLOBAL : DIFV_SCOPE_THREAD;
+          const v = ld.variableTypes.get(varKey(scope, id));
+          const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
+          const key = (op === DIF_OP.STTAA ? threadKey() + '\u0001' : '') + tupleKey(tuple);
+          f.variables.storeAssoc(id, key, val);
+          break;
+        }
+        case DIF_OP.STGA: throw new DifFault(DTRACEFLT.ILLOP, 0n);
+        case DIF_OP.PUSHTR: {
+          if (tuple.length >= 8) throw new DifFault(DTRACEFLT.TUPOFLOW, 0n);
+          const type = r1;
+          const size = Number(regs[r2]!);
+          const addr = regs[rd]!;
+          if (type === 1 /* DIF_TYPE_STRING */) {
+            const s = readStringBytes(f, addr, Math.min(size || f.strsize, f.strsize));
+            const bytes = new Uint8Array(s.length + 1);
+            bytes.set(s);
+            tuple.push({ value: addr, bytes });
+          } else {
+            tuple.push({ value: addr, bytes: readBytes(f, addr, size) });
+          }
+          break;
+        }
+        case DIF_OP.PUSHTV:
+          if (tuple.length >= 8) throw new DifFault(DTRACEFLT.TUPOFLOW, 0n);
+          tuple.push({ value: regs[rd]! });
+          break;
+        case DIF_OP.POPTS: tuple.pop(); break;
+        case DIF_OP.FLUSHTS: tuple.length = 0; break;
+        case DIF_OP.ALLOCS: {
+          const size = regs[r1]!;
+          if (size > BigInt(f.arena.scratchSize)) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
+          regs[rd] = f.arena.alloc(Number(size));
+          break;
+        }
+        case DIF_OP.COPYS: {
+          const size = Number(regs[r2]!);
+          const src = readBytes(f, regs[r1]!, size);
+          const off = f.arena.offsetOf(regs[rd]!, size);
+          if (off < 0 || !f.arena.isWritable(regs[rd]!, size)) throw new DifFault(DTRACEFLT.BADADDR, regs[rd]!);
+          f.arena.bytes.set(src, off);
+          break;
+        }
+        case DIF_OP.STB: case DIF_OP.STH: case DIF_OP.STW: case DIF_OP.STX: {
+          const size = op === DIF_OP.STB ? 1 : op === DIF_OP.STH ? 2 : op === DIF_OP.STW ? 4 : 8;
+          const addr = regs[rd]!;
+          if (!f.arena.isWritable(addr, size)) throw new DifFault(DTRACEFLT.BADADDR, addr);
+          if ((addr & BigInt(size - 1)) !== 0n) throw new DifFault(DTRACEFLT.BADALIGN, addr);
+          f.arena.write(f.arena.offsetOf(addr, size), size, regs[r1]!);
+          break;
+        }
+        case DIF_OP.CALL: regs[rd] = callSubroutine(f, (instr >>> 8) & 0xffff, tuple); break;
+        default:
+      throw new DifFault(DTRACEFLT.ILLOP, BigInt(op));
+  }
+  return 0;
 }

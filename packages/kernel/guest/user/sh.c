@@ -35,6 +35,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sh_provider.h"
+
 /* ---- small helpers ---- */
 
 static void *xmalloc(size_t n)
@@ -133,6 +135,30 @@ static void vec_free(struct vec *v)
 	free(v->v);
 	v->v = NULL;
 	v->n = v->cap = 0;
+}
+
+/*
+ * The command line a probe reports: argv joined by spaces. Built only while
+ * one of the probes that report it is enabled (their is-enabled tests).
+ */
+static char *probe_line(char **argv)
+{
+	size_t n = 1;
+	char *line, *p;
+
+	for (int i = 0; argv[i]; i++)
+		n += strlen(argv[i]) + 1;
+	line = p = xmalloc(n);
+	for (int i = 0; argv[i]; i++) {
+		size_t len = strlen(argv[i]);
+
+		if (i > 0)
+			*p++ = ' ';
+		memcpy(p, argv[i], len);
+		p += len;
+	}
+	*p = '\0';
+	return line;
 }
 
 static int is_name_start(int c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -2507,7 +2533,7 @@ static int call_function(struct node *body, char **argv, int argc)
 	return status;
 }
 
-static int exec_simple(struct node *n, int flags)
+__attribute__((noinline)) static int exec_simple(struct node *n, int flags)
 {
 	struct vec argv = { 0 };
 	struct saved_fd save[32];
@@ -2580,9 +2606,16 @@ static int exec_simple(struct node *n, int flags)
 		if (count_redirs(n->redirs) > 32 || apply_redirs(n->redirs, save, &nsave) < 0) {
 			status = 1;
 		} else if (func) {
+			SH_FUNCTION_ENTRY(argv.v[0], argv.n);
 			status = call_function(func, argv.v, argv.n);
+			SH_FUNCTION_RETURN(argv.v[0], status);
 		} else {
+			char *line = SH_BUILTIN_START_ENABLED() || SH_BUILTIN_DONE_ENABLED() ? probe_line(argv.v) : NULL;
+
+			SH_BUILTIN_START(line, argv.n);
 			status = builtin(argv.n, argv.v);
+			SH_BUILTIN_DONE(line, status);
+			free(line);
 		}
 		fflush(stdout);
 		if (builtin == bi_exec) {
@@ -2609,6 +2642,7 @@ static int exec_simple(struct node *n, int flags)
 	}
 	{
 		pid_t pid = (flags & X_NOFORK) ? 0 : fork();
+		char *line;
 
 		if (pid < 0) {
 			sh_error("fork: %s", strerror(errno));
@@ -2618,6 +2652,12 @@ static int exec_simple(struct node *n, int flags)
 		if (pid == 0) {
 			if (!(flags & X_NOFORK))
 				reset_traps_in_child();
+			else if (SH_COMMAND_START_ENABLED()) {
+				/* The command replaces this process: it starts here. */
+				line = probe_line(argv.v);
+				SH_COMMAND_START(line, getpid());
+				free(line);
+			}
 			for (int i = 0; i < n->assigns.n; i++) {
 				char *eq = strchr(n->assigns.v[i], '=');
 				char *name = xstrndup(n->assigns.v[i], (size_t)(eq - n->assigns.v[i]));
@@ -2632,7 +2672,11 @@ static int exec_simple(struct node *n, int flags)
 				_exit(1);
 			exec_external(argv.v);
 		}
+		line = SH_COMMAND_START_ENABLED() || SH_COMMAND_DONE_ENABLED() ? probe_line(argv.v) : NULL;
+		SH_COMMAND_START(line, pid);
 		status = wait_pid(pid);
+		SH_COMMAND_DONE(line, pid, status);
+		free(line);
 	}
 	vec_free(&argv);
 	return status;

@@ -34,11 +34,23 @@
 // - proc:::exit: the process's tracepoints are taken out and its probes
 //   retired; they never fire again.
 //
+// USDT providers (`<provider><pid>`) are the process's own, as fasttrap's
+// meta provider makes them from the helper a program registers when it
+// starts: they exist for every process whose program carries USDT probes.
+// A description naming one (`kv5`, `kv$target`) makes it; a description
+// whose provider is a glob or empty (`kv*:::`, `*:::request-start`,
+// `:::request-start`) makes every matching one of the live processes (and
+// of the -c command about to run). While such an enabling traces, a process
+// that execs a program with USDT probes, or forks from one, brings its
+// providers into being and the enablings are matched again
+// (dtrace_helper_provide's dtrace_enabling_matchall), so `-Z -n 'kv*:::'`
+// catches a server started later; `onNewProviders` tells the target.
+//
 // Arguments: entry and offset probes get the argument registers (entry also
 // the stack arguments after them); return probes get arg0 = the offset of
 // the returning instruction in the function and arg1 = the return value.
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
-import { usdtEnabledPatch, type KernelFunction, type Machine, type SafeRead, type Trap, type UsdtProviderDefinition } from '@wdtrace/kernel';
+import { USDT_SECTION, parseElf, usdtEnabledPatch, type KernelFunction, type Machine, type SafeRead, type Trap, type UsdtProviderDefinition } from '@wdtrace/kernel';
 import { programUsdt, type ProgramUsdt, type ResolvedUsdtSite } from '../usdt/sites.js';
 import { stapArgumentValue } from '../usdt/stapsdt.js';
 import type { GuestMachineView } from '../guest-view.js';
@@ -118,13 +130,36 @@ const sameRoot = (a: bigint, b: bigint): boolean => (a & ~0xfffn) === (b & ~0xff
 const isGlob = (s: string): boolean => /[*?[\\]/.test(s);
 const ENTRY_ARGS = 10;
 
+/** Whether a program carries USDT probes (a -G description or SDT notes), by its bytes. */
+const programHasUsdt = new WeakMap<Uint8Array, boolean>();
+
+function hasUsdt(bytes: Uint8Array): boolean {
+  let known = programHasUsdt.get(bytes);
+  if (known === undefined) {
+    try {
+      const elf = parseElf(bytes);
+      known = elf.sectionByName(USDT_SECTION) !== undefined || elf.sectionByName('.note.stapsdt') !== undefined;
+    } catch {
+      known = false;
+    }
+    programHasUsdt.set(bytes, known);
+  }
+  return known;
+}
+
 export class PidProvider {
   private readonly processes = new Map<number, PidProcess>();
-  /** The kernel tracepoints watching fork, exec and exit while a pid probe is enabled. */
+  /** The kernel tracepoints watching fork, exec and exit while a pid probe is enabled or helpers are watched. */
   private watch: Tracepoint[] | undefined;
   private enabledCount = 0;
+  /** Whether processes that come to have USDT providers are watched for (`watchHelpers`). */
+  private helpers = false;
   /** Traps of pid probes claimed (all processes). */
   firings = 0;
+  /** Processes about to run a program that are not live yet (the -c command): their USDT providers match globs too. */
+  awaitedPids: readonly number[] = [];
+  /** Called when a process came to have USDT providers while helpers are watched: the enablings are to be matched again. */
+  onNewProviders: (() => void) | undefined;
 
   constructor(
     readonly machine: Machine,
@@ -149,6 +184,10 @@ export class PidProvider {
   prepare(registry: ProbeRegistry, desc: ProbeDescriptionPattern): ProbeDescriptionPattern {
     const pid = PidProvider.pidOf(desc.provider);
     if (pid === undefined) {
+      if (desc.provider === '' || isGlob(desc.provider)) {
+        this.provideUsdtProviders(registry, desc.provider === '' ? '*' : desc.provider);
+        return desc;
+      }
       // `<provider><pid>`: the usdt provider of that process's program, when it defines one of that name.
       const usdt = /^([A-Za-z_][\w-]*?)([1-9]\d*)$/.exec(desc.provider);
       const process = usdt ? this.usdtProvider(registry, usdt[1]!, Number(usdt[2])) : undefined;
@@ -158,6 +197,33 @@ export class PidProvider {
     if (!process) return desc;
     if (!registry.provider(process.definition.name)) registry.registerProvider(process.definition);
     return desc.module === 'a.out' ? { ...desc, module: process.image.module } : desc;
+  }
+
+  /**
+   * The usdt providers whose names `pattern` matches, of every live process
+   * and awaited one whose program carries USDT probes, come to exist.
+   */
+  private provideUsdtProviders(registry: ProbeRegistry, pattern: string): void {
+    const pids = [...new Set([...this.view.userPids(), ...this.awaitedPids])].sort((a, b) => a - b);
+    for (const pid of pids) {
+      const program = this.programOf(pid);
+      if (!program || !hasUsdt(program.bytes)) continue;
+      const process = this.process(pid);
+      if (!process || process.state === 'retired') continue;
+      for (const p of this.usdtOf(process)?.providers ?? []) {
+        if (globMatch(pattern, `${p.name}${pid}`)) this.usdtProvider(registry, p.name, pid);
+      }
+    }
+  }
+
+  /**
+   * While a program that may match USDT providers yet to come traces: a
+   * process that execs a program with USDT probes, or forks from one, calls
+   * `onNewProviders` (its providers exist from then on).
+   */
+  watchHelpers(on: boolean): void {
+    this.helpers = on;
+    this.updateWatch();
   }
 
   /** The process record of `pid`, made when its program can be read. */
@@ -407,7 +473,8 @@ export class PidProvider {
   private enable(probe: PidProbe): void {
     if (probe.enabled) return;
     probe.enabled = true;
-    if (this.enabledCount++ === 0) this.startWatching();
+    this.enabledCount++;
+    this.updateWatch();
     if (probe.process.state === 'live') this.place(probe);
   }
 
@@ -415,7 +482,14 @@ export class PidProvider {
     if (!probe.enabled) return;
     probe.enabled = false;
     this.unplace(probe);
-    if (--this.enabledCount === 0) this.stopWatching();
+    this.enabledCount--;
+    this.updateWatch();
+  }
+
+  /** The fork/exec/exit watch is in place while a pid probe is enabled or helpers are watched. */
+  private updateWatch(): void {
+    if (this.enabledCount > 0 || this.helpers) this.startWatching();
+    else this.stopWatching();
   }
 
   private place(probe: PidProbe): void {
@@ -491,6 +565,7 @@ export class PidProvider {
   }
 
   private startWatching(): void {
+    if (this.watch) return;
     const table = tracepointsOf(this.machine);
     const sites = this.machine.kernelModules().flatMap((m) => m.sdtSites).filter((s) => s.provider === 'proc' && ['create', 'exec-success', 'exit'].includes(s.probe));
     this.watch = sites.map((site) => {
@@ -501,7 +576,10 @@ export class PidProvider {
         name: `pid:kernel:${site.function}:${site.probe}`,
         fire: (trap: Trap) => {
           if (site.probe === 'create') this.forked(trap);
-          else if (site.probe === 'exec-success') this.execed(trap);
+          else if (site.probe === 'exec-success') {
+            this.execed(trap);
+            this.execedHelpers(trap);
+          }
           else this.exiting(trap);
           return result;
         },
@@ -525,9 +603,18 @@ export class PidProvider {
     return { task, tid, process: this.processes.get(pid) };
   }
 
+  /** Whether process `pid` runs a program with USDT probes (the helpers' check). */
+  private runsUsdt(pid: number): boolean {
+    const program = this.programOf(pid);
+    return program !== undefined && !program.pending && hasUsdt(program.bytes);
+  }
+
   /** proc:::create: the child's own copy of the text gets the original bytes at every tracepoint. */
   private forked(trap: Trap): void {
-    const parent = this.current(trap)?.process;
+    const cur = this.current(trap);
+    // The child of a process with USDT providers has its own (dtrace_helpers_duplicate).
+    if (this.helpers && cur && this.runsUsdt(this.view.taskIds(cur.task).pid)) this.onNewProviders?.();
+    const parent = cur?.process;
     if (!parent || parent.state !== 'live' || !parent.table || parent.root === undefined) return;
     const child = this.support.callArgs(this.machine.registers(trap.cpu), 1, (va, n) => this.machine.readKernel(va, n))[0];
     const childRoot = child ? this.view.taskRoot(child) : undefined;
@@ -550,6 +637,12 @@ export class PidProvider {
     } else if (process.state === 'live') {
       this.retire(process, false); // the old address space is gone
     }
+  }
+
+  /** proc:::exec-success: the process's old record is gone (execed) and a program with USDT probes brings its providers. */
+  private execedHelpers(trap: Trap): void {
+    const cur = this.current(trap);
+    if (cur && this.helpers && this.runsUsdt(this.view.taskIds(cur.task).pid)) this.onNewProviders?.();
   }
 
   /** proc:::exit of the process's leader: its probes are retired. */

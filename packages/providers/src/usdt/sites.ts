@@ -42,13 +42,17 @@ export function programUsdt(elf: ElfFile): ProgramUsdt | undefined {
   // Functions by name: globals, and locals under the FILE symbol that precedes them.
   const globals = new Map<string, bigint>();
   const locals = new Map<string, bigint | null>(); // file\0name -> address (null: ambiguous)
+  // A program stripped of its FILE symbols (llvm-strip --strip-debug drops them): locals by name alone.
+  const localsByName = new Map<string, bigint | null>();
+  const files = new Set<string>();
   let file = '';
   for (const s of symbols) {
-    if (s.type === STT_FILE) file = s.name;
+    if (s.type === STT_FILE) files.add((file = s.name));
     if (s.type !== STT_FUNC) continue;
     if (s.bind === STB_LOCAL) {
       const key = `${file}\0${s.name}`;
       locals.set(key, locals.has(key) ? null : s.value);
+      localsByName.set(s.name, localsByName.has(s.name) ? null : s.value);
     } else {
       globals.set(s.name, s.value);
     }
@@ -57,7 +61,7 @@ export function programUsdt(elf: ElfFile): ProgramUsdt | undefined {
   let unresolved = 0;
   for (const d of descriptions) {
     for (const site of d.sites) {
-      const value = site.local ? locals.get(`${site.file}\0${site.function}`) : globals.get(site.function);
+      const value = !site.local ? globals.get(site.function) : files.has(site.file) ? locals.get(`${site.file}\0${site.function}`) : localsByName.get(site.function);
       if (value === undefined || value === null) {
         unresolved++;
         continue;

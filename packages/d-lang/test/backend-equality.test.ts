@@ -1,0 +1,120 @@
+// -x backend=dif and -x backend=wasm give the same results: every program of
+// the corpus (and a few written to fault, drop and speculate) runs on an idle
+// machine both ways; the principal buffers' records, the aggregations, the
+// drops, the instruction counts and dtrace(1)'s output must be equal byte for
+// byte.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Consumer, DTraceState, IdleMachine, ProbeRegistry, defaultOptions, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../src/index.js';
+import { corpusOptions } from './corpus-support.js';
+
+const dir = join(import.meta.dirname, 'corpus');
+const corpus = readdirSync(dir)
+  .filter((f) => f.startsWith('tst.') && f.endsWith('.d'))
+  .sort()
+  .map((f) => ({ name: f, text: readFileSync(join(dir, f), 'utf8') }));
+
+/** Programs that fault, drop and speculate, so that ERROR and drop accounting are compared too. */
+const written = [
+  { name: 'faults', text: 'BEGIN { x = 0; } syscall::read:entry { trace(10 / x); } syscall::read:entry { trace(*(int *)arg1); } syscall::read:entry { trace(args[11]); } syscall::open:entry { trace(stringof(arg0)); } ERROR { @e[arg4, arg3] = count(); }' },
+  { name: 'drops', text: '#pragma D option bufsize=96\n#pragma D option bufpolicy=fill\nsyscall:::entry { trace(timestamp); trace(probefunc); }' },
+  { name: 'dynvar drops', text: '#pragma D option dynvarsize=64\nsyscall:::entry { a[arg0, probefunc] = timestamp; self->x[arg2] = arg1; } END { trace(a[3, "read"]); }' },
+  { name: 'speculation', text: '#pragma D option nspec=1\nsyscall::read:entry { self->s = speculation(); speculate(self->s); printf("%d %s", arg0, probefunc); } syscall::read:entry /arg0 == 3/ { commit(self->s); } syscall::read:entry /arg0 != 3/ { discard(self->s); }' },
+  { name: 'branches', text: 'syscall:::entry /arg0 > 2 && (arg2 & 0x10) == 0 || arg0 == -1/ { @[probefunc, arg0 < 0 ? "neg" : arg0 % 3 == 0 ? "three" : "other"] = sum(arg2 >> 2); @q = quantize(arg2 * 1000 - arg0); @l = lquantize((int)arg0, -5, 20, 3); }' },
+  { name: 'strings', text: 'syscall:::entry { this->s = strjoin(probefunc, "!"); printf("%s %d %s %s\\n", this->s, strlen(this->s), substr(this->s, 1, 3), this->s == "read!" ? "yes" : "no"); }' },
+];
+
+const bytesHex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+const ARGS: bigint[][] = [
+  [3n, 0x1000n, 64n],
+  [0xffffffffffffffffn, 0n, 0x31n],
+  [7n, 0xdeadbeefn, 4096n],
+];
+
+function registry(): ProbeRegistry {
+  const r = new ProbeRegistry();
+  const provider = (name: string, probes: [string, string, string][]) =>
+    r.registerProvider({
+      name,
+      attributes: { provider: '', module: '', function: '', name: '', args: '' },
+      ops: { provide: (rg) => probes.forEach(([m, f, n]) => void rg.createProbe(name, m, f, n)), enable() {}, disable() {} },
+    });
+  provider('dtrace', [['', '', 'BEGIN'], ['', '', 'END'], ['', '', 'ERROR']]);
+  provider('syscall', [['', 'read', 'entry'], ['', 'read', 'return'], ['', 'open', 'entry'], ['', 'open', 'return']]);
+  provider('sdt', [['kernel', 'f', 'weird']]);
+  return r;
+}
+
+interface Run {
+  readonly records: string;
+  readonly output: string;
+  readonly translated: number;
+}
+
+/** Runs `program` with `backend`: BEGIN, each other probe with each ARGS, END. */
+function run(program: CompiledProgram, backend: 'dif' | 'wasm', consume: boolean): Run {
+  const reg = registry();
+  const options = defaultOptions();
+  setOption(options, 'zdefs', null);
+  for (const o of program.options) setOption(options, o.name, o.value);
+  setOption(options, 'backend', backend);
+  const state = new DTraceState(program, reg, new IdleMachine(2), options);
+  let output = '';
+  const consumer = consume ? new Consumer(state, { out: (s) => (output += s), err: (s) => (output += '<err>' + s) }) : undefined;
+  const fire = (provider: string, name: string) => (cpu: number) => state.probe(reg.lookup(provider, '', '', name)!.id, cpu, []);
+  state.go(0, fire('dtrace', 'BEGIN'));
+  const probes = reg.match({ provider: '', module: '', function: '', name: '' }).filter((p) => p.provider !== 'dtrace');
+  for (const args of ARGS) for (const p of probes) for (const cpu of [0, 1]) state.probe(p.id, cpu, args);
+  consumer?.consume(false);
+  state.stop(0, fire('dtrace', 'END'));
+  consumer?.consume(true);
+  let records = '';
+  if (!consume) {
+    for (const cpu of [0, 1]) {
+      const s = state.snapshot(cpu, true);
+      records += `cpu ${cpu} drops ${s.drops}\n`;
+      for (const e of s.entries) records += e.kind === 'data' ? `data ${e.epid} ${bytesHex(e.bytes)}\n` : `error ${e.epid} ${e.action} ${e.offset} ${e.fault} ${e.address}\n`;
+    }
+    for (const [id, entries] of state.takeAggregations()) {
+      for (const [key, entry] of entries) records += `agg ${id} ${JSON.stringify(key)} ${JSON.stringify(entry, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? bytesHex(v) : v))}\n`;
+    }
+    records += `agg drops ${state.takeAggregationDrops().join(' ')}\n`;
+  }
+  records += `drops ${JSON.stringify(state.drops)} exit ${state.exitStatus} instructions ${state.instructions}\n`;
+  const translated = state.enabled.reduce((n, ep) => n + [ep.predicate, ...ep.actions].filter((d) => d?.compiled !== undefined).length, 0);
+  return { records, output, translated };
+}
+
+describe('backend=dif and backend=wasm give equal results', () => {
+  let translated = 0;
+  for (const { name, text } of [...corpus, ...written]) {
+    it(name, () => {
+      const r = compile(text, corpusOptions(name, text));
+      expect(r.program, name).toBeDefined();
+      const program = r.program!;
+      for (const consume of [false, true]) {
+        const dif = run(program, 'dif', consume);
+        const wasm = run(program, 'wasm', consume);
+        expect(dif.translated).toBe(0);
+        expect(wasm.records).toBe(dif.records);
+        expect(wasm.output).toBe(dif.output);
+        translated += consume ? 0 : wasm.translated;
+      }
+    });
+  }
+  it('passes ERROR a fault outside DIF as offset 0xffffffffffffffff, one key with -1 (both backends)', () => {
+    const text = 'syscall::read:entry { trace(stringof(arg0)); } ERROR { @[arg3] = count(); @[-1] = count(); }';
+    const program = compile(text, corpusOptions('error-offset', text)).program!;
+    for (const backend of ['dif', 'wasm'] as const) {
+      const keys = run(program, backend, false).records.split('\n').filter((l) => l.startsWith('agg 1 '));
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatch(/^agg 1 "iffffffffffffffff" /);
+    }
+  });
+  it('translated the DIF of the programs above', () => {
+    expect(translated).toBeGreaterThan(200);
+  });
+});
