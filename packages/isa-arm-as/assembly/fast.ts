@@ -5,9 +5,9 @@
 // execute it inline (run.ts's inlineForm, a switch on the kind) from the
 // record, without the indirect call to its exec_<NAME> handler or
 // re-extracting fields. A T32 form gets the kind of the A32 form with the
-// same effect; the few effects only T32 has (flag-setting moves and logical
-// operations of the 16-bit encodings, conditional branches, literal loads,
-// bx staying in Thumb state) have kinds of their own.
+// same effect; the few effects only T32 has (flag-setting moves, shifts and
+// logical operations of the 16-bit encodings, conditional branches, literal
+// loads, bx staying in Thumb state) have kinds of their own.
 //
 // Record, at entry + 16 of a decode-cache entry (assembly/memory.ts):
 //   +16 u8  kind (K_*; 0 = none, the handler runs)
