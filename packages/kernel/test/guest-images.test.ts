@@ -214,7 +214,8 @@ describe.skipIf(missingBuild.length > 0)(`guest rebuild${missingBuild.length ? `
       encoding: 'utf8',
     });
     if (r.status !== 0) throw new Error(`build.sh failed: ${r.stderr}`);
-  }, 600_000);
+    // Three image sets, each with the CLI's -h and -G runs for the programs with USDT probes: minutes on a loaded machine.
+  }, 1_800_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   for (const { name } of IMAGE_SETS) {

@@ -3,6 +3,9 @@
 // site yields 1 only while its probe is enabled, and once tracing stops —
 // the process still running — its text is byte for byte the file's again
 // (the probe sites' no-ops and the is-enabled sites' zeroes both back).
+// A provider glob enables the probes of processes that exec a program with
+// USDT probes while tracing runs, and its fork/exec watch leaves the
+// kernel's text as it was.
 import { readFileSync } from 'node:fs';
 import { defaultOptions } from '@wdtrace/dtrace-core';
 import { PT_LOAD, parseElf, type Isa } from '@wdtrace/kernel';
@@ -35,5 +38,23 @@ describe.each([
       compared += ph.filesz;
     }
     expect(compared).toBeGreaterThan(100);
+  }, 120_000);
+});
+
+describe.each([
+  { set: 'x86_64', isa: 'x86_64' as Isa, thumb: false },
+  { set: 'arm', isa: 'arm' as Isa, thumb: false },
+])('usdt provider globs on $set', ({ isa, thumb }) => {
+  it('enable the probes of a server the shell starts later, and leave the kernel text as it was once tracing ends', async () => {
+    const { session, collected } = await guestSession({ isa, thumb, command: ['/bin/sh', '-c', 'kvd -n 7; kvd -n 2'] });
+    // -Z: kv*::: matches nothing while only the shell runs; each kvd's provider comes with its exec.
+    const program = session.compile('kv*:::request-done { @[probeprov] = count(); }', { zdefs: true });
+    const proc = session.machine!.kernelModules().flatMap((m) => m.sdtSites).filter((s) => s.provider === 'proc');
+    const kernelText = () => proc.map((s) => session.machine!.readText(s.address, 8).slice());
+    const before = kernelText();
+    const run = await session.run(program, { options: { ...defaultOptions(), quiet: true, zdefs: true } });
+    expect(collected.guestOut).toBe('kvd requests=7 hits=2 misses=5 keys=2\nkvd requests=2 hits=0 misses=2 keys=0\n');
+    expect(run.aggregations.flatMap((a) => a.rows.map((r) => [r.keys.map(String).join(','), Number(r.value)]))).toEqual([['kv4', 2], ['kv3', 7]]);
+    expect(kernelText()).toEqual(before);
   }, 120_000);
 });
