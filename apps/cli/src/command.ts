@@ -3,6 +3,7 @@
 // order given, and the words dtrace(1) uses to name and report them.
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { DEFAULT_NS_PER_INSN } from '@wdtrace/kernel';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -75,6 +76,7 @@ export function createProgram(out: (s: string) => void, err: (s: string) => void
     .option('-U <name>', 'undefine a preprocessor macro (with -C)', collect)
     .option('-I <dir>', 'add a directory to the #include search path (with -C)', collect)
     .option('-H', 'print the path of every #included file (with -C, to stderr)')
+    .option('-L <path>', 'add a directory to the D library path: its .d files are compiled before the program (same as -x libdir)', collect)
     .option('--json', 'print one JSON object per probe firing instead of formatted text')
     .option('--run-for <duration>', 'stop tracing after this much virtual time (e.g. 5s, 250ms)')
     .option('-c <command>', 'boot the guest, run the command in it (standard input is its input) and trace until it exits ($target is its pid)')
@@ -83,7 +85,7 @@ export function createProgram(out: (s: string) => void, err: (s: string) => void
     .option('--arch <isa>', 'trace a guest machine of this ISA: x86_64 or arm (the default when kernel probes are named: x86_64)')
     .option('--thumb', 'trace the ARM guest built as Thumb-2 code: its kernel, module and programs (implies --arch arm)')
     .option('--cpus <n>', 'number of CPUs of the machine', '1')
-    .option('--ns-per-insn <n>', 'virtual nanoseconds per executed guest instruction (the guest\'s time scale)', '1')
+    .option('--ns-per-insn <n>', 'virtual nanoseconds per instruction a guest CPU executes (the guest\'s time scale: 10 is a CPU of 100 MIPS)', String(DEFAULT_NS_PER_INSN))
     .argument('[macro-argument...]', 'values for $1, $2, ... in the program')
     .addHelpText('after', '\nVerbs:\n  wdtrace dis [--arch x86_64|arm] [--thumb] [--symbol NAME]... FILE\n                        disassemble an ELF file as llvm-objdump -d does\n  wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...\n                        the guest kernel text with those probes enabled, next to the image\n  wdtrace run [--arch x86_64|arm] [--thumb] [--cpus N] [-- PROGRAM ARGS...]\n                        boot the guest and run PROGRAM (a guest path or a static ELF)\n')
     .configureOutput({ writeOut: out, writeErr: err, outputError: (s, write) => write(s.replace(/^error: /, 'dtrace: ')) })

@@ -7,9 +7,9 @@
 // earlier ones, as the handle has seen them. -d prints the program after the sugar pass
 // instead; -S and -H print the DIF and the included files to stderr. Files
 // (-s scripts, #include) are read here, byte for byte.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
-import { dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult } from '@wdtrace/d-lang';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join as joinPath, resolve as resolvePath } from 'node:path';
+import { dumpSugared, formatDiagnostics, listDif, type CompileOptions, type CompileResult, type DLibrary } from '@wdtrace/d-lang';
 import { LoadError, buildProgram, formatStabilityReport, programAttributes, setOption, type CompiledProgram, type DTraceOptions } from '@wdtrace/dtrace-core';
 import { formatStatementInfo, matchedProbeCount, type Session } from '@wdtrace/session';
 import { bareDescriptions, reportedName, specDescription, type ProbeSpec } from './command.js';
@@ -43,6 +43,8 @@ export interface CompileFlags {
   readonly undefines: readonly string[];
   readonly includePaths: readonly string[];
   readonly listIncludes: boolean;
+  /** The D library directories of -L and -x libdir, in the order given. */
+  readonly libraryDirs: readonly string[];
   readonly verbose: boolean;
   readonly dif: boolean;
   readonly sugar: boolean;
@@ -51,6 +53,47 @@ export interface CompileFlags {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** -L's directories and -x libdir's, in the order given (dt_opt_libdir appends each). */
+export function libraryDirs(l: readonly string[], x: readonly string[]): string[] {
+  const dirs = [...l];
+  for (const o of x) if (o.startsWith('libdir=')) dirs.push(o.slice('libdir='.length));
+  return dirs;
+}
+
+/**
+ * The D libraries of the library directories, as dt_load_libs_dir reads
+ * them: every file named *.d of each directory in turn (a directory that
+ * cannot be read is skipped silently), a file whose name an earlier library
+ * already has being left out. dtrace's own libraries come first (the
+ * compiler loads them, and the session the guest's), so a directory cannot
+ * replace errno.d; `-x nolibs` loads none.
+ */
+export function readLibraryDirs(dirs: readonly string[]): DLibrary[] {
+  const libraries: DLibrary[] = [];
+  const seen = new Set<string>();
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(fsPath(dir), { encoding: 'buffer' }).map((n) => n.toString('latin1'));
+    } catch {
+      continue;
+    }
+    for (const name of names.filter((n) => n.endsWith('.d')).sort()) {
+      if (seen.has(name)) continue;
+      const path = joinPath(dir, name);
+      let text: string;
+      try {
+        text = readBytesText(path);
+      } catch {
+        continue;
+      }
+      seen.add(name);
+      libraries.push({ name: path, text });
+    }
+  }
+  return libraries;
 }
 
 /** The command line's compile options (the session adds the target's): macros, -x, -Z, the preprocessor reading files from here. */
@@ -65,6 +108,7 @@ export function baseOptions(f: CompileFlags): CompileOptions {
     undefines: f.undefines,
     includePaths: f.includePaths,
     listIncludes: f.listIncludes,
+    ...(f.libraryDirs.length > 0 && f.xOptions.nolibs === undefined ? { libraries: readLibraryDirs(f.libraryDirs) } : {}),
     includeResolver: (path, fromFile, system) => {
       const dirs = [...(system ? [] : [fromFile ? dirname(fromFile) : '.']), ...f.includePaths];
       for (const dir of path.startsWith('/') ? [''] : dirs) {

@@ -12,7 +12,7 @@ import { LoadError, parseProbeDescription, probeDescriptionString, type DTraceOp
 import { utf8ByteString } from '@wdtrace/dtrace-core/dif';
 import { Session, type SessionEvent } from '@wdtrace/session';
 import { D_VERSION, UsageError, bareDescriptions, createProgram, grabPid, parseDuration, specDescription, type ProbeSpec } from './command.js';
-import { compileSpecs, readBytesText, type CompiledSpecs } from './compile-specs.js';
+import { compileSpecs, libraryDirs, readBytesText, type CompiledSpecs } from './compile-specs.js';
 import { dtraceOptions, preprocessorFlags, xOptions } from './dtrace-options.js';
 import { GuestCliError, openGuestSession, wantsGuest } from './guest.js';
 import { TraceOutput, strerror, type CliIo } from './output.js';
@@ -203,6 +203,7 @@ function compileFlags(o: Flags, macroArgs: string[]) {
     zdefs: Boolean(o.Z),
     ...preprocessorFlags({ cpp: Boolean(o.C), defines: o.D, undefines: o.U, includePaths: o.I }, o.x),
     listIncludes: Boolean(o.H),
+    libraryDirs: libraryDirs((o.L as string[] | undefined) ?? [], o.x),
     verbose: Boolean(o.v),
     dif: Boolean(o.S),
     sugar: Boolean(o.d),

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
+  DEFAULT_NS_PER_INSN,
   ET_DYN,
   ET_EXEC,
   ElfError,
@@ -66,7 +67,7 @@ export async function runRun(args: string[], io: RunIo): Promise<number> {
     .option('--thumb', 'boot the ARM guest built as Thumb-2 code (implies --arch arm)')
     .option('--cpus <n>', 'number of CPUs (1-8)', '1')
     .option('--ram <MiB>', 'RAM in MiB', '64')
-    .option('--ns-per-insn <n>', 'virtual nanoseconds per instruction', '1')
+    .option('--ns-per-insn <n>', 'virtual nanoseconds per instruction a CPU executes', String(DEFAULT_NS_PER_INSN))
     .option('--verbose', 'keep the kernel\'s boot messages')
     .argument('[program...]', 'a guest path (/bin/sh) or a static ELF on the host, and its arguments')
     .helpOption('-h, --help', 'print this help and exit')

@@ -22,7 +22,7 @@ describe('wdtrace executable', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^Usage: wdtrace \[options\]/);
     const options = [...r.stdout.matchAll(/^\s+(-\S+|--\S+)/gm)].map((m) => m[1]);
-    expect(options).toEqual(['--version', '-n', '-P', '-m', '-f', '-i', '-s', '-l', '-v', '-q', '-F', '-w', '-Z', '-e', '-b', '-o', '-x', '-V', '-h', '-G', '-S', '-d', '-C', '-D', '-U', '-I', '-H', '--json', '--run-for', '-c', '-p', '--boot', '--arch', '--thumb', '--cpus', '--ns-per-insn', '--help']);
+    expect(options).toEqual(['--version', '-n', '-P', '-m', '-f', '-i', '-s', '-l', '-v', '-q', '-F', '-w', '-Z', '-e', '-b', '-o', '-x', '-V', '-h', '-G', '-S', '-d', '-C', '-D', '-U', '-I', '-H', '-L', '--json', '--run-for', '-c', '-p', '--boot', '--arch', '--thumb', '--cpus', '--ns-per-insn', '--help']);
   });
 
   it('rejects an unknown option with a non-zero exit and a message', () => {

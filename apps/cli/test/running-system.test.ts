@@ -63,13 +63,50 @@ describe.each(['x86_64', 'arm'])('wdtrace on a running %s guest', (arch) => {
     expect(r.status).toBe(0);
   }, 120_000);
 
-  it('runs on the time scale --ns-per-insn sets: the same instructions take ten times the virtual time', () => {
+  it('runs on the time scale --ns-per-insn sets: the same instructions take a tenth of the virtual time at 1 ns as at the default 10', () => {
     // The command's output, then the count (the last line).
     const count = (extra: string[]) => Number(run(['--arch', arch, ...extra, '-q', '-n', 'profile-997 /execname == "cpubound"/ { @ = count(); }', '-c', '/bin/cpubound 20']).stdout.trim().split('\n').pop());
-    const normal = count([]);
-    expect(normal).toBeGreaterThan(20);
-    expect(count(['--ns-per-insn', '10'])).toBeGreaterThan(5 * normal);
+    const fast = count(['--ns-per-insn', '1']);
+    expect(fast).toBeGreaterThan(20);
+    expect(count([])).toBeGreaterThan(5 * fast);
   }, 120_000);
+
+  it.each([1, 4])('keeps the same seconds on %i CPUs: --run-for 2s fires tick-1s twice, ticks and timestamps agree', (cpus) => {
+    const busy = Array.from({ length: cpus }, () => '/bin/cpubound 100000 &').join(' ');
+    const r = run(['--arch', arch, '--cpus', String(cpus), '--boot', busy, '--run-for', '2s', '-q', '-n', 'BEGIN { last = timestamp; } tick-1s, tick-250ms { printf("%s %d\\n", probename, timestamp - last); last = timestamp; }']);
+    expect(r.stderr).toBe('');
+    // Every second, tick-1s (the lower probe ID) fires first, then tick-250ms at the same time.
+    const second = 'tick-250ms 250000000\n'.repeat(3) + 'tick-1s 250000000\ntick-250ms 0\n';
+    expect(r.stdout).toBe(second.repeat(2) + '\n');
+    expect(r.status).toBe(0);
+  }, 180_000);
+
+  it('gives each of 4 busy CPUs profile-N samples at the rate of one busy CPU', () => {
+    const r = run(['--arch', arch, '--cpus', '4', '--boot', 'for i in 1 2 3 4; do /bin/cpubound 100000 & done', '--run-for', '500ms', '-q', '-n', 'profile-97 { @[cpu, execname] = count(); }']);
+    const rows = r.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+    // Every CPU's samples fall in cpubound, all but the few taken before the four had spread.
+    for (const cpu of ['0', '1', '2', '3']) {
+      const n = Number(rows.find((row) => row[0] === cpu && row[1] === 'cpubound')?.[2]);
+      // 97 a second on each CPU: 48 in half a second.
+      expect(n, r.stdout).toBeGreaterThanOrEqual(44);
+      expect(n, r.stdout).toBeLessThanOrEqual(48);
+    }
+    expect(r.status).toBe(0);
+  }, 180_000);
+
+  it('runs a CPU-bound program as fast in virtual time on 4 busy CPUs as on 1 idle machine: each CPU\'s clock counts its own instructions', () => {
+    const took = (cpus: number) => {
+      const work = Array.from({ length: cpus }, () => '/bin/cpubound 20 > /dev/null &').join(' ');
+      const r = run(['--arch', arch, '--cpus', String(cpus), '--boot', work, '--run-for', '3s', '-q', '-n', 'BEGIN { start = timestamp; } proc:::exit /execname == "cpubound"/ { @ = max((timestamp - start) / 1000000); }']);
+      expect(r.status).toBe(0);
+      return Number(r.stdout.trim());
+    };
+    const alone = took(1);
+    expect(alone).toBeGreaterThan(100);
+    const four = took(4);
+    expect(four / alone).toBeGreaterThan(0.9);
+    expect(four / alone).toBeLessThan(1.25);
+  }, 180_000);
 
   it('grabs any process with -p and reports its end', () => {
     // The boot shell is pid 2; the programs it starts are 3, 4 ...

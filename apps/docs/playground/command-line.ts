@@ -5,7 +5,7 @@
 // the playground" link). The options field takes the command line's option
 // words that make sense without files or a terminal; each is read here into
 // flags the worker acts on, in dtrace(1)'s terms. Pure: no DOM, no worker.
-import type { Arch, PlaygroundState } from './state.js';
+import { MAX_CPUS, type Arch, type PlaygroundState } from './state.js';
 
 /** Providers only a booted guest's kernel has. */
 const KERNEL_PROVIDERS = /(?:^|[\s,{};/])(?:fbt|sdt|kinst|proc|sched|io|syscall)\s*:/m;
@@ -33,6 +33,8 @@ export interface TraceFlags {
   readonly x: readonly string[];
   /** --run-for's duration, as given. */
   readonly runFor?: string;
+  /** --boot's shell command: what the running system starts at boot (without a command). */
+  readonly boot?: string;
 }
 
 /** A word of the options field wdtrace takes but the playground cannot honour, or one it does not know. */
@@ -117,8 +119,8 @@ export function parseOptions(text: string): TraceFlags {
     if (w.startsWith('--')) {
       const eq = w.indexOf('=');
       const name = eq < 0 ? w : w.slice(0, eq);
-      if (name !== '--run-for') throw new OptionsError(`${name}: ${name === '--arch' || name === '--cpus' ? 'set it with its own field' : 'not an option the playground takes'}`);
-      flags.runFor = value(eq < 0 ? '' : w.slice(eq + 1), name);
+      if (name !== '--run-for' && name !== '--boot') throw new OptionsError(`${name}: ${name === '--arch' || name === '--cpus' ? 'set it with its own field' : 'not an option the playground takes'}`);
+      flags[name === '--boot' ? 'boot' : 'runFor'] = value(eq < 0 ? '' : w.slice(eq + 1), name);
       continue;
     }
     if (!w.startsWith('-') || w === '-') throw new OptionsError(`'${w}': macro arguments are not taken; options start with -`);
@@ -182,7 +184,7 @@ export function exampleState(command: string): PlaygroundState | undefined {
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
     const next = (): string | undefined => args[++i];
-    if (w === '--arch' || w === '--cpus' || w === '--run-for') {
+    if (w === '--arch' || w === '--cpus' || w === '--run-for' || w === '--boot') {
       const v = next();
       if (v === undefined) return undefined;
       if (w === '--arch') {
@@ -212,9 +214,9 @@ export function exampleState(command: string): PlaygroundState | undefined {
     else if (letter === 'x' || letter === 'b') options.push(`-${letter}`, value);
     else return undefined;
   }
-  if (source === undefined || !Number.isInteger(cpus) || cpus < 1 || cpus > 8) return undefined;
-  // Without --arch the example runs as the CLI runs it: on the x86-64 guest when it needs one, else on the idle machine.
-  isa ??= needsGuest(source, guestCommand) ? 'x86_64' : 'none';
+  if (source === undefined || !Number.isInteger(cpus) || cpus < 1 || cpus > MAX_CPUS) return undefined;
+  // Without --arch the example runs as the CLI runs it: on the x86-64 guest when it needs one (or --boot asks for one), else on the idle machine.
+  isa ??= needsGuest(source, guestCommand) || options.includes('--boot') ? 'x86_64' : 'none';
   return { source, isa, command: guestCommand, cpus, options: options.map(shellQuote).join(' '), view: 'output', fn: '' };
 }
 

@@ -19,7 +19,7 @@ export interface PlaygroundState {
    * the CLI decides.
    */
   readonly isa: Arch;
-  /** The guest command traced (-c), '' for none: the guest's shell then runs with no input. */
+  /** The guest command traced (-c), '' for none: the guest is then a running system (idle, or running the options' --boot command). */
   readonly command: string;
   readonly cpus: number;
   /** wdtrace's options as typed (-q, -x name=value, ...). */
@@ -29,6 +29,9 @@ export interface PlaygroundState {
   /** The function the live kernel text view shows, '' for the first one patched. */
   readonly fn: string;
 }
+
+/** CPUs a machine may have (the kernel's MAX_CPUS; the page does not load the kernel package for it). */
+export const MAX_CPUS = 8;
 
 export const DEFAULT_STATE: PlaygroundState = {
   source: 'syscall:::entry /pid == $target/ {\n\t@calls[probefunc] = count();\n}\n',
@@ -65,7 +68,7 @@ export function parseHash(hash: string): { state: PlaygroundState; run: boolean 
     source: params.get('s') ?? d.source,
     isa: ARCHES.find((a) => a === params.get('arch')) ?? d.isa,
     command: params.has('s') ? (params.get('c') ?? '') : (params.get('c') ?? d.command),
-    cpus: Number.isInteger(cpus) && cpus >= 1 ? cpus : d.cpus,
+    cpus: Number.isInteger(cpus) && cpus >= 1 && cpus <= MAX_CPUS ? cpus : d.cpus,
     options: params.get('o') ?? d.options,
     view: view !== undefined && VIEWS.includes(view) ? view : d.view,
     fn: params.get('fn') ?? d.fn,

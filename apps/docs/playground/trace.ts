@@ -1,14 +1,16 @@
 // The playground's wdtrace: what the CLI does for `wdtrace [--arch ISA]
 // [--cpus N] OPTIONS -n SOURCE [-c COMMAND]`, over @wdtrace/session in the
 // worker — a guest of the ISA (without --arch: the idle machine, unless the
-// program needs a guest), the same checks and messages, the matched-probes
-// notice, -l, -d, -e and -v, then the trace — written to the host in the
-// order dtrace(1) writes it, with the exit status. The guest images come
+// program needs a guest), running -c's command or, without one, a running
+// system (idle, or running --boot's command) traced until exit(), --run-for
+// or Stop, the same checks and messages, the matched-probes notice, -l, -d,
+// -e and -v, then the trace — written to the host in the order dtrace(1)
+// writes it, with the exit status. The guest images come
 // from the host (the site fetches them); nothing here touches the DOM.
 import { dtraceOptions, xOptions } from '@wdtrace/cli/dtrace-options';
 import { dumpSugared, formatDiagnostics, type CompileOptions } from '@wdtrace/d-lang';
 import { formatStabilityReport, parseProbeDescription, programAttributes, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
-import type { GuestImages } from '@wdtrace/kernel';
+import { MAX_CPUS, type GuestImages } from '@wdtrace/kernel';
 import { Session, formatStatementInfo, matchedProbeCount, guestExecProblem, guestHasFile, type AggregationData, type RunOptions, type SessionEvent } from '@wdtrace/session';
 import { OptionsError, needsGuest, parseOptions, type TraceFlags } from './command-line.js';
 import type { Arch, Isa } from './state.js';
@@ -74,9 +76,9 @@ function listed(session: Session, source: string): ReturnType<Session['probes']>
   return descriptions.flatMap((d) => session.registry.match(parseProbeDescription(target(d))));
 }
 
-/** Resolves true once real time since `startedAt` reaches virtual time `t`; waits at most 100 ms at a time (dtrace(1) on the idle machine waits for ^C in real time). */
-function paceTo(startedAt: number, t: bigint): Promise<boolean> {
-  const wait = Number(t / 1_000_000n) - (Date.now() - startedAt);
+/** Resolves true once real time since `startedAt` reaches virtual time `t` since `base`; waits at most 100 ms at a time (dtrace(1) on a live system waits for ^C in real time). */
+function paceTo(startedAt: number, base: bigint, t: bigint): Promise<boolean> {
+  const wait = Number((t - base) / 1_000_000n) - (Date.now() - startedAt);
   if (wait <= 0) return Promise.resolve(true);
   return new Promise((resolve) => setTimeout(() => resolve(wait <= 100), Math.min(wait, 100)));
 }
@@ -94,16 +96,22 @@ export async function trace(request: TraceRequest, images: ImageLoader, host: Tr
   }
 }
 
-/** The session: a booted guest of the request's ISA (or, without one, when the program needs a guest), else the idle machine. */
-async function openSession(request: TraceRequest, images: ImageLoader, onEvent: (e: SessionEvent) => void): Promise<Session> {
-  if (!Number.isInteger(request.cpus) || request.cpus < 1 || request.cpus > 64) throw new UsageError(`invalid CPU count '${request.cpus}': expected 1 to 64`);
-  const isa: Isa | undefined = request.isa !== 'none' ? request.isa : needsGuest(request.source, request.command) ? 'x86_64' : undefined;
+/**
+ * The session: a booted guest of the request's ISA (or, without one, when
+ * the program needs a guest or --boot asks for one), else the idle machine.
+ * The guest runs -c's command, or without one is a running system, as the
+ * CLI's: booted and staying up, idle or running --boot's command.
+ */
+async function openSession(request: TraceRequest, flags: TraceFlags, images: ImageLoader, onEvent: (e: SessionEvent) => void): Promise<Session> {
+  // One range for the idle machine and the guest, as the CLI's: a machine has 1 to 8 CPUs.
+  if (!Number.isInteger(request.cpus) || request.cpus < 1 || request.cpus > MAX_CPUS) throw new UsageError(`invalid CPU count '${request.cpus}': a machine has 1 to ${MAX_CPUS} CPUs`);
+  const isa: Isa | undefined = request.isa !== 'none' ? request.isa : needsGuest(request.source, request.command) || flags.boot !== undefined ? 'x86_64' : undefined;
   // Virtual time starts at 0; walltimestamp counts from the real time the session starts.
   if (isa === undefined) return Session.create({ idle: { ncpus: request.cpus, walltime: BigInt(Date.now()) * 1_000_000n }, onEvent });
-  if (request.cpus > 8) throw new UsageError(`invalid CPU count '${request.cpus}': the guest machine has 1 to 8 CPUs`);
-  const guest = await images(isa);
   // -c's command: a program of the guest's own (there is no host to bring one from).
   const words = request.command.trim().split(/\s+/).filter((w) => w !== '');
+  if (words.length > 0 && flags.boot !== undefined) throw new UsageError('--boot starts a running system; it cannot be combined with -c');
+  const guest = await images(isa);
   if (words.length > 0) {
     if (!guestHasFile(isa, words[0]!, guest.initrd)) throw new UsageError(`failed to execute ${words[0]}: no such file in the guest file system`);
     const problem = guestExecProblem(isa, words[0]!, guest.initrd);
@@ -114,6 +122,7 @@ async function openSession(request: TraceRequest, images: ImageLoader, onEvent: 
       isa,
       cpus: request.cpus,
       command: words.length > 0 ? words : undefined,
+      running: words.length > 0 ? undefined : { boot: flags.boot },
       machine: { kernel: guest.kernel, initrd: guest.initrd, modules: Object.entries(guest.modules).map(([name, bytes]) => ({ name, bytes })) },
     },
     onEvent,
@@ -123,7 +132,7 @@ async function openSession(request: TraceRequest, images: ImageLoader, onEvent: 
 async function traceOrThrow(request: TraceRequest, images: ImageLoader, host: TraceHost): Promise<number> {
   const flags: TraceFlags = parseOptions(request.options);
   const options = dtraceOptions({ x: flags.x, q: flags.quiet, F: flags.flowindent, w: flags.destructive, Z: flags.zdefs, b: flags.bufsize });
-  const session = await openSession(request, images, (e) => {
+  const session = await openSession(request, flags, images, (e) => {
     if ('stream' in e) host.write(e.stream, e.text);
   });
   if (flags.list) {
@@ -171,15 +180,19 @@ async function traceOrThrow(request: TraceRequest, images: ImageLoader, host: Tr
   if (!options.quiet && options.destructive) host.write('stderr', 'dtrace: allowing destructive actions\n');
 
   const timeLimit = flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined;
+  // The guest's kernel comes up first: tracing (and real time's pacing) starts on the running system.
+  session.guest?.start();
   const startedAt = Date.now();
+  const base = session.target.now();
   const end = await session.run(program, {
     options,
     timeLimit,
-    // Without a guest and a time limit, virtual time follows real time until ^C, as in the CLI.
+    // Without a command and a time limit (the idle machine, a running system), virtual time follows
+    // real time until Stop, as in the CLI until ^C.
     pace:
-      session.guest === undefined && timeLimit === undefined
+      request.command.trim() === '' && timeLimit === undefined
         ? async (t) => {
-            const caughtUp = await paceTo(startedAt, t);
+            const caughtUp = await paceTo(startedAt, base, t);
             if (await host.pause()) session.interrupt();
             return caughtUp;
           }

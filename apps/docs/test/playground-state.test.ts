@@ -7,7 +7,8 @@ import { ensureSyntaxTree } from '@codemirror/language';
 import { highlightTree, tagHighlighter, tags } from '@lezer/highlight';
 import { OptionsError, commandArguments, commandLine, exampleState, parseOptions, shellWords } from '../playground/command-line.js';
 import { dLanguage } from '../playground/d-language.js';
-import { DEFAULT_STATE, formatHash, parseHash, type PlaygroundState } from '../playground/state.js';
+import { MAX_CPUS as KERNEL_MAX_CPUS } from '@wdtrace/kernel';
+import { DEFAULT_STATE, MAX_CPUS, formatHash, parseHash, type PlaygroundState } from '../playground/state.js';
 
 const program = 'syscall::openat:entry /pid == $target/ {\n\tprintf("%s & 100%% done\\n", copyinstr(arg1));\n}\n';
 
@@ -29,6 +30,10 @@ describe('the playground\'s state', () => {
     });
     // A value that is not valid percent-encoding is kept as it stands.
     expect(parseHash('#s=100%').state.source).toBe('100%');
+    // CPUs: the machine's 1 to 8, as the CLI takes them.
+    expect(MAX_CPUS).toBe(KERNEL_MAX_CPUS);
+    expect(parseHash('#cpus=8').state.cpus).toBe(8);
+    expect(parseHash('#cpus=64').state.cpus).toBe(DEFAULT_STATE.cpus);
   });
 });
 
@@ -38,6 +43,7 @@ describe('the options field', () => {
       quiet: true, flowindent: true, destructive: true, zdefs: true, verbose: true, list: false, exitAfterMatch: false, sugar: false,
       x: ['bufsize=1m', 'switchrate=10hz'], bufsize: '4k', runFor: '5s',
     });
+    expect(parseOptions("--boot '/bin/cpubound 100 &' -q").boot).toBe('/bin/cpubound 100 &');
     expect(parseOptions('-lv')).toMatchObject({ list: true, verbose: true });
     expect(parseOptions('--run-for=2s').runFor).toBe('2s');
   });
@@ -86,6 +92,10 @@ describe('the command line of a state', () => {
     expect(exampleState(`wdtrace -q --run-for 5s -n 'tick-1s { exit(0); }'`)).toEqual({ ...DEFAULT_STATE, source: 'tick-1s { exit(0); }', isa: 'none', command: '', options: '-q --run-for 5s' });
     expect(exampleState(`wdtrace -n 'BEGIN { exit(0); }' -c /bin/true`)?.isa).toBe('x86_64');
     expect(exampleState(`wdtrace -n 'BEGIN { exit(0); }' -c 'ls /etc'`)?.command).toBe('ls /etc');
+    // --boot: a running system's work, which needs the guest.
+    expect(exampleState(`wdtrace --boot '/bin/cpubound 500 &' --run-for 50ms -q -n 'profile-997 { @[execname] = count(); }'`)).toEqual({
+      ...DEFAULT_STATE, source: 'profile-997 { @[execname] = count(); }', isa: 'x86_64', command: '', options: "--boot '/bin/cpubound 500 &' --run-for 50ms -q",
+    });
     expect(commandArguments({ ...DEFAULT_STATE, isa: 'none', source: 'BEGIN', command: '' })).toEqual(['-n', 'BEGIN']);
     // What the playground cannot run: other verbs, a terminal, files, a pipe into wdtrace.
     for (const c of ['wdtrace run -- /bin/echo hi', 'wdtrace dis kernel.elf', `wdtrace -p 2 -n 'BEGIN'`, 'wdtrace -s prog.d', `printf 'x' | wdtrace -n BEGIN`, 'wdtrace -q', `wdtrace --arch mips -n BEGIN`, `wdtrace -n 'shop$target:::' -c apps/cli/test/fixtures/usdt/shop-x86_64`, `wdtrace -n BEGIN -c './hello 1'`]) {

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultImages } from '@wdtrace/kernel';
 import { trace, type TraceRequest } from '../playground/trace.js';
 
-async function run(request: Partial<TraceRequest> & Pick<TraceRequest, 'source'>, stopAfterMs = Infinity) {
+/** Runs the request as the page does; the page asks to stop after `stopAfterMs`, or once the output satisfies `stopWhen`. */
+async function run(request: Partial<TraceRequest> & Pick<TraceRequest, 'source'>, stopAfterMs = Infinity, stopWhen: (text: string) => boolean = () => false) {
   const started = Date.now();
   let text = '';
   const errorLines: number[] = [];
@@ -21,7 +22,7 @@ async function run(request: Partial<TraceRequest> & Pick<TraceRequest, 'source'>
     errorLines: (lines) => errorLines.push(...lines),
     enabled: () => enabled++,
     aggregations: () => {},
-    pause: async () => Date.now() - started >= stopAfterMs,
+    pause: async () => Date.now() - started >= stopAfterMs || stopWhen(text),
   });
   return { text, status, errorLines, enabled, loaded };
 }
@@ -41,7 +42,13 @@ describe('the playground\'s wdtrace', () => {
   it('refuses a command the guest does not have, and options it cannot take', async () => {
     expect(await run({ source: 'BEGIN { exit(0); }', command: '/bin/nothing here' })).toMatchObject({ status: 2, text: 'dtrace: failed to execute /bin/nothing: no such file in the guest file system\n' });
     expect(await run({ source: 'BEGIN { exit(0); }', options: '-o file' })).toMatchObject({ status: 2, text: 'dtrace: -o: output goes to the page\n' });
-    expect(await run({ source: 'BEGIN { exit(0); }', cpus: 9 })).toMatchObject({ status: 2, text: "dtrace: invalid CPU count '9': the guest machine has 1 to 8 CPUs\n" });
+    // One range of CPUs, the CLI's, with the guest and without.
+    expect(await run({ source: 'BEGIN { exit(0); }', cpus: 9 })).toMatchObject({ status: 2, text: "dtrace: invalid CPU count '9': a machine has 1 to 8 CPUs\n" });
+    expect(await run({ source: 'BEGIN { exit(0); }', isa: 'none', cpus: 64 })).toMatchObject({ status: 2, text: "dtrace: invalid CPU count '64': a machine has 1 to 8 CPUs\n" });
+    expect(await run({ source: 'BEGIN { exit(0); }', command: '/bin/true', options: "--boot '/bin/cpubound 1 &'" })).toMatchObject({
+      status: 2,
+      text: 'dtrace: --boot starts a running system; it cannot be combined with -c\n',
+    });
     // As in the CLI, the duration is read when tracing starts, after the notice.
     expect(await run({ source: 'BEGIN { exit(0); }', options: '--run-for soon' })).toMatchObject({
       status: 2,
@@ -61,6 +68,28 @@ describe('the playground\'s wdtrace', () => {
     // Without an ISA, a kernel probe or a command boots the x86-64 guest, as the CLI does without --arch.
     expect(await run({ source: 'syscall::exit_group:entry { printf("%s\\n", execname); }', isa: 'none', command: '/bin/true', options: '-q' })).toMatchObject({ text: 'true\n\n', loaded: ['x86_64'] });
   }, 120_000);
+
+  it('traces a running system without a command, as the CLI does: booted, idle or running --boot\'s work, until --run-for or Stop', async () => {
+    // BEGIN fires on the booted kernel; the guest stays up for every tick; its console is not in the trace.
+    const up = await run({ source: 'BEGIN { printf("%d cpus\\n", `nr_cpus_online); } tick-1s { printf("tick\\n"); }', cpus: 2, options: '-q --run-for 2s' });
+    expect(up).toMatchObject({ status: 0, text: '2 cpus\ntick\ntick\n\n' });
+    // --boot's work runs on both CPUs, each CPU's second as long as on one CPU.
+    const busy = await run({ source: 'profile-97 /execname == "cpubound"/ { @[cpu] = count(); }', isa: 'arm', cpus: 2, options: "-q --boot '/bin/cpubound 100000 & /bin/cpubound 100000 &' --run-for 500ms" });
+    expect(busy.status).toBe(0);
+    const counts = busy.text.trim().split('\n').map((l) => Number(l.trim().split(/\s+/)[1]));
+    expect(counts).toHaveLength(2);
+    for (const n of counts) expect(n).toBeGreaterThanOrEqual(44);
+    // Without --run-for it runs in real time until the page stops it: END fires.
+    let first = 0;
+    const stopped = await run({ source: 'tick-500ms { printf("tick\\n"); } END { printf("end\\n"); }', options: '-q' }, Infinity, (text) => {
+      if (text.startsWith('tick\n') && first === 0) first = Date.now();
+      return text.includes('tick\ntick\ntick\n');
+    });
+    expect(stopped.status).toBe(0);
+    expect(stopped.text).toMatch(/^(tick\n){3,}end\n\n$/);
+    // The ticks come in real time: the buffers are consumed once a second (switchrate).
+    expect(Date.now() - first).toBeGreaterThanOrEqual(900);
+  }, 300_000);
 
   it('gives the lines of the errors to mark', async () => {
     const r = await run({ source: 'BEGIN\n{\n\ttrace(nosuchvariable);\n}\n' });

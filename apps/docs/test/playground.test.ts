@@ -100,6 +100,21 @@ describe('the playground in Chromium', () => {
     expect(await page.isDisabled('[data-testid="stop"]')).toBe(true);
   }, RUN_TIMEOUT);
 
+  it('traces a running system without a command as the CLI does: booted, running --boot\'s work on its CPUs until --run-for', async () => {
+    const s = state({
+      source: 'BEGIN { printf("%d cpus\\n", `nr_cpus_online); }\ntick-100ms { printf("tick\\n"); }\nprofile-97 /execname == "cpubound"/ { @[cpu] = count(); }',
+      isa: 'arm',
+      cpus: 2,
+      options: "-q --boot '/bin/cpubound 100000 & /bin/cpubound 100000 &' --run-for 300ms",
+    });
+    const out = await runInPage(page, site, s);
+    const cli = await runCli(commandArguments(s));
+    expect(cli.status).toBe(0);
+    expect(out).toBe(cli.output);
+    expect(out).toMatch(/^2 cpus\n(tick\n){3}\n {8}[01] +2\d\n {8}[01] +2\d\n$/);
+    expect(await page.textContent('[data-testid="status"]')).toBe('exit status 0');
+  }, RUN_TIMEOUT);
+
   it('reports a syntax error as the CLI does and marks its line in the editor', async () => {
     const s = state({ source: 'syscall:::entry\n{\n\t@calls[probefunc] = count(;\n}\n', command: '/bin/echo hi' });
     await page.goto(playgroundUrl(site, s));

@@ -57,8 +57,16 @@ export function runPasses(source: string, options: CompileOptions = {}, lastPass
  * declarations enter the symbol tables through the scopes pass.
  */
 function loadLibraries(ctx: CompileContext): void {
-  const libraries = ctx.options.libraries ?? [];
   const standard = ctx.options.standardLibraries !== false && ctx.options.options?.nolibs === undefined;
+  // dt_load_libs_dir skips a file named as a library loaded before it (the
+  // standard ones, loaded first, even when left out as unnamed).
+  const fileName = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
+  const seen = new Set(standard ? STANDARD_D_LIBRARIES.map((l) => fileName(l.name)) : []);
+  const libraries = (ctx.options.libraries ?? []).filter((l) => {
+    if (seen.has(fileName(l.name))) return false;
+    seen.add(fileName(l.name));
+    return true;
+  });
   for (const lib of standard ? [...standardLibrariesNamed(ctx.text, libraries), ...libraries] : libraries) {
     const text = `#line 1 "${lib.name.replace(/["\\]/g, '\\$&')}"\n${lib.text}`;
     ctx.ast = ctx.parse(text);

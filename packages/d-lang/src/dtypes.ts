@@ -391,21 +391,27 @@ export function isCharArrayOrPointer(t: CType): boolean {
   return false;
 }
 
-/** Integer promotion: anything narrower than int becomes int. */
-export function promote(env: TypeEnvironment, t: CType): CType {
-  const r = resolveType(t);
-  if (r.kind === 'enum') return env.int;
-  if (r.kind === 'integer' && r.size < 4) return env.int;
-  return t;
-}
+/** Integer types of equal rank, in the order dtrace's intrinsic table defines them. */
+const INTRINSIC_ORDER = ['char', 'short', 'int', 'long', 'long long'];
 
-/** Usual arithmetic conversions of two integer operands. */
+/**
+ * The usual arithmetic conversions as dt_type_promote makes them: no
+ * promotion to int first; an enum counts as int; each operand has the rank
+ * bits + 1 if unsigned, and the result is the operand type (typedef kept) of
+ * the greater rank — so char + char is char and int + unsigned is unsigned.
+ * Of equal ranks, dtrace takes the type defined later (the larger CTF id):
+ * long long over long, else the left operand.
+ */
 export function arithmeticResult(env: TypeEnvironment, a: CType, b: CType): CType {
-  const pa = resolveType(promote(env, a));
-  const pb = resolveType(promote(env, b));
-  if (pa.kind !== 'integer' || pb.kind !== 'integer') return env.int64;
-  if (pa.size !== pb.size) return pa.size > pb.size ? pa : pb;
-  if (!pa.signed) return pa;
-  if (!pb.signed) return pb;
-  return pa;
+  const ta = resolveType(a).kind === 'enum' ? env.int : a;
+  const tb = resolveType(b).kind === 'enum' ? env.int : b;
+  const ra = resolveType(ta);
+  const rb = resolveType(tb);
+  if (ra.kind !== 'integer' || rb.kind !== 'integer') return env.int64;
+  const rank = (t: { size: number; signed: boolean }): number => t.size * 8 + (t.signed ? 0 : 1);
+  const la = rank(ra);
+  const lb = rank(rb);
+  if (la !== lb) return la > lb ? ta : tb;
+  const order = (n: string): number => INTRINSIC_ORDER.indexOf(n.replace(/^(un)?signed /, '').replace(/ int$/, ''));
+  return order(rb.name) > order(ra.name) ? tb : ta;
 }

@@ -36,7 +36,6 @@ import {
   isString,
   isStructOrUnion,
   isVoid,
-  promote,
 } from './dtypes.js';
 import { mapExpr } from './walk.js';
 
@@ -537,14 +536,15 @@ export class Cooker {
       case '+': {
         if (operand.k === 'agg') fail('D_OP_DYN', e.loc, op);
         if (!isArithmetic(t)) throw new CompileError({ severity: 'error', tag: 'D_OP_ARITH', message: `operator ${op} requires an operand of arithmetic type`, location: e.loc });
-        const type = promote(this.env, t);
+        // dt_cook_op1: the operand's type, not promoted (dt_node_type_propagate).
+        const type = t;
         const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(e.op === '-' ? -operand.constValue : operand.constValue, type);
         return out;
       }
       case '~': {
         if (!isInteger(t)) throw new CompileError({ severity: 'error', tag: 'D_OP_INT', message: `operator ${op} requires an operand of integral type`, location: e.loc });
-        const type = promote(this.env, t);
+        const type = t;
         const out: Expr = withOperand(e, operand, type);
         if (operand.constValue !== undefined) out.constValue = fitToType(~operand.constValue, type);
         return out;
@@ -683,6 +683,11 @@ export class Cooker {
           if (op === '+') fail('D_OP_INCOMPAT', e.loc, dtypeName(a), op, dtypeName(b));
           return withOperands(e, left, right, this.env.lookup('ptrdiff_t')!);
         }
+        // dt_cook_op2 counts a string as a pointer here: string + int (and
+        // int + string) is a string that many bytes on, unscaled (a string
+        // is no pointer to dt_cg_ptrsize).
+        if (isString(a) && isInteger(b)) return withOperands(e, left, right, STRING);
+        if (isString(b) && isInteger(a) && op === '+') return withOperands(e, left, right, STRING);
         if (pa && isInteger(b)) return { ...e, left, right, type: this.decay(a) };
         if (pb && isInteger(a) && op === '+') return { ...e, left, right, type: this.decay(b) };
         if (!isArithmetic(a) || !isArithmetic(b)) {
@@ -714,7 +719,8 @@ export class Cooker {
 
   private arith(e: Expr & { k: 'binary' }, left: Expr, right: Expr): Expr {
     const isShift = e.op === '<<' || e.op === '>>';
-    const type = isShift ? promote(this.env, left.type!) : arithmeticResult(this.env, left.type!, right.type!);
+    // dt_cook_op2: a shift has its left operand's type (K&R A7.8), the others dt_type_promote's.
+    const type = isShift ? left.type! : arithmeticResult(this.env, left.type!, right.type!);
     const out: Expr = withOperands(e, left, right, type);
     if (left.constValue !== undefined && right.constValue !== undefined) {
       // dt_node_op2 folds in 64-bit arithmetic (signed or unsigned as the

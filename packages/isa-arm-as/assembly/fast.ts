@@ -5,9 +5,9 @@
 // execute it inline (run.ts's inlineForm, a switch on the kind) from the
 // record, without the indirect call to its exec_<NAME> handler or
 // re-extracting fields. A T32 form gets the kind of the A32 form with the
-// same effect; the few effects only T32 has (flag-setting moves and logical
-// operations of the 16-bit encodings, conditional branches, literal loads,
-// bx staying in Thumb state) have kinds of their own.
+// same effect; the few effects only T32 has (flag-setting moves, shifts and
+// logical operations of the 16-bit encodings, conditional branches, literal
+// loads, bx staying in Thumb state) have kinds of their own.
 //
 // Record, at entry + 16 of a decode-cache entry (assembly/memory.ts):
 //   +16 u8  kind (K_*; 0 = none, the handler runs)
@@ -96,7 +96,8 @@ export const K_B: u8 = 50;
 export const K_BL: u8 = 51;
 export const K_BX: u8 = 52; // rm; a Thumb target (bit 0) takes the handler
 export const K_BX_T: u8 = 58; // T32 bx rm; an ARM target (bit 0 clear) takes the handler
-export const K_BCOND: u8 = 59; // T32 b<cond> (16 and 32 bits): extra = cond
+export const K_BCOND: u8 = 59; // T32 16-bit b<cond>: extra = cond
+export const K_BCOND_W: u8 = 63; // T32 32-bit b<cond>.w: extra = cond
 // T32 literal load: Rt = [Align(pc + 4, 4) + imm] (imm signed).
 export const K_LDR_PC: u8 = 60;
 // Rd = pc + imm + shift(Rm): position-independent code's `add rd, pc, rm`
@@ -407,7 +408,7 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
     case TOp.B_T3: {
       const cond = (v >>> 22) & 15;
       const off = (((v >>> 26) & 1) << 20) | (((v >>> 11) & 1) << 19) | (((v >>> 13) & 1) << 18) | (((v >>> 16) & 0x3f) << 12) | ((v & 0x7ff) << 1);
-      if (cond < 14) { kind = K_BCOND; extra = cond; imm = u32(i32(off << 11) >> 11) + 4; }
+      if (cond < 14) { kind = K_BCOND_W; extra = cond; imm = u32(i32(off << 11) >> 11) + 4; }
       break;
     }
     case TOp.B_T4: case TOp.BL_T1: {
@@ -443,7 +444,8 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       break;
     case TOp.AND_imm_T1: case TOp.ORR_imm_T1: case TOp.EOR_imm_T1: case TOp.BIC_imm_T1: case TOp.ADD_imm_T3: case TOp.SUB_imm_T3:
     case TOp.RSB_imm_T2: case TOp.MOV_imm_T2: case TOp.MVN_imm_T1:
-      if (!wRdPc && !wRnPc) {
+      // mov and mvn have 1111 in the Rn field (they are orr and orn without Rn).
+      if (!wRdPc && (!wRnPc || op == TOp.MOV_imm_T2 || op == TOp.MVN_imm_T1)) {
         a = regAt(v, 8);
         b = regAt(v, 16);
         const dp = thumbOperation(op);
@@ -453,7 +455,7 @@ export function thumbFastRecord(op: u32, value: u32, rec: usize): void {
       break;
     case TOp.AND_reg_T2: case TOp.ORR_reg_T2: case TOp.EOR_reg_T2: case TOp.BIC_reg_T2: case TOp.ADD_reg_T3: case TOp.SUB_reg_T2:
     case TOp.RSB_reg_T1: case TOp.MOV_reg_T3: case TOp.MVN_reg_T2:
-      if (!wRdPc && !wRnPc && !wRmPc) {
+      if (!wRdPc && !wRmPc && (!wRnPc || op == TOp.MOV_reg_T3 || op == TOp.MVN_reg_T2)) {
         a = regAt(v, 8);
         b = regAt(v, 16);
         c = regAt(v, 0);

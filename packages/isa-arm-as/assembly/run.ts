@@ -20,7 +20,7 @@ import {
   K_EOR_R, K_BIC_R, K_MOVT, K_CMP_I, K_CMN_I, K_CMP_R, K_CMN_R, K_TST_I, K_TST_R, K_ADDS_I, K_SUBS_I, K_ADDS_R, K_SUBS_R, K_MUL, K_MLA,
   K_UXTB, K_UXTH, K_SXTB, K_SXTH, K_LDR_I, K_STR_I, K_LDRB_I, K_STRB_I, K_LDR_R, K_STR_R, K_LDRB_R, K_STRB_R, K_B, K_BL, K_BX,
   K_LDR_IW, K_STR_IW, K_LDRB_IW, K_STRB_IW, K_FUSABLE, K_FUSABLE_COUNT, K_MOVS_I, K_MOVS_R, K_MVNS_R, K_ANDS_R, K_ORRS_R, K_EORS_R, K_BICS_R,
-  K_BX_T, K_BCOND, K_LDR_PC, K_ADD_PC, K_SHIFTS_I, thumbFastRecord,
+  K_BX_T, K_BCOND, K_LDR_PC, K_ADD_PC, K_SHIFTS_I, K_BCOND_W, thumbFastRecord,
 } from './fast';
 import {
   beginInstruction, beginThumbInstruction, clearRaised, conditionPassed, pcWritten, raised, EXC_UNDEF, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ,
@@ -569,7 +569,7 @@ const NOT_INLINE: u32 = 1;
       const target = rOff(recC(entry));
       return (target & 1) != 0 ? target & ~1 : NOT_INLINE; // to ARM: the full path changes CPSR.T
     }
-    case K_BCOND: return conditionPassed(recExtra(entry)) ? pc + recImm(entry) : pc + size;
+    case K_BCOND: case K_BCOND_W: return conditionPassed(recExtra(entry)) ? pc + recImm(entry) : pc + size;
     case K_ADD_PC: setROff(recA(entry), pc + recImm(entry) + shifted(rOff(recC(entry)), recExtra(entry))); return pc + size;
     case K_SHIFTS_I: {
       const x = rOff(recC(entry));
@@ -715,6 +715,134 @@ function exceptionOrStop(exc: u32, pc: u32, word: u32): u32 {
   return (st(IRQ_LINE) | st(FIQ_LINE)) != 0;
 }
 
+/** The Thumb inner loop's pc and stop reason when it returns (its result is the retired count). */
+let thumbLoopPc: u32 = 0;
+let thumbLoopReason: u32 = 0;
+
+/**
+ * The inner loop of run() in Thumb state, from `pc` with `done` retired,
+ * while done < `limit`: run()'s A32 loop in the T32 shape, with halfword
+ * fetch, the T32 decode cache and ITSTATE. Returns the retired count; the pc
+ * and a stop reason (0 when none) in thumbLoopPc and thumbLoopReason.
+ * Instructions inside an IT block take the full step, which checks the
+ * block's condition and advances it; only a full step changes ITSTATE, and
+ * each leaves the loop, so ITSTATE is read once per call.
+ */
+function thumbLoop(pc: u32, done: u32, limit: u32): u32 {
+  const inItBlock = st(IT_STATE) != 0;
+  let reason: u32 = 0;
+  while (done < limit) {
+    let pa: u32;
+    if (((pc ^ load<u32>(CTX, CTX_PAGE_VA)) & 0xfffff001) == 0) {
+      pa = load<u32>(CTX, CTX_PAGE_PA) | (pc & 0xfff);
+    } else {
+      limit = 0;
+      pa = fetchMiss(pc);
+      if (pa & 1) {
+        const r = fetchFailed(pa);
+        if (r != 0) { reason = r; break; }
+        pc = reg(15);
+        continue;
+      }
+    }
+    const entry = thumbDecodeTags + (usize((pa >>> 1) & (THUMB_DECODE_ENTRIES - 1)) << DECODE_SHIFT);
+    if (load<u32>(entry) != (pa | 1)) {
+      if ((pa & 0xffe) == 0xffe && isT32Wide(u32(load<u16>(ramBase + usize(pa))))) {
+        limit = 0;
+        setLiveDone(done);
+        const r = stepAcrossPages(pc, pa);
+        pc = reg(15);
+        if (r == NOTHING_RETIRED) {
+          if (stalledOut()) { reason = STOP_BUDGET; break; }
+          continue;
+        }
+        if (r != 0) { reason = r; break; }
+        done++;
+        continue;
+      }
+      decodeThumbInto(entry, pa);
+    }
+    const kind = load<u8>(entry, 16);
+    if (!inItBlock && kind != 0) {
+      // Specialised forms (outside IT blocks), executed inline from the
+      // record, by a copy of the switch for each instruction size: a size
+      // loaded from the entry and added to the pc would chain each
+      // instruction's fetch to a load of the one before (a dependency the
+      // A32 loop's pc + 4 does not have), where a branch on the size is
+      // predicted.
+      const wide = (load<u32>(entry, 12) & (1 << 29)) != 0;
+      let after: u32;
+      if (wide) after = inlineForm(kind, entry, pc, 4, (pc + 4) | 1);
+      else after = inlineForm(kind, entry, pc, 2, (pc + 2) | 1);
+      if (after != NOT_INLINE) {
+        const size: u32 = wide ? 4 : 2;
+        // A b<cond> right after a compare runs in the same step, as in
+        // the A32 loop, when it is decoded, on the same page and in the
+        // budget (the page check also keeps the next entry in the cache).
+        if (kind - K_FUSABLE < K_FUSABLE_COUNT && (pa & 0xfff) + size < 0x1000 && done + 1 < limit) {
+          const next = entry + (usize(size) << (DECODE_SHIFT - 1));
+          if (load<u32>(next) == ((pa + size) | 1) && load<u8>(next, 16) == K_BCOND) {
+            // (16-bit b<cond> only: the pc not taken is a constant.)
+            done += 2;
+            pc = conditionPassed(recExtra(next)) ? after + recImm(next) : after + 2;
+            continue;
+          }
+        }
+        pc = after;
+        done++;
+        continue;
+      }
+    }
+    const value = load<u32>(entry, 4);
+    const info = load<u32>(entry, 12);
+    const size: u32 = 2 + ((info >>> 28) & 2);
+    const shortClass = info >>> 30;
+    if (shortClass != 0 && !inItBlock) {
+      if (shortClass == 1) {
+        // @pure: no pc, memory or exception bookkeeping.
+        call_indirect<void>(load<u32>(entry, 8), value);
+        pc += size;
+        done++;
+        continue;
+      }
+      // @mem and @block (stores without r15): an abort, or an exception
+      // the handler raised, goes the full way.
+      clearAbort();
+      clearRaised();
+      setLiveDone(done);
+      call_indirect<void>(load<u32>(entry, 8), value);
+      limit = 0; // a device access may have raised an interrupt line
+      if (aborted | raised) {
+        setRegRaw(15, pc);
+        let r: u32;
+        if (aborted) {
+          clearAbort();
+          r = exceptionOrStop(EXC_DABT, pc, value);
+        } else r = raisedThumb(pc, value, 0, size);
+        if (r != 0) { reason = r; break; }
+        pc = reg(15);
+        continue;
+      }
+      pc += size;
+      done++;
+      continue;
+    }
+    setLiveDone(done);
+    const r = stepThumb(pc, value, load<u32>(entry, 8), size);
+    if (r != 0) {
+      reason = r;
+      break;
+    }
+    pc = reg(15);
+    limit = 0;
+    done++;
+  }
+  thumbLoopPc = pc;
+  thumbLoopReason = reason;
+  return done;
+}
+
+
 /**
  * Runs `cpu` for at most `budget` instructions. Returns a STOP_* reason;
  * the retired-instruction counter advances by the instructions completed.
@@ -787,97 +915,9 @@ export function run(cpu: u32, budget: u32): u32 {
     }
     limit = budget;
     if ((st(CPSR_CTL) & PSR_T) != 0) {
-      // Thumb state: the same shape with halfword fetch, the T32 decode
-      // cache and ITSTATE. Instructions inside an IT block take the full
-      // step, which checks the block's condition and advances it. Only a
-      // full step changes ITSTATE, and each leaves this loop, so it is
-      // read once per entry.
-      const inItBlock = st(IT_STATE) != 0;
-      while (done < limit) {
-        let pa: u32;
-        if (((pc ^ load<u32>(CTX, CTX_PAGE_VA)) & 0xfffff001) == 0) {
-          pa = load<u32>(CTX, CTX_PAGE_PA) | (pc & 0xfff);
-        } else {
-          limit = 0;
-          pa = fetchMiss(pc);
-          if (pa & 1) {
-            const r = fetchFailed(pa);
-            if (r != 0) { reason = r; break; }
-            pc = reg(15);
-            continue;
-          }
-        }
-        const entry = thumbDecodeTags + (usize((pa >>> 1) & (THUMB_DECODE_ENTRIES - 1)) << DECODE_SHIFT);
-        if (load<u32>(entry) != (pa | 1)) {
-          if ((pa & 0xffe) == 0xffe && isT32Wide(u32(load<u16>(ramBase + usize(pa))))) {
-            limit = 0;
-            setLiveDone(done);
-            const r = stepAcrossPages(pc, pa);
-            pc = reg(15);
-            if (r == NOTHING_RETIRED) {
-              if (stalledOut()) { reason = STOP_BUDGET; break; }
-              continue;
-            }
-            if (r != 0) { reason = r; break; }
-            done++;
-            continue;
-          }
-          decodeThumbInto(entry, pa);
-        }
-        const value = load<u32>(entry, 4);
-        const info = load<u32>(entry, 12);
-        const size: u32 = 2 + ((info >>> 28) & 2);
-        const kind = load<u8>(entry, 16);
-        if (kind != 0 && !inItBlock) {
-          // Specialised forms (outside IT blocks), executed inline from the record.
-          const after = inlineForm(kind, entry, pc, size, (pc + 4) | 1);
-          if (after != NOT_INLINE) {
-            pc = after;
-            done++;
-            continue;
-          }
-        }
-        const shortClass = info >>> 30;
-        if (shortClass != 0 && !inItBlock) {
-          if (shortClass == 1) {
-            // @pure: no pc, memory or exception bookkeeping.
-            call_indirect<void>(load<u32>(entry, 8), value);
-            pc += size;
-            done++;
-            continue;
-          }
-          // @mem and @block (stores without r15): an abort, or an exception
-          // the handler raised, goes the full way.
-          clearAbort();
-          clearRaised();
-          setLiveDone(done);
-          call_indirect<void>(load<u32>(entry, 8), value);
-          limit = 0; // a device access may have raised an interrupt line
-          if (aborted | raised) {
-            setRegRaw(15, pc);
-            let r: u32;
-            if (aborted) {
-              clearAbort();
-              r = exceptionOrStop(EXC_DABT, pc, value);
-            } else r = raisedThumb(pc, value, 0, size);
-            if (r != 0) { reason = r; break; }
-            pc = reg(15);
-            continue;
-          }
-          pc += size;
-          done++;
-          continue;
-        }
-        setLiveDone(done);
-        const r = stepThumb(pc, value, load<u32>(entry, 8), size);
-        if (r != 0) {
-          reason = r;
-          break;
-        }
-        pc = reg(15);
-        limit = 0;
-        done++;
-      }
+      done = thumbLoop(pc, done, limit);
+      pc = thumbLoopPc;
+      reason = thumbLoopReason;
     } else while (done < limit) {
     let pa: u32;
     if (((pc ^ load<u32>(CTX, CTX_PAGE_VA)) & 0xfffff003) == 0) {

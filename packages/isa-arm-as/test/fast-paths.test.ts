@@ -275,6 +275,56 @@ describe('run loop with specialised forms', () => {
     }
   });
 
+  // The same loop in Thumb code (halfwords), with the compare-and-b<cond>
+  // pairs of the T32 loop (subs.w/bne, cmp/bhi, cmp/blt) and a cmp.w/beq.w
+  // that is not paired:
+  // 0x1000: movs r0, #0 ; mov.w r1, #0x20000 ; movs r5, #100
+  //   loop:  ldr.w r2, [r1, r0, lsl #2] ; add r2, r0 ; str.w r2, [r1, r0, lsl #2] ; strb r0, [r1, #-1] ; adds r0, #1
+  //          subs.w r6, r0, #50 ; bne skip ; add.w r7, r7, #1
+  //   skip:  cmp r0, #30 ; bhi over ; add.w r10, r10, #1
+  //   over:  cmp r0, r5 ; blt loop ; cmp.w r0, #0 ; beq.w loop ; mov.w r8, #1 ; udf #1
+  const thumbProgram = [
+    0x2000, 0xf44f, 0x3100, 0x2564, 0xf851, 0x2020, 0x4402, 0xf841, 0x2020, 0xf801, 0x0c01, 0x3001, 0xf1b0, 0x0632, 0xd101,
+    0xf107, 0x0701, 0x281e, 0xd801, 0xf10a, 0x0a01, 0x42a8, 0xdbec, 0xf1b0, 0x0f00, 0xf43f, 0xafe9, 0xf04f, 0x0801, 0xde01,
+  ];
+
+  it('stops after exactly the budget in Thumb code, compare-and-branch pairs included', async () => {
+    const whole = await makeCore('release', 'plain');
+    const steps = await makeCore('release', 'plain');
+    const start = (core: ArmCoreExports): void => {
+      core.reset(0);
+      ram(core).fill(0, BUF - 4, BUF + 400);
+      writeRam(core, CODE, new Uint8Array(new Uint16Array(thumbProgram).buffer));
+      core.setCpsr(0, ArmMode.USR | 0x20);
+      core.setReg(0, 15, CODE);
+    };
+    start(whole);
+    expect(whole.run(0, 100_000)).toBe(StopReason.UNDEFINED);
+    const total = whole.retiredLow(0);
+    expect(total).toBe(3 + 100 * 11 + 1 + 30 + 3); // up to the udf: add.w r7 runs once, add.w r10 30 times
+    const next = rng(11);
+    const budgets = [total, total - 1, total - 2, total - 3, 1, 2, 3, ...Array.from({ length: 30 }, () => 1 + (next() % total))];
+    for (const budget of budgets) {
+      start(whole);
+      start(steps);
+      const reason = whole.run(0, budget);
+      // The oracle steps through the handlers, one executeDisplacedT32 per instruction.
+      const code = new DataView(steps.memory.buffer, steps.ramOffset());
+      for (let i = 0; i < budget; i++) {
+        const pc = steps.getReg(0, 15) >>> 0;
+        const first = code.getUint16(pc, true);
+        const value = first >= 0xe800 ? ((first << 16) | code.getUint16(pc + 2, true)) >>> 0 : first;
+        expect(steps.executeDisplacedT32(0, value, pc)).toBe(0);
+      }
+      expect(reason).toBe(StopReason.BUDGET);
+      expect(whole.retiredLow(0)).toBe(budget);
+      expect(steps.retiredLow(0)).toBe(budget);
+      for (let n = 0; n < 16; n++) expect(whole.getReg(0, n) >>> 0).toBe(steps.getReg(0, n) >>> 0);
+      expect(whole.getCpsr(0) >>> 0).toBe(steps.getCpsr(0) >>> 0);
+      expect(Buffer.compare(ram(whole).subarray(BUF - 4, BUF + 400), ram(steps).subarray(BUF - 4, BUF + 400))).toBe(0);
+    }
+  });
+
   it('re-decodes an instruction an inline str or strb through an ordinary base register overwrote', async () => {
     const core = await makeCore('release', 'plain');
     // 0x1000: str r1, [r2] ; strb r3, [r2, #4] ; mov r0, #0 (becomes add r0, r0, #42) ; mov r4, #0 (becomes mov r4, #1) ; udf

@@ -13,11 +13,12 @@
 // - each firing figure with the DIF interpreter (-x backend=dif) and with
 //   its WebAssembly translation (-x backend=wasm), side by side, and a
 //   predicate-only clause that never passes; the time to translate and
-//   instantiate the DIF of the d-lang corpus.
+//   instantiate the DIF of the d-lang corpus; and the framework alone
+//   (state.probe() on an idle machine) with each backend, in alternating rounds.
 // Wall times on a shared machine are noise; instruction counts are exact.
 import { compile } from '@wdtrace/d-lang';
 import { readFileSync, readdirSync } from 'node:fs';
-import { Consumer, DTraceState, ProbeRegistry, buildProgram, defaultOptions, loadDifo, setOption, wasmCompile, Arena } from '@wdtrace/dtrace-core';
+import { Consumer, DTraceState, IdleMachine, ProbeRegistry, buildProgram, defaultOptions, loadDifo, setOption, wasmCompile, Arena } from '@wdtrace/dtrace-core';
 import { Machine, defaultImages } from '@wdtrace/kernel';
 import { GuestMachineView, KernelProviders, createDtraceProvider, createIsaSupport, fireBegin, fireEnd } from '../dist/index.js';
 
@@ -155,6 +156,49 @@ function corpusTranslation() {
 }
 const corpus = corpusTranslation();
 
+/**
+ * The framework alone (no guest, no provider): ns per state.probe() of a
+ * clause on an idle machine, dif and wasm in alternating rounds so that a
+ * loaded machine's noise falls on both alike.
+ */
+function frameworkFirings() {
+  const clauses = {
+    '@[probefunc] = count()': 'test:kernel:f:fire { @[probefunc] = count(); }',
+    'predicate that never passes': 'test:kernel:f:fire /arg0 == 0x123456789abcdef/ { @ = count(); }',
+    'arithmetic and branches': 'test:kernel:f:fire { x = arg0 * 3 + (arg1 >> 2); @s = sum(x > 100 ? x / 7 : x % 5 + (x ^ arg1)); }',
+  };
+  const states = {};
+  for (const [name, text] of Object.entries(clauses)) {
+    for (const backend of ['dif', 'wasm']) {
+      const registry = new ProbeRegistry();
+      registry.registerProvider({
+        name: 'test',
+        attributes: { provider: '', module: '', function: '', name: '', args: '' },
+        ops: { provide: (rg) => void rg.createProbe('test', 'kernel', 'f', 'fire'), enable() {}, disable() {} },
+      });
+      const program = compile(text, { origin: { kind: 'probe', text } }).program;
+      const options = defaultOptions();
+      setOption(options, 'backend', backend);
+      const state = new DTraceState(program, registry, new IdleMachine(1), options);
+      state.go(0);
+      states[`${name}|${backend}`] = { state, id: registry.lookup('test', 'kernel', 'f', 'fire').id, ns: 0, n: 0 };
+    }
+  }
+  const args = [5n, 1000n, 0n, 0n, 0n];
+  for (let round = 0; round < 12; round++) {
+    for (const s of Object.values(states)) {
+      const t0 = performance.now();
+      for (let i = 0; i < 20000; i++) s.state.probe(s.id, 0, args);
+      if (round >= 2) {
+        s.ns += (performance.now() - t0) * 1e6;
+        s.n += 20000;
+      }
+    }
+  }
+  return Object.keys(clauses).map((name) => ({ name, dif: states[`${name}|dif`].ns / states[`${name}|dif`].n, wasm: states[`${name}|wasm`].ns / states[`${name}|wasm`].n }));
+}
+const framework = frameworkFirings();
+
 const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const both = (f) => rows.map((r) => `${f(r.per.dif)} / ${f(r.per.wasm)}`);
 const table = [
@@ -178,3 +222,4 @@ const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].leng
 console.log('kernel providers bench (committed guest images, 1 CPU, release cores)');
 for (const row of table) console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   '));
 console.log(`translate and instantiate the d-lang corpus's DIF (wasm): ${corpus.translated} of ${corpus.difos} DIFOs in ${fmt(corpus.ms, 1)} ms (${fmt((corpus.ms * 1000) / Math.max(1, corpus.translated), 1)} us each)`);
+for (const r of framework) console.log(`framework only, state.probe() with ${r.name}: ${fmt(r.dif)} ns (dif) / ${fmt(r.wasm)} ns (wasm), ${fmt(r.dif / r.wasm, 2)}x`);

@@ -160,8 +160,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   }
 
   /** chill(): the CPU spins in the probe for `ns` of virtual time. */
-  chill(_cpu: number, ns: bigint): void {
-    this.machine.spin(Number(ns));
+  chill(cpu: number, ns: bigint): void {
+    this.machine.spin(Number(ns), cpu);
   }
 
   /** panic(): the guest kernel panics with dtrace's message. */
@@ -237,7 +237,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (!this.vtimes) return;
     const now = this.now();
     const key = this.vtimeKey(cpu);
-    if (key !== undefined) this.vtimes.set(key, (this.vtimes.get(key) ?? 0n) + (now - (this.onCpuSince[cpu] ?? now)));
+    if (key !== undefined) this.vtimes.set(key, (this.vtimes.get(key) ?? 0n) + onCpuFor(now, this.onCpuSince[cpu]));
     this.onCpuSince[cpu] = now;
   }
 
@@ -246,7 +246,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (!this.vtimes) return undefined;
     const key = this.vtimeKey(cpu);
     const now = this.now();
-    return (key === undefined ? 0n : (this.vtimes.get(key) ?? 0n)) + (now - (this.onCpuSince[cpu] ?? now));
+    return (key === undefined ? 0n : (this.vtimes.get(key) ?? 0n)) + onCpuFor(now, this.onCpuSince[cpu]);
   }
 
   /** The thread on `cpu` as a key that a task structure reused for a later thread does not share. */
@@ -657,4 +657,12 @@ function member(t: StructType, name: string): { offset: number; type: number } {
   const m = t.members.find((x) => x.name === name);
   if (!m) throw new Error(`the guest kernel's ${t.name ?? 'struct'} has no member ${name}`);
   return m;
+}
+
+/**
+ * Time on a CPU from `since` to `now`: the CPUs' clocks differ by less than a
+ * round, so a CPU behind the time counting started at has spent none yet.
+ */
+function onCpuFor(now: bigint, since: bigint | undefined): bigint {
+  return since === undefined || now < since ? 0n : now - since;
 }

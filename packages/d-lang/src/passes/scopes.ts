@@ -27,7 +27,10 @@ function declare(ctx: CompileContext, cooker: Cooker, item: DeclarationItem): vo
     if (declarator.derivations.some((d) => d.kind === 'array' && d.size === undefined && d.tuple === undefined) && item.storage !== 'typedef' && item.storage !== 'extern') {
       fail('D_DECL_ARRNULL', declarator.loc, name);
     }
-    switch (item.storage) {
+    // dt_node_decl: a function prototype at file scope (no storage class, or
+    // static) is a D extern declaration.
+    const storage = resolveType(type).kind === 'function' && (item.storage === undefined || item.storage === 'static') ? 'extern' : item.storage;
+    switch (storage) {
       case 'typedef': {
         const prior = ctx.env.lookup(name);
         if (prior !== undefined && dtypeName(prior) !== dtypeName(type) && !(prior.kind === 'typedef' && dtypeName(prior.target) === dtypeName(type))) {
@@ -39,21 +42,26 @@ function declare(ctx: CompileContext, cooker: Cooker, item: DeclarationItem): vo
       case 'static':
       case 'register':
       case 'auto':
-        fail('D_DECL_BADCLASS', item.loc, item.storage);
+        fail('D_DECL_BADCLASS', item.loc, storage);
         break;
       case 'extern': {
+        // dt_node_decl and dt_module_extern: an extern enters the D module's
+        // symbols with its declared type; declared again, the type must be the
+        // same. A name no loaded object defines is still declared: as
+        // dtrace_lookup_by_name gives such an extern, its value is 0.
+        const prior = ctx.externs.get(name);
+        if (prior !== undefined) {
+          if (dtypeName(prior.type) !== dtypeName(type)) fail('D_DECL_IDRED', declarator.loc, `D\`${name}`);
+          continue;
+        }
         const sym = ctx.env.chain.lookupSymbol(name);
-        if (sym === undefined) fail('D_IDENT_UNDEF', declarator.loc, `\`${name}`, 'Unknown symbol name');
-        ctx.externs.set(name, { type, address: sym.address });
+        ctx.externs.set(name, { type, address: sym?.address ?? 0n });
         continue;
       }
       default:
         break;
     }
-    if (resolveType(type).kind === 'function') {
-      // A prototype at file scope declares nothing D can use.
-      continue;
-    }
+    if (resolveType(type).kind === 'function') continue;
     if (isVoid(type)) fail('D_DECL_VOIDOBJ', declarator.loc, name);
     const rt = resolveType(type);
     if ((rt.kind === 'struct' || rt.kind === 'union') && !rt.complete) fail('D_DECL_INCOMPLETE', declarator.loc, dtypeName(type), name);

@@ -198,6 +198,10 @@ class ClauseTyper {
 
   private statement(e: Expr, loc: Loc): CookedStatement {
     if (e.k === 'agg' || (e.k === 'index' && e.base.k === 'agg')) {
+      // dt_cook_ident does not create an aggregation a bare `@a` names (only
+      // operator [ does): unknown, it is not resolved; known, the statement
+      // has no effect (dt_compile_agg).
+      if (e.k === 'agg' && !this.ctx.aggregations.has(e.name)) fail('D_IDENT_UNDEF', e.loc, `@${e.name}`, 'Unknown variable name');
       fail('D_AGG_NULL', e.loc, e.k === 'agg' ? e.name : (e.base as Expr & { k: 'agg' }).name);
     }
     if (e.k === 'assign') {

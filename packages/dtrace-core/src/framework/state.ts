@@ -242,6 +242,33 @@ export class DTraceState {
     }
     this.matchedProbes = matched;
     this.endReserve = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END').reduce((n, ep) => n + ep.ecb.size, 0);
+    this.checkBufferSizes();
+  }
+
+  /**
+   * dtrace_state_go's buffer checks, made before anything is traced. A buffer
+   * that is needed but smaller than a uint64_t fails with ENOSPC, which
+   * dtrace_go reports as EDT_BUFTOOSMALL. With the fill policy every buffer
+   * (principal, aggregation, speculation), its size rounded down to 8 bytes,
+   * must hold the prereserved space of the END enablings, each ECB's needed
+   * bytes plus its alignment (dtrace_state_prereserve); otherwise
+   * dtrace_state_buffer fails with E2BIG, reported as EDT_ENDTOOBIG.
+   */
+  private checkBufferSizes(): void {
+    const o = this.options;
+    const speculates = this.program.ecbs.some((e) => e.speculative);
+    const aggregates = this.program.aggregations.length > 0;
+    const sizes: number[] = [o.bufsize];
+    if (aggregates) sizes.push(o.aggsize);
+    if (speculates) sizes.push(o.specsize);
+    if ((this.enabled.length > 0 && o.bufsize < 8) || (speculates && o.specsize < 8) || (aggregates && o.aggsize < 8)) {
+      throw new LoadError('could not enable tracing: Enabling exceeds size of buffer');
+    }
+    if (o.bufpolicy !== 'fill') return;
+    const reserve = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END').reduce((n, ep) => n + ep.ecb.size + ep.ecb.alignment, 0);
+    for (const size of sizes) {
+      if (size >= 8 && size - (size % 8) < reserve) throw new LoadError('could not enable tracing: END enablings exceed size of principal buffer');
+    }
   }
 
   private load(difo: NonNullable<ActionDescription['difo']>, where: string): LoadedDifo {

@@ -104,7 +104,7 @@ class Bytes {
 // Locals: %r0..%r7, then the condition codes, then a scratch i64.
 const CC_N = 8, CC_Z = 9, CC_V = 10, CC_C = 11, TMP = 12;
 // Imported functions and the global.
-const F_OP = 0, F_FAULT = 1, G_COUNT = 0;
+const F_OP = 0, F_FAULT = 1, F_OP0 = 2, G_COUNT = 0;
 
 const isBranch = (op: number): boolean => op >= DIF_OP.BA && op <= DIF_OP.BLEU;
 const isDivision = (op: number): boolean => op === DIF_OP.SDIV || op === DIF_OP.UDIV || op === DIF_OP.SREM || op === DIF_OP.UREM;
@@ -113,6 +113,14 @@ const INLINE = new Set<number>([
   DIF_OP.SDIV, DIF_OP.UDIV, DIF_OP.SREM, DIF_OP.UREM, DIF_OP.NOT, DIF_OP.MOV, DIF_OP.CMP, DIF_OP.TST,
   DIF_OP.BA, DIF_OP.BE, DIF_OP.BNE, DIF_OP.BG, DIF_OP.BGU, DIF_OP.BGE, DIF_OP.BGEU, DIF_OP.BL, DIF_OP.BLU, DIF_OP.BLE, DIF_OP.BLEU,
   DIF_OP.RET, DIF_OP.NOP, DIF_OP.SETX, DIF_OP.SETS,
+]);
+/**
+ * Call-outs that read no register (only their index, the firing and the
+ * tuple stack): they call `op0(pc)`, which passes no 64-bit value into
+ * JavaScript (each would be a BigInt made).
+ */
+const NO_REGISTER_INPUT = new Set<number>([
+  DIF_OP.LDGS, DIF_OP.LDTS, DIF_OP.LDLS, DIF_OP.LDGAA, DIF_OP.LDTAA, DIF_OP.CALL, DIF_OP.POPTS, DIF_OP.FLUSHTS,
 ]);
 /** Whether an instruction runs as a call of the `op` helper. */
 export const difCallsOut = (op: number): boolean => !INLINE.has(op);
@@ -218,9 +226,12 @@ function translateBody(ld: LoadedDifo): Bytes {
         default: {
           // op(pc, r1, r2, rd): the interpreter's difStep on these values.
           c.u8(OP.i32_const).sleb(BigInt(pc));
-          get(r1);
-          get(r2);
-          get(rd).u8(OP.call, F_OP);
+          if (NO_REGISTER_INPUT.has(op)) c.u8(OP.call, F_OP0);
+          else {
+            get(r1);
+            get(r2);
+            get(rd).u8(OP.call, F_OP);
+          }
           if (op === DIF_OP.SCMP) {
             c.u8(OP.local_set, TMP, OP.local_get, TMP, OP.i64_const, 0, OP.i64_lt_s, OP.local_set, CC_N);
             c.u8(OP.local_get, TMP, OP.i64_eqz, OP.local_set, CC_Z);
@@ -236,21 +247,23 @@ function translateBody(ld: LoadedDifo): Bytes {
   return c;
 }
 
-/** The module of one DIFO: imports d.op, d.fault and d.n (the instruction counter); exports run. */
+/** The module of one DIFO: imports d.op, d.fault, d.op0 and d.n (the instruction counter); exports run. */
 export function difoModuleBytes(ld: LoadedDifo): Uint8Array<ArrayBuffer> {
   const m = new Bytes().u8(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00);
-  const types = new Bytes().uleb(3);
+  const types = new Bytes().uleb(4);
   types.u8(0x60).uleb(0).uleb(1).u8(I64); // run: () -> i64
   types.u8(0x60).uleb(4).u8(I32, I64, I64, I64).uleb(1).u8(I64); // op: (pc, r1, r2, rd) -> i64
   types.u8(0x60).uleb(1).u8(I32).uleb(0); // fault: (pc) -> ()
+  types.u8(0x60).uleb(1).u8(I32).uleb(1).u8(I64); // op0: (pc) -> i64
   m.section(1, types);
-  const imports = new Bytes().uleb(3);
+  const imports = new Bytes().uleb(4);
   imports.name('d').name('op').u8(0x00).uleb(1);
   imports.name('d').name('fault').u8(0x00).uleb(2);
+  imports.name('d').name('op0').u8(0x00).uleb(3);
   imports.name('d').name('n').u8(0x03, I32, 0x01);
   m.section(2, imports);
   m.section(3, new Bytes().uleb(1).uleb(0));
-  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(2));
+  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(3));
   m.section(10, new Bytes().uleb(1).bytes(translateBody(ld)));
   return Uint8Array.from(m.b);
 }
@@ -291,10 +304,20 @@ export function wasmCompile(ld: LoadedDifo): ((f: VmFiring) => bigint) | undefin
       throw e;
     }
   };
+  const op0 = (pc: number): bigint => {
+    const instr = text[pc]!;
+    try {
+      difStep(ld, cur!, instr, helperRegs, tuple);
+      return helperRegs[instr & 0xff]!;
+    } catch (e) {
+      if (e instanceof DifFault && e.difOffset < 0) e.difOffset = pc * 4;
+      throw e;
+    }
+  };
   const fault = (pc: number): never => {
     throw new DifFault(DTRACEFLT.DIVZERO, 0n, pc * 4);
   };
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { d: { op, fault, n: count } });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { d: { op, fault, op0, n: count } });
   const run = instance.exports['run'] as () => bigint;
   return (f: VmFiring): bigint => {
     // A DIFO that is already running (a probe fired from inside it) runs the second time in the interpreter.

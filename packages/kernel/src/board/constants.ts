@@ -38,3 +38,9 @@ export const X86_BOOT_GDT = 0x7000;
 export const BOOT_STACK_TOP = 0x0001_0000;
 /** The initrd is placed to end at or below this physical address. */
 export const INITRD_CEILING = 512 * 1024 * 1024;
+/**
+ * Virtual nanoseconds per instruction a CPU retires, unless configured: a
+ * CPU of 100 MIPS, about the speed the cores emulate one at, so a second of
+ * a busy guest takes about a second of real time per CPU.
+ */
+export const DEFAULT_NS_PER_INSN = 10;

@@ -5,8 +5,8 @@
 // Invariants:
 // - Only aligned 32-bit accesses reach a register; anything else reads 0 and
 //   is ignored, and is reported once per address through `host.log`.
-// - Time is the machine's virtual clock, read through `clock.now()`; the board
-//   never advances it.
+// - Time is the machine's virtual clock as each CPU sees it, read through
+//   `clock.now(cpu)`; the board never advances it.
 // - Interrupt state is per CPU: `pending[cpu]` and `enable[cpu]` are the
 //   controller's banked masks; a CPU's interrupt input is asserted while
 //   `pending & enable` is non-zero (`interruptAsserted`).
@@ -27,8 +27,8 @@ import {
 
 /** The machine's virtual clock as the board sees it. */
 export interface VirtualClock {
-  /** Nanoseconds since power-on. Never decreases. */
-  now(): number;
+  /** Nanoseconds since power-on on CPU `cpu`'s clock. Never decreases. */
+  now(cpu: number): number;
 }
 
 /** Initial state for a secondary CPU, copied from the start registers when START is written. */
@@ -175,9 +175,8 @@ export class Board {
    */
   update(): void {
     if (this.armedCount > 0) {
-      const now = this.clock.now();
       for (let cpu = 0; cpu < this.cpuCount; cpu++) {
-        if (this.armed[cpu] && this.deadline[cpu]! <= now) {
+        if (this.armed[cpu] && this.deadline[cpu]! <= this.clock.now(cpu)) {
           this.armed[cpu] = 0;
           this.armedCount--;
           this.raise(cpu, IRQ_TIMER);
@@ -229,7 +228,7 @@ export class Board {
   private timerRead(cpu: number, off: number): number {
     switch (off) {
       case 0x00: {
-        const t = this.clock.now();
+        const t = this.clock.now(cpu);
         this.latchedHigh[cpu] = Math.floor(t / 2 ** 32);
         return t % 2 ** 32;
       }

@@ -4,20 +4,28 @@
 // memory access, host text patching and module loading through krtld.
 //
 // Invariants:
-// - Virtual time is (instructions retired by all CPUs) × nsPerInsn, plus the
-//   time skipped while every CPU was idle. Nothing here reads the wall clock
-//   for guest-visible behaviour, so the same inputs give the same console
-//   output and the same instruction counts.
-// - CPUs run in index order, in slices of at most `sliceInstructions`; a slice
-//   ends early at the board's next timer deadline, so a timer interrupt is
-//   taken at the same instruction every run.
+// - Every CPU has its own clock, which advances by nsPerInsn with each
+//   instruction that CPU retires (and by chill()'s spins on it), so a CPU
+//   computes as fast in virtual time whether the others are busy or idle.
+//   The CPUs run in lockstep rounds: a round takes every CPU from the machine
+//   clock (`now()` between rounds) to the round's end — at most
+//   `sliceInstructions` instructions later, never past the next timer
+//   deadline of any CPU or the run's `untilNs` — one CPU after the other in
+//   index order; then the machine clock is the round's end. So the CPUs'
+//   clocks differ by less than one round, each CPU's clock never goes back,
+//   and a timer deadline falls on a round's end, taken at the same
+//   instruction every run.
+// - A CPU that waits (x86 `hlt`, ARM `wfi`) idles to the round's end; when
+//   every CPU waits, time jumps to the next timer deadline.
+// - Nothing here reads the wall clock for guest-visible behaviour, so the
+//   same inputs give the same console output and the same instruction counts.
 // - After every slice and every device access the board's interrupt state is
 //   pushed into the port (`setInterruptLine`).
 // - The machine loads the kernel image with its SDT call sites patched to
 //   no-ops (`processKernelSdtSites(...).patchedImage`), never the raw image.
 import { Board, type BoardHost, type CpuStartRequest } from '../board/devices.js';
 import { checkRamSize, placeInitrd, writeBootInfo } from '../board/boot.js';
-import { DEFAULT_EPOCH_SECONDS, MAX_CPUS } from '../board/constants.js';
+import { DEFAULT_EPOCH_SECONDS, DEFAULT_NS_PER_INSN, MAX_CPUS } from '../board/constants.js';
 import { ET_EXEC, PT_LOAD, parseElf, type ElfFile } from '../elf/reader.js';
 import { processKernelSdtSites, type KernelSdtResult, type LinkedModule } from '../krtld/link.js';
 import { KmodArena } from '../krtld/arena.js';
@@ -40,7 +48,7 @@ export interface MachineOptions {
   cpus?: number;
   /** Bytes of RAM (default 64 MiB). */
   ramBytes?: number;
-  /** Virtual nanoseconds per retired instruction (default 1). */
+  /** Virtual nanoseconds per instruction a CPU retires (default DEFAULT_NS_PER_INSN, 10: a CPU of 100 MIPS). */
   nsPerInsn?: number;
   /** Unix time of virtual time 0 (default 1,700,000,000). */
   epochSeconds?: number;
@@ -143,7 +151,10 @@ export class Machine {
   private readonly started: boolean[];
   private readonly halted: boolean[];
   private readonly lastRetired: number[];
-  private readonly pendingStarts: CpuStartRequest[] = [];
+  /** Each CPU's clock (ns) as of its `lastRetired` count. */
+  private readonly cpuTime: number[];
+  /** Secondary CPUs the guest started, with the starting CPU's time then. */
+  private readonly pendingStarts: { request: CpuStartRequest; at: number }[] = [];
   private readonly consoleSink: ((bytes: Uint8Array) => void) | undefined;
   private readonly out: number[] = [];
   private readonly logSink: (message: string) => void;
@@ -152,9 +163,20 @@ export class Machine {
   private inputClosed: boolean;
   private inputWaiters: (() => void)[] = [];
   private retiredTotal = 0;
-  private skippedNs = 0;
+  /** The machine clock: where the current round started (every started CPU's clock is at least this). */
+  private clockNs = 0;
+  /**
+   * The time the host sees between runs: the machine clock, or the clock of
+   * the CPU that ended a run within a round (it stopped there), whichever is
+   * later; it never goes back.
+   */
+  private hostNs = 0;
+  /** Whether a CPU was busy (did not wait) in the current round: the round then ends at its end, not at the next deadline. */
+  private roundBusy = false;
+  /** The CPU inside `port.run`, or -1. */
   private currentCpu = -1;
-  private sliceStart = 0;
+  /** The CPU whose turn of the round is in progress (its traps included), or -1. */
+  private turnCpu = -1;
   private ended: RunResult | undefined;
   private idleWaited = false;
   private readonly segments: { vaddr: bigint; paddr: number; memsz: number }[];
@@ -197,6 +219,7 @@ export class Machine {
     this.started = Array.from({ length: init.cpus }, (_, i) => i === 0);
     this.halted = Array.from({ length: init.cpus }, () => false);
     this.lastRetired = Array.from({ length: init.cpus }, () => 0);
+    this.cpuTime = Array.from({ length: init.cpus }, () => 0);
     this.consoleSink = o.consoleOutput;
     this.logSink = o.log ?? (() => {});
     this.inputClosed = !o.interactive;
@@ -220,7 +243,7 @@ export class Machine {
     const ramBytes = options.ramBytes ?? 64 * MiB;
     const ramError = checkRamSize(isa, ramBytes);
     if (ramError) throw new MachineError(ramError);
-    const nsPerInsn = options.nsPerInsn ?? 1;
+    const nsPerInsn = options.nsPerInsn ?? DEFAULT_NS_PER_INSN;
     if (!Number.isInteger(nsPerInsn) || nsPerInsn < 1) throw new MachineError(`nsPerInsn must be a whole number of at least 1, not ${nsPerInsn}`);
     const slice = options.sliceInstructions ?? 10_000;
     if (!Number.isInteger(slice) || slice < 1) throw new MachineError(`sliceInstructions must be a positive whole number, not ${slice}`);
@@ -309,11 +332,11 @@ export class Machine {
     const modules = new KmodArena(layout, symbols.resolver());
     modules.addListener({ loaded: (m) => symbols.addModule(m), unloaded: (m) => void symbols.removeModule(m.name) });
 
-    let clock: () => number = () => 0;
+    let clock: (cpu: number) => number = () => 0;
     let boardHost: BoardHost | undefined;
     const board = new Board(
       { cpuCount: cpus, nsPerInsn, initrdBase: initrd.length ? initrdBase : 0, initrdSize: initrd.length },
-      { now: () => clock() },
+      { now: (cpu) => clock(cpu) },
       {
         consoleOutput: (b) => boardHost!.consoleOutput(b),
         consoleInput: () => boardHost!.consoleInput(),
@@ -326,7 +349,7 @@ export class Machine {
     );
     machine = new Machine({ options, port, board, kernel, kernelSdt, symbols, modules, cmdline: wordList, initrdBase, initrdSize: initrd.length, segments, ramBytes, nsPerInsn, cpus });
     const m = machine;
-    clock = () => m.now();
+    clock = (cpu) => m.cpuNow(cpu);
     boardHost = m.boardHost();
     port.resetBoot(kernel.header.entry);
     for (const mod of options.modules ?? []) m.loadModule(mod.bytes, mod.name);
@@ -335,11 +358,21 @@ export class Machine {
 
   // ---- time and instruction counts ---------------------------------------
 
-  /** Virtual time in ns since power-on. */
+  /**
+   * Virtual time in ns since power-on: during a CPU's turn (in probe context
+   * of a trap it took), that CPU's clock; between runs, the host's time —
+   * where the run ended: the end of a round, or the CPU that stopped within
+   * one.
+   */
   now(): number {
-    let retired = this.retiredTotal;
-    if (this.currentCpu >= 0) retired += Number(this.port.registers(this.currentCpu).retired()) - this.sliceStart;
-    return retired * this.nsPerInsn + this.skippedNs;
+    return this.turnCpu >= 0 ? this.cpuNow(this.turnCpu) : this.hostNs;
+  }
+
+  /** CPU `cpu`'s clock in ns since power-on (the time it reads from the timer). */
+  cpuNow(cpu: number): number {
+    const t = this.cpuTime[this.checkCpu(cpu)]!;
+    if (cpu !== this.currentCpu) return t;
+    return t + (Number(this.port.registers(cpu).retired()) - this.lastRetired[cpu]!) * this.nsPerInsn;
   }
 
   /** Instructions retired by all CPUs. */
@@ -408,7 +441,7 @@ export class Machine {
       consoleInput: () => (this.inputPos < this.inputQueue.length ? this.inputQueue[this.inputPos++]! : -1),
       consoleInputReady: () => this.inputPos < this.inputQueue.length,
       consoleInputClosed: () => this.inputClosed,
-      startCpu: (r) => this.pendingStarts.push(r),
+      startCpu: (r) => this.pendingStarts.push({ request: r, at: this.now() }),
       powerOff: (status, panic) => {
         if (this.ended === undefined) this.ended = panic ? { kind: 'panic', status } : { kind: 'poweroff', status };
         this.port.requestStop?.();
@@ -452,100 +485,157 @@ export class Machine {
    * a limit is reached, or every CPU waits with nothing to wake it.
    */
   run(limits: RunLimits = {}): RunResult {
+    const result = this.runRounds(limits);
+    this.hostNs = Math.max(this.hostNs, this.clockNs);
+    return result;
+  }
+
+  private runRounds(limits: RunLimits): RunResult {
     if (this.ended) return this.ended;
     const stopAt = limits.instructions === undefined ? Infinity : this.retiredTotal + limits.instructions;
     const untilNs = limits.untilNs ?? Infinity;
     for (;;) {
       this.applyStarts();
-      let progressed = false;
-      for (let cpu = 0; cpu < this.cpuCount; cpu++) {
-        if (!this.started[cpu]) continue;
-        if (this.retiredTotal >= stopAt || this.now() >= untilNs) {
-          this.flushOutput();
-          return { kind: 'limit' };
-        }
-        this.board.update();
-        this.pushLines();
-        if (this.halted[cpu] && !this.board.interruptAsserted(cpu)) continue;
-        let budget = this.slice;
-        const deadline = this.board.nextDeadline();
-        const now = this.now();
-        if (deadline !== undefined && deadline > now) budget = Math.min(budget, Math.ceil((deadline - now) / this.nsPerInsn));
-        if (stopAt !== Infinity) budget = Math.min(budget, stopAt - this.retiredTotal);
-        if (untilNs !== Infinity) budget = Math.min(budget, Math.ceil((untilNs - now) / this.nsPerInsn));
-        budget = Math.max(1, budget);
-        const regs = this.port.registers(cpu);
-        const turnStart = Number(regs.retired());
-        for (;;) {
-          const stop = this.runSlice(cpu, budget - (Number(regs.retired()) - turnStart));
-          // A trap or exception handled with no instruction retired is progress too (the CPU is somewhere new).
-          if (this.sliceRetired > 0 || stop.kind === 'trap' || stop.kind === 'exception') progressed = true;
-          const fatal = this.handleStop(cpu, stop);
-          this.flushOutput();
-          if (fatal) return fatal;
-          if (this.ended) return this.ended;
-          if (this.stopRequested) {
-            this.stopRequested = false;
-            return { kind: 'stopped' };
-          }
-          // A handled trap or exception does not end the CPU's turn: it goes on with the rest of its
-          // budget, so CPUs interleave under tracing as they do untraced (and virtual time stays the same).
-          if ((stop.kind !== 'trap' && stop.kind !== 'exception') || this.halted[cpu]) break;
-          if (Number(regs.retired()) - turnStart >= budget) break;
-        }
+      if (this.retiredTotal >= stopAt || this.clockNs >= untilNs) {
+        this.flushOutput();
+        return { kind: 'limit' };
       }
-      if (!progressed) {
-        // Every CPU waits: jump to the next timer deadline.
-        const deadline = this.board.nextDeadline();
-        const now = this.now();
-        if (!this.inputClosed && !this.idleWaited) {
-          // Interactive: let the host wait (for input, or in real time until the deadline).
-          this.flushOutput();
-          return { kind: 'input', deadlineNs: deadline };
+      // Deadlines the CPUs' clocks have reached fire first, so the next one lies ahead of the clock.
+      this.board.update();
+      const deadline = this.board.nextDeadline();
+      let end = Math.min(this.clockNs + this.slice * this.nsPerInsn, untilNs);
+      if (deadline !== undefined && deadline > this.clockNs) end = Math.min(end, deadline);
+      // The round: each CPU in index order runs as many whole instructions as
+      // fit before its clock reaches `end`, again while one that waited was
+      // woken by another within the round.
+      let last = -1;
+      for (;;) {
+        let progressed = false;
+        for (let cpu = 0; cpu < this.cpuCount; cpu++) {
+          this.applyStarts();
+          if (!this.started[cpu]) continue;
+          if (this.retiredTotal >= stopAt) {
+            this.flushOutput();
+            return this.stoppedWithin(last, { kind: 'limit' });
+          }
+          this.board.update();
+          this.pushLines();
+          if (this.halted[cpu] && !this.board.interruptAsserted(cpu)) continue;
+          if (end - this.cpuTime[cpu]! < this.nsPerInsn) {
+            // No whole instruction fits before the round's end: the CPU is busy all the same.
+            this.roundBusy = true;
+            continue;
+          }
+          const r = this.turn(cpu, end, stopAt);
+          last = cpu;
+          if (r.progressed) progressed = this.roundBusy = true;
+          if (r.result) return this.stoppedWithin(cpu, r.result);
         }
+        if (!progressed) break;
+      }
+      if (this.roundBusy) {
+        this.endRound(end);
         this.idleWaited = false;
-        if (deadline === undefined || deadline <= now) {
-          this.flushOutput();
-          return this.inputClosed ? { kind: 'idle' } : { kind: 'input' };
-        }
-        if (deadline > untilNs) {
-          this.skippedNs += untilNs - now;
-          this.flushOutput();
-          return { kind: 'limit' };
-        }
-        this.skippedNs += deadline - now;
-      } else this.idleWaited = false;
+        continue;
+      }
+      // Every CPU waits: jump to the next timer deadline.
+      if (!this.inputClosed && !this.idleWaited) {
+        // Interactive: let the host wait (for input, or in real time until the deadline).
+        this.flushOutput();
+        return { kind: 'input', deadlineNs: deadline };
+      }
+      this.idleWaited = false;
+      if (deadline === undefined || deadline <= this.clockNs) {
+        this.flushOutput();
+        return this.inputClosed ? { kind: 'idle' } : { kind: 'input' };
+      }
+      this.endRound(Math.min(deadline, untilNs));
     }
+  }
+
+  /** A run ends within a round, after CPU `cpu`'s turn (-1: none this run): the host meets the machine where that CPU stopped. */
+  private stoppedWithin(cpu: number, result: RunResult): RunResult {
+    if (cpu >= 0) this.hostNs = Math.max(this.hostNs, this.cpuTime[cpu]!);
+    return result;
+  }
+
+  /** Ends the round at `end`: the machine clock moves there, and so does the clock of every CPU that waited. */
+  private endRound(end: number): void {
+    this.clockNs = end;
+    this.roundBusy = false;
+    for (let cpu = 0; cpu < this.cpuCount; cpu++) if (this.cpuTime[cpu]! < end) this.cpuTime[cpu] = end;
+  }
+
+  /**
+   * CPU `cpu`'s turn of a round: it runs until its clock reaches `end`. A
+   * handled trap or exception does not end the turn, so CPUs interleave under
+   * tracing as they do untraced (and virtual time stays the same); a wait
+   * (halt) does. Returns whether the CPU got anywhere, and a result when the
+   * run must return (mid-round: the next run goes on with the round).
+   */
+  private turn(cpu: number, end: number, stopAt: number): { progressed: boolean; result?: RunResult } {
+    let progressed = false;
+    this.turnCpu = cpu;
+    try {
+      for (;;) {
+        let budget = Math.floor((end - this.cpuTime[cpu]!) / this.nsPerInsn);
+        if (stopAt !== Infinity) budget = Math.min(budget, stopAt - this.retiredTotal);
+        const stop = this.runSlice(cpu, budget);
+        // A trap or exception handled with no instruction retired is progress too (the CPU is somewhere new).
+        if (this.sliceRetired > 0 || stop.kind === 'trap' || stop.kind === 'exception') progressed = true;
+        const fatal = this.handleStop(cpu, stop);
+        this.flushOutput();
+        if (fatal) return { progressed, result: fatal };
+        if (this.ended) return { progressed, result: this.ended };
+        if (this.stopRequested) {
+          this.stopRequested = false;
+          return { progressed, result: { kind: 'stopped' } };
+        }
+        if ((stop.kind !== 'trap' && stop.kind !== 'exception') || this.halted[cpu]) break;
+        if (end - this.cpuTime[cpu]! < this.nsPerInsn || this.retiredTotal >= stopAt) break;
+      }
+    } finally {
+      this.turnCpu = -1;
+    }
+    return { progressed };
   }
 
   private sliceRetired = 0;
 
   private runSlice(cpu: number, budget: number): CpuStop {
-    const regs = this.port.registers(cpu);
-    this.sliceStart = Number(regs.retired());
+    const before = this.lastRetired[cpu]!;
     this.currentCpu = cpu;
     let stop: CpuStop;
     try {
       stop = this.port.run(cpu, budget);
     } finally {
       this.currentCpu = -1;
-      const after = Number(regs.retired());
-      this.sliceRetired = after - this.sliceStart;
-      this.retiredTotal += this.sliceRetired;
-      this.lastRetired[cpu] = after;
+      this.account(cpu);
+      this.sliceRetired = this.lastRetired[cpu]! - before;
     }
     this.board.update();
     this.pushLines();
     return stop;
   }
 
+  /** Counts the instructions CPU `cpu` retired since last counted, on its clock and the machine's total. */
+  private account(cpu: number): void {
+    const after = Number(this.port.registers(cpu).retired());
+    const n = after - this.lastRetired[cpu]!;
+    this.retiredTotal += n;
+    this.cpuTime[cpu]! += n * this.nsPerInsn;
+    this.lastRetired[cpu] = after;
+  }
+
   private applyStarts(): void {
     while (this.pendingStarts.length) {
-      const r = this.pendingStarts.shift()!;
+      const { request: r, at } = this.pendingStarts.shift()!;
       this.port.startSecondary(r);
       this.started[r.cpu] = true;
       this.halted[r.cpu] = false;
       this.lastRetired[r.cpu] = Number(this.port.registers(r.cpu).retired());
+      // The new CPU's clock starts where the CPU that started it was.
+      this.cpuTime[r.cpu] = Math.max(this.cpuTime[r.cpu]!, this.clockNs, at);
     }
   }
 
@@ -599,9 +689,7 @@ export class Machine {
         break;
     }
     // An emulated or displaced instruction retires like any other.
-    const after = Number(this.port.registers(cpu).retired());
-    this.retiredTotal += after - this.lastRetired[cpu]!;
-    this.lastRetired[cpu] = after;
+    this.account(cpu);
     return stop ? this.handleStop(cpu, stop) : undefined;
   }
 
@@ -636,12 +724,21 @@ export class Machine {
   }
 
   /**
-   * Spends `ns` of virtual time on the CPU that is running, in place (a
-   * spin of DTrace's chill()): the clock moves on; no instruction retires.
+   * Spends `ns` of virtual time on CPU `cpu` (default: the CPU whose turn is
+   * in progress, else CPU 0), in place — a spin of DTrace's chill(): its
+   * clock moves on, no instruction retires, and the other CPUs run on
+   * meanwhile (it sits out the rounds until their clocks catch up).
    */
-  spin(ns: number): void {
+  spin(ns: number, cpu = this.turnCpu >= 0 ? this.turnCpu : 0): void {
     if (!Number.isFinite(ns) || ns < 0) throw new MachineError(`cannot spin for ${ns} ns`);
-    this.skippedNs += ns;
+    this.checkCpu(cpu);
+    if (this.turnCpu >= 0) {
+      this.cpuTime[cpu]! += ns;
+      return;
+    }
+    // Between runs (BEGIN, a timer's firing) the CPU spins from the host's time on.
+    this.cpuTime[cpu] = Math.max(this.cpuTime[cpu]!, this.hostNs) + ns;
+    this.hostNs = this.cpuTime[cpu]!;
   }
 
   /**

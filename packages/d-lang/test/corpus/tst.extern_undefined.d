@@ -1,0 +1,3 @@
+extern int nosuchsym;
+extern int nosuchfunc(int, ...);
+BEGIN { exit(0); }
