@@ -10,12 +10,14 @@ const str = (s: string): Datum => ({ type: 'string', value: s });
 const pf = (fmt: string, ...args: Datum[]): string => formatPrintf(parsePrintfFormat(fmt), args, { symbols: NO_SYMBOLS });
 
 describe('printf integer signedness and width (pfprint_sint/uint/dint)', () => {
-  it('%d takes the sign from the D type and widens 1- and 2-byte records unsigned', () => {
-    // pfprint_dint always goes through pfprint_uint: (char)-1 and (short)-1 print as 255 and 65535.
-    expect(pf('%d %d %d %d', int(0xff, 1), int(0xffff, 2), int(0xffffffff, 4), int(-1n, 8))).toBe('255 65535 -1 -1');
+  it('%d takes the sign from the D type: signed records sign-extend, unsigned ones zero-extend', () => {
+    // pfcheck_dint sets DT_PFCONV_SIGNED for a signed argument, so pfprint_dint takes pfprint_sint: (char)-1 and (short)-1 print -1.
+    expect(pf('%d %d %d %d', int(0xff, 1), int(0xffff, 2), int(0xffffffff, 4), int(-1n, 8))).toBe('-1 -1 -1 -1');
+    // An unsigned char or short takes pfprint_uint.
+    expect(pf('%d %d', int(0xff, 1, false), int(0xfffe, 2, false))).toBe('255 65534');
     // An unsigned type turns %d into %u: 32-bit and 64-bit values print unsigned.
     expect(pf('%d %d', int(0xffffffff, 4, false), int(-1n, 8, false))).toBe('4294967295 18446744073709551615');
-    expect(pf('%5d|%-5d|%05d', int(0xff, 1), int(0xff, 1), int(-3, 4))).toBe('  255|255  |-0003');
+    expect(pf('%5d|%-5d|%05d', int(0xff, 1), int(0xff, 1, false), int(-3, 4))).toBe('   -1|255  |-0003');
   });
   it('%i sign-extends every record size', () => {
     expect(pf('%i %i %i %i', int(0xff, 1), int(0xfffe, 2), int(0xfffffffd, 4), int(-4n, 8))).toBe('-1 -2 -3 -4');

@@ -422,7 +422,10 @@ export function formatPrintf(pieces: readonly FormatPiece[], args: readonly Datu
       case 'uint':
       case 'dint': {
         const { value, size, signed } = datumInteger(datum, `%${conv.name}`);
-        out += formatCInteger({ ...c, conv: integerLetter(conv, signed) }, integerArgument(conv.print, conv.out, value, size, normal, signed));
+        // pfcheck_dint marks %d of a signed argument DT_PFCONV_SIGNED, so pfprint_dint prints it with pfprint_sint;
+        // the %@ conversions of printa() are not checked against a type and keep pfprint_uint.
+        const kind = conv.print === 'dint' && signed && datum?.type === 'int' ? 'sint' : conv.print;
+        out += formatCInteger({ ...c, conv: integerLetter(conv, signed) }, integerArgument(kind, conv.out, value, size, normal, signed));
         break;
       }
       case 'fp': {
@@ -492,9 +495,11 @@ function integerLetter(conv: Conversion, signed: boolean): string {
  * pfprint_sint sign-extends records of 1, 2 and 4 bytes to an int and
  * pfprint_uint zero-extends them to an unsigned int (8-byte records pass
  * as long long with an "ll" prefix). %d goes through pfprint_dint, which
- * always takes pfprint_uint (DT_PFCONV_SIGNED is never set), so a
- * negative char or short prints as 255 or 65535 with %d but -1 with %i.
- * The letter then reads that int as signed (%d %i) or unsigned (%u %o %x).
+ * takes pfprint_sint when pfcheck_dint found the argument's type signed
+ * (DT_PFCONV_SIGNED) and pfprint_uint otherwise (an unsigned type, or an
+ * aggregation's %@d), so a negative char or short prints -1 with %d and
+ * an unsigned char 255. The letter then reads that int as signed (%d %i)
+ * or unsigned (%u %o %x).
  */
 function integerArgument(kind: PrintKind, letter: string, raw: bigint, size: number, normal: bigint, signedType: boolean): bigint {
   const wide = size >= 8;
