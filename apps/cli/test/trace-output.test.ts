@@ -179,6 +179,13 @@ describe('tst.normalize-sign: normalized 64-bit values divide as unsigned (dt_pr
   });
 });
 
+describe('tst.printf-dint-signed: %d of char and short takes the sign of the type', () => {
+  it('prints a signed char or short signed and an unsigned one unsigned (pfcheck_dint, pfprint_sint/uint)', async () => {
+    const r = await wdtrace('-qn', 'signed char c; unsigned char u; BEGIN { c = 0xfe; u = -2; printf("%d %d %d %d\\n", c, u, (short)0xfffd, (unsigned short)-3); exit(0); }');
+    expect(r.stdout).toBe('-2 254 -3 65533\n\n');
+  });
+});
+
 describe('err.strjoin: a strjoin() longer than strsize', () => {
   it('faults with out of scratch space (no address in the message)', async () => {
     const r = await wdtrace('-x', 'strsize=8', '--run-for', '1s', '-qn', 'BEGIN { printf("[%s]", strjoin("abc", "defg")); } BEGIN { printf("[%s]\\n", strjoin("abcd", "efgh")); } BEGIN { exit(0); }');
