@@ -13,7 +13,7 @@ describe('tst.printf-sign: integer conversions follow the argument type like dt_
     const r = await wdtrace('-s', script('tst.printf-sign.d'));
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(
-      '255 65535 -1 -1\n' +
+      '-1 -1 -1 -1\n' +
         '4294967295 18446744073709551615 200\n' +
         '-1 -2 -3\n' +
         '4294967295 18446744073709551615 ffffffff ff FFFE 177777\n' +
