@@ -62,6 +62,12 @@ describe.runIf(haveToolchain)('wdtrace dis agrees with llvm-objdump -d', () => {
     const flags = ['--target=armv7a-none-eabi', '-mthumb', '-mfloat-abi=soft', '-mfpu=none', '-O2', '-std=gnu11', '-ffreestanding', '-fno-builtin', '-nostdlibinc',
       '-fno-omit-frame-pointer', '-fno-stack-protector', '-fno-common', '-fno-pic', '-D__KERNEL__',
       ...['include', 'libc/include', 'kernel/include', 'kernel/arch/arm/include'].flatMap((d) => ['-I', join(guest, d)])];
+    // Programs with USDT probes include the header the guest build makes with `wdtrace -h` from user/<prog>_provider.d.
+    for (const d of readdirSync(join(guest, 'user')).filter((f) => f.endsWith('_provider.d'))) {
+      const h = wdtrace('-h', '-s', join(guest, 'user', d), '-o', join(scratch, d.replace(/\.d$/, '.h')));
+      expect(h.status, h.stderr).toBe(0);
+    }
+    flags.push('-I', scratch);
     let objects = 0;
     let lines = 0;
     for (const dir of dirs) {

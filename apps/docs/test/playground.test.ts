@@ -214,7 +214,8 @@ describe('the playground in Chromium', () => {
       // which the playground has no terminal for); the guide's, those the playground can run.
       if (e.file.startsWith('providers/') && !/ --thumb\b/.test(e.command) && !/\bwdtrace -[Gh]\b/.test(e.command) && !/\|\s*wdtrace\b/.test(e.command)) expect(linked, `${e.file}:${e.line} has no playground link`).toBeDefined();
       if (!linked) continue;
-      const href = playgroundUrl({ ...site, url: '' }, linked.state).replace(/&/g, '&amp;');
+      // The built page escapes & and ' in attribute values (VitePress writes ' as &#39;).
+      const href = playgroundUrl({ ...site, url: '' }, linked.state).replace(/&/g, '&amp;').replace(/'/g, '&#39;');
       expect(built(e.file), `${e.file}:${e.line}`).toContain(`href="${href}"`);
       // Traces whose whole output the page shows (a pipe's output is not the playground's).
       if (linked.state.view !== 'output' || /\|/.test(e.command.replace(/'[^']*'/g, ''))) continue;
