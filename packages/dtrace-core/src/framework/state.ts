@@ -241,8 +241,9 @@ export class DTraceState {
       }
     }
     this.matchedProbes = matched;
-    this.endReserve = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END').reduce((n, ep) => n + ep.ecb.size, 0);
-    this.checkBufferSizes();
+    const ends = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END');
+    this.endReserve = ends.reduce((n, ep) => n + ep.ecb.size, 0);
+    this.checkBufferSizes(ends);
   }
 
   /**
@@ -254,7 +255,7 @@ export class DTraceState {
    * bytes plus its alignment (dtrace_state_prereserve); otherwise
    * dtrace_state_buffer fails with E2BIG, reported as EDT_ENDTOOBIG.
    */
-  private checkBufferSizes(): void {
+  private checkBufferSizes(ends: readonly EnabledProbe[]): void {
     const o = this.options;
     const speculates = this.program.ecbs.some((e) => e.speculative);
     const aggregates = this.program.aggregations.length > 0;
@@ -265,7 +266,7 @@ export class DTraceState {
       throw new LoadError('could not enable tracing: Enabling exceeds size of buffer');
     }
     if (o.bufpolicy !== 'fill') return;
-    const reserve = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END').reduce((n, ep) => n + ep.ecb.size + ep.ecb.alignment, 0);
+    const reserve = ends.reduce((n, ep) => n + ep.ecb.size + ep.ecb.alignment, 0);
     for (const size of sizes) {
       if (size >= 8 && size - (size % 8) < reserve) throw new LoadError('could not enable tracing: END enablings exceed size of principal buffer');
     }
