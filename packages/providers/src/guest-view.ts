@@ -263,15 +263,9 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
    */
   processAlive(pid: number): boolean {
     const layout = this.layout();
-    const head = this.machine.symbols.byName('task_list');
-    if (!head) throw new Error('the guest kernel has no task_list');
-    let node = this.readWord(head.address);
-    for (let n = 0; node !== undefined && node !== head.address && n < 65536; n++) {
-      const task = node - BigInt(layout.tasks);
-      const tgid = this.readInt(task + BigInt(layout.tgid));
+    for (const task of this.tasks()) {
       const state = this.readInt(task + BigInt(layout.state));
-      if (tgid === pid && state !== undefined && state < layout.zombieState) return true;
-      node = this.readWord(node);
+      if (this.readInt(task + BigInt(layout.tgid)) === pid && state !== undefined && state < layout.zombieState) return true;
     }
     return false;
   }
@@ -282,16 +276,11 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
    */
   userPids(): number[] {
     const layout = this.layout();
-    const head = this.machine.symbols.byName('task_list');
-    if (!head) throw new Error('the guest kernel has no task_list');
     const pids: number[] = [];
-    let node = this.readWord(head.address);
-    for (let n = 0; node !== undefined && node !== 0n && node !== head.address && n < 65536; n++) {
-      const task = node - BigInt(layout.tasks);
+    for (const task of this.tasks()) {
       const pid = this.readInt(task + BigInt(layout.pid));
       const state = this.readInt(task + BigInt(layout.state));
       if (pid !== undefined && pid === this.readInt(task + BigInt(layout.tgid)) && state !== undefined && state < layout.zombieState && this.readWord(task + BigInt(layout.mm))) pids.push(pid);
-      node = this.readWord(node);
     }
     return pids;
   }
@@ -342,16 +331,23 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   /** The task_struct of process `pid`'s leader (tid == pid) on the kernel's task list whose state `accept`s. */
   private leaderTask(pid: number, accept: (state: number) => boolean): bigint | undefined {
     const layout = this.layout();
+    for (const task of this.tasks()) {
+      const state = this.readInt(task + BigInt(layout.state));
+      if (this.readInt(task + BigInt(layout.pid)) === pid && state !== undefined && accept(state)) return task;
+    }
+    return undefined;
+  }
+
+  /** The tasks of the kernel's task_list in list order: a bounded walk of NOFAULT reads that stops at a null or unreadable link. */
+  private *tasks(): Generator<bigint> {
+    const layout = this.layout();
     const head = this.machine.symbols.byName('task_list');
     if (!head) throw new Error('the guest kernel has no task_list');
     let node = this.readWord(head.address);
     for (let n = 0; node !== undefined && node !== 0n && node !== head.address && n < 65536; n++) {
-      const task = node - BigInt(layout.tasks);
-      const state = this.readInt(task + BigInt(layout.state));
-      if (this.readInt(task + BigInt(layout.pid)) === pid && state !== undefined && accept(state)) return task;
+      yield node - BigInt(layout.tasks);
       node = this.readWord(node);
     }
-    return undefined;
   }
 
   /** The root table of a task's address space (task_struct address), undefined without one. */
