@@ -25,7 +25,7 @@ import type { MachineInterface } from './machine.js';
 import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
-import { readBytes, readStringBytes, type VmFiring, type VmVariables } from './firing.js';
+import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
 import { wasmCompile } from './wasm.js';
 import { verifyDifo } from './verify.js';
@@ -350,7 +350,7 @@ export class DTraceState {
   // DTrace Probe Context: dtrace_probe(). Runs each ECB of the probe; a fault
   // abandons that ECB's data and fires dtrace:::ERROR.
 
-  probe(probeId: number, cpu: number, args: readonly bigint[]): void {
+  probe(probeId: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
     const list = this.ecbsByProbe.get(probeId);
     if (!list) return;
     const probe = list[0]!.probe;
@@ -372,7 +372,7 @@ export class DTraceState {
         // The activity is checked for each ECB, as dtrace_probe does: once a
         // clause has called exit(), the later clauses of the same firing do not run.
         if (!this.fires(isBegin, isEnd, isError)) break;
-        this.runEcb(ep, cpu, args, timestamp, locals);
+        this.runEcb(ep, cpu, args, rest, timestamp, locals);
       }
     } finally {
       this.firingDepth--;
@@ -398,7 +398,7 @@ export class DTraceState {
    * inside its own firing (only ERROR's run inside another's, and ERROR does
    * not nest); should it, it gets a fresh object.
    */
-  private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
+  private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
     let f = this.firingByEpid[ep.epid];
     if (f === undefined || f.busy) {
       const state = this;
@@ -411,6 +411,7 @@ export class DTraceState {
         probeId: ep.probe.id,
         epid: ep.epid,
         args,
+        restArgs: rest,
         probe: ep.probe,
         timestamp,
         strsize: this.options.strsize,
@@ -426,6 +427,7 @@ export class DTraceState {
     f.locals = locals;
     f.cpu = cpu;
     f.args = args;
+    f.restArgs = rest;
     f.timestamp = timestamp;
     f.instructions = 0;
     f.strtokRest = undefined;
@@ -433,8 +435,8 @@ export class DTraceState {
   }
   private readonly firingByEpid: ReusedFiring[] = [];
 
-  private runEcb(ep: EnabledProbe, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
-    const f = this.firing(ep, cpu, args, timestamp, locals);
+  private runEcb(ep: EnabledProbe, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
+    const f = this.firing(ep, cpu, args, rest, timestamp, locals);
     f.busy = true;
     this.arena.resetScratch();
     let ndx = 0;
