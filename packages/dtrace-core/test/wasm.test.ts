@@ -82,6 +82,8 @@ const BUILTINS = [
   DIF_VAR.ARG0, DIF_VAR.ARG1, DIF_VAR.ARG2, DIF_VAR.ARG3, DIF_VAR.ARG9,
 ];
 
+const LOADS = [DIF_OP.LDSB, DIF_OP.LDSH, DIF_OP.LDSW, DIF_OP.LDUB, DIF_OP.LDUH, DIF_OP.LDUW, DIF_OP.LDX, DIF_OP.RLDSB, DIF_OP.RLDX, DIF_OP.ULDUB, DIF_OP.ULDX];
+
 /** A random verified-shape DIFO: constants, ALU, compares and forward branches, a few call-outs, ending in ret. */
 function randomDifo(seed: number) {
   const r = rng(seed);
@@ -105,9 +107,11 @@ function randomDifo(seed: number) {
       case 8: buf.push(difInstrSetx(r(inttab.length), reg())); break;
       case 9:
         // Builtins the translation reads from the firing block (arguments passed and not), args[] with an index that may fault, strings.
-        switch (r(3)) {
+        switch (r(4)) {
           case 0: buf.push(difInstrLdv(DIF_OP.LDGS, BUILTINS[r(BUILTINS.length)]!, reg())); break;
           case 1: buf.push(difInstrFmt(DIF_OP.LDGA, DIF_VAR.ARGS, reg(), reg())); break;
+          // A load: of the string table (sets), misaligned, or of no memory (faults).
+          case 2: buf.push(difInstrFmt(LOADS[r(LOADS.length)]!, reg(), 0, reg())); break;
           default: buf.push(difInstrSets(0, reg()));
         }
         break;

@@ -16,13 +16,14 @@
 // (arg0..arg9 and args[i] of the arguments the provider passed, timestamp,
 // epid, id, cpu, ipl, pid, ppid, tid, uid, gid, errno): before a run the
 // JavaScript side writes the ones the DIFO reads into the firing block of
-// the memory every module shares (see "Running"), as Numbers or as the
+// the memory every module shares (see "The firing block"), as Numbers or as the
 // BigInts the firing already holds, so no BigInt is made for them. Every
 // other instruction (other builtins, loads, variables, tuples, scratch,
 // stores, subroutines) is one call of an imported helper with the
 // instruction's index and its register fields' values; the helper runs
 // vm.ts's difStep, the interpreter's own code, so both backends do the same
-// work there. An argument beyond those passed (a provider's lazily read
+// work there (a load calls `load` with its address alone, which runs
+// firing.ts's loadValue as difStep would). An argument beyond those passed (a provider's lazily read
 // stack argument) is such a call too. A DIFO whose module would exceed
 // MODULE_LIMIT bytes stays with the interpreter: browsers compile larger
 // modules synchronously only off the main thread, and Node must choose the
@@ -44,7 +45,7 @@
 import { DIF_VAR } from '../dif/constants.js';
 import { DIF_OP, DIF_OPCODES } from '../dif/opcodes.js';
 import { DTRACEFLT, DifFault } from './faults.js';
-import type { TupleEntry, VmFiring } from './firing.js';
+import { loadValue, type TupleEntry, type VmFiring } from './firing.js';
 import { difEmulate, difStep, type LoadedDifo } from './vm.js';
 
 /** The largest module translated; larger DIFOs stay with the interpreter (see the strategy above). */
@@ -115,7 +116,21 @@ class Bytes {
 // Locals: %r0..%r7, then the condition codes, then a scratch i64.
 const CC_N = 8, CC_Z = 9, CC_V = 10, CC_C = 11, TMP = 12;
 // Imported functions.
-const F_OP = 0, F_FAULT = 1, F_OP0 = 2;
+const F_OP = 0, F_FAULT = 1, F_OP0 = 2, F_LOAD = 3;
+
+/**
+ * The loads (ld*, rld*, uld*): size, signedness, user space. They call
+ * `load(pc, address)`, which runs firing.ts's loadValue as difStep does:
+ * one 64-bit value into JavaScript, not three, and no dispatch.
+ */
+const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: boolean]> = new Map([
+  [DIF_OP.LDSB, [1, true, false]], [DIF_OP.LDSH, [2, true, false]], [DIF_OP.LDSW, [4, true, false]],
+  [DIF_OP.LDUB, [1, false, false]], [DIF_OP.LDUH, [2, false, false]], [DIF_OP.LDUW, [4, false, false]], [DIF_OP.LDX, [8, false, false]],
+  [DIF_OP.RLDSB, [1, true, false]], [DIF_OP.RLDSH, [2, true, false]], [DIF_OP.RLDSW, [4, true, false]],
+  [DIF_OP.RLDUB, [1, false, false]], [DIF_OP.RLDUH, [2, false, false]], [DIF_OP.RLDUW, [4, false, false]], [DIF_OP.RLDX, [8, false, false]],
+  [DIF_OP.ULDSB, [1, true, true]], [DIF_OP.ULDSH, [2, true, true]], [DIF_OP.ULDSW, [4, true, true]],
+  [DIF_OP.ULDUB, [1, false, true]], [DIF_OP.ULDUH, [2, false, true]], [DIF_OP.ULDUW, [4, false, true]], [DIF_OP.ULDX, [8, false, true]],
+]);
 
 /*
  * The firing block: the start of the memory every module imports (d.m), what
@@ -208,6 +223,7 @@ function translateBody(ld: LoadedDifo): Bytes {
   const callOut = (pc: number, instr: number): void => {
     c.u8(OP.i32_const).sleb(BigInt(pc));
     if (NO_REGISTER_INPUT.has(instr >>> 24)) c.u8(OP.call, F_OP0);
+    else if (LOADS.has(instr >>> 24)) get((instr >>> 16) & 0xff).u8(OP.call, F_LOAD);
     else {
       get((instr >>> 16) & 0xff);
       get((instr >>> 8) & 0xff);
@@ -346,23 +362,25 @@ function translateBody(ld: LoadedDifo): Bytes {
   return c;
 }
 
-/** The module of one DIFO: imports d.op, d.fault, d.op0 and d.m (the shared memory, whose start is the firing block); exports run. */
+/** The module of one DIFO: imports d.op, d.fault, d.op0, d.load and d.m (the shared memory, whose start is the firing block); exports run. */
 export function difoModuleBytes(ld: LoadedDifo): Uint8Array<ArrayBuffer> {
   const m = new Bytes().u8(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00);
-  const types = new Bytes().uleb(4);
+  const types = new Bytes().uleb(5);
   types.u8(0x60).uleb(0).uleb(1).u8(I64); // run: () -> i64
   types.u8(0x60).uleb(4).u8(I32, I64, I64, I64).uleb(1).u8(I64); // op: (pc, r1, r2, rd) -> i64
   types.u8(0x60).uleb(1).u8(I32).uleb(0); // fault: (pc) -> ()
   types.u8(0x60).uleb(1).u8(I32).uleb(1).u8(I64); // op0: (pc) -> i64
+  types.u8(0x60).uleb(2).u8(I32, I64).uleb(1).u8(I64); // load: (pc, address) -> i64
   m.section(1, types);
-  const imports = new Bytes().uleb(4);
+  const imports = new Bytes().uleb(5);
   imports.name('d').name('op').u8(0x00).uleb(1);
   imports.name('d').name('fault').u8(0x00).uleb(2);
   imports.name('d').name('op0').u8(0x00).uleb(3);
+  imports.name('d').name('load').u8(0x00).uleb(4);
   imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   m.section(2, imports);
   m.section(3, new Bytes().uleb(1).uleb(0));
-  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(3));
+  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(F_LOAD + 1)); // after the imported functions
   m.section(10, new Bytes().uleb(1).bytes(translateBody(ld)));
   return Uint8Array.from(m.b);
 }
@@ -465,10 +483,19 @@ export function wasmCompile(ld: LoadedDifo): ((f: VmFiring) => bigint) | undefin
       throw e;
     }
   };
+  const load = (pc: number, addr: bigint): bigint => {
+    const [size, signed, user] = LOADS.get(text[pc]! >>> 24)!;
+    try {
+      return loadValue(cur!, BigInt.asUintN(64, addr), size, signed, user);
+    } catch (e) {
+      if (e instanceof DifFault && e.difOffset < 0) e.difOffset = pc * 4;
+      throw e;
+    }
+  };
   const fault = (pc: number): never => {
     throw new DifFault(DTRACEFLT.DIVZERO, 0n, pc * 4);
   };
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { d: { op, fault, op0, m: b.memory } });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { d: { op, fault, op0, load, m: b.memory } });
   const run = instance.exports['run'] as () => bigint;
   return (f: VmFiring): bigint => {
     // A DIFO that is already running (a probe fired from inside it) runs the second time in the interpreter.
