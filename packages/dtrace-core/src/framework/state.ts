@@ -155,8 +155,11 @@ export interface DropCounts {
 
 export class LoadError extends Error {}
 
-/** A VmFiring the state reuses for each firing of one ECB. */
-type ReusedFiring = { -readonly [K in keyof VmFiring]: VmFiring[K] } & { busy: boolean };
+/**
+ * A VmFiring the state reuses for each firing of one ECB, with the index + 1
+ * of the action whose DIF runs (0: the predicate), which ERROR reports.
+ */
+type ReusedFiring = { -readonly [K in keyof VmFiring]: VmFiring[K] } & { busy: boolean; ndx: number };
 
 const ERROR_RECORD_SIZE = 48;
 /** dtrace_chill_interval and dtrace_chill_max: at most 500 ms of chill() per CPU in any one second. */
@@ -165,13 +168,261 @@ const CHILL_MAX = 500_000_000n;
 
 export type Activity = 'inactive' | 'warmup' | 'active' | 'draining' | 'cooldown' | 'stopped';
 
+/**
+ * The activities as bits: a probe fires while the state's activity bit is in
+ * its plan's mask (dtrace_probe's checks): BEGIN in warmup, END in cooldown,
+ * ERROR whenever tracing runs, every other probe while active.
+ */
+const ACTIVITY_BIT: Readonly<Record<Activity, number>> = { inactive: 0, warmup: 1, active: 2, draining: 4, cooldown: 8, stopped: 0 };
+const FIRES_ORDINARY = 2;
+const FIRES_BEGIN = 1 | 2;
+const FIRES_END = 2 | 8;
+const FIRES_ERROR = 1 | 2 | 4 | 8;
+
+// ---------------------------------------------------------------------------
+// DTrace Probe Context: firing plans.
+//
+// When an ECB is put on a probe, the state builds what a firing of it runs
+// (the per-probe trampoline of DTrace on BPF): the probe's plan lists its
+// ECBs in order, each with its steps, so that dtrace_probe() is a loop over
+// them that looks nothing up by name and, for a clause that stores no data
+// and aggregates by no key, one string key or one integer key, allocates
+// nothing:
+//
+//   plans[probe id] --> ProbePlan { activities mask, isEnd }
+//                        |
+//                        +--> Ecb (epid 1): predicate DIFO, firing context,
+//                        |      steps: [ aggregation @a (keys, value, increment) ]
+//                        +--> Ecb (epid 2): steps: [ action (record), action, ... ]
+//
+// A step is an action as the firing runs it: keys and increments are
+// evaluated with their aggregation, so they are no steps of their own.
+// ---------------------------------------------------------------------------
+
+/** A probe's firing plan: its ECBs in the order they were enabled. */
+interface ProbePlan {
+  /** The activities (ACTIVITY_BIT) the probe fires in. */
+  readonly activities: number;
+  /** dtrace:::END, which may fill the reserve of a fill buffer. */
+  readonly isEnd: boolean;
+  readonly ecbs: Ecb[];
+}
+
+/** An expression evaluated for a step: an aggregation's key or increment. */
+interface ExpressionStep {
+  /** The action's index + 1: what ERROR reports a fault in it as. */
+  readonly ndx: number;
+  readonly act: ActionDescription;
+  readonly difo: LoadedDifo | undefined;
+}
+
+/** How an aggregation step finds its entry (see AggregationTable). */
+const LOOKUP_NONE = 0;
+const LOOKUP_STRING = 1;
+const LOOKUP_INTEGER = 2;
+const LOOKUP_TUPLE = 3;
+
+interface AggregationStep {
+  readonly aggregation: true;
+  readonly ndx: number;
+  readonly act: ActionDescription;
+  /** Its aggregation's table; none when the program does not describe it (a LoadError when reached). */
+  readonly table: AggregationTable | undefined;
+  readonly lookup: number;
+  readonly keys: readonly ExpressionStep[];
+  /** The one string key's record size and the bytes of it that are read (min(size, strsize)). */
+  readonly keySize: number;
+  readonly keyMax: number;
+  readonly value: LoadedDifo | undefined;
+  readonly increment: ExpressionStep | undefined;
+}
+
+/** What an action step's record is: none, one written as dtrace_probe stores it, or one too big for its ECB (a LoadError when reached). */
+interface ActionStep {
+  readonly aggregation: false;
+  readonly ndx: number;
+  readonly act: ActionDescription;
+  readonly difo: LoadedDifo | undefined;
+  /** The DIFO's result is the record (an integer, or a string copied to it straight from the arena): no stack, user address or tracemem. */
+  readonly plain: boolean;
+  /** The result is a string (by reference). */
+  readonly string: boolean;
+  /** The result is by reference (a string, or bytes). */
+  readonly byRef: boolean;
+}
+
+type Step = AggregationStep | ActionStep;
+
+/** Actions whose value is not the DIFO's result as it is (see recordValue). */
+const SPECIAL_RECORD_KINDS: ReadonlySet<number> = new Set([
+  DTRACEACT.STACK, DTRACEACT.USTACK, DTRACEACT.JSTACK, DTRACEACT.USYM, DTRACEACT.UMOD, DTRACEACT.UADDR, DTRACEACT.TRACEMEM,
+]);
+/** Aggregation keys that become their symbol or module (see symbolKey). */
+const SYMBOL_KEY_KINDS: ReadonlySet<number> = new Set([DTRACEACT.SYM, DTRACEACT.MOD, DTRACEACT.USYM, DTRACEACT.UMOD]);
+
+/** An ECB as the state keeps it: the EnabledProbe the consumer reads, with its plan. */
+class Ecb implements EnabledProbe {
+  /** The firing context reused by each firing (see DTraceState.firing); made at the first. */
+  firing: ReusedFiring | undefined;
+  /** Where the records of an ECB that stores no data are written (nothing reads them). */
+  readonly sink: { readonly bytes: Uint8Array; readonly view: DataView } | undefined;
+
+  constructor(
+    readonly epid: number,
+    readonly probe: Probe,
+    readonly ecb: EcbDescription,
+    readonly predicate: LoadedDifo | undefined,
+    readonly actions: readonly (LoadedDifo | undefined)[],
+    readonly roles: readonly ActionRole[],
+    readonly increments: ReadonlyMap<number, number>,
+    readonly storesData: boolean,
+    readonly steps: readonly Step[],
+  ) {
+    if (storesData) this.sink = undefined;
+    else {
+      const bytes = new Uint8Array(ecb.size);
+      this.sink = { bytes, view: new DataView(bytes.buffer) };
+    }
+  }
+}
+
+/** A CPU's slab: the bytes firings' chunks are cut from, each handed out once (so zeroed). */
+interface Slab {
+  readonly bytes: Uint8Array;
+  readonly view: DataView;
+  top: number;
+}
+const SLAB_SIZE = 64 * 1024;
+
+/**
+ * An entry of an aggregation as the framework keeps it. count() adds to
+ * `pending`, a number, and the data word takes it in when read: a count
+ * allocates no BigInt per firing.
+ */
+class AggregationBucket implements AggregationEntry {
+  private words: bigint[];
+  pending = 0;
+
+  constructor(
+    readonly keys: readonly (bigint | Uint8Array)[],
+    data: bigint[],
+  ) {
+    this.words = data;
+  }
+
+  get data(): bigint[] {
+    if (this.pending !== 0) {
+      this.words[0] = BigInt.asIntN(64, this.words[0]! + BigInt(this.pending));
+      this.pending = 0;
+    }
+    return this.words;
+  }
+
+  set data(d: bigint[]) {
+    this.pending = 0;
+    this.words = d;
+  }
+
+  /** As the plain { keys, data } entry it stands for. */
+  toJSON(): AggregationEntry {
+    return { keys: this.keys, data: this.data };
+  }
+}
+
+/** A string key found by its bytes: the record size and the bytes up to the NUL. */
+interface StringKeyed {
+  readonly size: number;
+  readonly text: Uint8Array;
+  readonly bucket: AggregationBucket;
+}
+
+/**
+ * One aggregation's entries (dtrace_aggbuffer), keyed by the tuple as a
+ * string (keyPart), with lookups that build no key string for the common
+ * tuples: none, one string found by a hash of its bytes in the arena, one
+ * integer. The lookups hold only entries of `entries` and are emptied with
+ * it at each snapshot.
+ */
+class AggregationTable {
+  entries = new Map<string, AggregationBucket>();
+  noKey: AggregationBucket | undefined;
+  private readonly byString = new Map<number, StringKeyed | StringKeyed[]>();
+  private readonly byInteger = new Map<bigint, AggregationBucket>();
+  /** lquantize's parameters, as bigints. */
+  readonly lquantize: { readonly base: bigint; readonly levels: number; readonly limit: bigint; readonly step: bigint } | undefined;
+
+  constructor(readonly desc: AggregationDescription) {
+    if (desc.function === DTRACEAGG.LQUANTIZE) {
+      const { base, levels, step } = lquantizeParams(desc.arg);
+      this.lquantize = { base: BigInt(base), levels, limit: BigInt(base + levels * step), step: BigInt(step) };
+    } else {
+      this.lquantize = undefined;
+    }
+  }
+
+  /** Hands the entries over and starts empty (the aggregation buffer switch). */
+  take(): Map<string, AggregationBucket> {
+    const taken = this.entries;
+    this.entries = new Map();
+    this.noKey = undefined;
+    this.byString.clear();
+    this.byInteger.clear();
+    return taken;
+  }
+
+  /** The entry of the one string key of record size `size` whose text is bytes[start, end). */
+  stringBucket(size: number, bytes: Uint8Array, start: number, end: number): AggregationBucket | undefined {
+    const found = this.byString.get(stringHash(size, bytes, start, end));
+    if (found === undefined) return undefined;
+    if (!Array.isArray(found)) return sameText(found, size, bytes, start, end) ? found.bucket : undefined;
+    for (const k of found) if (sameText(k, size, bytes, start, end)) return k.bucket;
+    return undefined;
+  }
+
+  rememberString(size: number, text: Uint8Array, bucket: AggregationBucket): void {
+    const h = stringHash(size, text, 0, text.length);
+    const keyed: StringKeyed = { size, text, bucket };
+    const found = this.byString.get(h);
+    if (found === undefined) this.byString.set(h, keyed);
+    else if (Array.isArray(found)) found.push(keyed);
+    else this.byString.set(h, [found, keyed]);
+  }
+
+  integerBucket(key: bigint): AggregationBucket | undefined {
+    return this.byInteger.get(key);
+  }
+
+  rememberInteger(key: bigint, bucket: AggregationBucket): void {
+    this.byInteger.set(key, bucket);
+  }
+}
+
+/** FNV-1a of a string key's record size and text. */
+function stringHash(size: number, bytes: Uint8Array, start: number, end: number): number {
+  let h = (0x811c9dc5 ^ size) | 0;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h;
+}
+
+function sameText(k: StringKeyed, size: number, bytes: Uint8Array, start: number, end: number): boolean {
+  if (k.size !== size || k.text.length !== end - start) return false;
+  const t = k.text;
+  for (let i = 0; i < t.length; i++) if (t[i] !== bytes[start + i]) return false;
+  return true;
+}
+
 export class DTraceState {
   readonly options: DTraceOptions;
   readonly arena: Arena;
   readonly enabled: EnabledProbe[] = [];
-  private readonly ecbsByProbe = new Map<number, EnabledProbe[]>();
+  /** The firing plan of each probe with an ECB, in the order the probes were first enabled ... */
+  private readonly plans = new Map<number, ProbePlan>();
+  /** ... and by probe id, for dtrace_probe(). */
+  private readonly planById: (ProbePlan | undefined)[] = [];
   private readonly buffers: PrincipalBuffer[] = [];
-  readonly aggregations = new Map<number, Map<string, AggregationEntry>>();
+  /** Per CPU: the slab the next chunk is cut from. */
+  private readonly slabs: Slab[] = [];
+  private readonly tables = new Map<number, AggregationTable>();
   readonly aggregationDescs = new Map<number, AggregationDescription>();
   private aggregationBytes = 0;
   private readonly aggDrops: number[] = [];
@@ -180,7 +431,16 @@ export class DTraceState {
   private readonly globals = new Map<number, bigint | Uint8Array>();
   private readonly dynamic = new Map<string, bigint | Uint8Array>();
   private dynamicBytes = 0;
-  activity: Activity = 'inactive';
+  private activityNow: Activity = 'inactive';
+  /** ACTIVITY_BIT of the activity. */
+  private activityBit = 0;
+  get activity(): Activity {
+    return this.activityNow;
+  }
+  set activity(a: Activity) {
+    this.activityNow = a;
+    this.activityBit = ACTIVITY_BIT[a];
+  }
   /** The panic() message once a panic action ran (dtrace_panicked): the machine is down and tracing ends. */
   panicked: string | undefined;
   /** What destructive actions said on the console since the consumer last looked (breakpoint()). */
@@ -223,7 +483,7 @@ export class DTraceState {
     this.nspec = this.options.nspec;
     for (const a of program.aggregations) {
       this.aggregationDescs.set(a.id, a);
-      this.aggregations.set(a.id, new Map());
+      this.tables.set(a.id, new AggregationTable(a));
     }
     let matched = 0;
     for (const ecb of program.ecbs) {
@@ -284,22 +544,66 @@ export class DTraceState {
   /** Each ECB with its loaded DIF and the probes it is enabled on (for retained enablings). */
   private readonly loadedEcbs: { ecb: EcbDescription; predicate: LoadedDifo | undefined; actions: (LoadedDifo | undefined)[]; probes: Set<number> }[] = [];
 
-  /** Puts an ECB on a probe; returns whether the probe had no ECB before. */
+  /** Puts an ECB on a probe, in its plan; returns whether the probe had no ECB before. */
   private attach(loaded: (typeof this.loadedEcbs)[number], probe: Probe): boolean {
     if (loaded.probes.has(probe.id)) return false;
     loaded.probes.add(probe.id);
     const { ecb, predicate, actions } = loaded;
     const { roles, increments } = actionRoles(ecb.actions);
-    const ep: EnabledProbe = { epid: this.enabled.length + 1, probe, ecb, predicate, actions, roles, increments, storesData: ecbStoresData(ecb.actions, roles) };
+    const steps = this.steps(ecb, actions, roles, increments);
+    const ep = new Ecb(this.enabled.length + 1, probe, ecb, predicate, actions, roles, increments, ecbStoresData(ecb.actions, roles), steps);
     this.enabled.push(ep);
-    let list = this.ecbsByProbe.get(probe.id);
-    const fresh = !list;
-    if (!list) {
-      list = [];
-      this.ecbsByProbe.set(probe.id, list);
+    let plan = this.plans.get(probe.id);
+    const fresh = !plan;
+    if (!plan) {
+      const dtrace = probe.provider === 'dtrace';
+      const isEnd = dtrace && probe.name === 'END';
+      const activities = !dtrace ? FIRES_ORDINARY : probe.name === 'BEGIN' ? FIRES_BEGIN : isEnd ? FIRES_END : probe.name === 'ERROR' ? FIRES_ERROR : FIRES_ORDINARY;
+      plan = { activities, isEnd, ecbs: [] };
+      this.plans.set(probe.id, plan);
+      this.planById[probe.id] = plan;
     }
-    list.push(ep);
+    plan.ecbs.push(ep);
     return fresh;
+  }
+
+  /** An ECB's steps: its actions as a firing runs them, keys and increments with their aggregation. */
+  private steps(ecb: EcbDescription, loaded: readonly (LoadedDifo | undefined)[], roles: readonly ActionRole[], increments: ReadonlyMap<number, number>): Step[] {
+    const steps: Step[] = [];
+    const acts = ecb.actions;
+    for (let i = 0; i < acts.length; i++) {
+      const act = acts[i]!;
+      const difo = loaded[i];
+      if (roles[i] === 'key' || roles[i] === 'increment') continue;
+      if (!dtraceActIsAggregation(act.kind)) {
+        const rtype = difo?.difo.rtype;
+        const byRef = rtype !== undefined && (rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) !== 0;
+        steps.push({ aggregation: false, ndx: i + 1, act, difo, plain: difo !== undefined && !SPECIAL_RECORD_KINDS.has(act.kind), string: byRef && rtype.kind === DIF_TYPE_STRING, byRef });
+        continue;
+      }
+      const keys: ExpressionStep[] = [];
+      for (let k = i - act.ntuple; k < i; k++) keys.push({ ndx: k + 1, act: acts[k]!, difo: loaded[k] });
+      const inc = increments.get(i);
+      const increment = inc === undefined ? undefined : { ndx: inc + 1, act: acts[inc]!, difo: loaded[inc] };
+      // One key that is the DIFO's result as it is: a string (by its bytes) or an integer.
+      let lookup = keys.length === 0 ? LOOKUP_NONE : LOOKUP_TUPLE;
+      let keySize = 0;
+      let keyMax = 0;
+      const key = keys[0];
+      if (keys.length === 1 && key!.difo !== undefined && !SPECIAL_RECORD_KINDS.has(key!.act.kind) && !SYMBOL_KEY_KINDS.has(key!.act.kind)) {
+        const rtype = key!.difo.difo.rtype;
+        if ((rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) === 0) {
+          lookup = LOOKUP_INTEGER;
+        } else if (rtype.kind === DIF_TYPE_STRING) {
+          lookup = LOOKUP_STRING;
+          keySize = key!.act.record?.size ?? rtype.size;
+          keyMax = Math.min(keySize, this.options.strsize);
+        }
+      }
+      const table = this.tables.get(Number(act.uarg));
+      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup: table ? lookup : LOOKUP_TUPLE, keys, keySize, keyMax, value: difo, increment });
+    }
+    return steps;
   }
 
   /**
@@ -325,14 +629,14 @@ export class DTraceState {
 
   /** Enables every matched probe with its provider (dtrace_ecb_enable). */
   enable(): void {
-    for (const probeId of this.ecbsByProbe.keys()) {
+    for (const probeId of this.plans.keys()) {
       const probe = this.registry.probe(probeId)!;
       if (probe.enabledCount++ === 0) this.registry.provider(probe.provider)?.ops.enable(probe.id, probe.providerArg);
     }
   }
 
   disable(): void {
-    for (const probeId of this.ecbsByProbe.keys()) {
+    for (const probeId of this.plans.keys()) {
       const probe = this.registry.probe(probeId)!;
       if (--probe.enabledCount === 0) this.registry.provider(probe.provider)?.ops.disable(probe.id, probe.providerArg);
     }
@@ -343,7 +647,7 @@ export class DTraceState {
   }
 
   isEnabled(probeId: number): boolean {
-    return this.ecbsByProbe.has(probeId);
+    return this.plans.has(probeId);
   }
 
   // -------------------------------------------------------------------------
@@ -351,28 +655,24 @@ export class DTraceState {
   // abandons that ECB's data and fires dtrace:::ERROR.
 
   probe(probeId: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
-    const list = this.ecbsByProbe.get(probeId);
-    if (!list) return;
-    const probe = list[0]!.probe;
-    const isEnd = probe.provider === 'dtrace' && probe.name === 'END';
-    const isBegin = probe.provider === 'dtrace' && probe.name === 'BEGIN';
-    const isError = probe.provider === 'dtrace' && probe.name === 'ERROR';
-    if (!this.fires(isBegin, isEnd, isError)) return;
+    const plan = this.planById[probeId];
+    if (plan === undefined || (plan.activities & this.activityBit) === 0) return;
     const buf = this.buffers[cpu]!;
-    if (buf.full && !isEnd) return;
+    if (buf.full && !plan.isEnd) return;
     const timestamp = this.machine.now();
     // Clause-local (this->) variables live for the whole firing, across its
     // clauses. One map per nesting depth (ERROR fires inside a firing) is
     // cleared and reused: a firing allocates none.
     const depth = this.firingDepth++;
     const locals = (this.localsByDepth[depth] ??= new Map<number, bigint | Uint8Array>());
-    locals.clear();
+    if (locals.size > 0) locals.clear();
     try {
-      for (const ep of list) {
+      const ecbs = plan.ecbs;
+      for (let i = 0; i < ecbs.length; i++) {
         // The activity is checked for each ECB, as dtrace_probe does: once a
         // clause has called exit(), the later clauses of the same firing do not run.
-        if (!this.fires(isBegin, isEnd, isError)) break;
-        this.runEcb(ep, cpu, args, rest, timestamp, locals);
+        if ((plan.activities & this.activityBit) === 0) break;
+        this.runEcb(ecbs[i]!, cpu, args, rest, timestamp, locals);
       }
     } finally {
       this.firingDepth--;
@@ -381,25 +681,14 @@ export class DTraceState {
   private firingDepth = 0;
   private readonly localsByDepth: Map<number, bigint | Uint8Array>[] = [];
 
-  /** Whether a probe fires in the current activity (only BEGIN in warmup, END in cooldown, ERROR always while tracing). */
-  private fires(isBegin: boolean, isEnd: boolean, isError: boolean): boolean {
-    switch (this.activity) {
-      case 'warmup': return isBegin || isError;
-      case 'active': return true;
-      case 'draining': return isError;
-      case 'cooldown': return isEnd || isError;
-      default: return false;
-    }
-  }
-
   /**
    * The firing context of `ep` (dtrace_mstate_t): one object per ECB, reset
    * for each firing, so that a firing allocates none. An ECB never runs
    * inside its own firing (only ERROR's run inside another's, and ERROR does
    * not nest); should it, it gets a fresh object.
    */
-  private firing(ep: EnabledProbe, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
-    let f = this.firingByEpid[ep.epid];
+  private firing(ep: Ecb, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
+    let f = ep.firing;
     if (f === undefined || f.busy) {
       const state = this;
       const fresh: ReusedFiring = {
@@ -420,8 +709,9 @@ export class DTraceState {
         instructions: 0,
         strtokRest: undefined,
         busy: false,
+        ndx: 0,
       };
-      if (f === undefined) this.firingByEpid[ep.epid] = fresh;
+      if (f === undefined) ep.firing = fresh;
       f = fresh;
     }
     f.locals = locals;
@@ -431,57 +721,68 @@ export class DTraceState {
     f.timestamp = timestamp;
     f.instructions = 0;
     f.strtokRest = undefined;
+    f.ndx = 0;
     return f;
   }
-  private readonly firingByEpid: ReusedFiring[] = [];
 
-  private runEcb(ep: EnabledProbe, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
+  /**
+   * One ECB of a firing: the predicate, then the steps. Its data goes in a
+   * chunk cut from the CPU's slab (records are written into it where they
+   * are computed), or, when the ECB stores no data, in its sink, which
+   * nothing reads.
+   */
+  private runEcb(ep: Ecb, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
     const f = this.firing(ep, cpu, args, rest, timestamp, locals);
     f.busy = true;
     this.arena.resetScratch();
-    let ndx = 0;
     try {
-      if (ep.predicate && difRun(ep.predicate, f) === 0n) {
+      if (ep.predicate !== undefined && difRun(ep.predicate, f) === 0n) {
         this.instructions += f.instructions;
         return;
       }
       const ecb = ep.ecb;
-      const chunk = new Uint8Array(ecb.size);
-      const view = new DataView(chunk.buffer);
-      view.setUint32(0, ep.epid, true);
-      if (ecb.headerSize >= 12) {
-        view.setUint32(4, Number((timestamp >> 32n) & 0xffffffffn), true);
-        view.setUint32(8, Number(timestamp & 0xffffffffn), true);
+      const size = ecb.size;
+      let bytes: Uint8Array;
+      let view: DataView;
+      let base = 0;
+      if (ep.sink !== undefined) {
+        bytes = ep.sink.bytes;
+        view = ep.sink.view;
+      } else {
+        const slab = this.slab(cpu, size);
+        bytes = slab.bytes;
+        view = slab.view;
+        base = slab.top;
+        slab.top = (base + size + 7) & ~7;
+        view.setUint32(base, ep.epid, true);
+        if (ecb.headerSize >= 12) {
+          view.setUint32(base + 4, Number((timestamp >> 32n) & 0xffffffffn), true);
+          view.setUint32(base + 8, Number(timestamp & 0xffffffffn), true);
+        }
       }
       let spec: SpeculationBuffer | undefined;
       let speculating = false;
       // commit() first records the clause's own data, then copies the speculation after it (DTRACEACT_COMMIT).
       let committed = false;
-      const actions = ecb.actions;
-      for (let i = 0; i < actions.length; i++) {
-        ndx = i + 1;
-        const act = actions[i]!;
-        const difo = ep.actions[i];
-        const role = ep.roles[i];
-        if (role === 'key' || role === 'increment') continue; // evaluated with their aggregation
-        if (dtraceActIsAggregation(act.kind)) {
-          const keys: (bigint | Uint8Array)[] = [];
-          for (let k = i - act.ntuple; k < i; k++) {
-            ndx = k + 1;
-            keys.push(this.symbolKey(actions[k]!.kind, this.recordValue(actions[k]!, ep.actions[k], f)));
-          }
-          ndx = i + 1;
-          const value = difo ? difRun(difo, f) : 1n;
-          let increment = 1n;
-          const inc = ep.increments.get(i);
-          if (inc !== undefined) {
-            ndx = inc + 1;
-            increment = BigInt.asIntN(64, difRun(ep.actions[inc]!, f));
-          }
-          this.aggregate(act, keys, value, increment, cpu);
+      const steps = ep.steps;
+      for (let i = 0; i < steps.length; i++) {
+        const step = steps[i]!;
+        if (step.aggregation) {
+          this.aggregateStep(step, f, cpu);
           continue;
         }
-        const value = this.recordValue(act, difo, f);
+        const act = step.act;
+        f.ndx = step.ndx;
+        let value: bigint | Uint8Array;
+        let recorded = false;
+        if (step.plain) {
+          const v = difRun(step.difo!, f);
+          value = v;
+          if (step.string && act.record !== undefined) recorded = this.recordArenaString(bytes, base, size, act, v);
+          if (step.byRef && !recorded) value = this.recordFrom(act, step.difo!, f, v);
+        } else {
+          value = this.recordValue(act, step.difo, f);
+        }
         switch (act.kind) {
           case DTRACEACT.SPECULATE: {
             speculating = true;
@@ -490,7 +791,7 @@ export class DTraceState {
           }
           case DTRACEACT.COMMIT: {
             const which = this.speculationId(value as bigint);
-            if (ep.storesData && !speculating) this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: chunk });
+            if (ep.storesData && !speculating) this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: bytes.subarray(base, base + size) });
             committed = true;
             this.speculationCommit(which, cpu);
             break;
@@ -515,22 +816,126 @@ export class DTraceState {
             }
             break;
         }
-        if (act.record) this.writeRecord(chunk, act, value);
+        if (act.record !== undefined && !recorded) this.writeRecord(bytes, view, base, size, act, value);
       }
       this.instructions += f.instructions;
       if (speculating) {
-        if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: chunk });
+        if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: bytes.subarray(base, base + size) });
       } else if (ep.storesData && !committed) {
-        this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: chunk });
+        this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: bytes.subarray(base, base + size) });
       }
     } catch (e) {
       this.instructions += f.instructions;
       if (!(e instanceof DifFault)) throw e;
       f.busy = false;
-      this.error(ep, cpu, ndx, e);
+      this.error(ep, cpu, f.ndx, e);
     } finally {
       f.busy = false;
     }
+  }
+
+  /**
+   * `size` fresh bytes of `cpu`'s slab (zeroed: a slab's bytes are handed out
+   * once). A chunk the slab has no room for starts a new slab; the old one
+   * lives on in the entries cut from it. A chunk bigger than a quarter slab
+   * gets bytes of its own.
+   */
+  private slab(cpu: number, size: number): Slab {
+    let s = this.slabs[cpu];
+    if (s === undefined || s.top + size > s.bytes.length) {
+      const bytes = new Uint8Array(size > SLAB_SIZE / 4 ? size : SLAB_SIZE);
+      const fresh: Slab = { bytes, view: new DataView(bytes.buffer), top: 0 };
+      if (size > SLAB_SIZE / 4 && s !== undefined) return fresh;
+      this.slabs[cpu] = s = fresh;
+    }
+    return s;
+  }
+
+  /**
+   * One aggregating action (dtrace_aggregate): its keys, value and increment
+   * are evaluated in that order, then the entry of the keys takes the value.
+   * The entry is found before the value is evaluated (a key's bytes may be
+   * changed by it), and made after (a fault leaves no entry behind).
+   */
+  private aggregateStep(step: AggregationStep, f: ReusedFiring, cpu: number): void {
+    const t = step.table;
+    let bucket: AggregationBucket | undefined;
+    // What a missing entry is made from.
+    let keys: (bigint | Uint8Array)[] | undefined;
+    let keyString = '';
+    let stringKey: Uint8Array | undefined;
+    let integerKey = 0n;
+    switch (step.lookup) {
+      case LOOKUP_NONE:
+        bucket = t!.noKey;
+        break;
+      case LOOKUP_STRING: {
+        const key = step.keys[0]!;
+        f.ndx = key.ndx;
+        const v = difRun(key.difo!, f);
+        const off = this.arena.offsetOf(v, 1);
+        if (off >= 0) {
+          // As recordValue copies an arena string: up to its NUL, at most keyMax bytes and one less than the record.
+          const arena = this.arena.bytes;
+          const limit = Math.min(arena.length, off + step.keyMax, off + Math.max(0, step.keySize - 1));
+          let end = off;
+          while (end < limit && arena[end] !== 0) end++;
+          bucket = t!.stringBucket(step.keySize, arena, off, end);
+          if (bucket === undefined) {
+            const out = new Uint8Array(step.keySize);
+            out.set(arena.subarray(off, end));
+            stringKey = arena.slice(off, end);
+            keys = [out];
+          }
+        } else {
+          keys = [this.recordFrom(key.act, key.difo!, f, v)];
+        }
+        break;
+      }
+      case LOOKUP_INTEGER: {
+        const key = step.keys[0]!;
+        f.ndx = key.ndx;
+        integerKey = difRun(key.difo!, f);
+        bucket = t!.integerBucket(integerKey);
+        if (bucket === undefined) keys = [integerKey];
+        break;
+      }
+      default: {
+        keys = [];
+        for (const key of step.keys) {
+          f.ndx = key.ndx;
+          keys.push(this.symbolKey(key.act.kind, this.recordValue(key.act, key.difo, f)));
+        }
+      }
+    }
+    f.ndx = step.ndx;
+    const value = step.value !== undefined ? difRun(step.value, f) : 1n;
+    let increment = 1n;
+    const inc = step.increment;
+    if (inc !== undefined) {
+      f.ndx = inc.ndx;
+      increment = BigInt.asIntN(64, difRun(inc.difo!, f));
+    }
+    if (t === undefined) throw new LoadError(`aggregation ${Number(step.act.uarg)} is not described by the program`);
+    if (bucket === undefined) {
+      if (keys === undefined) keys = [];
+      keyString = keys.length === 1 ? keyPart(keys[0]!) : keys.map(keyPart).join('|');
+      bucket = t.entries.get(keyString);
+      if (bucket === undefined) {
+        const size = t.desc.dataSize + keys.reduce((n, k) => n + (k instanceof Uint8Array ? k.length : 8), 0);
+        if (this.aggregationBytes + size > this.options.aggsize) {
+          this.aggDrops[cpu]!++;
+          return;
+        }
+        this.aggregationBytes += size;
+        bucket = new AggregationBucket(keys, initialAggregationData(t.desc));
+        t.entries.set(keyString, bucket);
+      }
+      if (step.lookup === LOOKUP_NONE) t.noKey = bucket;
+      else if (step.lookup === LOOKUP_STRING && stringKey !== undefined) t.rememberString(step.keySize, stringKey, bucket);
+      else if (step.lookup === LOOKUP_INTEGER) t.rememberInteger(integerKey, bucket);
+    }
+    this.aggregate(t, bucket, value, increment);
   }
 
   /** One address per module for mod()/umod() keys: the first seen in it (it names the module when printed). */
@@ -604,7 +1009,11 @@ export class DTraceState {
       return out;
     }
     if (!difo) return act.arg;
-    const v = difRun(difo, f);
+    return this.recordFrom(act, difo, f, difRun(difo, f));
+  }
+
+  /** What the record of an action holds, given its DIFO's result `v` (not for stacks and user addresses, see recordValue). */
+  private recordFrom(act: ActionDescription, difo: LoadedDifo, f: VmFiring, v: bigint): bigint | Uint8Array {
     const rtype = difo.difo.rtype;
     if (act.kind === DTRACEACT.TRACEMEM) {
       const size = act.record?.size ?? Number(act.arg);
@@ -634,23 +1043,49 @@ export class DTraceState {
     return v;
   }
 
-  private writeRecord(chunk: Uint8Array, act: ActionDescription, value: bigint | Uint8Array): void {
+  /**
+   * A string result at `v` in the arena, copied into its record in the chunk
+   * as recordFrom copies it (up to its NUL, at most strsize bytes and one
+   * less than the record; the rest of a fresh chunk is zero). Returns false,
+   * copying nothing, for a string outside the arena.
+   */
+  private recordArenaString(bytes: Uint8Array, base: number, size: number, act: ActionDescription, v: bigint): boolean {
+    const off = this.arena.offsetOf(v, 1);
+    if (off < 0) return false;
     const rec = act.record!;
-    if (rec.offset + rec.size > chunk.length) throw new LoadError(`record of action ${act.kind} does not fit its ECB (offset ${rec.offset}, size ${rec.size}, ECB size ${chunk.length})`);
+    this.recordFits(act, size);
+    const arena = this.arena.bytes;
+    const limit = Math.min(arena.length, off + Math.min(rec.size, this.options.strsize), off + Math.max(0, rec.size - 1));
+    let end = off;
+    while (end < limit && arena[end] !== 0) end++;
+    bytes.set(arena.subarray(off, end), base + rec.offset);
+    return true;
+  }
+
+  private recordFits(act: ActionDescription, size: number): void {
+    const rec = act.record!;
+    if (rec.offset + rec.size > size) throw new LoadError(`record of action ${act.kind} does not fit its ECB (offset ${rec.offset}, size ${rec.size}, ECB size ${size})`);
+  }
+
+  /** Writes a record into the chunk of `size` bytes at `base` of `bytes` (`view` over the same bytes). */
+  private writeRecord(bytes: Uint8Array, view: DataView, base: number, size: number, act: ActionDescription, value: bigint | Uint8Array): void {
+    this.recordFits(act, size);
+    const rec = act.record!;
+    const at = base + rec.offset;
     if (value instanceof Uint8Array) {
-      chunk.set(value.subarray(0, rec.size), rec.offset);
+      bytes.set(value.subarray(0, rec.size), at);
       return;
     }
-    const view = new DataView(chunk.buffer);
+    // setBigUint64 stores the value modulo 2^64, as BigInt.asUintN(64) would make it.
     switch (rec.size) {
-      case 1: view.setUint8(rec.offset, Number(value & 0xffn)); break;
-      case 2: view.setUint16(rec.offset, Number(value & 0xffffn), true); break;
-      case 4: view.setUint32(rec.offset, Number(value & 0xffffffffn), true); break;
-      case 8: view.setBigUint64(rec.offset, BigInt.asUintN(64, value), true); break;
+      case 1: view.setUint8(at, Number(value & 0xffn)); break;
+      case 2: view.setUint16(at, Number(value & 0xffffn), true); break;
+      case 4: view.setUint32(at, Number(value & 0xffffffffn), true); break;
+      case 8: view.setBigUint64(at, value, true); break;
       default: {
         const tmp = new Uint8Array(8);
-        new DataView(tmp.buffer).setBigUint64(0, BigInt.asUintN(64, value), true);
-        chunk.set(tmp.subarray(0, Math.min(8, rec.size)), rec.offset);
+        new DataView(tmp.buffer).setBigUint64(0, value, true);
+        bytes.set(tmp.subarray(0, Math.min(8, rec.size)), at);
       }
     }
   }
@@ -703,7 +1138,7 @@ export class DTraceState {
     }
     this.bufferAppend(cpu, { kind: 'error', epid: ep.epid, action: ndx, offset: fault.difOffset, fault: fault.fault, address: fault.address });
     const errorProbe = this.registry.lookup('dtrace', '', '', 'ERROR');
-    if (!errorProbe || !this.ecbsByProbe.has(errorProbe.id)) return;
+    if (!errorProbe || !this.plans.has(errorProbe.id)) return;
     this.inError = true;
     try {
       // Arguments are uint64_t: an offset of -1 (a fault outside DIF) is 0xffffffffffffffff, as dtrace_probe receives it.
@@ -767,12 +1202,14 @@ export class DTraceState {
    */
   takeAggregations(): Map<number, Map<string, AggregationEntry>> {
     const taken = new Map<number, Map<string, AggregationEntry>>();
-    for (const [id, table] of this.aggregations) {
-      taken.set(id, new Map(table));
-      table.clear();
-    }
+    for (const [id, table] of this.tables) taken.set(id, table.take());
     this.aggregationBytes = 0;
     return taken;
+  }
+
+  /** What every aggregation gathered since the last snapshot, left in place (the entries are live). */
+  get aggregations(): ReadonlyMap<number, ReadonlyMap<string, AggregationEntry>> {
+    return new Map([...this.tables].map(([id, t]) => [id, t.entries]));
   }
 
   takeAggregationDrops(): number[] {
@@ -782,29 +1219,19 @@ export class DTraceState {
   }
 
   // -------------------------------------------------------------------------
-  // Aggregations: keyed by the tuple; sizes accounted against aggsize.
+  // Aggregations: keyed by the tuple (see AggregationTable and aggregateStep);
+  // sizes accounted against aggsize.
 
-  private aggregate(act: ActionDescription, keys: (bigint | Uint8Array)[], value: bigint, increment: bigint, cpu: number): void {
-    const id = Number(act.uarg);
-    const desc = this.aggregationDescs.get(id);
-    if (!desc) throw new LoadError(`aggregation ${id} is not described by the program`);
-    const table = this.aggregations.get(id)!;
-    const key = keys.length === 1 ? keyPart(keys[0]!) : keys.map(keyPart).join('|');
-    let entry = table.get(key);
-    if (!entry) {
-      const size = desc.dataSize + keys.reduce((n, k) => n + (k instanceof Uint8Array ? k.length : 8), 0);
-      if (this.aggregationBytes + size > this.options.aggsize) {
-        this.aggDrops[cpu]!++;
-        return;
-      }
-      this.aggregationBytes += size;
-      entry = { keys, data: initialAggregationData(desc) };
-      table.set(key, entry);
+  /** dtrace_aggregate_*: `value` (and `increment`) into an entry's data. */
+  private aggregate(t: AggregationTable, entry: AggregationBucket, value: bigint, increment: bigint): void {
+    const desc = t.desc;
+    if (desc.function === DTRACEAGG.COUNT) {
+      entry.pending++;
+      return;
     }
     const v = BigInt.asIntN(64, value);
     const d = entry.data;
     switch (desc.function) {
-      case DTRACEAGG.COUNT: d[0] = BigInt.asIntN(64, d[0]! + 1n); break;
       case DTRACEAGG.SUM: d[0] = BigInt.asIntN(64, d[0]! + v); break;
       case DTRACEAGG.MIN: if (v < d[0]!) d[0] = v; break;
       case DTRACEAGG.MAX: if (v > d[0]!) d[0] = v; break;
@@ -824,11 +1251,11 @@ export class DTraceState {
         break;
       }
       case DTRACEAGG.LQUANTIZE: {
-        const { base, levels, step } = lquantizeParams(desc.arg);
+        const { base, levels, limit, step } = t.lquantize!;
         let b: number;
-        if (v < BigInt(base)) b = 0;
-        else if (v >= BigInt(base + levels * step)) b = levels + 1;
-        else b = Number((v - BigInt(base)) / BigInt(step)) + 1;
+        if (v < base) b = 0;
+        else if (v >= limit) b = levels + 1;
+        else b = Number((v - base) / step) + 1;
         d[1 + b] = BigInt.asIntN(64, d[1 + b]! + increment);
         break;
       }

@@ -1,0 +1,122 @@
+// The framework's firing plans (state.ts) on compiled D: aggregation entries
+// found by their key without a key string (none, one string, one integer)
+// start afresh after each snapshot, take a key's bytes before the value is
+// evaluated, and drop as before; records cut from a CPU's slab keep each
+// firing's own data. Each backend runs every case.
+import { DTraceState, IdleMachine, ProbeRegistry, defaultOptions, setOption, type AggregationEntry, type CompiledProgram } from '@wdtrace/dtrace-core';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../src/index.js';
+import { corpusOptions } from './corpus-support.js';
+
+function registry(): ProbeRegistry {
+  const r = new ProbeRegistry();
+  const provider = (name: string, probes: [string, string, string][]) =>
+    r.registerProvider({
+      name,
+      attributes: { provider: '', module: '', function: '', name: '', args: '' },
+      ops: { provide: (rg) => probes.forEach(([m, f, n]) => void rg.createProbe(name, m, f, n)), enable() {}, disable() {} },
+    });
+  provider('dtrace', [['', '', 'BEGIN'], ['', '', 'END'], ['', '', 'ERROR']]);
+  provider('syscall', [['', 'read', 'entry'], ['', 'read', 'return'], ['', 'open', 'entry'], ['', 'open', 'return']]);
+  return r;
+}
+
+function start(text: string, backend: 'dif' | 'wasm', options: Record<string, string> = {}) {
+  const program: CompiledProgram = compile(text, corpusOptions('firing-plan', text)).program!;
+  expect(program).toBeDefined();
+  const reg = registry();
+  const o = defaultOptions();
+  for (const [name, value] of Object.entries(options)) setOption(o, name, value);
+  setOption(o, 'backend', backend);
+  const state = new DTraceState(program, reg, new IdleMachine(2), o);
+  const fire = (func: string, name: string, args: bigint[] = [], cpu = 0) => state.probe(reg.lookup('syscall', '', func, name)!.id, cpu, args);
+  state.go(0, (cpu) => state.probe(reg.lookup('dtrace', '', '', 'BEGIN')!.id, cpu, []));
+  return { state, fire };
+}
+
+const text = (k: bigint | Uint8Array): string => (typeof k === 'bigint' ? k.toString() : new TextDecoder().decode(k.subarray(0, k.indexOf(0) < 0 ? k.length : k.indexOf(0))));
+
+/** An aggregation snapshot as "key,key=data data" lines, sorted. */
+function rows(taken: Map<number, Map<string, AggregationEntry>>, id: number): string[] {
+  return [...(taken.get(id)?.values() ?? [])].map((e) => `${e.keys.map(text).join(',')}=${e.data.join(' ')}`).sort();
+}
+
+describe.each(['dif', 'wasm'] as const)('firing plans (backend=%s)', (backend) => {
+  it('count by no key, one string and one integer: each snapshot holds only the firings since the last', () => {
+    const { state, fire } = start('syscall:::entry { @n = count(); @f[probefunc] = count(); @a[arg0] = count(); }', backend);
+    for (let i = 0; i < 3; i++) fire('read', 'entry', [7n]);
+    fire('open', 'entry', [7n]);
+    fire('open', 'entry', [0xffffffffffffffffn]);
+    let taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['=5']);
+    expect(rows(taken, 2)).toEqual(['open=2', 'read=3']);
+    expect(rows(taken, 3)).toEqual(['18446744073709551615=1', '7=4']);
+    fire('read', 'entry', [7n]);
+    taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['=1']);
+    expect(rows(taken, 2)).toEqual(['read=1']);
+    expect(rows(taken, 3)).toEqual(['7=1']);
+    // Nothing fired: empty tables, not the entries found last time.
+    taken = state.takeAggregations();
+    expect([1, 2, 3].map((id) => rows(taken, id))).toEqual([[], [], []]);
+  });
+
+  it('shows counts in the live tables before a snapshot', () => {
+    const { state, fire } = start('syscall:::entry { @f[probefunc] = count(); }', backend);
+    for (let i = 0; i < 4; i++) fire('read', 'entry');
+    expect([...state.aggregations.get(1)!.values()].map((e) => e.data)).toEqual([[4n]]);
+    fire('read', 'entry');
+    expect(rows(state.takeAggregations(), 1)).toEqual(['read=5']);
+  });
+
+  it('takes a string key as it was before the value expression ran', () => {
+    // g's storage is the key's bytes; the value expression overwrites them.
+    const { state, fire } = start('BEGIN { g = "a"; } syscall::read:entry { @[g] = sum((g = "bb") == "bb"); @c[g] = count(); }', backend);
+    fire('read', 'entry');
+    fire('read', 'entry');
+    const taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['a=1', 'bb=1']);
+    expect(rows(taken, 2)).toEqual(['bb=2']);
+  });
+
+  it('keeps apart string keys of equal hash-length and prefix, and of two aggregations', () => {
+    const { state, fire } = start('syscall::: { @[strjoin(probefunc, probename)] = count(); @[probefunc] = count(); @b[probefunc] = sum(arg0); }', backend);
+    fire('read', 'entry', [1n]);
+    fire('read', 'return', [2n]);
+    fire('open', 'entry', [4n]);
+    fire('read', 'entry', [8n]);
+    const taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['open=1', 'openentry=1', 'read=3', 'readentry=2', 'readreturn=1']);
+    expect(rows(taken, 2)).toEqual(['open=4', 'read=11']);
+  });
+
+  it('drops a new key that does not fit aggsize, and finds it once there is room again', () => {
+    const { state, fire } = start('syscall:::entry { @[arg0] = count(); }', backend, { aggsize: '24' });
+    fire('read', 'entry', [1n]);
+    fire('read', 'entry', [2n]);
+    fire('read', 'entry', [2n]);
+    fire('read', 'entry', [1n]);
+    expect(rows(state.takeAggregations(), 1)).toEqual(['1=2']);
+    expect(state.takeAggregationDrops()).toEqual([2, 0]);
+    fire('read', 'entry', [2n]);
+    expect(rows(state.takeAggregations(), 1)).toEqual(['2=1']);
+  });
+
+  it('gives each firing its own record bytes, on each CPU', () => {
+    const { state, fire } = start('syscall::read:entry { trace(arg0); trace(probefunc); } syscall::open:entry { @[probefunc] = count(); }', backend);
+    for (let i = 0; i < 3000; i++) fire('read', 'entry', [BigInt(i)], i % 2);
+    fire('open', 'entry');
+    for (const cpu of [0, 1]) {
+      const entries = state.snapshot(cpu, true).entries;
+      expect(entries).toHaveLength(1500);
+      entries.forEach((e, i) => {
+        expect(e.kind).toBe('data');
+        if (e.kind !== 'data') return;
+        const view = new DataView(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength);
+        const rec = state.epid(e.epid)!.ecb.actions.map((a) => a.record!);
+        expect(view.getBigUint64(rec[0]!.offset, true)).toBe(BigInt(2 * i + cpu));
+        expect(text(e.bytes.subarray(rec[1]!.offset, rec[1]!.offset + rec[1]!.size))).toBe('read');
+      });
+    }
+  });
+});
