@@ -29,6 +29,17 @@ export interface VmVariables {
   storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void;
 }
 
+/**
+ * The arguments of a firing that the provider did not put in its array,
+ * fetched only when a clause reads one, as illumos's dtrace_getarg() reads
+ * stack arguments on demand: one object per provider and CPU, reused by every
+ * firing and valid only while that firing lasts.
+ */
+export interface ProbeArgumentSource {
+  /** args[index] for an index at or past the array's length; 0 for an argument the probe does not have. */
+  arg(index: number): bigint;
+}
+
 /** Everything one DIFO execution can see of the firing (dtrace_mstate_t). */
 export interface VmFiring {
   readonly machine: MachineInterface;
@@ -39,7 +50,10 @@ export interface VmFiring {
   readonly cpu: number;
   readonly probeId: number;
   readonly epid: number;
+  /** The arguments the provider passed in an array (possibly none) ... */
   readonly args: readonly bigint[];
+  /** ... and where the others come from, when it has more (read through firingArg). */
+  readonly restArgs?: ProbeArgumentSource | undefined;
   readonly probe: { readonly provider: string; readonly module: string; readonly function: string; readonly name: string };
   /** The firing's timestamp; chill() moves it on (illumos re-reads the clock after a chill). */
   timestamp: bigint;
@@ -54,6 +68,14 @@ export interface VmFiring {
   readonly dataModel?: 'ILP32' | 'LP64';
   /** Where strtok(NULL, ...) continues (per firing, as dtms_strtok). */
   strtokRest?: string | undefined;
+}
+
+/** args[index] of the firing: from the provider's array, else from its source of the rest, else 0. */
+export function firingArg(f: VmFiring, index: number): bigint {
+  const args = f.args;
+  if (index < args.length) return args[index]!;
+  const rest = f.restArgs;
+  return rest === undefined ? 0n : rest.arg(index);
 }
 
 const encoder = new TextEncoder();

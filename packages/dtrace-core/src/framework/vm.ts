@@ -11,7 +11,7 @@ import { DIF_VAR, DIF_TF_BYREF, DIF_TF_BYUREF, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOC
 import { type Difo, type DifVariable, bytesString } from '../dif/difo.js';
 import type { Arena } from './arena.js';
 import { DTRACEFLT, DifFault } from './faults.js';
-import { loadValue as load, readBytes, readString, readStringBytes, scratchBytes, scratchName, scratchString, type TupleEntry, type VmFiring } from './firing.js';
+import { firingArg, loadValue as load, readBytes, readString, readStringBytes, scratchBytes, scratchName, scratchString, type TupleEntry, type VmFiring } from './firing.js';
 import { cpuinfoBytes, lwpsinfoBytes, psinfoBytes } from './procinfo.js';
 import { callSubroutine } from './subr.js';
 
@@ -75,7 +75,7 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
     case DIF_VAR.ARGS: {
       const i = Number(index ?? 0n);
       if (i < 0 || i >= 10) throw new DifFault(DTRACEFLT.ILLOP, 0n);
-      return f.args[i] ?? 0n;
+      return firingArg(f, i);
     }
     case DIF_VAR.UREGS: {
       const v = f.machine.userRegister?.(f.cpu, Number(index ?? 0n));
@@ -112,7 +112,7 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
     case DIF_VAR.CWD:
     case DIF_VAR.ROOT: return scratchString(f, '/');
     default:
-      if (id >= DIF_VAR.ARG0 && id <= DIF_VAR.ARG9) return f.args[id - DIF_VAR.ARG0] ?? 0n;
+      if (id >= DIF_VAR.ARG0 && id <= DIF_VAR.ARG9) return firingArg(f, id - DIF_VAR.ARG0);
       throw new DifFault(DTRACEFLT.ILLOP, BigInt(id));
   }
 }
