@@ -30,7 +30,13 @@ const BOOT_GDT_VA = X86_KERNEL_BASE + BigInt(X86_BOOT_GDT);
 
 const lo = (v: bigint): number => Number(v & 0xffff_ffffn);
 const hi = (v: bigint): number => Number((v >> 32n) & 0xffff_ffffn);
-const pair = (l: number, h: number): bigint => (BigInt(h >>> 0) << 32n) | BigInt(l >>> 0);
+/** The 64-bit value of two 32-bit halves, made through a scratch word (one bigint, no intermediates). */
+function pair(l: number, h: number): bigint {
+  PAIR_SCRATCH.setUint32(0, l >>> 0, true);
+  PAIR_SCRATCH.setUint32(4, h >>> 0, true);
+  return PAIR_SCRATCH.getBigUint64(0, true);
+}
+const PAIR_SCRATCH = new DataView(new ArrayBuffer(8));
 const TWO32 = 0x1_0000_0000;
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 /** The table address bits of CR3 (and of a page-table entry). */
@@ -230,10 +236,19 @@ export class X86Port implements CpuPort {
   executeDisplaced(cpu: number, _trap: Trap, bytes: Uint8Array): CpuStop | undefined {
     if (bytes.length < 1 || bytes.length > 15) throw new RangeError(`a displaced x86-64 instruction is 1 to 15 bytes, not ${bytes.length}`);
     const c = this.select(cpu);
-    const input = (c as unknown as { DECODE_INPUT: WebAssembly.Global }).DECODE_INPUT.value as number;
-    new Uint8Array(c.memory.buffer, input, 16).set(bytes);
+    this.decodeInput().set(bytes);
     return this.afterDtraceOp(cpu, c.executeDisplaced(bytes.length));
   }
+
+  /** The core's 16-byte input of displaced instructions (a live view, made again after memory.grow detached it). */
+  private decodeInput(): Uint8Array {
+    if (this.decodeInputView === undefined || this.decodeInputView.length === 0) {
+      const at = (this.core as unknown as { DECODE_INPUT: WebAssembly.Global }).DECODE_INPUT.value as number;
+      this.decodeInputView = new Uint8Array(this.core.memory.buffer, at, 16);
+    }
+    return this.decodeInputView;
+  }
+  private decodeInputView: Uint8Array | undefined;
 
   /** Physical address of the top-level table (PML4) of `root` (a CR3 value), or of CPU `cpu`'s CR3 when omitted. */
   private tableOf(cpu: number, root: bigint | undefined): number {
