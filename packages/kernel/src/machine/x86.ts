@@ -16,7 +16,7 @@ import { createX86Core, X86Stop, type X86CoreExports } from '@wdtrace/isa-x86-as
 import { writeX86BootTables } from '../board/boot.js';
 import { BOOTINFO_PHYS, X86_BOOT_GDT, X86_IRQ_VECTOR_BASE, X86_KERNEL_BASE } from '../board/constants.js';
 import type { CpuStartRequest } from '../board/devices.js';
-import { nofaultRead, nofaultWrite, type NofaultSpace } from './nofault.js';
+import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
 import type { CpuPort, CpuStop, PortConfig, RegisterFile, SafeRead, Trap } from './types.js';
 
 const VEC_BP = 3;
@@ -310,6 +310,16 @@ export class X86Port implements CpuPort {
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     this.accessTable = this.tableOf(cpu, root);
     return nofaultRead(this.space, va, length, this.readTranslation);
+  }
+
+  readWord(cpu: number, va: bigint, size: number, root?: bigint): bigint | undefined {
+    this.accessTable = this.tableOf(cpu, root);
+    return nofaultReadWord(this.space, va, size, this.readTranslation, this.faultOfWord);
+  }
+
+  private readonly faultOfWord: WordFault = { fault: 0n };
+  get wordFault(): bigint {
+    return this.faultOfWord.fault;
   }
 
   writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {
