@@ -77,6 +77,13 @@ const EDGES = [0n, 1n, 2n, 3n, 7n, 63n, 64n, 65n, 0xffn, 0x7fffffffn, 0x80000000
 const ALU = [DIF_OP.OR, DIF_OP.XOR, DIF_OP.AND, DIF_OP.SLL, DIF_OP.SRL, DIF_OP.SRA, DIF_OP.SUB, DIF_OP.ADD, DIF_OP.MUL, DIF_OP.SDIV, DIF_OP.UDIV, DIF_OP.SREM, DIF_OP.UREM];
 const BRANCHES = [DIF_OP.BA, DIF_OP.BE, DIF_OP.BNE, DIF_OP.BG, DIF_OP.BGU, DIF_OP.BGE, DIF_OP.BGEU, DIF_OP.BL, DIF_OP.BLU, DIF_OP.BLE, DIF_OP.BLEU];
 
+const BUILTINS = [
+  DIF_VAR.EPID, DIF_VAR.CPU, DIF_VAR.ID, DIF_VAR.IPL, DIF_VAR.TIMESTAMP, DIF_VAR.PID, DIF_VAR.PPID, DIF_VAR.TID, DIF_VAR.UID, DIF_VAR.GID, DIF_VAR.ERRNO,
+  DIF_VAR.ARG0, DIF_VAR.ARG1, DIF_VAR.ARG2, DIF_VAR.ARG3, DIF_VAR.ARG9,
+];
+
+const LOADS = [DIF_OP.LDSB, DIF_OP.LDSH, DIF_OP.LDSW, DIF_OP.LDUB, DIF_OP.LDUH, DIF_OP.LDUW, DIF_OP.LDX, DIF_OP.RLDSB, DIF_OP.RLDX, DIF_OP.ULDUB, DIF_OP.ULDX];
+
 /** A random verified-shape DIFO: constants, ALU, compares and forward branches, a few call-outs, ending in ret. */
 function randomDifo(seed: number) {
   const r = rng(seed);
@@ -98,7 +105,16 @@ function randomDifo(seed: number) {
         break;
       }
       case 8: buf.push(difInstrSetx(r(inttab.length), reg())); break;
-      case 9: buf.push(r(2) ? difInstrLdv(DIF_OP.LDGS, [DIF_VAR.EPID, DIF_VAR.CPU, DIF_VAR.ID, DIF_VAR.ARG0 + 1][r(4)]!, reg()) : difInstrSets(0, reg())); break;
+      case 9:
+        // Builtins the translation reads from the firing block (arguments passed and not), args[] with an index that may fault, strings.
+        switch (r(4)) {
+          case 0: buf.push(difInstrLdv(DIF_OP.LDGS, BUILTINS[r(BUILTINS.length)]!, reg())); break;
+          case 1: buf.push(difInstrFmt(DIF_OP.LDGA, DIF_VAR.ARGS, reg(), reg())); break;
+          // A load: of the string table (sets), misaligned, or of no memory (faults).
+          case 2: buf.push(difInstrFmt(LOADS[r(LOADS.length)]!, reg(), 0, reg())); break;
+          default: buf.push(difInstrSets(0, reg()));
+        }
+        break;
     }
   }
   buf.push(difInstrRet(reg()));

@@ -1,7 +1,8 @@
 // ArmPort on its own (no guest kernel): the boot state of BOARD.md 6.2 and
 // section 7, how the core's stops become CpuStops, the IRQ input and wfi,
 // device accesses and requestStop, a CPU stuck taking prefetch aborts, and
-// the host-side translation-table walk behind readVirtual/translate.
+// the host-side translation-table walk behind readVirtual/translate (a
+// mapping the guest changes between two traps is read anew).
 // Programs are A32 words (encodings from the ARM ARM; the text is beside each).
 import { describe, expect, it } from 'vitest';
 import { ArmPort } from '../src/machine/arm.js';
@@ -209,5 +210,36 @@ describe('ArmPort: NOFAULT reads and translation', () => {
     // No-access domain: nothing translates.
     ram.setUint32(l1 + 0xc00 * 4, 0x0020_0000 | (1 << 10) | (3 << 5) | 2, true); // domain 3, DACR gives it no access
     expect(p.translate(0, 0xc000_1234n)).toBeUndefined();
+  });
+
+  it('a NOFAULT read after the guest changed a mapping between two traps sees the new mapping', async () => {
+    const { p } = await port();
+    const ram = new DataView(p.ram().buffer, p.ram().byteOffset);
+    const l1 = 0x10_0000;
+    const l2 = 0x10_4000;
+    ram.setUint32(l1 + 0 * 4, 0x0000_0000 | (1 << 10) | 2, true); // VA 0 MiB -> PA 0 (the code)
+    ram.setUint32(l1 + 1 * 4, 0x0010_0000 | (1 << 10) | 2, true); // VA 1 MiB -> PA 1 MiB (the tables)
+    ram.setUint32(l1 + 4 * 4, l2 | 1, true); // VA 4 MiB: page table
+    ram.setUint32(l2, 0x30_0000 | (1 << 4) | 2, true); // 0x0040_0000 -> 0x30_0000, later 0x30_5000
+    p.ram().fill(0x41, 0x30_0000, 0x30_1000);
+    p.ram().fill(0x42, 0x30_5000, 0x30_6000);
+    p.resetBoot(0x8000n);
+    const regs = p.registers(0);
+    regs.set(0, BigInt(l1));
+    regs.set(1, 1n); // DACR: domain 0 client
+    regs.set(3, BigInt(0x30_5000 | (1 << 4) | 2));
+    regs.set(4, BigInt(l2));
+    regs.set(5, 0x40_0000n);
+    // mcr TTBR0 ; mcr DACR ; mrc SCTLR ; orr #1 ; mcr SCTLR ; isb ; udf ;
+    // str r3, [r4] ; mcr TLBIMVA r5 ; dsb ; isb ; udf
+    words(p, 0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, UDF_16, 0xe5843000, 0xee085f37, 0xf57ff04f, 0xf57ff06f, UDF_16]);
+    expect(p.run(0, 20)).toMatchObject({ kind: 'trap', trap: { pc: 0x8018n } });
+    expect(p.readVirtual(0, 0x40_0ffen, 2)).toEqual({ bytes: Uint8Array.of(0x41, 0x41) });
+    expect(p.readVirtual(0, 0x40_0000n, 1, BigInt(l1))).toEqual({ bytes: Uint8Array.of(0x41) });
+    regs.setPc(0x801cn);
+    expect(p.run(0, 20)).toMatchObject({ kind: 'trap', trap: { pc: 0x802cn } });
+    expect(p.readVirtual(0, 0x40_0ffen, 2)).toEqual({ bytes: Uint8Array.of(0x42, 0x42) });
+    expect(p.readVirtual(0, 0x40_0000n, 1, BigInt(l1))).toEqual({ bytes: Uint8Array.of(0x42) });
+    expect(p.translate(0, 0x40_0000n)).toBe(0x30_5000);
   });
 });

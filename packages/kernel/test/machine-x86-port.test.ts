@@ -1,10 +1,15 @@
 // The x86-64 CpuPort on its own: boot state (BOARD.md 6.1), the level-
-// triggered interrupt input, NOFAULT translation rules. Tiny hand-written
+// triggered interrupt input, NOFAULT translation rules (a mapping the guest
+// changes between two traps is read anew). Tiny hand-written
 // guest code in identity-mapped low memory (the host-built boot tables).
 import { describe, expect, it } from 'vitest';
+import { X86Emulation } from '@wdtrace/isa-x86-as';
 import { createX86Port, type X86Port } from '../src/index.js';
 
+const RAX = 0;
+const RCX = 1;
 const RBX = 3;
+const BOOT_PML4 = 0x2000;
 
 async function port(): Promise<X86Port> {
   const p = await createX86Port({ cpuCount: 1, ramBytes: 16 << 20, build: 'release', mmioRead: () => 0, mmioWrite: () => {} });
@@ -75,5 +80,76 @@ describe('x86-64 port', () => {
     p.setInterruptLine(0, 1);
     p.run(0, 3);
     expect(p.registers(0).get(RBX)).toBe(1n);
+  });
+
+  it('walks 4 KiB, 2 MiB and 1 GiB pages in both halves, through CR3 or another root, and refuses non-canonical addresses', async () => {
+    const p = await port();
+    const dv = new DataView(p.ram().buffer, p.ram().byteOffset);
+    const pdpt = Number(dv.getBigUint64(BOOT_PML4, true) & 0xf_f000n); // the boot tables' first PDPT
+    const pd = 0x30_0000;
+    const pt = 0x30_1000;
+    dv.setBigUint64(BOOT_PML4, dv.getBigUint64(BOOT_PML4, true) | 4n, true); // user pages below
+    dv.setBigUint64(pdpt + 1 * 8, BigInt(pd) | 7n, true); // 1 GiB: a page directory
+    dv.setBigUint64(pd + 0 * 8, BigInt(pt) | 7n, true); // 1 GiB + 0: a page table
+    dv.setBigUint64(pd + 1 * 8, 0x20_0000n | 0x83n, true); // 1 GiB + 2 MiB: a 2 MiB page at 2 MiB
+    dv.setBigUint64(pt + 5 * 8, 0x31_0000n | 7n, true); // 1 GiB + 20 KiB: user RW
+    dv.setBigUint64(pt + 6 * 8, 0x31_1000n | 5n, true); // 1 GiB + 24 KiB: user read-only
+    dv.setBigUint64(pdpt + 2 * 8, 0x83n, true); // 2 GiB: a 1 GiB page at 0
+    p.codeWritten(BOOT_PML4, 0x1000);
+    p.codeWritten(pd, 0x2000);
+    p.codeWritten(pdpt, 0x1000);
+    expect(p.translate(0, 0x4000_5123n)).toBe(0x31_0123);
+    expect(p.translate(0, 0x4000_5123n, undefined, true)).toBe(0x31_0123);
+    expect(p.translate(0, 0x4000_6123n)).toBe(0x31_1123);
+    expect(p.translate(0, 0x4000_6123n, undefined, true)).toBeUndefined();
+    expect(p.translate(0, 0x4000_7000n)).toBeUndefined();
+    expect(p.translate(0, 0x4031_2345n)).toBe(0x31_2345);
+    expect(p.translate(0, 0x8031_2345n)).toBe(0x31_2345);
+    expect(p.translate(0, 0x8031_2345n, BigInt(BOOT_PML4))).toBe(0x31_2345);
+    p.ram().set([1, 2], 0x31_0ffe);
+    p.ram().set([5, 6], 0x31_1000);
+    // A read crossing from a 4 KiB page into the next, and from there into an unmapped one.
+    expect(p.readVirtual(0, 0x4000_5ffen, 4)).toEqual({ bytes: Uint8Array.of(1, 2, 5, 6) });
+    expect(p.readVirtual(0, 0x4000_6ffen, 4)).toEqual({ fault: 0x4000_7000n });
+    // The same bytes through the 2 MiB and the 1 GiB page, from either root.
+    expect(p.readVirtual(0, 0x4031_0ffen, 4)).toEqual({ bytes: Uint8Array.of(1, 2, 5, 6) });
+    expect(p.readVirtual(0, 0x8031_0ffen, 4, BigInt(BOOT_PML4))).toEqual({ bytes: Uint8Array.of(1, 2, 5, 6) });
+    // Bits 63..47 must all be equal; the top of the address space wraps to 0 after 2^64 - 1.
+    expect(p.translate(0, 0x0000_8000_0000_0000n)).toBeUndefined();
+    expect(p.readVirtual(0, 0xffff_7fff_ffff_fffen, 2)).toEqual({ fault: 0xffff_7fff_ffff_fffen });
+    expect(p.translate(0, 0xffff_ffff_8012_3456n)).toBe(0x12_3456);
+    expect(p.readVirtual(0, 0xffff_ffff_ffff_ffffn, 2)).toEqual({ fault: 0xffff_ffff_ffff_ffffn });
+  });
+
+  it('a NOFAULT read after the guest changed a mapping between two traps sees the new mapping', async () => {
+    const p = await port();
+    const dv = new DataView(p.ram().buffer, p.ram().byteOffset);
+    const pdpt = Number(dv.getBigUint64(BOOT_PML4, true) & 0xf_f000n);
+    const pd = 0x30_0000;
+    const pt = 0x30_1000;
+    dv.setBigUint64(pdpt + 1 * 8, BigInt(pd) | 3n, true);
+    dv.setBigUint64(pd, BigInt(pt) | 3n, true);
+    dv.setBigUint64(pt, 0x31_0000n | 3n, true); // 1 GiB -> 0x31_0000, later 0x32_0000
+    p.codeWritten(pdpt, 0x1000);
+    p.codeWritten(pd, 0x2000);
+    p.ram().fill(0x41, 0x31_0000, 0x31_1000);
+    p.ram().fill(0x42, 0x32_0000, 0x32_1000);
+    // int3 ; mov %rax, (%rbx) ; invlpg (%rcx) ; int3 ; 1: jmp 1b
+    p.ram().set([0xcc, 0x48, 0x89, 0x03, 0x0f, 0x01, 0x39, 0xcc, 0xeb, 0xfe], 0x10_0000);
+    p.codeWritten(0x10_0000, 16);
+    const regs = p.registers(0);
+    regs.set(RAX, 0x32_0000n | 3n);
+    regs.set(RBX, BigInt(pt));
+    regs.set(RCX, 0x4000_0000n);
+    const first = p.run(0, 100);
+    expect(first).toEqual({ kind: 'trap', trap: { cpu: 0, kind: 'breakpoint', pc: 0x10_0000n, user: false } });
+    expect(p.readVirtual(0, 0x4000_0ffen, 2)).toEqual({ bytes: Uint8Array.of(0x41, 0x41) });
+    expect(p.readVirtual(0, 0x4000_0000n, 1, BigInt(BOOT_PML4))).toEqual({ bytes: Uint8Array.of(0x41) });
+    if (first.kind !== 'trap') throw new Error('no trap');
+    expect(p.emulate(0, first.trap, X86Emulation.nop)).toBeUndefined();
+    expect(p.run(0, 100)).toEqual({ kind: 'trap', trap: { cpu: 0, kind: 'breakpoint', pc: 0x10_0007n, user: false } });
+    expect(p.readVirtual(0, 0x4000_0ffen, 2)).toEqual({ bytes: Uint8Array.of(0x42, 0x42) });
+    expect(p.readVirtual(0, 0x4000_0000n, 1, BigInt(BOOT_PML4))).toEqual({ bytes: Uint8Array.of(0x42) });
+    expect(p.translate(0, 0x4000_0000n)).toBe(0x32_0000);
   });
 });

@@ -12,11 +12,19 @@
 //   Running                 - the JavaScript side of a call
 //
 // Translation strategy. ALU, compares, branches, setx/sets, mov and ret run
-// inside WebAssembly; every other instruction (loads, variables, builtins,
-// tuples, scratch, stores, subroutines) is one call of the imported `op`
-// helper with the instruction's index and its three register fields' values;
-// the helper runs vm.ts's difStep, the interpreter's own code, so both
-// backends do the same work there. A DIFO whose module would exceed
+// inside WebAssembly, and so do the reads of the firing's integer builtins
+// (arg0..arg9 and args[i] of the arguments the provider passed, timestamp,
+// epid, id, cpu, ipl, pid, ppid, tid, uid, gid, errno): before a run the
+// JavaScript side writes the ones the DIFO reads into the firing block of
+// the memory every module shares (see "The firing block"), as Numbers or as the
+// BigInts the firing already holds, so no BigInt is made for them. Every
+// other instruction (other builtins, loads, variables, tuples, scratch,
+// stores, subroutines) is one call of an imported helper with the
+// instruction's index and its register fields' values; the helper runs
+// vm.ts's difStep, the interpreter's own code, so both backends do the same
+// work there (a load calls `load` with its address alone, which runs
+// firing.ts's loadValue as difStep would). An argument beyond those passed (a provider's lazily read
+// stack argument) is such a call too. A DIFO whose module would exceed
 // MODULE_LIMIT bytes stays with the interpreter: browsers compile larger
 // modules synchronously only off the main thread, and Node must choose the
 // same DIFOs as the browser.
@@ -25,17 +33,19 @@
 // instruction's (index * 4), as the interpreter does; a division by zero
 // calls `fault` with its index. Instruction counts: DIF has no backward
 // branches (the verifier refuses them), so the code is straight-line runs
-// ending at a branch, a ret, a helper call or a division; each run adds its
-// length to the counter as it starts, so a run cut short by a fault has
-// counted up to the faulting instruction, as the interpreter counts.
+// ending at a branch, a ret, a helper call that may fault or a division;
+// each run adds its length to the counter in the shared memory as it
+// starts, so a run cut short by a fault has counted up to the faulting
+// instruction, as the interpreter counts.
 //
 // Control flow: branches only go forward, so each branch target closes one
 // WebAssembly block opened at the function's start (outermost = furthest
 // target); a branch to T is a br out of the blocks that end before T.
 
+import { DIF_VAR } from '../dif/constants.js';
 import { DIF_OP, DIF_OPCODES } from '../dif/opcodes.js';
 import { DTRACEFLT, DifFault } from './faults.js';
-import type { TupleEntry, VmFiring } from './firing.js';
+import { loadValue, type TupleEntry, type VmFiring } from './firing.js';
 import { difEmulate, difStep, type LoadedDifo } from './vm.js';
 
 /** The largest module translated; larger DIFOs stay with the interpreter (see the strategy above). */
@@ -50,12 +60,14 @@ const I64 = 0x7e;
 const OP = {
   unreachable: 0x00, block: 0x02, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, br_if: 0x0d, return: 0x0f, call: 0x10, drop: 0x1a,
   local_get: 0x20, local_set: 0x21, global_get: 0x23, global_set: 0x24,
+  i32_load: 0x28, i64_load: 0x29, f64_load: 0x2b, i32_store: 0x36,
   i32_const: 0x41, i64_const: 0x42,
-  i32_eqz: 0x45, i32_eq: 0x46, i32_ne: 0x47,
+  i32_eqz: 0x45, i32_eq: 0x46, i32_ne: 0x47, i32_lt_u: 0x49,
   i64_eqz: 0x50, i64_eq: 0x51, i64_lt_s: 0x53, i64_lt_u: 0x54,
-  i32_add: 0x6a, i32_or: 0x72,
+  i32_add: 0x6a, i32_or: 0x72, i32_shl: 0x74,
   i64_add: 0x7c, i64_sub: 0x7d, i64_mul: 0x7e, i64_div_s: 0x7f, i64_div_u: 0x80, i64_rem_s: 0x81, i64_rem_u: 0x82,
   i64_and: 0x83, i64_or: 0x84, i64_xor: 0x85, i64_shl: 0x86, i64_shr_s: 0x87, i64_shr_u: 0x88,
+  i32_wrap_i64: 0xa7, i64_extend_i32_u: 0xad, i64_trunc_f64_s: 0xb0,
 } as const;
 
 class Bytes {
@@ -103,8 +115,65 @@ class Bytes {
 
 // Locals: %r0..%r7, then the condition codes, then a scratch i64.
 const CC_N = 8, CC_Z = 9, CC_V = 10, CC_C = 11, TMP = 12;
-// Imported functions and the global.
-const F_OP = 0, F_FAULT = 1, F_OP0 = 2, G_COUNT = 0;
+// Imported functions.
+const F_OP = 0, F_FAULT = 1, F_OP0 = 2, F_LOAD = 3;
+
+/**
+ * The loads (ld*, rld*, uld*): size, signedness, user space. They call
+ * `load(pc, address)`, which runs firing.ts's loadValue as difStep does:
+ * one 64-bit value into JavaScript, not three, and no dispatch.
+ */
+const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: boolean]> = new Map([
+  [DIF_OP.LDSB, [1, true, false]], [DIF_OP.LDSH, [2, true, false]], [DIF_OP.LDSW, [4, true, false]],
+  [DIF_OP.LDUB, [1, false, false]], [DIF_OP.LDUH, [2, false, false]], [DIF_OP.LDUW, [4, false, false]], [DIF_OP.LDX, [8, false, false]],
+  [DIF_OP.RLDSB, [1, true, false]], [DIF_OP.RLDSH, [2, true, false]], [DIF_OP.RLDSW, [4, true, false]],
+  [DIF_OP.RLDUB, [1, false, false]], [DIF_OP.RLDUH, [2, false, false]], [DIF_OP.RLDUW, [4, false, false]], [DIF_OP.RLDX, [8, false, false]],
+  [DIF_OP.ULDSB, [1, true, true]], [DIF_OP.ULDSH, [2, true, true]], [DIF_OP.ULDSW, [4, true, true]],
+  [DIF_OP.ULDUB, [1, false, true]], [DIF_OP.ULDUH, [2, false, true]], [DIF_OP.ULDUW, [4, false, true]], [DIF_OP.ULDX, [8, false, true]],
+]);
+
+/*
+ * The firing block: the start of the memory every module imports (d.m), what
+ * the JavaScript side writes before a run and reads after it.
+ *
+ *   0    i32  instructions executed (the runs add to it)
+ *   4    i32  argc: how many of args[0..9] the provider passed (at most 10)
+ *   8    i64  args[0..9]
+ *   88   i64  timestamp
+ *   96   f64  epid, id, cpu, pid, ppid, tid, uid, gid, errno (Numbers, exact)
+ */
+const B_COUNT = 0, B_ARGC = 4, B_ARGS = 8, B_TIMESTAMP = 88, B_NUMBERS = 96;
+/** The f64 slot of each Number builtin, and what its value needs written. */
+const NEED_ARGS = 1, NEED_TIMESTAMP = 2, NEED_IDS = 4, NEED_THREAD = 8, NEED_ERRNO = 16;
+const NUMBER_BUILTINS: ReadonlyMap<number, { slot: number; need: number }> = new Map([
+  [DIF_VAR.EPID, { slot: 0, need: NEED_IDS }],
+  [DIF_VAR.ID, { slot: 1, need: NEED_IDS }],
+  [DIF_VAR.CPU, { slot: 2, need: NEED_IDS }],
+  [DIF_VAR.PID, { slot: 3, need: NEED_THREAD }],
+  [DIF_VAR.PPID, { slot: 4, need: NEED_THREAD }],
+  [DIF_VAR.TID, { slot: 5, need: NEED_THREAD }],
+  [DIF_VAR.UID, { slot: 6, need: NEED_THREAD }],
+  [DIF_VAR.GID, { slot: 7, need: NEED_THREAD }],
+  [DIF_VAR.ERRNO, { slot: 8, need: NEED_ERRNO }],
+]);
+const isArgN = (id: number): boolean => id >= DIF_VAR.ARG0 && id <= DIF_VAR.ARG9;
+/** Whether `ldgs id` reads the firing block (see the strategy above). */
+const inlineBuiltin = (id: number): boolean => isArgN(id) || id === DIF_VAR.TIMESTAMP || id === DIF_VAR.IPL || NUMBER_BUILTINS.has(id);
+/** What of the firing block the DIFO reads, as NEED_ bits. */
+function blockNeeds(text: ArrayLike<number>): number {
+  let needs = 0;
+  for (let pc = 0; pc < text.length; pc++) {
+    const instr = text[pc]!;
+    const op = instr >>> 24;
+    if (op === DIF_OP.LDGA && ((instr >>> 16) & 0xff) === DIF_VAR.ARGS) needs |= NEED_ARGS;
+    if (op !== DIF_OP.LDGS) continue;
+    const id = (instr >>> 8) & 0xffff;
+    if (isArgN(id)) needs |= NEED_ARGS;
+    else if (id === DIF_VAR.TIMESTAMP) needs |= NEED_TIMESTAMP;
+    else needs |= NUMBER_BUILTINS.get(id)?.need ?? 0;
+  }
+  return needs;
+}
 
 const isBranch = (op: number): boolean => op >= DIF_OP.BA && op <= DIF_OP.BLEU;
 const isDivision = (op: number): boolean => op === DIF_OP.SDIV || op === DIF_OP.UDIV || op === DIF_OP.SREM || op === DIF_OP.UREM;
@@ -139,13 +208,40 @@ function translateBody(ld: LoadedDifo): Bytes {
   const targets = new Set<number>();
   for (let pc = 0; pc < n; pc++) if (isBranch(text[pc]! >>> 24)) targets.add(text[pc]! & 0xffffff);
   const sorted = [...targets].sort((a, b) => a - b);
-  const ends = (op: number): boolean => isBranch(op) || op === DIF_OP.RET || isDivision(op) || difCallsOut(op);
+  // An inline builtin read cannot fault (an argument beyond those passed reads as 0 or lazily, never faulting), so it does not end a run.
+  const ends = (instr: number): boolean => {
+    const op = instr >>> 24;
+    return isBranch(op) || op === DIF_OP.RET || isDivision(op) || (difCallsOut(op) && !(op === DIF_OP.LDGS && inlineBuiltin((instr >>> 8) & 0xffff)));
+  };
 
   const c = new Bytes();
   c.uleb(3).uleb(8).u8(I64).uleb(4).u8(I32).uleb(1).u8(I64);
   for (let i = sorted.length - 1; i >= 0; i--) c.u8(OP.block, 0x40);
   const get = (r: number): Bytes => (r < 8 ? c.u8(OP.local_get, r) : c.u8(OP.i64_const, 0));
   const flag = (l: number): Bytes => c.u8(OP.local_get, l);
+  /** op(pc, r1, r2, rd), or op0(pc) for an instruction that reads no register: the interpreter's difStep; leaves its i64. */
+  const callOut = (pc: number, instr: number): void => {
+    c.u8(OP.i32_const).sleb(BigInt(pc));
+    if (NO_REGISTER_INPUT.has(instr >>> 24)) c.u8(OP.call, F_OP0);
+    else if (LOADS.has(instr >>> 24)) get((instr >>> 16) & 0xff).u8(OP.call, F_LOAD);
+    else {
+      get((instr >>> 16) & 0xff);
+      get((instr >>> 8) & 0xff);
+      get(instr & 0xff).u8(OP.call, F_OP);
+    }
+  };
+  /** A call-out, then its result where the instruction puts it: rd, or SCMP's condition codes. */
+  const callOutAndStore = (pc: number, instr: number): void => {
+    const op = instr >>> 24;
+    const rd = instr & 0xff;
+    callOut(pc, instr);
+    if (op === DIF_OP.SCMP) {
+      c.u8(OP.local_set, TMP, OP.local_get, TMP, OP.i64_const, 0, OP.i64_lt_s, OP.local_set, CC_N);
+      c.u8(OP.local_get, TMP, OP.i64_eqz, OP.local_set, CC_Z);
+      c.u8(OP.i32_const, 0, OP.local_set, CC_V, OP.i32_const, 0, OP.local_set, CC_C);
+    } else if (DIF_OPCODES[op]?.writesRd && rd < 8) c.u8(OP.local_set, rd);
+    else c.u8(OP.drop);
+  };
   let open = 0; // index in `sorted` of the innermost open block
   let runStart = true;
   for (let pc = 0; pc < n; pc++) {
@@ -163,12 +259,12 @@ function translateBody(ld: LoadedDifo): Bytes {
       let k = 0;
       for (let j = pc; j < n; j++) {
         k++;
-        if (ends(text[j]! >>> 24) || targets.has(j + 1)) break;
+        if (ends(text[j]!) || targets.has(j + 1)) break;
       }
-      c.u8(OP.global_get, G_COUNT, OP.i32_const).sleb(BigInt(k)).u8(OP.i32_add, OP.global_set, G_COUNT);
+      c.u8(OP.i32_const, 0, OP.i32_const, 0, OP.i32_load, 2, B_COUNT, OP.i32_const).sleb(BigInt(k)).u8(OP.i32_add, OP.i32_store, 2, B_COUNT);
       runStart = false;
     }
-    if (ends(op)) runStart = true;
+    if (ends(instr)) runStart = true;
     const binary = BINARY[op];
     if (isDivision(op)) {
       get(r2).u8(OP.i64_eqz, OP.if, 0x40, OP.i32_const).sleb(BigInt(pc)).u8(OP.call, F_FAULT, OP.end);
@@ -223,22 +319,41 @@ function translateBody(ld: LoadedDifo): Bytes {
         case DIF_OP.NOP: break;
         case DIF_OP.SETX: c.u8(OP.i64_const).sleb(BigInt.asIntN(64, ld.difo.inttab[(instr >>> 8) & 0xffff]!)).u8(OP.local_set, rd); break;
         case DIF_OP.SETS: c.u8(OP.i64_const).sleb(BigInt.asIntN(64, ld.strtabAddress + BigInt((instr >>> 8) & 0xffff))).u8(OP.local_set, rd); break;
-        default: {
-          // op(pc, r1, r2, rd): the interpreter's difStep on these values.
-          c.u8(OP.i32_const).sleb(BigInt(pc));
-          if (NO_REGISTER_INPUT.has(op)) c.u8(OP.call, F_OP0);
-          else {
-            get(r1);
-            get(r2);
-            get(rd).u8(OP.call, F_OP);
+        case DIF_OP.LDGS: {
+          const id = (instr >>> 8) & 0xffff;
+          if (!inlineBuiltin(id)) {
+            callOutAndStore(pc, instr);
+            break;
           }
-          if (op === DIF_OP.SCMP) {
-            c.u8(OP.local_set, TMP, OP.local_get, TMP, OP.i64_const, 0, OP.i64_lt_s, OP.local_set, CC_N);
-            c.u8(OP.local_get, TMP, OP.i64_eqz, OP.local_set, CC_Z);
-            c.u8(OP.i32_const, 0, OP.local_set, CC_V, OP.i32_const, 0, OP.local_set, CC_C);
-          } else if (DIF_OPCODES[op]?.writesRd && rd < 8) c.u8(OP.local_set, rd);
+          const number = NUMBER_BUILTINS.get(id);
+          if (isArgN(id)) {
+            // argN < argc ? the block's args[N] : op0 (a lazily read argument, or 0).
+            const n = id - DIF_VAR.ARG0;
+            c.u8(OP.i32_const, n, OP.i32_const, 0, OP.i32_load, 2, B_ARGC, OP.i32_lt_u, OP.if, I64);
+            c.u8(OP.i32_const, 0, OP.i64_load, 3).uleb(B_ARGS + 8 * n);
+            c.u8(OP.else, OP.i32_const).sleb(BigInt(pc)).u8(OP.call, F_OP0, OP.end);
+          } else if (id === DIF_VAR.TIMESTAMP) c.u8(OP.i32_const, 0, OP.i64_load, 3).uleb(B_TIMESTAMP);
+          else if (number !== undefined) c.u8(OP.i32_const, 0, OP.f64_load, 3).uleb(B_NUMBERS + 8 * number.slot).u8(OP.i64_trunc_f64_s);
+          else c.u8(OP.i64_const, 0); // ipl
+          if (rd < 8) c.u8(OP.local_set, rd);
           else c.u8(OP.drop);
+          break;
         }
+        case DIF_OP.LDGA:
+          if (r1 !== DIF_VAR.ARGS) {
+            callOutAndStore(pc, instr);
+            break;
+          }
+          // args[i]: i < argc ? the block's args[i] : op (a lazily read argument, 0, or the fault of an index beyond 9).
+          get(r2).u8(OP.i32_const, 0, OP.i32_load, 2, B_ARGC, OP.i64_extend_i32_u, OP.i64_lt_u, OP.if, I64);
+          get(r2).u8(OP.i32_wrap_i64, OP.i32_const, 3, OP.i32_shl, OP.i64_load, 3).uleb(B_ARGS);
+          c.u8(OP.else);
+          callOut(pc, instr);
+          c.u8(OP.end);
+          if (rd < 8) c.u8(OP.local_set, rd);
+          else c.u8(OP.drop);
+          break;
+        default: callOutAndStore(pc, instr);
       }
     }
   }
@@ -247,23 +362,25 @@ function translateBody(ld: LoadedDifo): Bytes {
   return c;
 }
 
-/** The module of one DIFO: imports d.op, d.fault, d.op0 and d.n (the instruction counter); exports run. */
+/** The module of one DIFO: imports d.op, d.fault, d.op0, d.load and d.m (the shared memory, whose start is the firing block); exports run. */
 export function difoModuleBytes(ld: LoadedDifo): Uint8Array<ArrayBuffer> {
   const m = new Bytes().u8(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00);
-  const types = new Bytes().uleb(4);
+  const types = new Bytes().uleb(5);
   types.u8(0x60).uleb(0).uleb(1).u8(I64); // run: () -> i64
   types.u8(0x60).uleb(4).u8(I32, I64, I64, I64).uleb(1).u8(I64); // op: (pc, r1, r2, rd) -> i64
   types.u8(0x60).uleb(1).u8(I32).uleb(0); // fault: (pc) -> ()
   types.u8(0x60).uleb(1).u8(I32).uleb(1).u8(I64); // op0: (pc) -> i64
+  types.u8(0x60).uleb(2).u8(I32, I64).uleb(1).u8(I64); // load: (pc, address) -> i64
   m.section(1, types);
-  const imports = new Bytes().uleb(4);
+  const imports = new Bytes().uleb(5);
   imports.name('d').name('op').u8(0x00).uleb(1);
   imports.name('d').name('fault').u8(0x00).uleb(2);
   imports.name('d').name('op0').u8(0x00).uleb(3);
-  imports.name('d').name('n').u8(0x03, I32, 0x01);
+  imports.name('d').name('load').u8(0x00).uleb(4);
+  imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   m.section(2, imports);
   m.section(3, new Bytes().uleb(1).uleb(0));
-  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(3));
+  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(F_LOAD + 1)); // after the imported functions
   m.section(10, new Bytes().uleb(1).bytes(translateBody(ld)));
   return Uint8Array.from(m.b);
 }
@@ -272,7 +389,58 @@ export function difoModuleBytes(ld: LoadedDifo): Uint8Array<ArrayBuffer> {
 /* Running                                                                */
 /* ---------------------------------------------------------------------- */
 
-let counter: WebAssembly.Global | undefined;
+/**
+ * The memory every module imports: its start is the firing block (see
+ * "Translation"), filled before each run with what the DIFO reads. A run
+ * entered from inside another (a probe fired in a call-out) refills it for
+ * the outer run when it returns.
+ */
+interface Block {
+  readonly memory: WebAssembly.Memory;
+  readonly i32: Int32Array;
+  readonly u64: BigUint64Array;
+  readonly f64: Float64Array;
+}
+let block: Block | undefined;
+function sharedBlock(): Block {
+  if (block === undefined) {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    block = { memory, i32: new Int32Array(memory.buffer), u64: new BigUint64Array(memory.buffer), f64: new Float64Array(memory.buffer) };
+  }
+  return block;
+}
+
+/** Writes what `needs` asks of firing `f` into the firing block. */
+function fillBlock(b: Block, f: VmFiring, needs: number): void {
+  if (needs & NEED_ARGS) {
+    const args = f.args;
+    const n = args.length < 10 ? args.length : 10;
+    b.i32[B_ARGC >> 2] = n;
+    for (let i = 0; i < n; i++) b.u64[(B_ARGS >> 3) + i] = args[i]!;
+  }
+  if (needs & NEED_TIMESTAMP) b.u64[B_TIMESTAMP >> 3] = f.timestamp;
+  const nums = B_NUMBERS >> 3;
+  if (needs & NEED_IDS) {
+    b.f64[nums] = f.epid;
+    b.f64[nums + 1] = f.probeId;
+    b.f64[nums + 2] = f.cpu;
+  }
+  if (needs & (NEED_THREAD | NEED_ERRNO)) {
+    const th = f.machine.thread(f.cpu);
+    b.f64[nums + 3] = th.pid;
+    b.f64[nums + 4] = th.ppid;
+    b.f64[nums + 5] = th.tid;
+    b.f64[nums + 6] = th.uid;
+    b.f64[nums + 7] = th.gid;
+    b.f64[nums + 8] = f.errno ?? th.errno ?? 0;
+  }
+}
+
+/** The runs in progress, innermost last (a run inside another is rare: the outer's block is refilled after it). */
+const runningFirings: VmFiring[] = [];
+const runningNeeds: number[] = [];
+let running = 0;
+
 /** The helper's registers: filled from its arguments, read back after difStep. */
 const helperRegs: bigint[] = new Array<bigint>(256).fill(0n);
 
@@ -285,9 +453,10 @@ export function wasmCompile(ld: LoadedDifo): ((f: VmFiring) => bigint) | undefin
   if (typeof WebAssembly === 'undefined') return undefined;
   const bytes = difoModuleBytes(ld);
   if (bytes.length > MODULE_LIMIT) return undefined;
-  counter ??= new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
-  const count = counter;
+  const b = sharedBlock();
+  const counter = b.i32;
   const text = ld.difo.buf;
+  const needs = blockNeeds(text);
   const tuple: TupleEntry[] = [];
   let cur: VmFiring | undefined;
   const op = (pc: number, a: bigint, b: bigint, d: bigint): bigint => {
@@ -314,24 +483,39 @@ export function wasmCompile(ld: LoadedDifo): ((f: VmFiring) => bigint) | undefin
       throw e;
     }
   };
+  const load = (pc: number, addr: bigint): bigint => {
+    const [size, signed, user] = LOADS.get(text[pc]! >>> 24)!;
+    try {
+      return loadValue(cur!, BigInt.asUintN(64, addr), size, signed, user);
+    } catch (e) {
+      if (e instanceof DifFault && e.difOffset < 0) e.difOffset = pc * 4;
+      throw e;
+    }
+  };
   const fault = (pc: number): never => {
     throw new DifFault(DTRACEFLT.DIVZERO, 0n, pc * 4);
   };
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { d: { op, fault, op0, n: count } });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { d: { op, fault, op0, load, m: b.memory } });
   const run = instance.exports['run'] as () => bigint;
   return (f: VmFiring): bigint => {
     // A DIFO that is already running (a probe fired from inside it) runs the second time in the interpreter.
     if (cur !== undefined) return difEmulate(ld, f);
     cur = f;
-    const outer = count.value as number;
-    count.value = 0;
+    if (needs !== 0) fillBlock(b, f, needs);
+    const depth = running++;
+    runningFirings[depth] = f;
+    runningNeeds[depth] = needs;
+    const outer = counter[B_COUNT >> 2]!;
+    counter[B_COUNT >> 2] = 0;
     try {
       return BigInt.asUintN(64, run());
     } finally {
-      f.instructions += count.value as number;
-      count.value = outer;
-      tuple.length = 0;
+      f.instructions += counter[B_COUNT >> 2]!;
+      counter[B_COUNT >> 2] = outer;
+      if (tuple.length !== 0) tuple.length = 0;
       cur = undefined;
+      running = depth;
+      if (depth > 0 && runningNeeds[depth - 1] !== 0) fillBlock(b, runningFirings[depth - 1]!, runningNeeds[depth - 1]!);
     }
   };
 }

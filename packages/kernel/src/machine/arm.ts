@@ -58,8 +58,9 @@ export interface ArmPortOptions {
   readonly build?: WasmBuild;
 }
 
-/** A host-side page-table walk's answer: the physical address and what the mapping allows. */
-type Walk = { readonly pa: number; readonly userWrite: boolean } | { readonly fault: true };
+/** Stops without data are shared (a stop is never changed). */
+const BUDGET_STOP: CpuStop = Object.freeze({ kind: 'budget' });
+const HALT_STOP: CpuStop = Object.freeze({ kind: 'halt' });
 
 export class ArmPort implements CpuPort {
   readonly isa = 'arm' as const;
@@ -69,12 +70,15 @@ export class ArmPort implements CpuPort {
   private readonly ramSize: number;
   private ramCache: Uint8Array | undefined;
   private readonly files: ArmRegisterFile[] = [];
+  /** The core's whole memory, for the CPU state blocks (made again after memory.grow). */
+  private memoryView: DataView;
 
   private constructor(core: ArmCoreExports, cpuCount: number, ramSize: number) {
     this.core = core;
     this.cpuCount = cpuCount;
     this.ramSize = ramSize;
-    this.space = { ram: () => this.ram(), ramBytes: ramSize, address: (va, offset) => va + BigInt(offset) };
+    this.memoryView = new DataView(core.memory.buffer);
+    this.space = { ram: () => this.ram(), ramBytes: ramSize, address: (va, offset) => (offset === 0 ? va : va + BigInt(offset)) };
     for (let cpu = 0; cpu < cpuCount; cpu++) this.files.push(new ArmRegisterFile(this, cpu));
   }
 
@@ -96,13 +100,12 @@ export class ArmPort implements CpuPort {
   }
 
   ram(): Uint8Array {
-    const buffer = this.core.memory.buffer;
-    if (!this.ramCache || this.ramCache.buffer !== buffer) this.ramCache = ramView(this.core);
+    // memory.grow detaches the old buffer: its views read as empty
+    if (!this.ramCache || this.ramCache.byteLength === 0) this.ramCache = ramView(this.core);
     return this.ramCache;
   }
 
   codeWritten(paddr: number, length: number): void {
-    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     if (length > 0) this.core.invalidateCodeRange(paddr >>> 0, length >>> 0);
   }
 
@@ -130,7 +133,6 @@ export class ArmPort implements CpuPort {
   }
 
   run(cpu: number, budget: number): CpuStop {
-    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     const core = this.core;
     const before = core.retiredLow(cpu);
     const reason = core.run(cpu, budget);
@@ -140,9 +142,9 @@ export class ArmPort implements CpuPort {
           const pc = BigInt(core.getReg(cpu, 15) >>> 0);
           return { kind: 'fatal', reason: `CPU ${cpu} retired nothing in ${budget} steps: it keeps taking prefetch aborts at 0x${pc.toString(16)} (is its vector table mapped?)`, pc };
         }
-        return { kind: 'budget' };
+        return BUDGET_STOP;
       case StopReason.HALT:
-        return { kind: 'halt' };
+        return HALT_STOP;
       case StopReason.DTRACE_BREAKPOINT:
       case StopReason.UNDEFINED:
         return { kind: 'trap', trap: this.trapOf(cpu, 'undefined') };
@@ -181,12 +183,10 @@ export class ArmPort implements CpuPort {
   }
 
   deliverStop(cpu: number): void {
-    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     this.core.deliverStop(cpu);
   }
 
   emulate(cpu: number, trap: Trap, code: number, word?: number): CpuStop | undefined {
-    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     const displaced = word ?? trap.word;
     if (displaced === undefined) throw new Error(`ARM emulate: code ${code} at 0x${trap.pc.toString(16)} needs the displaced instruction word`);
     if (!this.core.emulationMatches(code, displaced >>> 0)) {
@@ -202,7 +202,6 @@ export class ArmPort implements CpuPort {
    * halfwords in memory order), with the CPU's ITSTATE applying and advancing.
    */
   executeDisplaced(cpu: number, trap: Trap, bytes: Uint8Array): CpuStop | undefined {
-    if (this.pageCache.size > 0) this.pageCache.clear(); // guest code or the host may change the tables
     const at = `0x${trap.pc.toString(16)}`;
     if ((this.core.getCpsr(cpu) & CPSR_T) !== 0) {
       if (bytes.length !== 2 && bytes.length !== 4) throw new Error(`ARM displaced execution at ${at}: a T32 instruction is 2 or 4 bytes, not ${bytes.length}`);
@@ -224,50 +223,47 @@ export class ArmPort implements CpuPort {
    */
   private afterDisplaced(cpu: number, reason: number): CpuStop | undefined {
     if (reason === 0) return undefined;
-    if (reason === StopReason.HALT) return { kind: 'halt' };
+    if (reason === StopReason.HALT) return HALT_STOP;
     return this.exceptionStop(cpu);
-  }
-
-  /**
-   * Host-side translations of 4 KiB pages for NOFAULT reads, by CPU and root
-   * and page. The guest changes its translation tables and registers only
-   * while it runs, so the cache is emptied whenever guest code runs.
-   */
-  private readonly pageCache = new Map<string, Map<number, number>>();
-
-  /** `walk` for reads, through the page cache; the physical address or undefined. */
-  private cachedRead(cpu: number, va: number, root?: bigint): number | undefined {
-    const key = root === undefined ? `${cpu}` : `${cpu}:${root}`;
-    const page = va >>> 12;
-    let pages = this.pageCache.get(key);
-    const hit = pages?.get(page);
-    if (hit !== undefined) return hit + (va & 0xfff);
-    const walk = this.walk(cpu, va, root);
-    if ('fault' in walk) return undefined;
-    if (!pages) this.pageCache.set(key, (pages = new Map()));
-    pages.set(page, walk.pa - (va & 0xfff));
-    return walk.pa;
   }
 
   /** Guest RAM for NOFAULT access: an address past 2^32 is left as it is, and nothing translates it. */
   private readonly space: NofaultSpace;
+  /** The CPU and root of the NOFAULT access in progress, for `readTranslation` / `writeTranslation`. */
+  private accessCpu = 0;
+  private accessRoot: bigint | undefined;
+  private readonly readTranslation = (va: bigint): number | undefined => this.translateFor(this.accessCpu, va, this.accessRoot, false);
+  private readonly writeTranslation = (va: bigint): number | undefined => this.translateFor(this.accessCpu, va, this.accessRoot, true);
+  private readonly written = (pa: number, n: number): void => this.codeWritten(pa, n);
 
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     this.checkCpu(cpu);
-    return nofaultRead(this.space, va, length, (at) => (at > 0xffff_ffffn ? undefined : this.cachedRead(cpu, Number(at), root)));
+    this.accessCpu = cpu;
+    this.accessRoot = root;
+    return nofaultRead(this.space, va, length, this.readTranslation);
   }
 
   writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {
     this.checkCpu(cpu);
-    return nofaultWrite(this.space, va, bytes, (at) => this.translate(cpu, at, root, true), (pa, n) => this.codeWritten(pa, n));
+    this.accessCpu = cpu;
+    this.accessRoot = root;
+    return nofaultWrite(this.space, va, bytes, this.writeTranslation, this.written);
   }
 
   translate(cpu: number, va: bigint, root?: bigint, userWrite?: boolean): number | undefined {
     this.checkCpu(cpu);
+    return this.translateFor(cpu, va, root, userWrite ?? false);
+  }
+
+  private translateFor(cpu: number, va: bigint, root: bigint | undefined, userWrite: boolean): number | undefined {
     if (va < 0n || va > 0xffff_ffffn) return undefined;
-    const walk = this.walk(cpu, Number(va), root);
-    if ('fault' in walk || (userWrite && !walk.userWrite)) return undefined;
-    return walk.pa;
+    const pa = this.walk(cpu, Number(va), root);
+    if (pa < 0 || (userWrite && !this.walkUserWrite)) return undefined;
+    return pa;
+  }
+
+  retiredCount(cpu: number): number {
+    return (this.core.retiredHigh(cpu) >>> 0) * 0x1_0000_0000 + (this.core.retiredLow(cpu) >>> 0);
   }
 
   registers(cpu: number): RegisterFile {
@@ -278,41 +274,45 @@ export class ArmPort implements CpuPort {
   /** A 32-bit word of CPU `cpu`'s state block. */
   stateWord(cpu: number, offset: number): number {
     const base = this.core.stateOffset(cpu); // writes the active CPU's state home first
-    return new DataView(this.core.memory.buffer).getUint32(base + offset, true);
+    return this.stateView().getUint32(base + offset, true);
   }
 
-  /** The translation registers of CPU `cpu`, read once per walk. */
-  private translationRegisters(cpu: number): { sctlr: number; ttbr0: number; ttbr1: number; ttbcr: number; dacr: number } {
-    const base = this.core.stateOffset(cpu);
-    const v = new DataView(this.core.memory.buffer, base, STATE_DACR + 4);
-    return {
-      sctlr: v.getUint32(STATE_SCTLR, true),
-      ttbr0: v.getUint32(STATE_TTBR0, true),
-      ttbr1: v.getUint32(STATE_TTBR1, true),
-      ttbcr: v.getUint32(STATE_TTBCR, true),
-      dacr: v.getUint32(STATE_DACR, true),
-    };
+  /** The core's memory as a DataView (made again after memory.grow, which detaches the old buffer: its views read as empty). */
+  private stateView(): DataView {
+    if (this.memoryView.byteLength === 0) this.memoryView = new DataView(this.core.memory.buffer);
+    return this.memoryView;
   }
+
+  /** Whether the mapping the last successful `walk` found lets user mode write. */
+  private walkUserWrite = false;
 
   /**
    * Short-descriptor translation table walk (ARM ARM B3.5) for a privileged
    * read, without touching the core's TLB or fault registers. `root`
-   * replaces TTBR0 (another process's address space).
+   * replaces TTBR0 (another process's address space). Returns the physical
+   * address, -1 when the access faults; `walkUserWrite` tells what the
+   * mapping allows. Numbers only: a walk allocates nothing.
    */
-  private walk(cpu: number, va: number, root?: bigint): Walk {
-    const { sctlr, ttbr0: current, ttbr1, ttbcr, dacr } = this.translationRegisters(cpu);
-    if ((sctlr & 1) === 0) return { pa: va >>> 0, userWrite: true };
+  private walk(cpu: number, va: number, root?: bigint): number {
+    const base = this.core.stateOffset(cpu); // writes the active CPU's state home first
+    const state = this.stateView();
+    const sctlr = state.getUint32(base + STATE_SCTLR, true);
+    if ((sctlr & 1) === 0) {
+      this.walkUserWrite = true;
+      return va >>> 0;
+    }
+    const ttbcr = state.getUint32(base + STATE_TTBCR, true);
     const n = ttbcr & 7;
     let l1: number;
     if (n === 0 || va >>> (32 - n) === 0) {
-      const ttbr0 = root === undefined ? current : Number(BigInt.asUintN(32, root));
-      const base = (ttbr0 & ~((1 << (14 - n)) - 1)) >>> 0;
-      l1 = (base | (((va >>> 20) & (0xfff >>> n)) << 2)) >>> 0;
+      const ttbr0 = root === undefined ? state.getUint32(base + STATE_TTBR0, true) : Number(BigInt.asUintN(32, root));
+      const tableBase = (ttbr0 & ~((1 << (14 - n)) - 1)) >>> 0;
+      l1 = (tableBase | (((va >>> 20) & (0xfff >>> n)) << 2)) >>> 0;
     } else {
-      l1 = ((ttbr1 & 0xffffc000) | ((va >>> 20) << 2)) >>> 0;
+      l1 = ((state.getUint32(base + STATE_TTBR1, true) & 0xffffc000) | ((va >>> 20) << 2)) >>> 0;
     }
     const d1 = this.tableWord(l1);
-    if (d1 === undefined) return { fault: true };
+    if (d1 < 0) return -1;
     const type1 = d1 & 3;
     let pa: number;
     let domain: number;
@@ -329,25 +329,29 @@ export class ArmPort implements CpuPort {
     } else if (type1 === 1) {
       domain = (d1 >>> 5) & 0xf;
       const d2 = this.tableWord(((d1 & 0xfffffc00) | (((va >>> 12) & 0xff) << 2)) >>> 0);
-      if (d2 === undefined) return { fault: true };
+      if (d2 < 0) return -1;
       const type2 = d2 & 3;
-      if (type2 === 0) return { fault: true };
+      if (type2 === 0) return -1;
       pa = type2 === 1 ? ((d2 & 0xffff0000) | (va & 0xffff)) >>> 0 : ((d2 & 0xfffff000) | (va & 0xfff)) >>> 0;
       ap = ((d2 >>> 4) & 3) | ((d2 >>> 7) & 4);
     } else {
-      return { fault: true };
+      return -1;
     }
-    const access = (dacr >>> (domain * 2)) & 3;
-    if (access === 0 || access === 2) return { fault: true };
-    if (access === 3) return { pa, userWrite: true }; // manager: no permission checks
+    const access = (state.getUint32(base + STATE_DACR, true) >>> (domain * 2)) & 3;
+    if (access === 0 || access === 2) return -1;
+    if (access === 3) {
+      this.walkUserWrite = true; // manager: no permission checks
+      return pa;
+    }
     // Client domains check AP[2:0] (B3.7.1): 0 and 4 forbid privileged reads, only 3 lets user mode write.
-    if (ap === 0 || ap === 4) return { fault: true };
-    return { pa, userWrite: ap === 3 };
+    if (ap === 0 || ap === 4) return -1;
+    this.walkUserWrite = ap === 3;
+    return pa;
   }
 
-  /** A translation-table word from RAM, or undefined when the table lies outside RAM. */
-  private tableWord(pa: number): number | undefined {
-    if (pa + 4 > this.ramSize) return undefined;
+  /** A translation-table word from RAM, or -1 when the table lies outside RAM. */
+  private tableWord(pa: number): number {
+    if (pa + 4 > this.ramSize) return -1;
     const ram = this.ram();
     return (ram[pa]! | (ram[pa + 1]! << 8) | (ram[pa + 2]! << 16) | (ram[pa + 3]! << 24)) >>> 0;
   }

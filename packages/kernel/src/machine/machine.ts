@@ -142,8 +142,9 @@ export class Machine {
   readonly initrdSize: number;
 
   private readonly slice: number;
-  private readonly handlers: InvopHandler[] = [];
-  private readonly trapListeners: ((trap: Trap, result: InvopResult | undefined) => void)[] = [];
+  /** Replaced, never changed in place, so a trap iterates the list as it was when the trap came (handlers may add or remove handlers). */
+  private handlers: readonly InvopHandler[] = [];
+  private trapListeners: readonly ((trap: Trap, result: InvopResult | undefined) => void)[] = [];
   private readonly moduleImages: KernelModules;
   /** The ET_REL object of each module `loadModule` linked, for its image (DWARF, mapping symbols). */
   private readonly moduleObjects = new Map<string, Uint8Array>();
@@ -372,7 +373,7 @@ export class Machine {
   cpuNow(cpu: number): number {
     const t = this.cpuTime[this.checkCpu(cpu)]!;
     if (cpu !== this.currentCpu) return t;
-    return t + (Number(this.port.registers(cpu).retired()) - this.lastRetired[cpu]!) * this.nsPerInsn;
+    return t + (this.port.retiredCount(cpu) - this.lastRetired[cpu]!) * this.nsPerInsn;
   }
 
   /** Instructions retired by all CPUs. */
@@ -620,7 +621,7 @@ export class Machine {
 
   /** Counts the instructions CPU `cpu` retired since last counted, on its clock and the machine's total. */
   private account(cpu: number): void {
-    const after = Number(this.port.registers(cpu).retired());
+    const after = this.port.retiredCount(cpu);
     const n = after - this.lastRetired[cpu]!;
     this.retiredTotal += n;
     this.cpuTime[cpu]! += n * this.nsPerInsn;
@@ -633,7 +634,7 @@ export class Machine {
       this.port.startSecondary(r);
       this.started[r.cpu] = true;
       this.halted[r.cpu] = false;
-      this.lastRetired[r.cpu] = Number(this.port.registers(r.cpu).retired());
+      this.lastRetired[r.cpu] = this.port.retiredCount(r.cpu);
       // The new CPU's clock starts where the CPU that started it was.
       this.cpuTime[r.cpu] = Math.max(this.cpuTime[r.cpu]!, this.clockNs, at);
     }
@@ -663,16 +664,22 @@ export class Machine {
   }
 
   private handleTrap(cpu: number, trap: Trap): RunResult | undefined {
-    for (const h of [...this.handlers]) {
-      const r = h(trap);
+    const handlers = this.handlers;
+    for (let i = 0; i < handlers.length; i++) {
+      const r = handlers[i]!(trap);
       if (r) {
-        for (const l of this.trapListeners) l(trap, r);
+        this.tellTrapListeners(trap, r);
         return this.perform(cpu, trap, r);
       }
     }
-    for (const l of this.trapListeners) l(trap, undefined);
+    this.tellTrapListeners(trap, undefined);
     this.port.deliverStop(cpu);
     return undefined;
+  }
+
+  private tellTrapListeners(trap: Trap, result: InvopResult | undefined): void {
+    const listeners = this.trapListeners;
+    for (let i = 0; i < listeners.length; i++) listeners[i]!(trap, result);
   }
 
   private perform(cpu: number, trap: Trap, r: InvopResult): RunResult | undefined {
@@ -770,7 +777,10 @@ export class Machine {
 
   /** Registers an invop handler (asked after those registered before it); returns a remover. */
   addInvopHandler(handler: InvopHandler): () => void {
-    return addTo(this.handlers, handler);
+    this.handlers = [...this.handlers, handler];
+    return () => {
+      this.handlers = without(this.handlers, handler);
+    };
   }
 
   /** How many invop handlers are registered. */
@@ -784,7 +794,10 @@ export class Machine {
    * guest then took it). Returns the remover.
    */
   onTrap(listener: (trap: Trap, result: InvopResult | undefined) => void): () => void {
-    return addTo(this.trapListeners, listener);
+    this.trapListeners = [...this.trapListeners, listener];
+    return () => {
+      this.trapListeners = without(this.trapListeners, listener);
+    };
   }
 
   // ---- NOFAULT access ----------------------------------------------------
@@ -987,11 +1000,8 @@ export class Machine {
   }
 }
 
-/** Adds `item` to `list`; returns the function that takes it out again. */
-function addTo<T>(list: T[], item: T): () => void {
-  list.push(item);
-  return () => {
-    const i = list.indexOf(item);
-    if (i >= 0) list.splice(i, 1);
-  };
+/** `list` without the first occurrence of `item` (the same list when it is not there). */
+function without<T>(list: readonly T[], item: T): readonly T[] {
+  const i = list.indexOf(item);
+  return i < 0 ? list : [...list.slice(0, i), ...list.slice(i + 1)];
 }

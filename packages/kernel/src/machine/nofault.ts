@@ -43,10 +43,16 @@ export function nofaultRead(space: NofaultSpace, va: bigint, length: number, tra
     const at = space.address(va, done);
     const pa = translate(at);
     if (pa === undefined) return { fault: at };
-    const n = Math.min(length - done, PAGE - Number(at & 0xfffn));
+    // A page's offset is the same in both address spaces.
+    const n = Math.min(length - done, PAGE - (pa % PAGE));
     const bad = firstBad(space, at, pa, n);
     if (bad !== undefined) return { fault: bad };
-    out.set(ram.subarray(pa, pa + n), done);
+    if (n <= 16) {
+      // a word or so: a byte loop costs less than a subarray view
+      for (let i = 0; i < n; i++) out[done + i] = ram[pa + i]!;
+    } else {
+      out.set(ram.subarray(pa, pa + n), done);
+    }
     done += n;
   }
   return { bytes: out };
@@ -65,7 +71,7 @@ export function nofaultWrite(space: NofaultSpace, va: bigint, bytes: Uint8Array,
     const at = space.address(va, done);
     const pa = translate(at);
     if (pa === undefined) return at;
-    const n = Math.min(bytes.length - done, PAGE - Number(at & 0xfffn));
+    const n = Math.min(bytes.length - done, PAGE - (pa % PAGE));
     const bad = firstBad(space, at, pa, n);
     if (bad !== undefined) return bad;
     ram.set(bytes.subarray(done, done + n), pa);

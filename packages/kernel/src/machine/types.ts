@@ -133,6 +133,8 @@ export interface CpuPort {
    */
   translate(cpu: number, va: bigint, root?: bigint, userWrite?: boolean): number | undefined;
   registers(cpu: number): RegisterFile;
+  /** Instructions retired by `cpu` since power-on, as a number (exact below 2^53): `registers(cpu).retired()` without a bigint. */
+  retiredCount(cpu: number): number;
 }
 
 export type { CpuStartRequest };

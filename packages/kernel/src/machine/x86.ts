@@ -31,6 +31,29 @@ const BOOT_GDT_VA = X86_KERNEL_BASE + BigInt(X86_BOOT_GDT);
 const lo = (v: bigint): number => Number(v & 0xffff_ffffn);
 const hi = (v: bigint): number => Number((v >> 32n) & 0xffff_ffffn);
 const pair = (l: number, h: number): bigint => (BigInt(h >>> 0) << 32n) | BigInt(l >>> 0);
+const TWO32 = 0x1_0000_0000;
+const MAX_U64 = 0xffff_ffff_ffff_ffffn;
+/** The table address bits of CR3 (and of a page-table entry). */
+const CR3_TABLE = 0x000f_ffff_ffff_f000n;
+/** Where `walk` splits an address into 32-bit halves. */
+const VA_SCRATCH = new DataView(new ArrayBuffer(8));
+
+/** The 9-bit index into the table of `level` (3 PML4 ... 0 page table) of the address whose halves are `low32`, `high32`. */
+function tableIndex(low32: number, high32: number, level: number): number {
+  switch (level) {
+    case 0:
+      return (low32 >>> 12) & 511;
+    case 1:
+      return (low32 >>> 21) & 511;
+    case 2:
+      return ((low32 >>> 30) | (high32 << 2)) & 511;
+    default:
+      return (high32 >>> 7) & 511;
+  }
+}
+/** Stops without data are shared (a stop is never changed). */
+const BUDGET_STOP: CpuStop = Object.freeze({ kind: 'budget' });
+const HALT_STOP: CpuStop = Object.freeze({ kind: 'halt' });
 
 /** Builds the x86-64 port of a machine. */
 export async function createX86Port(config: PortConfig): Promise<X86Port> {
@@ -50,21 +73,18 @@ export class X86Port implements CpuPort {
   private readonly lastError: number[];
   private readonly fatal: (string | undefined)[];
   private readonly regFiles: RegisterFile[];
-  /**
-   * Host-side translations of 4 KiB pages for NOFAULT reads, by page table
-   * root and page. The guest changes its page tables only while it runs, so
-   * the cache is emptied whenever a CPU runs.
-   */
-  private readonly pageCache = new Map<bigint, Map<bigint, number>>();
+  /** The 16 general registers of the selected CPU, a view into the core's memory (made again after memory.grow). */
+  private gprView: BigUint64Array;
 
   constructor(core: X86CoreExports, config: PortConfig) {
     this.core = core;
     this.cpuCount = config.cpuCount;
     this.ramBytes = config.ramBytes;
-    this.space = { ram: () => this.ram(), ramBytes: config.ramBytes, address: (va, offset) => BigInt.asUintN(64, va + BigInt(offset)) };
+    this.space = { ram: () => this.ram(), ramBytes: config.ramBytes, address: (va, offset) => (offset === 0 && va >= 0n && va <= MAX_U64 ? va : BigInt.asUintN(64, va + BigInt(offset))) };
     if (core.initRam(config.ramBytes) === 0) throw new Error(`the x86-64 core could not allocate ${config.ramBytes} bytes of RAM`);
     this.view = new Uint8Array(core.memory.buffer, core.ramOffset(), config.ramBytes);
     this.dv = new DataView(core.memory.buffer, core.ramOffset(), config.ramBytes);
+    this.gprView = new BigUint64Array(core.memory.buffer, core.regsOffset(), 16);
     this.lines = Array.from({ length: config.cpuCount }, () => -1);
     this.lastVector = Array.from({ length: config.cpuCount }, () => -1);
     this.lastError = Array.from({ length: config.cpuCount }, () => 0);
@@ -79,15 +99,23 @@ export class X86Port implements CpuPort {
   }
 
   ram(): Uint8Array {
-    if (this.view.buffer !== this.core.memory.buffer || this.view.byteLength === 0) {
+    // memory.grow detaches the old buffer: its views read as empty
+    if (this.view.byteLength === 0) {
       this.view = new Uint8Array(this.core.memory.buffer, this.core.ramOffset(), this.ramBytes);
       this.dv = new DataView(this.core.memory.buffer, this.core.ramOffset(), this.ramBytes);
     }
     return this.view;
   }
 
+  /** The general registers of the selected CPU (a live view; memory.grow detaches the old one, which then reads as empty). */
+  private gprs(): BigUint64Array {
+    if (this.gprView.length === 0) {
+      this.gprView = new BigUint64Array(this.core.memory.buffer, this.core.regsOffset(), 16);
+    }
+    return this.gprView;
+  }
+
   codeWritten(paddr: number, length: number): void {
-    this.pageCache.clear(); // a host write may have touched a page table
     this.core.codeWritten(paddr, length);
   }
 
@@ -117,7 +145,7 @@ export class X86Port implements CpuPort {
     c.setFlagsValue(0x2);
     c.setGdtr(lo(BOOT_GDT_VA), hi(BOOT_GDT_VA), 0x17);
     c.setIdtr(0, 0, 0);
-    const regs = new BigUint64Array(c.memory.buffer, c.regsOffset(), 16);
+    const regs = this.gprs();
     regs.fill(0n);
     regs[4] = rsp;
     regs[7] = rdi;
@@ -138,7 +166,6 @@ export class X86Port implements CpuPort {
   }
 
   run(cpu: number, budget: number): CpuStop {
-    if (this.pageCache.size > 0) this.pageCache.clear();
     const c = this.select(cpu);
     const pending = this.fatal[cpu];
     if (pending !== undefined) return { kind: 'fatal', reason: pending, pc: this.pcOf(c) };
@@ -146,9 +173,9 @@ export class X86Port implements CpuPort {
     switch (code) {
       case X86Stop.budget:
       case X86Stop.interruptWindow:
-        return { kind: 'budget' };
+        return BUDGET_STOP;
       case X86Stop.halt:
-        return { kind: 'halt' };
+        return HALT_STOP;
       case X86Stop.exception: {
         const vector = c.stopVector();
         const pc = pair(c.stopPcLo(), c.stopPcHi());
@@ -179,7 +206,6 @@ export class X86Port implements CpuPort {
   }
 
   deliverStop(cpu: number): void {
-    this.pageCache.clear(); // guest code runs: page tables may change
     const c = this.select(cpu);
     const vector = this.lastVector[cpu]!;
     if (vector < 0) throw new Error(`CPU ${cpu} has no stop to deliver`);
@@ -197,13 +223,11 @@ export class X86Port implements CpuPort {
   }
 
   emulate(cpu: number, _trap: Trap, code: number): CpuStop | undefined {
-    this.pageCache.clear(); // guest code runs: page tables may change
     const c = this.select(cpu);
     return this.afterDtraceOp(cpu, c.emulate(code));
   }
 
   executeDisplaced(cpu: number, _trap: Trap, bytes: Uint8Array): CpuStop | undefined {
-    this.pageCache.clear(); // guest code runs: page tables may change
     if (bytes.length < 1 || bytes.length > 15) throw new RangeError(`a displaced x86-64 instruction is 1 to 15 bytes, not ${bytes.length}`);
     const c = this.select(cpu);
     const input = (c as unknown as { DECODE_INPUT: WebAssembly.Global }).DECODE_INPUT.value as number;
@@ -211,67 +235,76 @@ export class X86Port implements CpuPort {
     return this.afterDtraceOp(cpu, c.executeDisplaced(bytes.length));
   }
 
-  private rootOf(cpu: number, root: bigint | undefined): bigint {
-    if (root !== undefined) return root;
+  /** Physical address of the top-level table (PML4) of `root` (a CR3 value), or of CPU `cpu`'s CR3 when omitted. */
+  private tableOf(cpu: number, root: bigint | undefined): number {
+    if (root !== undefined) return Number(root & CR3_TABLE);
     const c = this.select(cpu);
-    return pair(c.getControlRegisterLo(3), c.getControlRegisterHi(3));
+    return (c.getControlRegisterHi(3) & 0xf_ffff) * TWO32 + ((c.getControlRegisterLo(3) & 0xffff_f000) >>> 0);
   }
 
   translate(cpu: number, va: bigint, root?: bigint, userWrite = false): number | undefined {
-    return this.walk(this.rootOf(cpu, root), va, userWrite);
+    return this.walk(this.tableOf(cpu, root), va, userWrite);
   }
 
-  /** 4-level walk (Intel SDM vol. 3, 4.5) over RAM; -1 never: undefined when not present or not allowed. */
-  private walk(cr3: bigint, va: bigint, userWrite: boolean): number | undefined {
-    va = BigInt.asUintN(64, va);
+  /**
+   * 4-level walk (Intel SDM vol. 3, 4.5) over RAM from the PML4 at physical
+   * `pml4`; undefined when not present or not allowed. In numbers: the
+   * address and each entry are read as two 32-bit halves, so a walk
+   * allocates nothing.
+   */
+  private walk(pml4: number, va: bigint, userWrite: boolean): number | undefined {
+    // The address as two 32-bit halves (modulo 2^64), through a scratch word: no bigint is made.
+    VA_SCRATCH.setBigUint64(0, va, true);
+    const low32 = VA_SCRATCH.getUint32(0, true);
+    const high32 = VA_SCRATCH.getUint32(4, true);
     // Canonical: bits 63..47 all equal.
-    const top = va >> 47n;
-    if (top !== 0n && top !== 0x1_ffffn) return undefined;
-    this.ram();
-    let table = Number(cr3 & 0x000f_ffff_ffff_f000n);
+    const top = high32 >>> 15;
+    if (top !== 0 && top !== 0x1_ffff) return undefined;
+    const dv = this.dataView();
+    let table = pml4;
     for (let level = 3; level >= 0; level--) {
-      const index = Number((va >> BigInt(12 + 9 * level)) & 0x1ffn);
-      const at = table + index * 8;
+      const at = table + tableIndex(low32, high32, level) * 8;
       if (at + 8 > this.ramBytes) return undefined;
-      const e = this.dv.getBigUint64(at, true);
-      if ((e & 1n) === 0n) return undefined;
-      if (userWrite && ((e & 2n) === 0n || (e & 4n) === 0n)) return undefined;
-      const frame = Number(e & 0x000f_ffff_ffff_f000n);
-      if (level > 0 && level < 3 && (e & 0x80n) !== 0n) {
-        const size = 1n << BigInt(12 + 9 * level);
-        const base = Number(e & 0x000f_ffff_ffff_f000n & ~(size - 1n));
-        return base + Number(va & (size - 1n));
-      }
-      if (level === 0) return frame + Number(va & 0xfffn);
-      table = frame;
+      const low = dv.getUint32(at, true);
+      if ((low & 1) === 0) return undefined;
+      if (userWrite && ((low & 2) === 0 || (low & 4) === 0)) return undefined;
+      const high = (dv.getUint32(at + 4, true) & 0xf_ffff) * TWO32; // address bits 51..32
+      if (level === 0) return high + ((low & 0xffff_f000) >>> 0) + (low32 & 0xfff);
+      // PS: a 1 GiB (level 2) or 2 MiB (level 1) page ends the walk; the rest of the address is the offset in it.
+      if (level === 2 && (low & 0x80) !== 0) return high + ((low & 0xc000_0000) >>> 0) + (low32 & 0x3fff_ffff);
+      if (level === 1 && (low & 0x80) !== 0) return high + ((low & 0xffe0_0000) >>> 0) + (low32 & 0x1f_ffff);
+      table = high + ((low & 0xffff_f000) >>> 0);
     }
     return undefined;
   }
 
-  /** `walk` for reads, through the page cache. */
-  private cachedWalk(cr3: bigint, va: bigint): number | undefined {
-    const page = va >> 12n;
-    let pages = this.pageCache.get(cr3);
-    const hit = pages?.get(page);
-    if (hit !== undefined) return hit + Number(va & 0xfffn);
-    const pa = this.walk(cr3, va, false);
-    if (pa === undefined) return undefined;
-    if (!pages) this.pageCache.set(cr3, (pages = new Map()));
-    pages.set(page, pa - Number(va & 0xfffn));
-    return pa;
+  /** The RAM view `walk` reads entries through (made again after memory.grow). */
+  private dataView(): DataView {
+    this.ram();
+    return this.dv;
   }
 
   /** Guest RAM for NOFAULT access: addresses wrap at 2^64, as the CPU forms them. */
   private readonly space: NofaultSpace;
+  /** The PML4 of the NOFAULT access in progress, for `readTranslation` / `writeTranslation`. */
+  private accessTable = 0;
+  private readonly readTranslation = (va: bigint): number | undefined => this.walk(this.accessTable, va, false);
+  private readonly writeTranslation = (va: bigint): number | undefined => this.walk(this.accessTable, va, true);
+  private readonly written = (pa: number, n: number): void => this.codeWritten(pa, n);
 
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
-    const cr3 = this.rootOf(cpu, root);
-    return nofaultRead(this.space, va, length, (at) => this.cachedWalk(cr3, at));
+    this.accessTable = this.tableOf(cpu, root);
+    return nofaultRead(this.space, va, length, this.readTranslation);
   }
 
   writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {
-    const cr3 = this.rootOf(cpu, root);
-    return nofaultWrite(this.space, va, bytes, (at) => this.walk(cr3, at, true), (pa, n) => this.codeWritten(pa, n));
+    this.accessTable = this.tableOf(cpu, root);
+    return nofaultWrite(this.space, va, bytes, this.writeTranslation, this.written);
+  }
+
+  retiredCount(cpu: number): number {
+    const c = this.select(cpu);
+    return (c.retiredHi() >>> 0) * TWO32 + (c.retiredLo() >>> 0);
   }
 
   registers(cpu: number): RegisterFile {
@@ -282,8 +315,8 @@ export class X86Port implements CpuPort {
   private makeRegisterFile(cpu: number): RegisterFile {
     const port = this;
     const gprs = (): BigUint64Array => {
-      const c = port.select(cpu);
-      return new BigUint64Array(c.memory.buffer, c.regsOffset(), 16);
+      port.select(cpu);
+      return port.gprs();
     };
     return {
       pc: () => port.pcOf(port.select(cpu)),
