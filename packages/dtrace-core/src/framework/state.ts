@@ -395,8 +395,8 @@ class AggregationTable {
   }
 }
 
-/** Hashes an integer key value by its 64 bits. */
-const HASH_VIEW = new DataView(new ArrayBuffer(8));
+/** A 64-bit word: an integer key's halves to hash, a record's or timestamp's low bytes, read without BigInt arithmetic. */
+const WORD = new DataView(new ArrayBuffer(8));
 
 export class DTraceState {
   readonly options: DTraceOptions;
@@ -740,8 +740,10 @@ export class DTraceState {
         slab.top = (base + size + 7) & ~7;
         view.setUint32(base, ep.epid, true);
         if (ecb.headerSize >= 12) {
-          view.setUint32(base + 4, Number((timestamp >> 32n) & 0xffffffffn), true);
-          view.setUint32(base + 8, Number(timestamp & 0xffffffffn), true);
+          // The timestamp's high word, then its low word.
+          WORD.setBigUint64(0, timestamp, true);
+          view.setUint32(base + 4, WORD.getUint32(4, true), true);
+          view.setUint32(base + 8, WORD.getUint32(0, true), true);
         }
       }
       let spec: SpeculationBuffer | undefined;
@@ -948,9 +950,9 @@ export class DTraceState {
         h = Math.imul(h ^ key.size, 0x01000193);
         for (let i = f.keyStarts[k]!, end = f.keyEnds[k]!; i < end; i++) h = Math.imul(h ^ scratch[i]!, 0x01000193);
       } else {
-        HASH_VIEW.setBigUint64(0, f.keyIntegers[k]!, true);
-        h = Math.imul(h ^ HASH_VIEW.getUint32(0, true), 0x01000193);
-        h = Math.imul(h ^ HASH_VIEW.getUint32(4, true), 0x01000193);
+        WORD.setBigUint64(0, f.keyIntegers[k]!, true);
+        h = Math.imul(h ^ WORD.getUint32(0, true), 0x01000193);
+        h = Math.imul(h ^ WORD.getUint32(4, true), 0x01000193);
       }
     }
     return h;
@@ -1140,17 +1142,18 @@ export class DTraceState {
       bytes.set(value.subarray(0, rec.size), at);
       return;
     }
-    // setBigUint64 stores the value modulo 2^64, as BigInt.asUintN(64) would make it.
+    // setBigUint64 stores the value modulo 2^64, as BigInt.asUintN(64) would make it;
+    // a smaller record holds its low bytes.
+    if (rec.size === 8) {
+      view.setBigUint64(at, value, true);
+      return;
+    }
+    WORD.setBigUint64(0, value, true);
     switch (rec.size) {
-      case 1: view.setUint8(at, Number(value & 0xffn)); break;
-      case 2: view.setUint16(at, Number(value & 0xffffn), true); break;
-      case 4: view.setUint32(at, Number(value & 0xffffffffn), true); break;
-      case 8: view.setBigUint64(at, value, true); break;
-      default: {
-        const tmp = new Uint8Array(8);
-        new DataView(tmp.buffer).setBigUint64(0, value, true);
-        bytes.set(tmp.subarray(0, Math.min(8, rec.size)), at);
-      }
+      case 1: view.setUint8(at, WORD.getUint8(0)); break;
+      case 2: view.setUint16(at, WORD.getUint16(0, true), true); break;
+      case 4: view.setUint32(at, WORD.getUint32(0, true), true); break;
+      default: for (let i = 0; i < Math.min(8, rec.size); i++) bytes[at + i] = WORD.getUint8(i);
     }
   }
 
