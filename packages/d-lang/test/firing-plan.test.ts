@@ -111,6 +111,14 @@ describe.each(['dif', 'wasm'] as const)('firing plans (backend=%s)', (backend) =
     expect(rows(taken, 2)).toEqual(['2,1=1']);
   });
 
+  it('quantizes INT64_MIN into the lowest bucket (it used to stop the firing with a JavaScript TypeError)', () => {
+    const { state, fire } = start('syscall::read:entry { @ = quantize(arg0); }', backend);
+    fire('read', 'entry', [0x8000000000000000n]);
+    fire('read', 'entry', [0x7fffffffffffffffn]);
+    const data = [...state.takeAggregations().get(1)!.values()][0]!.data;
+    expect(data.flatMap((n, b) => (n !== 0n ? [`${b}:${n}`] : []))).toEqual(['0:1', '126:1']);
+  });
+
   it('drops a new key that does not fit aggsize, and finds it once there is room again', () => {
     const { state, fire } = start('syscall:::entry { @[arg0] = count(); }', backend, { aggsize: '24' });
     fire('read', 'entry', [1n]);
