@@ -196,8 +196,8 @@ const FIRES_ERROR = 1 | 2 | 4 | 8;
 // (the per-probe trampoline of DTrace on BPF): the probe's plan lists its
 // ECBs in order, each with its steps, so that dtrace_probe() is a loop over
 // them that looks nothing up by name and, for a clause that stores no data
-// and aggregates by no key, one string key or one integer key, allocates
-// nothing:
+// and aggregates by keys that are integers and strings (or by none),
+// allocates nothing itself (the DIF's own BigInts aside):
 //
 //   plans[probe id] --> ProbePlan { activities mask, isEnd }
 //                        |
@@ -250,7 +250,7 @@ interface AggregationStep {
   readonly increment: ExpressionStep | undefined;
 }
 
-/** What an action step's record is: none, one written as dtrace_probe stores it, or one too big for its ECB (a LoadError when reached). */
+/** Any other action: its value is recorded (when it has a record) and acted on (speculate, commit, exit ...). */
 interface ActionStep {
   readonly aggregation: false;
   readonly ndx: number;
