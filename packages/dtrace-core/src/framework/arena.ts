@@ -33,7 +33,6 @@ export class Arena {
     this.view = new DataView(this.bytes.buffer);
     this.scratchTop = staticSize;
     this.scratchBase = staticSize;
-    this.end = ARENA_BASE + BigInt(this.bytes.length);
   }
   private readonly scratchBase: number;
 
@@ -75,8 +74,6 @@ export class Arena {
     if (off < 0n || off + BigInt(size) > BigInt(this.bytes.length)) return -1;
     return Number(off);
   }
-  /** The first address past the arena. */
-  private readonly end: bigint;
   private readonly variableRegions: [number, number][] = [];
   private readonly globalAddresses = new Map<number, bigint>();
 
