@@ -7,7 +7,7 @@
 // (vm.ts) and the subroutines (subr.ts) both go through these functions.
 
 import { bytesString, stringBytes } from '../dif/difo.js';
-import type { Arena } from './arena.js';
+import { ARENA_BASE, type Arena } from './arena.js';
 import { DTRACEFLT, DifFault } from './faults.js';
 import type { MachineInterface } from './machine.js';
 
@@ -155,9 +155,9 @@ export function readString(f: VmFiring, addr: bigint, max: number): string {
 
 /** Copies bytes (a struct the framework builds, a copy of a stored value) into scratch. */
 export function scratchBytes(f: VmFiring, b: Uint8Array): bigint {
-  const addr = f.arena.alloc(b.length);
-  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length));
-  return addr;
+  const off = f.arena.allocOffset(b.length);
+  f.arena.bytes.set(b, off);
+  return ARENA_BASE + BigInt(off);
 }
 
 /** Encoded names (probefunc, execname ...): the same few strings come back at every firing. */
@@ -167,9 +167,9 @@ const encodedNames = new Map<string, Uint8Array>();
 export function scratchString(f: VmFiring, s: string): bigint {
   let b = stringBytes(s);
   if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
-  const addr = f.arena.alloc(b.length + 1);
-  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
-  return addr;
+  const off = f.arena.allocOffset(b.length + 1);
+  f.arena.bytes.set(b, off);
+  return ARENA_BASE + BigInt(off);
 }
 
 /** Copies a name the machine or a provider gives as text (probefunc, execname ...) into scratch as its UTF-8 bytes. */
@@ -181,9 +181,9 @@ export function scratchName(f: VmFiring, s: string): bigint {
     encodedNames.set(s, b);
   }
   if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
-  const addr = f.arena.alloc(b.length + 1);
-  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
-  return addr;
+  const off = f.arena.allocOffset(b.length + 1);
+  f.arena.bytes.set(b, off);
+  return ARENA_BASE + BigInt(off);
 }
 
 /**
