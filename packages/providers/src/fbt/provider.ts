@@ -57,8 +57,8 @@ export class FbtProvider {
   private readonly points = new Map<string, FbtFunctionPoints>();
   /** Arguments of the firing in progress (for getArgVal). */
   private current: ProbeArgumentSource | undefined;
-  /** NOFAULT reads of kernel memory (stack arguments). */
-  private readonly read = (va: bigint, length: number) => this.machine.readKernel(va, length);
+  /** NOFAULT word reads of kernel memory (stack arguments). */
+  private readonly read = (va: bigint, size: number) => this.machine.readWord(va, size);
   /** Per CPU: the arguments of entry firings and of return firings there (reused, see FunctionArguments). */
   private readonly entryArguments: FunctionArguments[] = [];
   private readonly returnArguments: ReturnArguments[] = [];

@@ -65,6 +65,9 @@ export interface FbtFunctionPoints {
 /** A NOFAULT read of the memory arguments and frames live in (the kernel's, or a process's). */
 export type MemoryRead = (va: bigint, length: number) => SafeRead;
 
+/** A NOFAULT read of one little-endian word of `size` bytes there (Machine.readWord): undefined when it faults. */
+export type WordRead = (va: bigint, size: number) => bigint | undefined;
+
 /** Where the guest kernel's saved user frame (struct pt_regs) keeps a register: a member, or a word of an array member. */
 export interface SavedRegister {
   readonly member: string;
@@ -124,9 +127,9 @@ export interface IsaSupport {
   /** Register numbers (RegisterFile.get) of the integer argument registers, in order. */
   readonly argumentRegisters: readonly number[];
   /** The `count` arguments at a function's first instruction (the return address not yet pushed on ARM, on the stack on x86-64), read from `regs` and `read` on demand. */
-  entryArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments;
+  entryArguments(regs: RegisterFile, read: WordRead, count: number): FunctionArguments;
   /** The `count` arguments at a call instruction (SDT sites): the callee's arguments, before the call. */
-  callArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments;
+  callArguments(regs: RegisterFile, read: WordRead, count: number): FunctionArguments;
   /** The return-value register (rax / r0). */
   returnValue(regs: RegisterFile): bigint;
   /** Register numbers of the system-call arguments of a CPU stopped in user mode. */
@@ -169,8 +172,8 @@ export class FunctionArguments implements ProbeArgumentSource {
   constructor(
     abi: Pick<IsaSupport, 'argumentRegisters' | 'wordSize'>,
     private readonly regs: RegisterFile,
-    /** NOFAULT reads of the memory the stack is in (the kernel's, or the process's). */
-    private readonly read: MemoryRead,
+    /** NOFAULT word reads of the memory the stack is in (the kernel's, or the process's). */
+    private readonly read: WordRead,
     /** Words between the stack pointer and the first stack argument (x86-64's return address at a function's entry). */
     private readonly skip: number,
     /** Arguments the probe has: args[count] and beyond are 0 (set per firing where a provider's probes differ). */
@@ -185,13 +188,7 @@ export class FunctionArguments implements ProbeArgumentSource {
     const inRegisters = this.registers.length;
     if (index < inRegisters) return this.regs.get(this.registers[index]!);
     const word = this.wordSize;
-    const r = this.read(this.regs.sp() + BigInt((this.skip + index - inRegisters) * word), word);
-    if ('fault' in r) return 0n;
-    const b = r.bytes;
-    const low = (b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24)) >>> 0;
-    if (word === 4) return BigInt(low);
-    const high = (b[4]! | (b[5]! << 8) | (b[6]! << 16) | (b[7]! << 24)) >>> 0;
-    return (BigInt(high) << 32n) | BigInt(low);
+    return this.read(this.regs.sp() + BigInt((this.skip + index - inRegisters) * word), word) ?? 0n;
   }
 }
 

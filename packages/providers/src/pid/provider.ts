@@ -558,11 +558,12 @@ export class PidProvider {
       const regs = this.machine.registers(cpu);
       // The process's memory: the address space the CPU is in while the firing lasts.
       const read = (va: bigint, length: number): SafeRead => this.machine.readUser(regs.pageTableRoot(), va, length);
+      const readWord = (va: bigint, size: number): bigint | undefined => this.machine.readWord(va, size, regs.pageTableRoot());
       a = {
-        entry: this.support.entryArguments(regs, read, ENTRY_ARGS),
-        offset: this.support.entryArguments(regs, read, this.support.argumentRegisters.length),
+        entry: this.support.entryArguments(regs, readWord, ENTRY_ARGS),
+        offset: this.support.entryArguments(regs, readWord, this.support.argumentRegisters.length),
         ret: new ReturnArguments(this.support, regs),
-        call: this.support.callArguments(regs, read, 0),
+        call: this.support.callArguments(regs, readWord, 0),
         stap: new StapArguments(regs, read),
       };
       this.cpuArguments[cpu] = a;
@@ -653,7 +654,7 @@ export class PidProvider {
     if (this.helpers && cur && this.runsUsdt(this.view.taskIds(cur.task).pid)) this.onNewProviders?.();
     const parent = cur?.process;
     if (!parent || parent.state !== 'live' || !parent.table || parent.root === undefined) return;
-    const child = this.support.callArguments(this.machine.registers(trap.cpu), (va, n) => this.machine.readKernel(va, n), 1).arg(0);
+    const child = this.support.callArguments(this.machine.registers(trap.cpu), (va, size) => this.machine.readWord(va, size), 1).arg(0);
     const childRoot = child ? this.view.taskRoot(child) : undefined;
     if (childRoot === undefined || sameRoot(childRoot, parent.root)) return; // vfork / thread: the same text
     for (const p of parent.probes) {

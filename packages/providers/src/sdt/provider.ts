@@ -100,8 +100,8 @@ export class SdtProvider {
   private current: FunctionArguments | undefined;
   /** Per CPU: the arguments of firings there (reused, see FunctionArguments). */
   private readonly siteArguments: FunctionArguments[] = [];
-  /** NOFAULT reads of kernel memory (stack arguments). */
-  private readonly read = (va: bigint, length: number) => this.machine.readKernel(va, length);
+  /** NOFAULT word reads of kernel memory (stack arguments). */
+  private readonly read = (va: bigint, size: number) => this.machine.readWord(va, size);
   readonly definitions: readonly ProviderDefinition[];
 
   private constructor(

@@ -4,7 +4,7 @@
 // Linux ABI the guest kernel keeps) pass rdi rsi rdx r10 r8 r9, which the
 // kernel's struct pt_regs saves under those names.
 import type { RegisterFile } from '@wdtrace/kernel';
-import { FunctionArguments, type MemoryRead, type UserFrameLayout } from '../support.js';
+import { FunctionArguments, type UserFrameLayout, type WordRead } from '../support.js';
 
 const RAX = 0;
 /** Register numbers (RegisterFile.get) of rdi rsi rdx rcx r8 r9. */
@@ -22,12 +22,12 @@ export const X86_USER_FRAME: UserFrameLayout = {
 };
 
 /** At the first instruction [rsp] is the return address; stack arguments follow it. */
-export function x86EntryArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments {
+export function x86EntryArguments(regs: RegisterFile, read: WordRead, count: number): FunctionArguments {
   return new FunctionArguments(ABI, regs, read, 1, count);
 }
 
 /** Before the call the seventh argument is at [rsp]. */
-export function x86CallArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments {
+export function x86CallArguments(regs: RegisterFile, read: WordRead, count: number): FunctionArguments {
   return new FunctionArguments(ABI, regs, read, 0, count);
 }
 
