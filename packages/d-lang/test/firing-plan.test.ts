@@ -90,6 +90,35 @@ describe.each(['dif', 'wasm'] as const)('firing plans (backend=%s)', (backend) =
     expect(rows(taken, 2)).toEqual(['open=4', 'read=11']);
   });
 
+  it('finds tuples of strings and integers by their values, each key taken as it was when evaluated', () => {
+    const { state, fire } = start('BEGIN { g = "a"; } syscall::: { @t[g, g = probefunc, g, arg0] = count(); @s[probename, arg0] = sum(arg1); }', backend);
+    fire('read', 'entry', [1n, 10n]);
+    fire('read', 'entry', [1n, 20n]);
+    fire('open', 'return', [1n, 30n]);
+    fire('read', 'entry', [2n, 40n]);
+    const taken = state.takeAggregations();
+    // g is left from the firing before.
+    expect(rows(taken, 1)).toEqual(['a,read,read,1=1', 'open,read,read,2=1', 'read,open,open,1=1', 'read,read,read,1=1']);
+    expect(rows(taken, 2)).toEqual(['entry,1=30', 'entry,2=40', 'return,1=30']);
+  });
+
+  it('reports a fault in a key of a tuple as that key action', () => {
+    const { state, fire } = start('syscall::read:entry { @a[probefunc, stringof(arg1), arg0] = count(); } ERROR { @e[arg2, arg4] = count(); }', backend);
+    fire('read', 'entry', [1n, 0x1000n]);
+    const taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual([]);
+    // The second key (action #2) faults on a bad address (DTRACEFLT_BADADDR, 1).
+    expect(rows(taken, 2)).toEqual(['2,1=1']);
+  });
+
+  it('quantizes INT64_MIN into the lowest bucket (it used to stop the firing with a JavaScript TypeError)', () => {
+    const { state, fire } = start('syscall::read:entry { @ = quantize(arg0); }', backend);
+    fire('read', 'entry', [0x8000000000000000n]);
+    fire('read', 'entry', [0x7fffffffffffffffn]);
+    const data = [...state.takeAggregations().get(1)!.values()][0]!.data;
+    expect(data.flatMap((n, b) => (n !== 0n ? [`${b}:${n}`] : []))).toEqual(['0:1', '126:1']);
+  });
+
   it('drops a new key that does not fit aggsize, and finds it once there is room again', () => {
     const { state, fire } = start('syscall:::entry { @[arg0] = count(); }', backend, { aggsize: '24' });
     fire('read', 'entry', [1n]);

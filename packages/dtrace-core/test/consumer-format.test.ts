@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatPrintf, parsePrintfFormat, printfArgumentCount, escapeString, formatWalltime, type Datum, PrintfFormatError } from '../src/consumer/printf.js';
 import { NO_SYMBOLS } from '../src/framework/machine.js';
-import { quantizeBucket, llquantizeBucketCount } from '../src/framework/buckets.js';
+import fc from 'fast-check';
+import { quantizeBucket, quantizeBucketValue, llquantizeBucketCount } from '../src/framework/buckets.js';
 import { printBytes, printLquantize, printLlquantize, printQuantize, stddevValue, averageValue, traceInteger } from '../src/consumer/aggprint.js';
 import { lquantizeArg, llquantizeArg } from '../src/program/actions.js';
 
@@ -150,6 +151,37 @@ describe('aggregation layouts (dt_consume.c)', () => {
     expect(quantizeBucket(4n)).toBe(66);
     expect(quantizeBucket(-1n)).toBe(62);
     expect(quantizeBucket(-5n)).toBe(60);
+    // The ends: 2^62 and above in the top bucket, -2^62 and below (INT64_MIN too) in the lowest.
+    expect(quantizeBucket(0x7fffffffffffffffn)).toBe(126);
+    expect(quantizeBucket(1n << 62n)).toBe(126);
+    expect(quantizeBucket(-(1n << 62n) + 1n)).toBe(1);
+    expect(quantizeBucket(-(1n << 62n))).toBe(0);
+    expect(quantizeBucket(-(1n << 63n))).toBe(0);
+    expect(quantizeBucket(1n << 63n)).toBe(0);
+  });
+  it('places every int64 value in the bucket whose bounds hold it, as dtrace_aggregate_quantize', () => {
+    const int64 = fc.oneof(fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.integer({ min: 0, max: 63 }).map((k) => 1n << BigInt(k)), fc.integer({ min: 0, max: 63 }).map((k) => -(1n << BigInt(k))));
+    fc.assert(
+      fc.property(int64, fc.integer({ min: -1, max: 1 }), (x, d) => {
+        const v = BigInt.asIntN(64, x + BigInt(d));
+        const b = quantizeBucket(v);
+        expect(b).toBeGreaterThanOrEqual(0);
+        expect(b).toBeLessThan(127);
+        // The lowest bucket holds every value at or below its own; the others [BUCKETVAL(b), BUCKETVAL(b+1)) or (BUCKETVAL(b-1), BUCKETVAL(b)].
+        if (v > 0n) {
+          expect(v >= quantizeBucketValue(b)).toBe(true);
+          if (b < 126) expect(v < quantizeBucketValue(b + 1)).toBe(true);
+        } else if (v < 0n) {
+          expect(v <= quantizeBucketValue(b)).toBe(true);
+          if (b > 0) expect(v > quantizeBucketValue(b - 1)).toBe(true);
+        } else {
+          expect(b).toBe(63);
+        }
+        // Given as uint64_t (as DIF registers hold it), the same bucket.
+        expect(quantizeBucket(BigInt.asUintN(64, v))).toBe(b);
+      }),
+      { numRuns: 400 },
+    );
   });
   it('prints negative and mixed histograms with centre lines', () => {
     const d = new Array<bigint>(127).fill(0n);

@@ -14,6 +14,8 @@ import { DTRACEFLT, DifFault } from './faults.js';
 export const ARENA_BASE = 0x7ffe_0000_0000_0000n;
 
 const U64 = (v: bigint): bigint => BigInt.asUintN(64, v);
+/** A 64-bit word to split an address into 32-bit halves. */
+const WORD = new DataView(new ArrayBuffer(8));
 
 /** The arena: static string tables, then scratch reset at every firing. */
 export class Arena {
@@ -22,8 +24,12 @@ export class Arena {
   private staticTop = 0;
   private scratchTop: number;
 
+  /** ARENA_BASE + the arena's size. */
+  private readonly end: bigint;
+
   constructor(staticSize: number, readonly scratchSize: number) {
     this.bytes = new Uint8Array(staticSize + scratchSize);
+    this.end = ARENA_BASE + BigInt(this.bytes.length);
     this.view = new DataView(this.bytes.buffer);
     this.scratchTop = staticSize;
     this.scratchBase = staticSize;
@@ -44,14 +50,26 @@ export class Arena {
   }
   /** Allocates zeroed scratch, 8-byte aligned; faults NOSCRATCH when exhausted. */
   alloc(size: number): bigint {
+    return ARENA_BASE + BigInt(this.allocOffset(size));
+  }
+  /** alloc(), returning the offset in `bytes` (its address is ARENA_BASE + offset). */
+  allocOffset(size: number): number {
     const start = (this.scratchTop + 7) & ~7;
     if (size < 0 || start + size > this.bytes.length) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
     this.bytes.fill(0, start, start + size);
     this.scratchTop = start + size;
-    return ARENA_BASE + BigInt(start);
+    return start;
   }
-  /** Offset of [addr, addr+size) in the arena, or -1. */
+  /** Offset of [addr, addr+size) in the arena, or -1. Compares before it subtracts: an address outside makes no BigInt. */
   offsetOf(addr: bigint, size: number): number {
+    // Between ARENA_BASE and the arena's end, the offset is the address's low
+    // 32 bits (ARENA_BASE's are zero; the arena is far smaller than 4 GiB),
+    // read without BigInt arithmetic: this runs for most D loads and strings.
+    if (addr >= ARENA_BASE && addr <= this.end && size >= 0) {
+      WORD.setBigUint64(0, addr, true);
+      const off = WORD.getUint32(0, true);
+      return off + size > this.bytes.length ? -1 : off;
+    }
     const off = addr - ARENA_BASE;
     if (off < 0n || off + BigInt(size) > BigInt(this.bytes.length)) return -1;
     return Number(off);

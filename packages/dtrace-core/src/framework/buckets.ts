@@ -13,19 +13,33 @@ export function quantizeBucketValue(bucket: number): bigint {
   return 1n << BigInt(bucket - DTRACE_QUANTIZE_ZEROBUCKET - 1);
 }
 
-/** The bucket a value falls in (dtrace_aggregate_quantize). */
+/** A 64-bit word the bucket of a value is read from. */
+const WORD = new DataView(new ArrayBuffer(8));
+
+/**
+ * The bucket a value falls in (dtrace_aggregate_quantize): the zero bucket,
+ * or one per power of two of the int64_t's magnitude, above it for positive
+ * values, below for negative ones. Worked out on the value's two 32-bit
+ * halves (no BigInt arithmetic: this runs at every quantize() firing).
+ */
 export function quantizeBucket(value: bigint): number {
-  const v = BigInt.asIntN(64, value);
-  if (v === 0n) return DTRACE_QUANTIZE_ZEROBUCKET;
-  if (v > 0n) {
-    let i = 0;
-    while (i < 63 && v >= 1n << BigInt(i + 1)) i++;
-    return DTRACE_QUANTIZE_ZEROBUCKET + 1 + i;
+  // The int64_t's bits (setBigUint64 takes the value modulo 2^64, as BigInt.asIntN(64) does).
+  WORD.setBigUint64(0, value, true);
+  let lo = WORD.getUint32(0, true);
+  let hi = WORD.getUint32(4, true);
+  if (lo === 0 && hi === 0) return DTRACE_QUANTIZE_ZEROBUCKET;
+  const negative = hi >= 0x80000000;
+  if (negative) {
+    // The magnitude, -v: not the bits, plus one (carried into the high half when the low half is 0).
+    const carry = lo === 0 ? 1 : 0;
+    lo = (~lo + 1) >>> 0;
+    hi = (~hi + carry) >>> 0;
   }
-  const m = -v;
-  let i = 0;
-  while (i < 63 && m >= 1n << BigInt(i + 1)) i++;
-  return DTRACE_QUANTIZE_ZEROBUCKET - 1 - i;
+  // The highest power of two not above the magnitude (2^63 for INT64_MIN's).
+  const log2 = hi !== 0 ? 63 - Math.clz32(hi) : 31 - Math.clz32(lo);
+  if (!negative) return DTRACE_QUANTIZE_ZEROBUCKET + 1 + log2;
+  // The lowest bucket, -2^62, also holds every value below it (INT64_MIN too), as in dtrace_aggregate_quantize.
+  return DTRACE_QUANTIZE_ZEROBUCKET - 1 - Math.min(log2, 62);
 }
 
 /** Number of buckets llquantize(factor, low, high, nsteps) needs (dtrace_aggregate_llquantize_bucket layout). */

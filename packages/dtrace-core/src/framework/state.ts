@@ -25,7 +25,7 @@ import type { MachineInterface } from './machine.js';
 import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
-import { readBytes, readStringBytes, type VmFiring, type VmVariables } from './firing.js';
+import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
 import { wasmCompile } from './wasm.js';
 import { verifyDifo } from './verify.js';
@@ -157,9 +157,19 @@ export class LoadError extends Error {}
 
 /**
  * A VmFiring the state reuses for each firing of one ECB, with the index + 1
- * of the action whose DIF runs (0: the predicate), which ERROR reports.
+ * of the action whose DIF runs (0: the predicate), which ERROR reports, and
+ * where the key values of an aggregation found by hash are kept meanwhile:
+ * integers, and the strings' bytes copied out of the arena as each key is
+ * evaluated (a later key or the value may change them there).
  */
-type ReusedFiring = { -readonly [K in keyof VmFiring]: VmFiring[K] } & { busy: boolean; ndx: number };
+type ReusedFiring = { -readonly [K in keyof VmFiring]: VmFiring[K] } & {
+  busy: boolean;
+  ndx: number;
+  readonly keyBytes: Uint8Array;
+  readonly keyStarts: number[];
+  readonly keyEnds: number[];
+  readonly keyIntegers: bigint[];
+};
 
 const ERROR_RECORD_SIZE = 48;
 /** dtrace_chill_interval and dtrace_chill_max: at most 500 ms of chill() per CPU in any one second. */
@@ -186,8 +196,8 @@ const FIRES_ERROR = 1 | 2 | 4 | 8;
 // (the per-probe trampoline of DTrace on BPF): the probe's plan lists its
 // ECBs in order, each with its steps, so that dtrace_probe() is a loop over
 // them that looks nothing up by name and, for a clause that stores no data
-// and aggregates by no key, one string key or one integer key, allocates
-// nothing:
+// and aggregates by keys that are integers and strings (or by none),
+// allocates nothing itself (the DIF's own BigInts aside):
 //
 //   plans[probe id] --> ProbePlan { activities mask, isEnd }
 //                        |
@@ -214,13 +224,19 @@ interface ExpressionStep {
   readonly ndx: number;
   readonly act: ActionDescription;
   readonly difo: LoadedDifo | undefined;
+  /** A key that is its DIFO's result as it is: a string (by reference) ... */
+  readonly string: boolean;
+  /** ... of this record size, of which at most `max` bytes (strsize) are read. */
+  readonly size: number;
+  readonly max: number;
 }
 
 /** How an aggregation step finds its entry (see AggregationTable). */
 const LOOKUP_NONE = 0;
-const LOOKUP_STRING = 1;
-const LOOKUP_INTEGER = 2;
-const LOOKUP_TUPLE = 3;
+/** Keys that are all integers or strings as their DIFOs give them: found by a hash of their values. */
+const LOOKUP_HASH = 1;
+/** Any other keys (stacks, symbols, tracemem ...): by the tuple's key string. */
+const LOOKUP_TUPLE = 2;
 
 interface AggregationStep {
   readonly aggregation: true;
@@ -230,14 +246,11 @@ interface AggregationStep {
   readonly table: AggregationTable | undefined;
   readonly lookup: number;
   readonly keys: readonly ExpressionStep[];
-  /** The one string key's record size and the bytes of it that are read (min(size, strsize)). */
-  readonly keySize: number;
-  readonly keyMax: number;
   readonly value: LoadedDifo | undefined;
   readonly increment: ExpressionStep | undefined;
 }
 
-/** What an action step's record is: none, one written as dtrace_probe stores it, or one too big for its ECB (a LoadError when reached). */
+/** Any other action: its value is recorded (when it has a record) and acted on (speculate, commit, exit ...). */
 interface ActionStep {
   readonly aggregation: false;
   readonly ndx: number;
@@ -266,6 +279,8 @@ class Ecb implements EnabledProbe {
   firing: ReusedFiring | undefined;
   /** Where the records of an ECB that stores no data are written (nothing reads them). */
   readonly sink: { readonly bytes: Uint8Array; readonly view: DataView } | undefined;
+  /** The most string-key bytes one of its aggregation steps copies (ReusedFiring.keyBytes). */
+  readonly keyBytes: number;
 
   constructor(
     readonly epid: number,
@@ -283,6 +298,11 @@ class Ecb implements EnabledProbe {
       const bytes = new Uint8Array(ecb.size);
       this.sink = { bytes, view: new DataView(bytes.buffer) };
     }
+    let keyBytes = 0;
+    for (const step of steps) {
+      if (step.aggregation && step.lookup === LOOKUP_HASH) keyBytes = Math.max(keyBytes, step.keys.reduce((n, k) => n + (k.string ? k.max : 0), 0));
+    }
+    this.keyBytes = keyBytes;
   }
 }
 
@@ -329,25 +349,18 @@ class AggregationBucket implements AggregationEntry {
   }
 }
 
-/** A string key found by its bytes: the record size and the bytes up to the NUL. */
-interface StringKeyed {
-  readonly size: number;
-  readonly text: Uint8Array;
-  readonly bucket: AggregationBucket;
-}
-
 /**
  * One aggregation's entries (dtrace_aggbuffer), keyed by the tuple as a
- * string (keyPart), with lookups that build no key string for the common
- * tuples: none, one string found by a hash of its bytes in the arena, one
- * integer. The lookups hold only entries of `entries` and are emptied with
- * it at each snapshot.
+ * string (keyPart). Besides, the entries of tuples of integers and strings
+ * are found by a hash of the key values (the strings' bytes up to their
+ * NUL), without building the key string, and a tuple of no key is kept
+ * aside; both hold only entries of `entries` and are emptied with it at
+ * each snapshot.
  */
 class AggregationTable {
   entries = new Map<string, AggregationBucket>();
   noKey: AggregationBucket | undefined;
-  private readonly byString = new Map<number, StringKeyed | StringKeyed[]>();
-  private readonly byInteger = new Map<bigint, AggregationBucket>();
+  private readonly byHash = new Map<number, AggregationBucket | AggregationBucket[]>();
   /** lquantize's parameters, as bigints. */
   readonly lquantize: { readonly base: bigint; readonly levels: number; readonly limit: bigint; readonly step: bigint } | undefined;
 
@@ -365,51 +378,25 @@ class AggregationTable {
     const taken = this.entries;
     this.entries = new Map();
     this.noKey = undefined;
-    this.byString.clear();
-    this.byInteger.clear();
+    this.byHash.clear();
     return taken;
   }
 
-  /** The entry of the one string key of record size `size` whose text is bytes[start, end). */
-  stringBucket(size: number, bytes: Uint8Array, start: number, end: number): AggregationBucket | undefined {
-    const found = this.byString.get(stringHash(size, bytes, start, end));
-    if (found === undefined) return undefined;
-    if (!Array.isArray(found)) return sameText(found, size, bytes, start, end) ? found.bucket : undefined;
-    for (const k of found) if (sameText(k, size, bytes, start, end)) return k.bucket;
-    return undefined;
+  /** The entries whose key values hash to `h`: one, several, or none. */
+  hashed(h: number): AggregationBucket | AggregationBucket[] | undefined {
+    return this.byHash.get(h);
   }
 
-  rememberString(size: number, text: Uint8Array, bucket: AggregationBucket): void {
-    const h = stringHash(size, text, 0, text.length);
-    const keyed: StringKeyed = { size, text, bucket };
-    const found = this.byString.get(h);
-    if (found === undefined) this.byString.set(h, keyed);
-    else if (Array.isArray(found)) found.push(keyed);
-    else this.byString.set(h, [found, keyed]);
-  }
-
-  integerBucket(key: bigint): AggregationBucket | undefined {
-    return this.byInteger.get(key);
-  }
-
-  rememberInteger(key: bigint, bucket: AggregationBucket): void {
-    this.byInteger.set(key, bucket);
+  rememberHash(h: number, bucket: AggregationBucket): void {
+    const found = this.byHash.get(h);
+    if (found === undefined) this.byHash.set(h, bucket);
+    else if (Array.isArray(found)) found.push(bucket);
+    else this.byHash.set(h, [found, bucket]);
   }
 }
 
-/** FNV-1a of a string key's record size and text. */
-function stringHash(size: number, bytes: Uint8Array, start: number, end: number): number {
-  let h = (0x811c9dc5 ^ size) | 0;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return h;
-}
-
-function sameText(k: StringKeyed, size: number, bytes: Uint8Array, start: number, end: number): boolean {
-  if (k.size !== size || k.text.length !== end - start) return false;
-  const t = k.text;
-  for (let i = 0; i < t.length; i++) if (t[i] !== bytes[start + i]) return false;
-  return true;
-}
+/** A 64-bit word: an integer key's halves to hash, a record's or timestamp's low bytes, read without BigInt arithmetic. */
+const WORD = new DataView(new ArrayBuffer(8));
 
 export class DTraceState {
   readonly options: DTraceOptions;
@@ -567,6 +554,13 @@ export class DTraceState {
     return fresh;
   }
 
+  private expressionStep(index: number, act: ActionDescription, difo: LoadedDifo | undefined): ExpressionStep {
+    const rtype = difo?.difo.rtype;
+    const string = rtype !== undefined && (rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) !== 0 && rtype.kind === DIF_TYPE_STRING;
+    const size = string ? (act.record?.size ?? rtype.size) : 0;
+    return { ndx: index + 1, act, difo, string, size, max: Math.min(size, this.options.strsize) };
+  }
+
   /** An ECB's steps: its actions as a firing runs them, keys and increments with their aggregation. */
   private steps(ecb: EcbDescription, loaded: readonly (LoadedDifo | undefined)[], roles: readonly ActionRole[], increments: ReadonlyMap<number, number>): Step[] {
     const steps: Step[] = [];
@@ -582,26 +576,14 @@ export class DTraceState {
         continue;
       }
       const keys: ExpressionStep[] = [];
-      for (let k = i - act.ntuple; k < i; k++) keys.push({ ndx: k + 1, act: acts[k]!, difo: loaded[k] });
+      for (let k = i - act.ntuple; k < i; k++) keys.push(this.expressionStep(k, acts[k]!, loaded[k]));
       const inc = increments.get(i);
-      const increment = inc === undefined ? undefined : { ndx: inc + 1, act: acts[inc]!, difo: loaded[inc] };
-      // One key that is the DIFO's result as it is: a string (by its bytes) or an integer.
-      let lookup = keys.length === 0 ? LOOKUP_NONE : LOOKUP_TUPLE;
-      let keySize = 0;
-      let keyMax = 0;
-      const key = keys[0];
-      if (keys.length === 1 && key!.difo !== undefined && !SPECIAL_RECORD_KINDS.has(key!.act.kind) && !SYMBOL_KEY_KINDS.has(key!.act.kind)) {
-        const rtype = key!.difo.difo.rtype;
-        if ((rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) === 0) {
-          lookup = LOOKUP_INTEGER;
-        } else if (rtype.kind === DIF_TYPE_STRING) {
-          lookup = LOOKUP_STRING;
-          keySize = key!.act.record?.size ?? rtype.size;
-          keyMax = Math.min(keySize, this.options.strsize);
-        }
-      }
+      const increment = inc === undefined ? undefined : this.expressionStep(inc, acts[inc]!, loaded[inc]);
+      // Keys that are their DIFOs' results as they are (integers and strings) are found by hash.
+      const hashable = keys.every((k) => k.difo !== undefined && !SPECIAL_RECORD_KINDS.has(k.act.kind) && !SYMBOL_KEY_KINDS.has(k.act.kind) && (k.string || (k.difo.difo.rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) === 0));
       const table = this.tables.get(Number(act.uarg));
-      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup: table ? lookup : LOOKUP_TUPLE, keys, keySize, keyMax, value: difo, increment });
+      const lookup = !table ? LOOKUP_TUPLE : keys.length === 0 ? LOOKUP_NONE : hashable ? LOOKUP_HASH : LOOKUP_TUPLE;
+      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment });
     }
     return steps;
   }
@@ -654,7 +636,7 @@ export class DTraceState {
   // DTrace Probe Context: dtrace_probe(). Runs each ECB of the probe; a fault
   // abandons that ECB's data and fires dtrace:::ERROR.
 
-  probe(probeId: number, cpu: number, args: readonly bigint[]): void {
+  probe(probeId: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
     const plan = this.planById[probeId];
     if (plan === undefined || (plan.activities & this.activityBit) === 0) return;
     const buf = this.buffers[cpu]!;
@@ -672,7 +654,7 @@ export class DTraceState {
         // The activity is checked for each ECB, as dtrace_probe does: once a
         // clause has called exit(), the later clauses of the same firing do not run.
         if ((plan.activities & this.activityBit) === 0) break;
-        this.runEcb(ecbs[i]!, cpu, args, timestamp, locals);
+        this.runEcb(ecbs[i]!, cpu, args, rest, timestamp, locals);
       }
     } finally {
       this.firingDepth--;
@@ -687,7 +669,7 @@ export class DTraceState {
    * inside its own firing (only ERROR's run inside another's, and ERROR does
    * not nest); should it, it gets a fresh object.
    */
-  private firing(ep: Ecb, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
+  private firing(ep: Ecb, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
     let f = ep.firing;
     if (f === undefined || f.busy) {
       const state = this;
@@ -700,6 +682,7 @@ export class DTraceState {
         probeId: ep.probe.id,
         epid: ep.epid,
         args,
+        restArgs: rest,
         probe: ep.probe,
         timestamp,
         strsize: this.options.strsize,
@@ -709,6 +692,10 @@ export class DTraceState {
         strtokRest: undefined,
         busy: false,
         ndx: 0,
+        keyBytes: new Uint8Array(ep.keyBytes),
+        keyStarts: [],
+        keyEnds: [],
+        keyIntegers: [],
       };
       if (f === undefined) ep.firing = fresh;
       f = fresh;
@@ -716,6 +703,7 @@ export class DTraceState {
     f.locals = locals;
     f.cpu = cpu;
     f.args = args;
+    f.restArgs = rest;
     f.timestamp = timestamp;
     f.instructions = 0;
     f.strtokRest = undefined;
@@ -729,8 +717,8 @@ export class DTraceState {
    * are computed), or, when the ECB stores no data, in its sink, which
    * nothing reads.
    */
-  private runEcb(ep: Ecb, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
-    const f = this.firing(ep, cpu, args, timestamp, locals);
+  private runEcb(ep: Ecb, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
+    const f = this.firing(ep, cpu, args, rest, timestamp, locals);
     f.busy = true;
     this.arena.resetScratch();
     try {
@@ -754,8 +742,10 @@ export class DTraceState {
         slab.top = (base + size + 7) & ~7;
         view.setUint32(base, ep.epid, true);
         if (ecb.headerSize >= 12) {
-          view.setUint32(base + 4, Number((timestamp >> 32n) & 0xffffffffn), true);
-          view.setUint32(base + 8, Number(timestamp & 0xffffffffn), true);
+          // The timestamp's high word, then its low word.
+          WORD.setBigUint64(0, timestamp, true);
+          view.setUint32(base + 4, WORD.getUint32(4, true), true);
+          view.setUint32(base + 8, WORD.getUint32(0, true), true);
         }
       }
       let spec: SpeculationBuffer | undefined;
@@ -858,52 +848,25 @@ export class DTraceState {
   private aggregateStep(step: AggregationStep, f: ReusedFiring, cpu: number): void {
     const t = step.table;
     let bucket: AggregationBucket | undefined;
-    // What a missing entry is made from.
+    // The keys of a missing entry, and the hash to find it by next time (LOOKUP_HASH).
     let keys: (bigint | Uint8Array)[] | undefined;
-    let keyString = '';
-    let stringKey: Uint8Array | undefined;
-    let integerKey = 0n;
-    switch (step.lookup) {
-      case LOOKUP_NONE:
-        bucket = t!.noKey;
-        break;
-      case LOOKUP_STRING: {
-        const key = step.keys[0]!;
-        f.ndx = key.ndx;
-        const v = difRun(key.difo!, f);
-        const off = this.arena.offsetOf(v, 1);
-        if (off >= 0) {
-          // As recordValue copies an arena string: up to its NUL, at most keyMax bytes and one less than the record.
-          const arena = this.arena.bytes;
-          const limit = Math.min(arena.length, off + step.keyMax, off + Math.max(0, step.keySize - 1));
-          let end = off;
-          while (end < limit && arena[end] !== 0) end++;
-          bucket = t!.stringBucket(step.keySize, arena, off, end);
-          if (bucket === undefined) {
-            const out = new Uint8Array(step.keySize);
-            out.set(arena.subarray(off, end));
-            stringKey = arena.slice(off, end);
-            keys = [out];
-          }
-        } else {
-          keys = [this.recordFrom(key.act, key.difo!, f, v)];
-        }
-        break;
+    let hash = 0;
+    let hashed = false;
+    if (step.lookup === LOOKUP_NONE) {
+      bucket = t!.noKey;
+    } else if (step.lookup === LOOKUP_HASH) {
+      keys = this.hashKeys(step, f);
+      if (keys === undefined) {
+        hash = this.keyHash(step, f);
+        hashed = true;
+        bucket = this.hashedBucket(t!, hash, step, f);
+        if (bucket === undefined) keys = this.hashedKeyValues(step, f, step.keys.length);
       }
-      case LOOKUP_INTEGER: {
-        const key = step.keys[0]!;
+    } else {
+      keys = [];
+      for (const key of step.keys) {
         f.ndx = key.ndx;
-        integerKey = difRun(key.difo!, f);
-        bucket = t!.integerBucket(integerKey);
-        if (bucket === undefined) keys = [integerKey];
-        break;
-      }
-      default: {
-        keys = [];
-        for (const key of step.keys) {
-          f.ndx = key.ndx;
-          keys.push(this.symbolKey(key.act.kind, this.recordValue(key.act, key.difo, f)));
-        }
+        keys.push(this.symbolKey(key.act.kind, this.recordValue(key.act, key.difo, f)));
       }
     }
     f.ndx = step.ndx;
@@ -917,7 +880,7 @@ export class DTraceState {
     if (t === undefined) throw new LoadError(`aggregation ${Number(step.act.uarg)} is not described by the program`);
     if (bucket === undefined) {
       if (keys === undefined) keys = [];
-      keyString = keys.length === 1 ? keyPart(keys[0]!) : keys.map(keyPart).join('|');
+      const keyString = keys.length === 1 ? keyPart(keys[0]!) : keys.map(keyPart).join('|');
       bucket = t.entries.get(keyString);
       if (bucket === undefined) {
         const size = t.desc.dataSize + keys.reduce((n, k) => n + (k instanceof Uint8Array ? k.length : 8), 0);
@@ -930,10 +893,117 @@ export class DTraceState {
         t.entries.set(keyString, bucket);
       }
       if (step.lookup === LOOKUP_NONE) t.noKey = bucket;
-      else if (step.lookup === LOOKUP_STRING && stringKey !== undefined) t.rememberString(step.keySize, stringKey, bucket);
-      else if (step.lookup === LOOKUP_INTEGER) t.rememberInteger(integerKey, bucket);
+      else if (hashed) t.rememberHash(hash, bucket);
     }
     this.aggregate(t, bucket, value, increment);
+  }
+
+  /**
+   * Evaluates the keys of a LOOKUP_HASH step into the firing's key scratch:
+   * integers as they are, strings in the arena copied as recordFrom copies
+   * them (up to the NUL, at most strsize bytes and one less than the
+   * record). Returns undefined then; for a string outside the arena (guest
+   * memory), the keys as recordValue makes them, found by their key string.
+   */
+  private hashKeys(step: AggregationStep, f: ReusedFiring): (bigint | Uint8Array)[] | undefined {
+    const scratch = f.keyBytes;
+    const arena = this.arena.bytes;
+    let top = 0;
+    const keys = step.keys;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      f.ndx = key.ndx;
+      const v = difRun(key.difo!, f);
+      if (!key.string) {
+        f.keyIntegers[k] = v;
+        continue;
+      }
+      const off = this.arena.offsetOf(v, 1);
+      if (off < 0) {
+        // The keys so far, this one, and the rest as recordValue makes them.
+        const values = this.hashedKeyValues(step, f, k);
+        values.push(this.recordFrom(key.act, key.difo!, f, v));
+        for (let r = k + 1; r < keys.length; r++) {
+          f.ndx = keys[r]!.ndx;
+          values.push(this.recordValue(keys[r]!.act, keys[r]!.difo, f));
+        }
+        return values;
+      }
+      const limit = Math.min(arena.length, off + key.max, off + Math.max(0, key.size - 1));
+      f.keyStarts[k] = top;
+      for (let i = off; i < limit; i++) {
+        const b = arena[i]!;
+        if (b === 0) break;
+        scratch[top++] = b;
+      }
+      f.keyEnds[k] = top;
+    }
+    return undefined;
+  }
+
+  /** FNV-1a over the key values in the firing's key scratch: each string's record size and bytes, each integer's 64 bits. */
+  private keyHash(step: AggregationStep, f: ReusedFiring): number {
+    let h = 0x811c9dc5 | 0;
+    const keys = step.keys;
+    const scratch = f.keyBytes;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      if (key.string) {
+        h = Math.imul(h ^ key.size, 0x01000193);
+        for (let i = f.keyStarts[k]!, end = f.keyEnds[k]!; i < end; i++) h = Math.imul(h ^ scratch[i]!, 0x01000193);
+      } else {
+        WORD.setBigUint64(0, f.keyIntegers[k]!, true);
+        h = Math.imul(h ^ WORD.getUint32(0, true), 0x01000193);
+        h = Math.imul(h ^ WORD.getUint32(4, true), 0x01000193);
+      }
+    }
+    return h;
+  }
+
+  /** The entry among those hashed to `hash` whose keys are the values in the firing's key scratch. */
+  private hashedBucket(t: AggregationTable, hash: number, step: AggregationStep, f: ReusedFiring): AggregationBucket | undefined {
+    const found = t.hashed(hash);
+    if (found === undefined) return undefined;
+    if (!Array.isArray(found)) return this.sameKeys(found, step, f) ? found : undefined;
+    for (const b of found) if (this.sameKeys(b, step, f)) return b;
+    return undefined;
+  }
+
+  /** Whether an entry's keys are the values in the firing's key scratch: a string key is its bytes, then zeros to its record size. */
+  private sameKeys(bucket: AggregationBucket, step: AggregationStep, f: ReusedFiring): boolean {
+    const keys = step.keys;
+    const have = bucket.keys;
+    const scratch = f.keyBytes;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      const stored = have[k];
+      if (!key.string) {
+        if (stored !== f.keyIntegers[k]) return false;
+        continue;
+      }
+      if (!(stored instanceof Uint8Array) || stored.length !== key.size) return false;
+      const start = f.keyStarts[k]!;
+      const n = f.keyEnds[k]! - start;
+      for (let i = 0; i < n; i++) if (stored[i] !== scratch[start + i]) return false;
+      if (n < stored.length && stored[n] !== 0) return false;
+    }
+    return true;
+  }
+
+  /** The first `count` key values of the firing's key scratch, as recordValue makes them (strings padded with zeros to their record size). */
+  private hashedKeyValues(step: AggregationStep, f: ReusedFiring, count: number): (bigint | Uint8Array)[] {
+    const values: (bigint | Uint8Array)[] = [];
+    for (let k = 0; k < count; k++) {
+      const key = step.keys[k]!;
+      if (!key.string) {
+        values.push(f.keyIntegers[k]!);
+        continue;
+      }
+      const out = new Uint8Array(key.size);
+      out.set(f.keyBytes.subarray(f.keyStarts[k]!, f.keyEnds[k]!));
+      values.push(out);
+    }
+    return values;
   }
 
   /** One address per module for mod()/umod() keys: the first seen in it (it names the module when printed). */
@@ -1074,17 +1144,18 @@ export class DTraceState {
       bytes.set(value.subarray(0, rec.size), at);
       return;
     }
-    // setBigUint64 stores the value modulo 2^64, as BigInt.asUintN(64) would make it.
+    // setBigUint64 stores the value modulo 2^64, as BigInt.asUintN(64) would make it;
+    // a smaller record holds its low bytes.
+    if (rec.size === 8) {
+      view.setBigUint64(at, value, true);
+      return;
+    }
+    WORD.setBigUint64(0, value, true);
     switch (rec.size) {
-      case 1: view.setUint8(at, Number(value & 0xffn)); break;
-      case 2: view.setUint16(at, Number(value & 0xffffn), true); break;
-      case 4: view.setUint32(at, Number(value & 0xffffffffn), true); break;
-      case 8: view.setBigUint64(at, value, true); break;
-      default: {
-        const tmp = new Uint8Array(8);
-        new DataView(tmp.buffer).setBigUint64(0, value, true);
-        bytes.set(tmp.subarray(0, Math.min(8, rec.size)), at);
-      }
+      case 1: view.setUint8(at, WORD.getUint8(0)); break;
+      case 2: view.setUint16(at, WORD.getUint16(0, true), true); break;
+      case 4: view.setUint32(at, WORD.getUint32(0, true), true); break;
+      default: for (let i = 0; i < Math.min(8, rec.size); i++) bytes[at + i] = WORD.getUint8(i);
     }
   }
 
