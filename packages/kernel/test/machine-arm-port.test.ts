@@ -201,9 +201,18 @@ describe('ArmPort: NOFAULT reads and translation', () => {
     // Kernel privilege reads kernel-only pages; a read crossing into an unmapped page faults there.
     expect(p.readVirtual(0, 0x40_1ffcn, 8)).toEqual({ bytes: Uint8Array.of(0x0d, 0xf0, 0xfe, 0xca, 0x78, 0x56, 0x34, 0x12) });
     expect(p.readVirtual(0, 0x40_2ffen, 4)).toEqual({ fault: 0x40_3000n });
+    // Words read as the bytes are: across two pages, into an unmapped one, a past-2^32 address.
+    expect(p.readWord(0, 0x40_1ffcn, 8)).toBe(0x1234_5678_cafe_f00dn);
+    expect(p.readWord(0, 0x40_1ffen, 4)).toBe(0x5678_cafen);
+    expect(p.readWord(0, 0x40_2ffen, 4)).toBeUndefined();
+    expect(p.wordFault).toBe(0x40_3000n);
+    expect(p.readWord(0, 0x1_0000_0000n, 1)).toBeUndefined();
+    expect(p.wordFault).toBe(0x1_0000_0000n);
     // The device window is mapped but toxic.
     expect(p.translate(0, 0xf000_0000n)).toBe(0xf000_0000);
     expect(p.readVirtual(0, 0xf000_0000n, 4)).toEqual({ fault: 0xf000_0000n });
+    expect(p.readWord(0, 0xf000_0000n, 4)).toBeUndefined();
+    expect(p.wordFault).toBe(0xf000_0000n);
     // Another address space's root.
     expect(p.translate(0, 0x40_0010n, BigInt(other))).toBe(0x50_0010);
     expect(p.translate(0, 0x40_0010n, BigInt(other), true)).toBe(0x50_0010);
@@ -239,6 +248,7 @@ describe('ArmPort: NOFAULT reads and translation', () => {
     regs.setPc(0x801cn);
     expect(p.run(0, 20)).toMatchObject({ kind: 'trap', trap: { pc: 0x802cn } });
     expect(p.readVirtual(0, 0x40_0ffen, 2)).toEqual({ bytes: Uint8Array.of(0x42, 0x42) });
+    expect(p.readWord(0, 0x40_0ffcn, 4)).toBe(0x4242_4242n);
     expect(p.readVirtual(0, 0x40_0000n, 1, BigInt(l1))).toEqual({ bytes: Uint8Array.of(0x42) });
     expect(p.translate(0, 0x40_0000n)).toBe(0x30_5000);
   });

@@ -232,6 +232,11 @@ describe.each(ISAS)('%s machine: NOFAULT access', (isa) => {
     const at = fn(m, 'start_kernel');
     const r = m.readKernel(at, 64);
     expect('bytes' in r && r.bytes).toEqual(m.readText(at, 64));
+    // A word reads as its bytes do, little-endian.
+    const text = m.readText(at, 8);
+    expect(m.readWord(at, 8)).toBe(new DataView(text.buffer, text.byteOffset).getBigUint64(0, true));
+    expect(m.readWord(at + 1n, 2)).toBe(BigInt(text[1]! | (text[2]! << 8)));
+    expect(() => m.readWord(at, 9)).toThrow('a word is 1 to 8 bytes, not 9');
     // The banner format string in .rodata: found in the image, read back as a NUL-terminated string.
     const rodata = m.kernel.sectionByName('.rodata')!;
     const data = m.kernel.sectionData(rodata);
@@ -249,9 +254,15 @@ describe.each(ISAS)('%s machine: NOFAULT access', (isa) => {
   it('an unmapped address, or one past the end of RAM, gives the first address that did not translate', async () => {
     const { m } = await booted(['/bin/true']);
     await m.runUntilPowerOff(LIMIT);
-    for (const a of c.unmapped) expect(m.readKernel(a, 4)).toEqual({ fault: a });
+    for (const a of c.unmapped) {
+      expect(m.readKernel(a, 4)).toEqual({ fault: a });
+      expect(m.readWord(a, 4)).toBeUndefined();
+      expect(m.wordFault).toBe(a);
+    }
     // A read that crosses from the last page of RAM (64 MiB) into what lies beyond it.
     expect(m.readKernel(c.ramEnd - 8n, 16)).toEqual({ fault: c.ramEnd });
+    expect(m.readWord(c.ramEnd - 4n, 8)).toBeUndefined();
+    expect(m.wordFault).toBe(c.ramEnd);
   });
 
   it('the device window is refused and never touched', async () => {
@@ -261,6 +272,8 @@ describe.each(ISAS)('%s machine: NOFAULT access', (isa) => {
     // Console RX (read-to-pop) through the kernel's device mapping: refused, the byte stays.
     expect(m.readKernel(c.devices[0]!, 4)).toEqual({ fault: c.devices[0]! });
     expect(m.readKernel(c.devices[1]!, 8)).toEqual({ fault: c.devices[1]! });
+    expect(m.readWord(c.devices[0]!, 4)).toBeUndefined();
+    expect(m.wordFault).toBe(c.devices[0]!);
     expect(m.port.translate(0, c.devices[0]!)).toBe(0xf000_0004); // mapped, but not for reading
     expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
     expect(out()).toBe('typed\n');

@@ -114,6 +114,18 @@ describe('x86-64 port', () => {
     // The same bytes through the 2 MiB and the 1 GiB page, from either root.
     expect(p.readVirtual(0, 0x4031_0ffen, 4)).toEqual({ bytes: Uint8Array.of(1, 2, 5, 6) });
     expect(p.readVirtual(0, 0x8031_0ffen, 4, BigInt(BOOT_PML4))).toEqual({ bytes: Uint8Array.of(1, 2, 5, 6) });
+    // Words read as the bytes are: within a page, across two, into an unmapped one.
+    p.ram().set([0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe], 0x31_0100);
+    expect(p.readWord(0, 0x4000_5100n, 8)).toBe(0xfedc_ba98_7654_3210n);
+    expect(p.readWord(0, 0x4000_5101n, 3)).toBe(0x76_5432n);
+    expect(p.readWord(0, 0x4000_5100n, 1, BigInt(BOOT_PML4))).toBe(0x10n);
+    expect(p.readWord(0, 0x4000_5ffen, 4)).toBe(0x0605_0201n);
+    expect(p.readWord(0, 0x4000_6ffen, 4)).toBeUndefined();
+    expect(p.wordFault).toBe(0x4000_7000n);
+    expect(p.readWord(0, 0x4000_7000n, 8)).toBeUndefined();
+    expect(p.wordFault).toBe(0x4000_7000n);
+    expect(p.readWord(0, 0x0000_8000_0000_0000n, 2)).toBeUndefined();
+    expect(p.wordFault).toBe(0x0000_8000_0000_0000n);
     // Bits 63..47 must all be equal; the top of the address space wraps to 0 after 2^64 - 1.
     expect(p.translate(0, 0x0000_8000_0000_0000n)).toBeUndefined();
     expect(p.readVirtual(0, 0xffff_7fff_ffff_fffen, 2)).toEqual({ fault: 0xffff_7fff_ffff_fffen });
@@ -149,6 +161,7 @@ describe('x86-64 port', () => {
     expect(p.emulate(0, first.trap, X86Emulation.nop)).toBeUndefined();
     expect(p.run(0, 100)).toEqual({ kind: 'trap', trap: { cpu: 0, kind: 'breakpoint', pc: 0x10_0007n, user: false } });
     expect(p.readVirtual(0, 0x4000_0ffen, 2)).toEqual({ bytes: Uint8Array.of(0x42, 0x42) });
+    expect(p.readWord(0, 0x4000_0ff8n, 8)).toBe(0x4242_4242_4242_4242n);
     expect(p.readVirtual(0, 0x4000_0000n, 1, BigInt(BOOT_PML4))).toEqual({ bytes: Uint8Array.of(0x42) });
     expect(p.translate(0, 0x4000_0000n)).toBe(0x32_0000);
   });

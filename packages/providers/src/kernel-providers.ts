@@ -4,7 +4,7 @@
 // tracepoint table and one ISA support. They are built before the
 // framework state that receives their firings: `sink` is set while a program
 // traces and cleared after, and firings with no sink set go nowhere.
-import type { ProviderDefinition } from '@wdtrace/dtrace-core';
+import type { ProbeArgumentSource, ProviderDefinition } from '@wdtrace/dtrace-core';
 import type { Machine } from '@wdtrace/kernel';
 import { FbtProvider } from './fbt/provider.js';
 import type { GuestMachineView } from './guest-view.js';
@@ -13,19 +13,19 @@ import { KinstProvider } from './kinst/provider.js';
 import { PidProvider, type ProcessProgram } from './pid/provider.js';
 import type { ProbeSink } from './provider.js';
 import { SdtProvider } from './sdt/provider.js';
-import { SyscallProvider } from './syscall/provider.js';
+import { SyscallProvider, type SyscallTap } from './syscall/provider.js';
 
 /** Firings on their way to the framework: the CPU is set in the view first, and probes other providers build on are tapped. */
 class KernelSink implements ProbeSink {
   target: ProbeSink | undefined;
   /** Probes another provider builds on (the syscall provider on the dispatcher's SDT sites). */
-  readonly taps = new Map<number, (cpu: number, args: readonly bigint[]) => void>();
+  readonly taps = new Map<number, SyscallTap>();
   constructor(private readonly view: GuestMachineView) {}
-  probe(probeId: number, cpu: number, args: readonly bigint[]): void {
+  probe(probeId: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
     if (!this.target) return;
     this.view.firingCpu = cpu;
-    this.taps.get(probeId)?.(cpu, args);
-    this.target.probe(probeId, cpu, args);
+    if (this.taps.size !== 0) this.taps.get(probeId)?.(cpu, args, rest);
+    this.target.probe(probeId, cpu, args, rest);
   }
 }
 

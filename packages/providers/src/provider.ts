@@ -1,11 +1,28 @@
 // What every provider shares: where probes fire (the framework's
-// dtrace_probe()), the error a provider raises for a request it cannot
-// satisfy, and the stability attributes of the providers named after the
-// kernel's own functions.
+// dtrace_probe()) and how a firing's arguments travel there, the error a
+// provider raises for a request it cannot satisfy, and the stability
+// attributes of the providers named after the kernel's own functions.
 
-/** Where probes fire: dtrace-core's DTraceState satisfies this (dtrace_probe()). */
+import type { ProbeArgumentSource } from '@wdtrace/dtrace-core';
+
+/**
+ * Where probes fire: dtrace-core's DTraceState satisfies this (dtrace_probe()).
+ * A firing passes the arguments it has as values in `args` and the others
+ * through `rest`, which reads them only if a clause asks (FunctionArguments).
+ * Neither may be kept past the call: providers reuse both for the next
+ * firing on the CPU.
+ */
 export interface ProbeSink {
-  probe(probeId: number, cpu: number, args: readonly bigint[]): void;
+  probe(probeId: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void;
+}
+
+/** The argument array of a firing whose arguments all come from its source (or that has none). */
+export const NO_ARGS: readonly bigint[] = Object.freeze([]);
+
+/** args[index] of a firing, from its array or else its source (0 past both). */
+export function firingArgument(args: readonly bigint[], rest: ProbeArgumentSource | undefined, index: number): bigint {
+  if (index < args.length) return args[index]!;
+  return rest === undefined ? 0n : rest.arg(index);
 }
 
 /** Error for a probe request the provider cannot satisfy; says what and where. */

@@ -40,8 +40,19 @@ export interface PlacedProbe {
 interface Site {
   readonly original: Uint8Array;
   readonly owners: Tracepoint[];
+  /**
+   * The owners in firing order, made anew (never changed in place) whenever
+   * the owners change, so a trap neither sorts nor copies, and a firing that
+   * installs or removes tracepoints leaves the order being fired as it was.
+   */
+  firing: readonly Tracepoint[];
   /** Bytes currently written (the head owner's patch). */
   written: Uint8Array;
+}
+
+/** The owners of a site in firing order: by `order`, then as installed. */
+function firingOrder(owners: readonly Tracepoint[]): readonly Tracepoint[] {
+  return [...owners].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
 }
 
 const hex = (v: bigint): string => `0x${v.toString(16)}`;
@@ -87,6 +98,7 @@ export class TracepointTable {
     if (site) {
       if (site.owners.includes(tp)) throw new Error(`${tp.name}: already installed at ${hex(tp.address)}`);
       site.owners.push(tp);
+      site.firing = firingOrder(site.owners);
       // Firing order only: the head (the bytes written) stays the first installed.
       return;
     }
@@ -99,7 +111,7 @@ export class TracepointTable {
       }
     }
     const original = this.text.readText(tp.address, tp.patch.length).slice();
-    this.sites.set(tp.address, { original, owners: [tp], written: tp.patch });
+    this.sites.set(tp.address, { original, owners: [tp], firing: [tp], written: tp.patch });
     this.text.writeText(tp.address, tp.patch);
     if (!this.removeHandler) this.removeHandler = this.text.addInvopHandler((trap) => this.handle(trap));
   }
@@ -134,6 +146,7 @@ export class TracepointTable {
     const i = site ? site.owners.indexOf(tp) : -1;
     if (!site || i < 0) throw new Error(`${tp.name}: not installed at ${hex(tp.address)}`);
     site.owners.splice(i, 1);
+    site.firing = firingOrder(site.owners);
     if (site.owners.length === 0) {
       this.text.writeText(tp.address, site.original);
       this.sites.delete(tp.address);
@@ -199,8 +212,9 @@ export class TracepointTable {
     this.firings++;
     const head = site.owners[0]!;
     let result: InvopResult | undefined;
-    const ordered = [...site.owners].sort((a, b) => (a.order ?? 0) - (b.order ?? 0));
-    for (const o of ordered) {
+    const firing = site.firing;
+    for (let i = 0; i < firing.length; i++) {
+      const o = firing[i]!;
       const r = o.fire(trap);
       if (o === head) result = r;
     }

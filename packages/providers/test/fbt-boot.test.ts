@@ -6,6 +6,7 @@ import { ProbeRegistry, parseProbeDescription } from '@wdtrace/dtrace-core';
 import { Machine, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { FbtProvider } from '../src/fbt/provider.js';
+import { firingArgs } from './firing-args.js';
 
 const SCRIPT = 'echo hi; ls /';
 
@@ -17,12 +18,12 @@ async function run(isa: Isa, traced: boolean) {
   const cpus = new Set<number>();
   const strcmpValues: bigint[] = [];
   const fbt = await FbtProvider.create(machine, {
-    probe: (id, cpu, args) => {
+    probe: (id, cpu, args, rest) => {
       const p = registry.probe(id)!;
       const key = `${p.function}:${p.name}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
       cpus.add(cpu);
-      if (key === 'strcmp:return') strcmpValues.push(args[1]!);
+      if (key === 'strcmp:return') strcmpValues.push(firingArgs(args, rest)[1]!);
     },
   });
   registry.registerProvider(fbt.definition);

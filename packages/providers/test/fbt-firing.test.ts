@@ -3,13 +3,14 @@
 // addresses and its functions are called directly. Enabling patches the
 // sites, traps arrive at the probe addresses, the emulations leave the CPU
 // exactly as native execution does, and disabling restores the bytes.
-import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
+import { ProbeRegistry, type Probe, type ProbeArgumentSource } from '@wdtrace/dtrace-core';
 import type { Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
 import { FbtProvider } from '../src/fbt/provider.js';
 import { ArmEmulation } from '@wdtrace/isa-arm-as';
 import { X86Emulation } from '@wdtrace/isa-x86-as';
+import { firingArgs } from './firing-args.js';
 
 
 interface Firing {
@@ -22,9 +23,9 @@ interface Firing {
 class Recorder {
   readonly fired: Firing[] = [];
   registry: ProbeRegistry | undefined;
-  probe(id: number, cpu: number, args: readonly bigint[]): void {
+  probe(id: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
     const p = this.registry!.probe(id)!;
-    this.fired.push({ probe: `${p.function}:${p.name}`, cpu, args: [...args] });
+    this.fired.push({ probe: `${p.function}:${p.name}`, cpu, args: firingArgs(args, rest) });
   }
 }
 

@@ -31,12 +31,12 @@ export interface CallResult {
 }
 
 /** How each ISA calls: the breakpoint at the return address, and the frame a caller leaves. */
-const CALLING: Readonly<Record<Isa, { breakpoint: Uint8Array; enter(k: KernelCalls, regs: RegisterFile): void }>> = {
+const CALLING: Readonly<Record<Isa, { breakpoint: Uint8Array; enter(k: KernelCalls, regs: RegisterFile, stackTop: bigint): void }>> = {
   x86_64: {
     breakpoint: Uint8Array.of(0xcc), // int3
-    enter: (k, regs) => {
+    enter: (k, regs, stackTop) => {
       // call pushes the return address; rbp 0 ends the frame chain.
-      const sp = k.stackTop - 8n;
+      const sp = stackTop - 8n;
       const ret = new Uint8Array(8);
       new DataView(ret.buffer).setBigUint64(0, k.sentinel, true);
       k.machine.writeText(sp, ret);
@@ -46,9 +46,9 @@ const CALLING: Readonly<Record<Isa, { breakpoint: Uint8Array; enter(k: KernelCal
   },
   arm: {
     breakpoint: Uint8Array.of(0xfe, 0x00, 0xf0, 0xe7), // udf: the DTrace breakpoint, condition AL
-    enter: (k, regs) => {
+    enter: (k, regs, stackTop) => {
       // bl leaves the return address in lr; r11 0 ends the frame chain.
-      regs.set(13, k.stackTop);
+      regs.set(13, stackTop);
       regs.set(11, 0n);
       regs.set(14, k.sentinel);
     },
@@ -136,13 +136,14 @@ export class KernelCalls {
    * Calls the kernel function at `address` with integer arguments (at most
    * the register ones) and runs until it returns to the sentinel; an
    * unclaimed trap, another stop or an exhausted budget is an error naming
-   * where the CPU was.
+   * where the CPU was. `stackTop`: where the caller's stack ends (the
+   * return address goes under it on x86-64), `this.stackTop` by default.
    */
-  call(address: bigint, args: readonly bigint[] = [], budget = 1_000_000): CallResult {
+  call(address: bigint, args: readonly bigint[] = [], budget = 1_000_000, stackTop = this.stackTop): CallResult {
     if (args.length > this.argumentRegisters.length) throw new Error(`call passes at most ${this.argumentRegisters.length} register arguments, got ${args.length}`);
     const regs = this.machine.registers(0);
     args.forEach((a, i) => regs.set(this.argumentRegisters[i]!, a));
-    CALLING[this.machine.isa].enter(this, regs);
+    CALLING[this.machine.isa].enter(this, regs, stackTop);
     regs.setPc(address);
     if (this.machine.isa === 'arm') {
       // Enter the function in its instruction set, as a bl/blx would (CPSR.T).

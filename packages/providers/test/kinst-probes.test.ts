@@ -3,20 +3,21 @@
 // execution does (each displaced instruction runs out of line as if in
 // place); offsets must be instruction boundaries; inline functions expand
 // from DWARF into probes at every inlined copy, and those fire.
-import { ProbeRegistry, parseProbeDescription, type Probe } from '@wdtrace/dtrace-core';
+import { ProbeRegistry, parseProbeDescription, type Probe, type ProbeArgumentSource } from '@wdtrace/dtrace-core';
 import type { Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
 import { FbtProvider } from '../src/fbt/provider.js';
 import { formatInlineExpansion } from '../src/kinst/inline.js';
 import { KinstProvider } from '../src/kinst/provider.js';
+import { firingArgs } from './firing-args.js';
 
 
 class Recorder {
   readonly fired: { probe: Probe; args: readonly bigint[] }[] = [];
   registry: ProbeRegistry | undefined;
-  probe(id: number, _cpu: number, args: readonly bigint[]): void {
-    this.fired.push({ probe: this.registry!.probe(id)!, args: [...args] });
+  probe(id: number, _cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
+    this.fired.push({ probe: this.registry!.probe(id)!, args: firingArgs(args, rest) });
   }
 }
 

@@ -1,19 +1,20 @@
 // fbt, sdt and kinst on a booted guest: the providers drive the real
 // Machine of @wdtrace/kernel while its kernel
 // runs a shell, and the guest's output is the same as without tracing.
-import { ProbeRegistry, parseProbeDescription, type Probe } from '@wdtrace/dtrace-core';
+import { ProbeRegistry, parseProbeDescription, type Probe, type ProbeArgumentSource } from '@wdtrace/dtrace-core';
 import { Machine, defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { FbtProvider } from '../src/fbt/provider.js';
 import { KinstProvider } from '../src/kinst/provider.js';
 import { SdtProvider } from '../src/sdt/provider.js';
+import { firingArgs } from './firing-args.js';
 
 class Recorder {
   readonly fired: { name: string; cpu: number; args: readonly bigint[] }[] = [];
   registry: ProbeRegistry | undefined;
-  probe(id: number, cpu: number, args: readonly bigint[]): void {
+  probe(id: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
     const p = this.registry!.probe(id)!;
-    this.fired.push({ name: `${p.provider}:${p.module}:${p.function}:${p.name}`, cpu, args: [...args] });
+    this.fired.push({ name: `${p.provider}:${p.module}:${p.function}:${p.name}`, cpu, args: firingArgs(args, rest) });
   }
 }
 

@@ -6,6 +6,7 @@ import { ProbeRegistry, parseProbeDescription } from '@wdtrace/dtrace-core';
 import { Machine, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { SdtProvider } from '../src/sdt/provider.js';
+import { firingArgs } from './firing-args.js';
 
 const SCRIPT = 'echo hi; ls /';
 
@@ -19,7 +20,8 @@ async function run(isa: Isa, traced: boolean) {
     return 'text' in r ? r.text : `<fault 0x${r.fault.toString(16)}>`;
   };
   const sdt = await SdtProvider.create(machine, {
-    probe: (id, cpu, args) => {
+    probe: (id, cpu, values, rest) => {
+      const args = firingArgs(values, rest);
       const p = registry.probe(id)!;
       const name = `${p.provider}:::${p.name}`;
       // Strings the sites pass: exec's path, the syscall name.

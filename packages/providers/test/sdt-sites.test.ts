@@ -3,19 +3,20 @@
 // enabling writes the trapping pattern over the no-op, disabling restores
 // the exact bytes, and a firing takes the site's argument registers and
 // resumes after the site with the state native execution leaves.
-import { ProbeRegistry, type Probe } from '@wdtrace/dtrace-core';
+import { ProbeRegistry, type Probe, type ProbeArgumentSource } from '@wdtrace/dtrace-core';
 import { defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
 import { KernelCalls } from './kernel-calls.js';
 import { SdtProvider } from '../src/sdt/provider.js';
+import { firingArgs } from './firing-args.js';
 
 
 class Recorder {
   readonly fired: { probe: string; args: readonly bigint[] }[] = [];
   registry: ProbeRegistry | undefined;
-  probe(id: number, _cpu: number, args: readonly bigint[]): void {
+  probe(id: number, _cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
     const p = this.registry!.probe(id)!;
-    this.fired.push({ probe: `${p.provider}:${p.module}:${p.function}:${p.name}`, args: [...args] });
+    this.fired.push({ probe: `${p.provider}:${p.module}:${p.function}:${p.name}`, args: firingArgs(args, rest) });
   }
 }
 

@@ -33,6 +33,7 @@ export class Arena {
     this.view = new DataView(this.bytes.buffer);
     this.scratchTop = staticSize;
     this.scratchBase = staticSize;
+    this.end = ARENA_BASE + BigInt(this.bytes.length);
   }
   private readonly scratchBase: number;
 
@@ -50,13 +51,17 @@ export class Arena {
   }
   /** Allocates zeroed scratch, 8-byte aligned; faults NOSCRATCH when exhausted. */
   alloc(size: number): bigint {
+    return ARENA_BASE + BigInt(this.allocOffset(size));
+  }
+  /** alloc(), returning the offset in `bytes` (its address is ARENA_BASE + offset). */
+  allocOffset(size: number): number {
     const start = (this.scratchTop + 7) & ~7;
     if (size < 0 || start + size > this.bytes.length) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
     this.bytes.fill(0, start, start + size);
     this.scratchTop = start + size;
-    return ARENA_BASE + BigInt(start);
+    return start;
   }
-  /** Offset of [addr, addr+size) in the arena, or -1. */
+  /** Offset of [addr, addr+size) in the arena, or -1. Compares before it subtracts: an address outside makes no BigInt. */
   offsetOf(addr: bigint, size: number): number {
     // Between ARENA_BASE and the arena's end, the offset is the address's low
     // 32 bits (ARENA_BASE's are zero; the arena is far smaller than 4 GiB),
@@ -70,6 +75,8 @@ export class Arena {
     if (off < 0n || off + BigInt(size) > BigInt(this.bytes.length)) return -1;
     return Number(off);
   }
+  /** The first address past the arena. */
+  private readonly end: bigint;
   private readonly variableRegions: [number, number][] = [];
   private readonly globalAddresses = new Map<number, bigint>();
 

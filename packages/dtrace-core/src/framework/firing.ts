@@ -7,7 +7,7 @@
 // (vm.ts) and the subroutines (subr.ts) both go through these functions.
 
 import { bytesString, stringBytes } from '../dif/difo.js';
-import type { Arena } from './arena.js';
+import { ARENA_BASE, type Arena } from './arena.js';
 import { DTRACEFLT, DifFault } from './faults.js';
 import type { MachineInterface } from './machine.js';
 
@@ -29,6 +29,17 @@ export interface VmVariables {
   storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void;
 }
 
+/**
+ * The arguments of a firing that the provider did not put in its array,
+ * fetched only when a clause reads one, as illumos's dtrace_getarg() reads
+ * stack arguments on demand: one object per provider and CPU, reused by every
+ * firing and valid only while that firing lasts.
+ */
+export interface ProbeArgumentSource {
+  /** args[index] for an index at or past the array's length; 0 for an argument the probe does not have. */
+  arg(index: number): bigint;
+}
+
 /** Everything one DIFO execution can see of the firing (dtrace_mstate_t). */
 export interface VmFiring {
   readonly machine: MachineInterface;
@@ -39,7 +50,10 @@ export interface VmFiring {
   readonly cpu: number;
   readonly probeId: number;
   readonly epid: number;
+  /** The arguments the provider passed in an array (possibly none) ... */
   readonly args: readonly bigint[];
+  /** ... and where the others come from, when it has more (read through firingArg). */
+  readonly restArgs?: ProbeArgumentSource | undefined;
   readonly probe: { readonly provider: string; readonly module: string; readonly function: string; readonly name: string };
   /** The firing's timestamp; chill() moves it on (illumos re-reads the clock after a chill). */
   timestamp: bigint;
@@ -54,6 +68,14 @@ export interface VmFiring {
   readonly dataModel?: 'ILP32' | 'LP64';
   /** Where strtok(NULL, ...) continues (per firing, as dtms_strtok). */
   strtokRest?: string | undefined;
+}
+
+/** args[index] of the firing: from the provider's array, else from its source of the rest, else 0. */
+export function firingArg(f: VmFiring, index: number): bigint {
+  const args = f.args;
+  if (index < args.length) return args[index]!;
+  const rest = f.restArgs;
+  return rest === undefined ? 0n : rest.arg(index);
 }
 
 const encoder = new TextEncoder();
@@ -133,9 +155,9 @@ export function readString(f: VmFiring, addr: bigint, max: number): string {
 
 /** Copies bytes (a struct the framework builds, a copy of a stored value) into scratch. */
 export function scratchBytes(f: VmFiring, b: Uint8Array): bigint {
-  const addr = f.arena.alloc(b.length);
-  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length));
-  return addr;
+  const off = f.arena.allocOffset(b.length);
+  f.arena.bytes.set(b, off);
+  return ARENA_BASE + BigInt(off);
 }
 
 /** Encoded names (probefunc, execname ...): the same few strings come back at every firing. */
@@ -145,9 +167,9 @@ const encodedNames = new Map<string, Uint8Array>();
 export function scratchString(f: VmFiring, s: string): bigint {
   let b = stringBytes(s);
   if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
-  const addr = f.arena.alloc(b.length + 1);
-  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
-  return addr;
+  const off = f.arena.allocOffset(b.length + 1);
+  f.arena.bytes.set(b, off);
+  return ARENA_BASE + BigInt(off);
 }
 
 /** Copies a name the machine or a provider gives as text (probefunc, execname ...) into scratch as its UTF-8 bytes. */
@@ -159,9 +181,9 @@ export function scratchName(f: VmFiring, s: string): bigint {
     encodedNames.set(s, b);
   }
   if (b.length > f.strsize - 1) b = b.subarray(0, f.strsize - 1);
-  const addr = f.arena.alloc(b.length + 1);
-  f.arena.bytes.set(b, f.arena.offsetOf(addr, b.length + 1));
-  return addr;
+  const off = f.arena.allocOffset(b.length + 1);
+  f.arena.bytes.set(b, off);
+  return ARENA_BASE + BigInt(off);
 }
 
 /**

@@ -25,7 +25,7 @@ import type { MachineInterface } from './machine.js';
 import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
-import { readBytes, readStringBytes, type VmFiring, type VmVariables } from './firing.js';
+import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
 import { wasmCompile } from './wasm.js';
 import { verifyDifo } from './verify.js';
@@ -648,7 +648,7 @@ export class DTraceState {
   // DTrace Probe Context: dtrace_probe(). Runs each ECB of the probe; a fault
   // abandons that ECB's data and fires dtrace:::ERROR.
 
-  probe(probeId: number, cpu: number, args: readonly bigint[]): void {
+  probe(probeId: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
     const plan = this.planById[probeId];
     if (plan === undefined || (plan.activities & this.activityBit) === 0) return;
     const buf = this.buffers[cpu]!;
@@ -666,7 +666,7 @@ export class DTraceState {
         // The activity is checked for each ECB, as dtrace_probe does: once a
         // clause has called exit(), the later clauses of the same firing do not run.
         if ((plan.activities & this.activityBit) === 0) break;
-        this.runEcb(ecbs[i]!, cpu, args, timestamp, locals);
+        this.runEcb(ecbs[i]!, cpu, args, rest, timestamp, locals);
       }
     } finally {
       this.firingDepth--;
@@ -681,7 +681,7 @@ export class DTraceState {
    * inside its own firing (only ERROR's run inside another's, and ERROR does
    * not nest); should it, it gets a fresh object.
    */
-  private firing(ep: Ecb, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
+  private firing(ep: Ecb, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): ReusedFiring {
     let f = ep.firing;
     if (f === undefined || f.busy) {
       const state = this;
@@ -694,6 +694,7 @@ export class DTraceState {
         probeId: ep.probe.id,
         epid: ep.epid,
         args,
+        restArgs: rest,
         probe: ep.probe,
         timestamp,
         strsize: this.options.strsize,
@@ -714,6 +715,7 @@ export class DTraceState {
     f.locals = locals;
     f.cpu = cpu;
     f.args = args;
+    f.restArgs = rest;
     f.timestamp = timestamp;
     f.instructions = 0;
     f.strtokRest = undefined;
@@ -727,8 +729,8 @@ export class DTraceState {
    * are computed), or, when the ECB stores no data, in its sink, which
    * nothing reads.
    */
-  private runEcb(ep: Ecb, cpu: number, args: readonly bigint[], timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
-    const f = this.firing(ep, cpu, args, timestamp, locals);
+  private runEcb(ep: Ecb, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
+    const f = this.firing(ep, cpu, args, rest, timestamp, locals);
     f.busy = true;
     this.arena.resetScratch();
     try {

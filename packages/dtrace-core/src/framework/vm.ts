@@ -10,8 +10,9 @@ import { DIF_OP } from '../dif/opcodes.js';
 import { DIF_VAR, DIF_TF_BYREF, DIF_TF_BYUREF, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_VAR_OTHER_UBASE } from '../dif/constants.js';
 import { type Difo, type DifVariable, bytesString } from '../dif/difo.js';
 import type { Arena } from './arena.js';
+import type { ThreadIdentity } from './machine.js';
 import { DTRACEFLT, DifFault } from './faults.js';
-import { loadValue as load, readBytes, readString, readStringBytes, scratchBytes, scratchName, scratchString, type TupleEntry, type VmFiring } from './firing.js';
+import { firingArg, loadValue as load, readBytes, readString, readStringBytes, scratchBytes, scratchName, scratchString, type TupleEntry, type VmFiring } from './firing.js';
 import { cpuinfoBytes, lwpsinfoBytes, psinfoBytes } from './procinfo.js';
 import { callSubroutine } from './subr.js';
 
@@ -69,13 +70,21 @@ function tupleKey(tuple: readonly TupleEntry[]): string {
   return tuple.map((t) => (t.bytes ? 's' + bytesString(t.bytes.subarray(0, (t.bytes.indexOf(0) + 1 || t.bytes.length + 1) - 1)) : 'i' + t.value.toString(16))).join('\u0000');
 }
 
+/** The key of the current thread's thread-local and self-> associative variables. */
+function threadKey(f: VmFiring): string {
+  return `${f.machine.thread(f.cpu).tid}`;
+}
+
+function th(f: VmFiring): ThreadIdentity {
+  return f.machine.thread(f.cpu);
+}
+
 function builtin(f: VmFiring, id: number, index?: bigint): bigint {
-  const th = () => f.machine.thread(f.cpu);
   switch (id) {
     case DIF_VAR.ARGS: {
       const i = Number(index ?? 0n);
       if (i < 0 || i >= 10) throw new DifFault(DTRACEFLT.ILLOP, 0n);
-      return f.args[i] ?? 0n;
+      return firingArg(f, i);
     }
     case DIF_VAR.UREGS: {
       const v = f.machine.userRegister?.(f.cpu, Number(index ?? 0n));
@@ -93,26 +102,26 @@ function builtin(f: VmFiring, id: number, index?: bigint): bigint {
     case DIF_VAR.PROBEMOD: return scratchName(f, f.probe.module);
     case DIF_VAR.PROBEFUNC: return scratchName(f, f.probe.function);
     case DIF_VAR.PROBENAME: return scratchName(f, f.probe.name);
-    case DIF_VAR.PID: return BigInt(th().pid);
-    case DIF_VAR.PPID: return BigInt(th().ppid);
-    case DIF_VAR.TID: return BigInt(th().tid);
-    case DIF_VAR.UID: return BigInt(th().uid);
-    case DIF_VAR.GID: return BigInt(th().gid);
-    case DIF_VAR.EXECNAME: return scratchName(f, th().execname);
+    case DIF_VAR.PID: return BigInt(th(f).pid);
+    case DIF_VAR.PPID: return BigInt(th(f).ppid);
+    case DIF_VAR.TID: return BigInt(th(f).tid);
+    case DIF_VAR.UID: return BigInt(th(f).uid);
+    case DIF_VAR.GID: return BigInt(th(f).gid);
+    case DIF_VAR.EXECNAME: return scratchName(f, th(f).execname);
     case DIF_VAR.ZONENAME: return scratchString(f, 'global');
-    case DIF_VAR.ERRNO: return BigInt(f.errno ?? th().errno ?? 0);
+    case DIF_VAR.ERRNO: return BigInt(f.errno ?? th(f).errno ?? 0);
     case DIF_VAR.STACKDEPTH: return BigInt(f.machine.kernelStack(f.cpu, 100).length);
     case DIF_VAR.USTACKDEPTH: return BigInt(f.machine.userStack(f.cpu, 100).length);
     case DIF_VAR.CALLER: return f.machine.caller ? f.machine.caller(f.cpu) : (f.machine.kernelStack(f.cpu, 2)[1] ?? 0n);
     case DIF_VAR.UCALLER: return f.machine.userStack(f.cpu, 2)[1] ?? 0n;
-    case DIF_VAR.CURTHREAD: return th().address ?? BigInt(th().tid);
-    case DIF_VAR.CURPSINFO: return scratchBytes(f, psinfoBytes(f.dataModel ?? 'LP64', th()));
-    case DIF_VAR.CURLWPSINFO: return scratchBytes(f, lwpsinfoBytes(f.dataModel ?? 'LP64', th(), f.cpu));
+    case DIF_VAR.CURTHREAD: return th(f).address ?? BigInt(th(f).tid);
+    case DIF_VAR.CURPSINFO: return scratchBytes(f, psinfoBytes(f.dataModel ?? 'LP64', th(f)));
+    case DIF_VAR.CURLWPSINFO: return scratchBytes(f, lwpsinfoBytes(f.dataModel ?? 'LP64', th(f), f.cpu));
     case DIF_VAR.CURCPU: return scratchBytes(f, cpuinfoBytes(f.dataModel ?? 'LP64', f.cpu));
     case DIF_VAR.CWD:
     case DIF_VAR.ROOT: return scratchString(f, '/');
     default:
-      if (id >= DIF_VAR.ARG0 && id <= DIF_VAR.ARG9) return f.args[id - DIF_VAR.ARG0] ?? 0n;
+      if (id >= DIF_VAR.ARG0 && id <= DIF_VAR.ARG9) return firingArg(f, id - DIF_VAR.ARG0);
       throw new DifFault(DTRACEFLT.ILLOP, BigInt(id));
   }
 }
@@ -229,7 +238,6 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
   const r1 = (instr >>> 16) & 0xff;
   const r2 = (instr >>> 8) & 0xff;
   const rd = instr & 0xff;
-  const threadKey = (): string => `${f.machine.thread(f.cpu).tid}`;
   switch (op) {
         case DIF_OP.LDSB: case DIF_OP.RLDSB: regs[rd] = load(f, regs[r1]!, 1, true, false); break;
         case DIF_OP.LDSH: case DIF_OP.RLDSH: regs[rd] = load(f, regs[r1]!, 2, true, false); break;
@@ -279,13 +287,13 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
           }
           break;
         }
-        case DIF_OP.LDTS: regs[rd] = fromStored(f, f.variables.loadThread((instr >>> 8) & 0xffff, threadKey())); break;
+        case DIF_OP.LDTS: regs[rd] = fromStored(f, f.variables.loadThread((instr >>> 8) & 0xffff, threadKey(f))); break;
         case DIF_OP.STTS: {
           const id = (instr >>> 8) & 0xffff;
           const v = ld.variableTypes.get(varKey(DIFV_SCOPE_THREAD, id));
           // As dtrace_dynvar is asked: a zero register frees the variable; any other value (a by-reference value's address, even of "") keeps it.
           const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
-          f.variables.storeThread(id, threadKey(), val);
+          f.variables.storeThread(id, threadKey(f), val);
           break;
         }
         case DIF_OP.LDLS: {
@@ -310,14 +318,14 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
           break;
         }
         case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tupleKey(tuple))); break;
-        case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, threadKey() + '\u0001' + tupleKey(tuple))); break;
+        case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, threadKey(f) + '\u0001' + tupleKey(tuple))); break;
         case DIF_OP.STGAA:
         case DIF_OP.STTAA: {
           const id = (instr >>> 8) & 0xffff;
           const scope = op === DIF_OP.STGAA ? DIFV_SCOPE_GLOBAL : DIFV_SCOPE_THREAD;
           const v = ld.variableTypes.get(varKey(scope, id));
           const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
-          const key = (op === DIF_OP.STTAA ? threadKey() + '\u0001' : '') + tupleKey(tuple);
+          const key = (op === DIF_OP.STTAA ? threadKey(f) + '\u0001' : '') + tupleKey(tuple);
           f.variables.storeAssoc(id, key, val);
           break;
         }

@@ -15,7 +15,7 @@
 //   faults at its first device address.
 import { createArmCore, ramView, ArmException, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
 import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE } from '../board/constants.js';
-import { nofaultRead, nofaultWrite, type NofaultSpace } from './nofault.js';
+import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
 import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap } from './types.js';
 
 /** CPSR at boot and for started secondaries: SVC mode, A, I and F masked (BOARD.md 6.2, 7). */
@@ -241,6 +241,18 @@ export class ArmPort implements CpuPort {
     this.accessCpu = cpu;
     this.accessRoot = root;
     return nofaultRead(this.space, va, length, this.readTranslation);
+  }
+
+  readWord(cpu: number, va: bigint, size: number, root?: bigint): bigint | undefined {
+    this.checkCpu(cpu);
+    this.accessCpu = cpu;
+    this.accessRoot = root;
+    return nofaultReadWord(this.space, va, size, this.readTranslation, this.faultOfWord);
+  }
+
+  private readonly faultOfWord: WordFault = { fault: 0n };
+  get wordFault(): bigint {
+    return this.faultOfWord.fault;
   }
 
   writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {

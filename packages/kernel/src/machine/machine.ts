@@ -812,6 +812,22 @@ export class Machine {
     return this.readVirtual(va, length, pageTableRoot);
   }
 
+  /**
+   * One little-endian word of `size` bytes (1 to 8) of kernel memory, or of
+   * the address space at `pageTableRoot`, read as `readKernel` / `readUser`
+   * read it but allocating no bytes and no result: the value, or undefined
+   * when an address faulted — `wordFault` then holds the first one.
+   */
+  readWord(va: bigint, size: number, pageTableRoot?: bigint): bigint | undefined {
+    if (!Number.isInteger(size) || size < 1 || size > 8) throw new MachineError(`a word is 1 to 8 bytes, not ${size}`);
+    return this.port.readWord(0, va, size, pageTableRoot);
+  }
+
+  /** The first address that faulted in the last `readWord` that returned undefined. */
+  get wordFault(): bigint {
+    return this.port.wordFault;
+  }
+
   private readVirtual(va: bigint, length: number, root: bigint | undefined): SafeRead {
     if (!Number.isInteger(length) || length < 0) throw new MachineError(`read length must be a whole number of bytes, not ${length}`);
     return this.port.readVirtual(0, va, length, root);

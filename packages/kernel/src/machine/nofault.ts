@@ -58,6 +58,52 @@ export function nofaultRead(space: NofaultSpace, va: bigint, length: number, tra
   return { bytes: out };
 }
 
+/** Where `nofaultReadWord` leaves the first address that faulted. */
+export interface WordFault {
+  fault: bigint;
+}
+
+/**
+ * Reads the little-endian word of `size` bytes (1 to 8) at `va` as
+ * `nofaultRead` reads its bytes, without allocating a byte array or a result:
+ * the value, or undefined with the first address that faulted in `fault`.
+ */
+export function nofaultReadWord(space: NofaultSpace, va: bigint, size: number, translate: PageTranslation, fault: WordFault): bigint | undefined {
+  const at = space.address(va, 0);
+  const pa = translate(at);
+  if (pa === undefined) {
+    fault.fault = at;
+    return undefined;
+  }
+  if (size > PAGE - (pa % PAGE)) {
+    // The word crosses into the next page: the general path translates that one too.
+    const r = nofaultRead(space, va, size, translate);
+    if ('fault' in r) {
+      fault.fault = r.fault;
+      return undefined;
+    }
+    return wordOf(r.bytes, 0, size);
+  }
+  const bad = firstBad(space, at, pa, size);
+  if (bad !== undefined) {
+    fault.fault = bad;
+    return undefined;
+  }
+  return wordOf(space.ram(), pa, size);
+}
+
+/** The little-endian value of `bytes[at, at + size)`, 1 to 8 bytes, made as one bigint. */
+function wordOf(bytes: Uint8Array, at: number, size: number): bigint {
+  let low = 0;
+  let high = 0;
+  for (let i = Math.min(size, 4) - 1; i >= 0; i--) low = low * 256 + bytes[at + i]!;
+  for (let i = size - 1; i >= 4; i--) high = high * 256 + bytes[at + i]!;
+  WORD_SCRATCH.setUint32(0, low, true);
+  WORD_SCRATCH.setUint32(4, high, true);
+  return WORD_SCRATCH.getBigUint64(0, true);
+}
+const WORD_SCRATCH = new DataView(new ArrayBuffer(8));
+
 /**
  * Writes `bytes` at `va` through `translate` (which allows only what the
  * write may touch), in order: at the first address it may not write it stops

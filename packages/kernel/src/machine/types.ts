@@ -120,6 +120,14 @@ export interface CpuPort {
    */
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead;
   /**
+   * `readVirtual` of one little-endian word of `size` bytes (1 to 8),
+   * allocating no bytes and no result: the value, or undefined when an
+   * address faulted — `wordFault` then holds the first one.
+   */
+  readWord(cpu: number, va: bigint, size: number, root?: bigint): bigint | undefined;
+  /** The first address that faulted in the last `readWord` that returned undefined. */
+  readonly wordFault: bigint;
+  /**
    * Copyout: writes `bytes` at `va` into pages user mode may write (through
    * the tables at `root`, the CPU's current ones when omitted), in order;
    * stops at the first address it may not write (what came before stays

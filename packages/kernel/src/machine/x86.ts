@@ -16,7 +16,7 @@ import { createX86Core, X86Stop, type X86CoreExports } from '@wdtrace/isa-x86-as
 import { writeX86BootTables } from '../board/boot.js';
 import { BOOTINFO_PHYS, X86_BOOT_GDT, X86_IRQ_VECTOR_BASE, X86_KERNEL_BASE } from '../board/constants.js';
 import type { CpuStartRequest } from '../board/devices.js';
-import { nofaultRead, nofaultWrite, type NofaultSpace } from './nofault.js';
+import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
 import type { CpuPort, CpuStop, PortConfig, RegisterFile, SafeRead, Trap } from './types.js';
 
 const VEC_BP = 3;
@@ -30,7 +30,13 @@ const BOOT_GDT_VA = X86_KERNEL_BASE + BigInt(X86_BOOT_GDT);
 
 const lo = (v: bigint): number => Number(v & 0xffff_ffffn);
 const hi = (v: bigint): number => Number((v >> 32n) & 0xffff_ffffn);
-const pair = (l: number, h: number): bigint => (BigInt(h >>> 0) << 32n) | BigInt(l >>> 0);
+/** The 64-bit value of two 32-bit halves, made through a scratch word (one bigint, no intermediates). */
+function pair(l: number, h: number): bigint {
+  PAIR_SCRATCH.setUint32(0, l >>> 0, true);
+  PAIR_SCRATCH.setUint32(4, h >>> 0, true);
+  return PAIR_SCRATCH.getBigUint64(0, true);
+}
+const PAIR_SCRATCH = new DataView(new ArrayBuffer(8));
 const TWO32 = 0x1_0000_0000;
 const MAX_U64 = 0xffff_ffff_ffff_ffffn;
 /** The table address bits of CR3 (and of a page-table entry). */
@@ -230,10 +236,19 @@ export class X86Port implements CpuPort {
   executeDisplaced(cpu: number, _trap: Trap, bytes: Uint8Array): CpuStop | undefined {
     if (bytes.length < 1 || bytes.length > 15) throw new RangeError(`a displaced x86-64 instruction is 1 to 15 bytes, not ${bytes.length}`);
     const c = this.select(cpu);
-    const input = (c as unknown as { DECODE_INPUT: WebAssembly.Global }).DECODE_INPUT.value as number;
-    new Uint8Array(c.memory.buffer, input, 16).set(bytes);
+    this.decodeInput().set(bytes);
     return this.afterDtraceOp(cpu, c.executeDisplaced(bytes.length));
   }
+
+  /** The core's 16-byte input of displaced instructions (a live view, made again after memory.grow detached it). */
+  private decodeInput(): Uint8Array {
+    if (this.decodeInputView === undefined || this.decodeInputView.length === 0) {
+      const at = (this.core as unknown as { DECODE_INPUT: WebAssembly.Global }).DECODE_INPUT.value as number;
+      this.decodeInputView = new Uint8Array(this.core.memory.buffer, at, 16);
+    }
+    return this.decodeInputView;
+  }
+  private decodeInputView: Uint8Array | undefined;
 
   /** Physical address of the top-level table (PML4) of `root` (a CR3 value), or of CPU `cpu`'s CR3 when omitted. */
   private tableOf(cpu: number, root: bigint | undefined): number {
@@ -295,6 +310,16 @@ export class X86Port implements CpuPort {
   readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
     this.accessTable = this.tableOf(cpu, root);
     return nofaultRead(this.space, va, length, this.readTranslation);
+  }
+
+  readWord(cpu: number, va: bigint, size: number, root?: bigint): bigint | undefined {
+    this.accessTable = this.tableOf(cpu, root);
+    return nofaultReadWord(this.space, va, size, this.readTranslation, this.faultOfWord);
+  }
+
+  private readonly faultOfWord: WordFault = { fault: 0n };
+  get wordFault(): bigint {
+    return this.faultOfWord.fault;
   }
 
   writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {

@@ -2,6 +2,7 @@
 // IDs 1, 2 and 3 as in illumos. BEGIN fires when tracing starts (dtrace_go),
 // END when it stops (dtrace_stop), ERROR from the framework on a fault.
 import type { DTraceState, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
+import { NO_ARGS } from '../provider.js';
 
 const STABLE = 'Stable/Stable/Common';
 
@@ -25,11 +26,11 @@ export function createDtraceProvider(): ProviderDefinition {
 /** Fires dtrace:::BEGIN on `cpu` (pass to DTraceState.go). */
 export function fireBegin(state: DTraceState, cpu: number): void {
   const p = state.registry.lookup(DTRACE_PROVIDER_NAME, '', '', 'BEGIN');
-  if (p) state.probe(p.id, cpu, []);
+  if (p) state.probe(p.id, cpu, NO_ARGS);
 }
 
 /** Fires dtrace:::END on `cpu` (pass to DTraceState.stop). */
 export function fireEnd(state: DTraceState, cpu: number): void {
   const p = state.registry.lookup(DTRACE_PROVIDER_NAME, '', '', 'END');
-  if (p) state.probe(p.id, cpu, []);
+  if (p) state.probe(p.id, cpu, NO_ARGS);
 }

@@ -13,13 +13,13 @@
 // functions without the entry pattern (x86-64 hand-written stubs with no
 // push %rbp), functions whose bytes do not decode, instructions the ISA
 // part refuses, and return probes of functions that never return.
-import type { ProbeDescriptionPattern, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
+import type { ProbeArgumentSource, ProbeDescriptionPattern, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
 import { globMatch } from '@wdtrace/dtrace-core';
 import { moduleExtent, type KernelFunction, type KernelModuleImage, type Machine, type Trap } from '@wdtrace/kernel';
-import { createIsaSupport, type FbtFunctionPoints, type FbtPoint, type IsaSupport } from '../isa/index.js';
+import { ReturnArguments, createIsaSupport, type FbtFunctionPoints, type FbtPoint, type FunctionArguments, type IsaSupport } from '../isa/index.js';
 import { UNTRACEABLE_FUNCTIONS } from '../exclusions.js';
 import { KernelText, uniqueFunctions } from '../kernel-text.js';
-import { KERNEL_FUNCTION_ATTRIBUTES, ProviderError, type ProbeSink } from '../provider.js';
+import { KERNEL_FUNCTION_ATTRIBUTES, NO_ARGS, ProviderError, type ProbeSink } from '../provider.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
 import { fbtPoints } from './points.js';
 
@@ -56,9 +56,12 @@ export class FbtProvider {
   private readonly probes = new Map<number, FbtProbe>();
   private readonly points = new Map<string, FbtFunctionPoints>();
   /** Arguments of the firing in progress (for getArgVal). */
-  private current: readonly bigint[] | undefined;
+  private current: ProbeArgumentSource | undefined;
   /** NOFAULT reads of kernel memory (stack arguments). */
   private readonly read = (va: bigint, length: number) => this.machine.readKernel(va, length);
+  /** Per CPU: the arguments of entry firings and of return firings there (reused, see FunctionArguments). */
+  private readonly entryArguments: FunctionArguments[] = [];
+  private readonly returnArguments: ReturnArguments[] = [];
 
   private constructor(
     readonly machine: Machine,
@@ -139,7 +142,7 @@ export class FbtProvider {
       provide: (registry, desc) => this.provide(registry, desc),
       enable: (_id, arg) => this.enable(arg as FbtProbe),
       disable: (_id, arg) => this.disable(arg as FbtProbe),
-      getArgVal: (_id, _arg, argno) => this.current?.[argno] ?? 0n,
+      getArgVal: (_id, _arg, argno) => this.current?.arg(argno) ?? 0n,
       getArgDesc: (_id, arg, argno) => this.argDesc(arg as FbtProbe, argno),
       destroy: (id, arg) => {
         const p = arg as FbtProbe;
@@ -184,16 +187,21 @@ export class FbtProvider {
     if (probe.tracepoints) return;
     const table = tracepointsOf(this.machine);
     const name = `fbt:${probe.module}:${probe.function.name}:${probe.kind}`;
-    const tps: Tracepoint[] = probe.points.map((pt) => ({
-      address: pt.insn.address,
-      patch: pt.patch,
-      name,
-      order: probe.kind === 'entry' ? 0 : 1,
-      fire: (trap: Trap) => {
-        this.fire(probe, pt, trap);
-        return pt.result;
-      },
-    }));
+    const tps: Tracepoint[] = probe.points.map((pt) => {
+      // A return firing's arg0: the return site's offset in the function.
+      const offset = pt.insn.address - probe.function.address;
+      const result = pt.result;
+      return {
+        address: pt.insn.address,
+        patch: pt.patch,
+        name,
+        order: probe.kind === 'entry' ? 0 : 1,
+        fire: (trap: Trap) => {
+          this.fire(probe, offset, trap.cpu);
+          return result;
+        },
+      };
+    });
     table.place(probe, tps);
   }
 
@@ -201,15 +209,19 @@ export class FbtProvider {
     tracepointsOf(this.machine).unplace(probe);
   }
 
-  private fire(probe: FbtProbe, pt: FbtPoint, trap: Trap): void {
-    const regs = this.machine.registers(trap.cpu);
-    const args =
-      probe.kind === 'entry'
-        ? this.support.entryArgs(regs, FBT_ENTRY_ARGS, this.read)
-        : [pt.insn.address - probe.function.address, this.support.returnValue(regs)];
+  /** Fires `probe` on `cpu`; its arguments are read only if a clause asks for them. */
+  private fire(probe: FbtProbe, offset: bigint, cpu: number): void {
+    let args: ProbeArgumentSource;
+    if (probe.kind === 'entry') {
+      args = this.entryArguments[cpu] ??= this.support.entryArguments(this.machine.registers(cpu), this.read, FBT_ENTRY_ARGS);
+    } else {
+      const r = (this.returnArguments[cpu] ??= new ReturnArguments(this.support, this.machine.registers(cpu)));
+      r.offset = offset;
+      args = r;
+    }
     this.current = args;
     try {
-      this.sink.probe(probe.id, trap.cpu, args);
+      this.sink.probe(probe.id, cpu, NO_ARGS, args);
     } finally {
       this.current = undefined;
     }

@@ -7,6 +7,7 @@
 // framework's stack walks follow. Nothing ISA-shaped lives outside those
 // folders. Addresses here are plain text addresses: nothing assumes kernel
 // text, so a provider of user text (pid, usdt) uses the same operations.
+import type { ProbeArgumentSource } from '@wdtrace/dtrace-core';
 import type { InvopResult, Isa, RegisterFile, SafeRead, SdtSite } from '@wdtrace/kernel';
 
 /** One decoded instruction. */
@@ -122,10 +123,10 @@ export interface IsaSupport {
   // ---- ABI ----
   /** Register numbers (RegisterFile.get) of the integer argument registers, in order. */
   readonly argumentRegisters: readonly number[];
-  /** Arguments 0..count-1 at a function's first instruction (the return address not yet pushed on ARM, on the stack on x86-64). */
-  entryArgs(regs: RegisterFile, count: number, read: MemoryRead): bigint[];
-  /** Arguments 0..count-1 at a call instruction (SDT sites): the callee's arguments, before the call. */
-  callArgs(regs: RegisterFile, count: number, read: MemoryRead): bigint[];
+  /** The `count` arguments at a function's first instruction (the return address not yet pushed on ARM, on the stack on x86-64), read from `regs` and `read` on demand. */
+  entryArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments;
+  /** The `count` arguments at a call instruction (SDT sites): the callee's arguments, before the call. */
+  callArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments;
   /** The return-value register (rax / r0). */
   returnValue(regs: RegisterFile): bigint;
   /** Register numbers of the system-call arguments of a CPU stopped in user mode. */
@@ -151,33 +152,65 @@ export interface IsaSupport {
   returnAddress(regs: RegisterFile, read: MemoryRead): bigint | undefined;
 }
 
-/** Reads `count` words of `wordSize` at `start`, 0 for words that fault. */
-export function readWords(read: MemoryRead, start: bigint, wordSize: 4 | 8, count: number): bigint[] {
-  if (count <= 0) return [];
-  const whole = read(start, count * wordSize);
-  if ('bytes' in whole) return wordsOf(whole.bytes, wordSize);
-  // Some word faulted: read one at a time and give 0 for the unreadable ones.
-  const out: bigint[] = [];
-  for (let i = 0; i < count; i++) {
-    const w = read(start + BigInt(i * wordSize), wordSize);
-    out.push('fault' in w ? 0n : wordsOf(w.bytes, wordSize)[0]!);
+/**
+ * A function's arguments where a probe stops it — at its first instruction
+ * or at a call — read only when a clause asks for one (as illumos's
+ * dtrace_getarg() fetches stack arguments), never all of them on every
+ * firing: the ABI's argument registers first, then the stack words from
+ * `sp + skip` words on. A stack word that cannot be read is 0. One object per
+ * provider and CPU serves every firing on that CPU: it reads the CPU's
+ * registers as they are while the firing lasts (the CPU stays stopped at the
+ * trap), and a firing passes it to the framework with no argument array.
+ */
+export class FunctionArguments implements ProbeArgumentSource {
+  private readonly registers: readonly number[];
+  private readonly wordSize: 4 | 8;
+
+  constructor(
+    abi: Pick<IsaSupport, 'argumentRegisters' | 'wordSize'>,
+    private readonly regs: RegisterFile,
+    /** NOFAULT reads of the memory the stack is in (the kernel's, or the process's). */
+    private readonly read: MemoryRead,
+    /** Words between the stack pointer and the first stack argument (x86-64's return address at a function's entry). */
+    private readonly skip: number,
+    /** Arguments the probe has: args[count] and beyond are 0 (set per firing where a provider's probes differ). */
+    public count: number,
+  ) {
+    this.registers = abi.argumentRegisters;
+    this.wordSize = abi.wordSize;
   }
-  return out;
+
+  arg(index: number): bigint {
+    if (index >= this.count) return 0n;
+    const inRegisters = this.registers.length;
+    if (index < inRegisters) return this.regs.get(this.registers[index]!);
+    const word = this.wordSize;
+    const r = this.read(this.regs.sp() + BigInt((this.skip + index - inRegisters) * word), word);
+    if ('fault' in r) return 0n;
+    const b = r.bytes;
+    const low = (b[0]! | (b[1]! << 8) | (b[2]! << 16) | (b[3]! << 24)) >>> 0;
+    if (word === 4) return BigInt(low);
+    const high = (b[4]! | (b[5]! << 8) | (b[6]! << 16) | (b[7]! << 24)) >>> 0;
+    return (BigInt(high) << 32n) | BigInt(low);
+  }
 }
 
-/** The little-endian words of `bytes`. */
-function wordsOf(bytes: Uint8Array, wordSize: 4 | 8): bigint[] {
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out: bigint[] = [];
-  for (let o = 0; o + wordSize <= bytes.length; o += wordSize) out.push(wordSize === 8 ? dv.getBigUint64(o, true) : BigInt(dv.getUint32(o, true)));
-  return out;
-}
+/**
+ * A return probe's arguments: arg0 the byte offset of the returning
+ * instruction in its function (set for each firing), arg1 the return value
+ * register, read if a clause asks. One per provider and CPU, as FunctionArguments.
+ */
+export class ReturnArguments implements ProbeArgumentSource {
+  offset = 0n;
 
-/** Arguments: the argument registers first, then stack words from `sp + skip` words. */
-export function registerThenStackArgs(support: Pick<IsaSupport, 'argumentRegisters' | 'wordSize'>, regs: RegisterFile, count: number, read: MemoryRead, skip: number): bigint[] {
-  const inRegisters = Math.min(count, support.argumentRegisters.length);
-  const out = support.argumentRegisters.slice(0, inRegisters).map((r) => regs.get(r));
-  return out.concat(readWords(read, regs.sp() + BigInt(skip * support.wordSize), support.wordSize, count - inRegisters));
+  constructor(
+    private readonly abi: Pick<IsaSupport, 'returnValue'>,
+    private readonly regs: RegisterFile,
+  ) {}
+
+  arg(index: number): bigint {
+    return index === 0 ? this.offset : index === 1 ? this.abi.returnValue(this.regs) : 0n;
+  }
 }
 
 /** Whether `a` lies in one of the ranges. */

@@ -17,7 +17,7 @@ import { moduleExtent, type KernelFunction, type KernelModuleImage, type Machine
 import { UNTRACEABLE_FUNCTIONS } from '../exclusions.js';
 import { createIsaSupport, type IsaSupport, type KernelInsn } from '../isa/index.js';
 import { KernelText, uniqueFunctions } from '../kernel-text.js';
-import { ProviderError, type ProbeSink } from '../provider.js';
+import { NO_ARGS, ProviderError, type ProbeSink } from '../provider.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
 import { expandInlineProbe, type InlineExpansion } from './inline.js';
 
@@ -154,7 +154,7 @@ export class KinstProvider {
       name: `kinst:${probe.module}:${probe.function.name}:${probe.offset}`,
       order: 2,
       fire: (trap: Trap) => {
-        this.sink.probe(probe.id, trap.cpu, []);
+        this.sink.probe(probe.id, trap.cpu, NO_ARGS);
         return result;
       },
     };

@@ -49,13 +49,13 @@
 // Arguments: entry and offset probes get the argument registers (entry also
 // the stack arguments after them); return probes get arg0 = the offset of
 // the returning instruction in the function and arg1 = the return value.
-import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
+import { globMatch, type ProbeArgumentSource, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
 import { USDT_SECTION, parseElf, usdtEnabledPatch, type KernelFunction, type Machine, type SafeRead, type Trap, type UsdtProviderDefinition } from '@wdtrace/kernel';
 import { programUsdt, type ProgramUsdt, type ResolvedUsdtSite } from '../usdt/sites.js';
-import { stapArgumentValue } from '../usdt/stapsdt.js';
+import { StapArguments } from '../usdt/stapsdt.js';
 import type { GuestMachineView } from '../guest-view.js';
-import type { IsaSupport, KernelInsn } from '../isa/index.js';
-import { ProviderError, type ProbeSink } from '../provider.js';
+import { ReturnArguments, type FunctionArguments, type IsaSupport, type KernelInsn } from '../isa/index.js';
+import { NO_ARGS, ProviderError, type ProbeSink } from '../provider.js';
 import { TracepointTable, tracepointsOf, type Tracepoint } from '../tracepoints.js';
 import { ProgramImage } from './image.js';
 
@@ -129,6 +129,17 @@ const PID_ATTRIBUTES = {
 const sameRoot = (a: bigint, b: bigint): boolean => (a & ~0xfffn) === (b & ~0xfffn);
 const isGlob = (s: string): boolean => /[*?[\\]/.test(s);
 const ENTRY_ARGS = 10;
+
+/** The argument sources of one CPU's firings, by kind of probe. */
+interface CpuArguments {
+  readonly entry: FunctionArguments;
+  /** An offset probe's: the argument registers only. */
+  readonly offset: FunctionArguments;
+  readonly ret: ReturnArguments;
+  /** A -G USDT site's: the call's arguments (count set per firing). */
+  readonly call: FunctionArguments;
+  readonly stap: StapArguments;
+}
 
 /** Whether a program carries USDT probes (a -G description or SDT notes), by its bytes. */
 const programHasUsdt = new WeakMap<Uint8Array, boolean>();
@@ -419,6 +430,7 @@ export class PidProvider {
       if (!insn) continue;
       const result = this.support.displaced(insn);
       const stap = site.stapArgs;
+      const nextPc = insn.address + BigInt(insn.length);
       tps.push({
         address: insn.address,
         patch: this.support.breakpoint(insn),
@@ -426,12 +438,15 @@ export class PidProvider {
         order: 1,
         fire: (trap: Trap) => {
           this.firings++;
-          const regs = this.machine.registers(trap.cpu);
-          const root = regs.pageTableRoot();
-          const read = (va: bigint, length: number): SafeRead => this.machine.readUser(root, va, length);
           // A -G site is a call made no-op: its arguments are the call's. An SDT note says where each one is.
-          const args = stap ? stap.map((a) => stapArgumentValue(a, regs, insn.address, insn.address + BigInt(insn.length), read)) : this.support.callArgs(regs, argc, read);
-          this.sink.probe(probe.id, trap.cpu, args);
+          const a = this.argumentsOn(trap.cpu);
+          let args: ProbeArgumentSource;
+          if (stap) args = a.stap.at(stap, insn.address, nextPc);
+          else {
+            a.call.count = argc;
+            args = a.call;
+          }
+          this.sink.probe(probe.id, trap.cpu, NO_ARGS, args);
           return result;
         },
       });
@@ -512,7 +527,7 @@ export class PidProvider {
         order: probe.kind === 'entry' ? 0 : probe.kind === 'offset' ? 1 : 2,
         fire: (trap: Trap) => {
           this.firings++;
-          this.sink.probe(probe.id, trap.cpu, this.args(probe, trap, offset));
+          this.sink.probe(probe.id, trap.cpu, NO_ARGS, this.args(probe, trap.cpu, offset));
           return result;
         },
       };
@@ -526,13 +541,35 @@ export class PidProvider {
     probe.tracepoints = undefined;
   }
 
-  private args(probe: PidProbe, trap: Trap, offset: bigint): bigint[] {
-    const regs = this.machine.registers(trap.cpu);
-    if (probe.kind === 'return') return [offset, this.support.returnValue(regs)];
-    const root = regs.pageTableRoot();
-    const read = (va: bigint, length: number): SafeRead => this.machine.readUser(root, va, length);
-    return this.support.entryArgs(regs, probe.kind === 'entry' ? ENTRY_ARGS : this.support.argumentRegisters.length, read);
+  /** A firing's arguments on `cpu`: read from the registers and the process's memory when a clause asks. */
+  private args(probe: PidProbe, cpu: number, offset: bigint): ProbeArgumentSource {
+    const a = this.argumentsOn(cpu);
+    if (probe.kind === 'return') {
+      a.ret.offset = offset;
+      return a.ret;
+    }
+    return probe.kind === 'entry' ? a.entry : a.offset;
   }
+
+  /** The argument sources of firings on `cpu`, made on its first firing and reused (see FunctionArguments). */
+  private argumentsOn(cpu: number): CpuArguments {
+    let a = this.cpuArguments[cpu];
+    if (a === undefined) {
+      const regs = this.machine.registers(cpu);
+      // The process's memory: the address space the CPU is in while the firing lasts.
+      const read = (va: bigint, length: number): SafeRead => this.machine.readUser(regs.pageTableRoot(), va, length);
+      a = {
+        entry: this.support.entryArguments(regs, read, ENTRY_ARGS),
+        offset: this.support.entryArguments(regs, read, this.support.argumentRegisters.length),
+        ret: new ReturnArguments(this.support, regs),
+        call: this.support.callArguments(regs, read, 0),
+        stap: new StapArguments(regs, read),
+      };
+      this.cpuArguments[cpu] = a;
+    }
+    return a;
+  }
+  private readonly cpuArguments: CpuArguments[] = [];
 
   // ---- processes ----------------------------------------------------------
 
@@ -616,7 +653,7 @@ export class PidProvider {
     if (this.helpers && cur && this.runsUsdt(this.view.taskIds(cur.task).pid)) this.onNewProviders?.();
     const parent = cur?.process;
     if (!parent || parent.state !== 'live' || !parent.table || parent.root === undefined) return;
-    const child = this.support.callArgs(this.machine.registers(trap.cpu), 1, (va, n) => this.machine.readKernel(va, n))[0];
+    const child = this.support.callArguments(this.machine.registers(trap.cpu), (va, n) => this.machine.readKernel(va, n), 1).arg(0);
     const childRoot = child ? this.view.taskRoot(child) : undefined;
     if (childRoot === undefined || sameRoot(childRoot, parent.root)) return; // vfork / thread: the same text
     for (const p of parent.probes) {

@@ -14,8 +14,8 @@
 // the guest's D library (library.ts).
 import { globMatch, type ProbeDescriptionPattern, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
 import { SDT_NAMED_PROVIDERS, moduleExtent, type Machine, type SdtSite, type Trap } from '@wdtrace/kernel';
-import { createIsaSupport, type IsaSupport } from '../isa/index.js';
-import type { ProbeSink } from '../provider.js';
+import { createIsaSupport, type FunctionArguments, type IsaSupport } from '../isa/index.js';
+import { NO_ARGS, type ProbeSink } from '../provider.js';
 import { tracepointsOf, type Tracepoint } from '../tracepoints.js';
 
 /** Arguments an SDT probe passes. */
@@ -96,7 +96,12 @@ const hex = (v: bigint): string => `0x${v.toString(16)}`;
 
 export class SdtProvider {
   private readonly probes = new Map<string, SdtProbe>();
-  private current: readonly bigint[] | undefined;
+  /** Arguments of the firing in progress (for getArgVal). */
+  private current: FunctionArguments | undefined;
+  /** Per CPU: the arguments of firings there (reused, see FunctionArguments). */
+  private readonly siteArguments: FunctionArguments[] = [];
+  /** NOFAULT reads of kernel memory (stack arguments). */
+  private readonly read = (va: bigint, length: number) => this.machine.readKernel(va, length);
   readonly definitions: readonly ProviderDefinition[];
 
   private constructor(
@@ -142,7 +147,7 @@ export class SdtProvider {
         provide: (registry, desc) => this.provide(name, registry, desc),
         enable: (_id, arg) => this.enable(arg as SdtProbe),
         disable: (_id, arg) => this.disable(arg as SdtProbe),
-        getArgVal: (_id, _arg, argno) => this.current?.[argno] ?? 0n,
+        getArgVal: (_id, _arg, argno) => this.current?.arg(argno) ?? 0n,
         getArgDesc: (_id, arg, argno) => sdtArgDesc(arg as SdtProbe, argno),
         destroy: (_id, arg) => this.disable(arg as SdtProbe),
       },
@@ -189,7 +194,7 @@ export class SdtProvider {
         patch,
         name,
         fire: (trap: Trap) => {
-          this.fire(probe, trap);
+          this.fire(probe, trap.cpu);
           return result;
         },
       };
@@ -201,11 +206,12 @@ export class SdtProvider {
     tracepointsOf(this.machine).unplace(probe);
   }
 
-  private fire(probe: SdtProbe, trap: Trap): void {
-    const args = this.support.callArgs(this.machine.registers(trap.cpu), SDT_ARGS, (va, length) => this.machine.readKernel(va, length));
+  /** Fires `probe` on `cpu`; its arguments are read only if a clause asks for them. */
+  private fire(probe: SdtProbe, cpu: number): void {
+    const args = (this.siteArguments[cpu] ??= this.support.callArguments(this.machine.registers(cpu), this.read, SDT_ARGS));
     this.current = args;
     try {
-      this.sink.probe(probe.id, trap.cpu, args);
+      this.sink.probe(probe.id, cpu, NO_ARGS, args);
     } finally {
       this.current = undefined;
     }

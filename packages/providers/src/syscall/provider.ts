@@ -7,10 +7,10 @@
 // probes take the call's arguments from the user frame the kernel saved;
 // return probes give arg0 = arg1 = the return value, -1 for an error, whose
 // number becomes the thread's errno.
-import type { ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
+import type { ProbeArgumentSource, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
 import type { DwarfInfo, Machine } from '@wdtrace/kernel';
 import type { IsaSupport } from '../isa/index.js';
-import { KERNEL_FUNCTION_ATTRIBUTES, type ProbeSink } from '../provider.js';
+import { KERNEL_FUNCTION_ATTRIBUTES, NO_ARGS, firingArgument, type ProbeSink } from '../provider.js';
 
 export const SYSCALL_PROVIDER_NAME = 'syscall';
 
@@ -35,6 +35,37 @@ export interface SyscallThreads {
   threadId(cpu: number): number;
   /** The errno of thread `tid`'s last system call. */
   setErrno(tid: number, errno: number): void;
+}
+
+/** A firing of one of the dispatcher's SDT probes, handed to the provider before the framework sees it. */
+export type SyscallTap = (cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined) => void;
+
+/**
+ * An entry probe's arguments: the call's own, read from the user frame the
+ * first time a clause asks for one in a firing, and only its `nargs` of them.
+ * One per CPU, reset for each firing.
+ */
+class SyscallArguments implements ProbeArgumentSource {
+  /** The saved arguments once read in this firing (undefined: the thread has no user frame); null until then. */
+  private saved: readonly bigint[] | undefined | null = null;
+  nargs = 0;
+
+  constructor(
+    private readonly threads: SyscallThreads,
+    private readonly cpu: number,
+  ) {}
+
+  /** A new firing: nothing read yet. */
+  reset(nargs: number): void {
+    this.saved = null;
+    this.nargs = nargs;
+  }
+
+  arg(index: number): bigint {
+    if (index >= this.nargs) return 0n;
+    if (this.saved === null) this.saved = this.threads.syscallArgs(this.cpu);
+    return this.saved?.[index] ?? 0n;
+  }
 }
 
 /** Linux returns -errno for an error: values in [-4095, -1]. */
@@ -97,7 +128,8 @@ export class SyscallProvider {
   private table: { calls: readonly GuestSyscall[]; byNr: Map<number, GuestSyscall> } | undefined;
   private readonly probes = new Map<number, SyscallProbe>();
   /** Enabled probe ids by call number and kind. */
-  private readonly enabled = new Map<string, number>();
+  /** Enabled probes by system-call number, entry and return. */
+  private readonly enabled = { entry: new Map<number, number>(), return: new Map<number, number>() };
   private registry: ProbeRegistry | undefined;
   private sitesEnabled = false;
   private siteIds: number[] = [];
@@ -108,8 +140,12 @@ export class SyscallProvider {
     private readonly threads: SyscallThreads,
     private readonly sink: ProbeSink,
     /** Routes the firings of an internal probe (the dispatcher's SDT sites) to this provider. */
-    private readonly tap: (probeId: number, handler: ((cpu: number, args: readonly bigint[]) => void) | undefined) => void,
+    private readonly tap: (probeId: number, handler: SyscallTap | undefined) => void,
   ) {}
+
+  /** Per CPU: the arguments of entry firings, and the array of return firings (both reused). */
+  private readonly entryArguments: SyscallArguments[] = [];
+  private readonly returnArguments: bigint[][] = [];
 
   /** The guest's system calls, read from the kernel image when first needed (not at start-up). */
   get calls(): readonly GuestSyscall[] {
@@ -153,22 +189,18 @@ export class SyscallProvider {
     }
   }
 
-  private key(nr: number, kind: 'entry' | 'return'): string {
-    return `${kind}:${nr}`;
-  }
-
   private enable(id: number): void {
     const p = this.probes.get(id);
     if (!p) return;
-    this.enabled.set(this.key(p.call.nr, p.kind), id);
+    this.enabled[p.kind].set(p.call.nr, id);
     if (!this.sitesEnabled) this.enableSites();
   }
 
   private disable(id: number): void {
     const p = this.probes.get(id);
     if (!p) return;
-    this.enabled.delete(this.key(p.call.nr, p.kind));
-    if (this.enabled.size === 0 && this.sitesEnabled) this.disableSites();
+    this.enabled[p.kind].delete(p.call.nr);
+    if (this.enabled.entry.size === 0 && this.enabled.return.size === 0 && this.sitesEnabled) this.disableSites();
   }
 
   /** The dispatcher's SDT probes, enabled as the framework enables probes (shared counts). */
@@ -188,7 +220,7 @@ export class SyscallProvider {
     const registry = this.registry!;
     for (const s of this.sites()) {
       const probe = registry.probe(s.id)!;
-      this.tap(s.id, (cpu, args) => (s.kind === 'entry' ? this.fireEntry(cpu, args) : this.fireReturn(cpu, args)));
+      this.tap(s.id, s.kind === 'entry' ? (cpu, args, rest) => this.fireEntry(cpu, args, rest) : (cpu, args, rest) => this.fireReturn(cpu, args, rest));
       if (probe.enabledCount++ === 0) registry.provider(probe.provider)!.ops.enable(probe.id, probe.providerArg);
       this.siteIds.push(s.id);
     }
@@ -207,24 +239,28 @@ export class SyscallProvider {
   }
 
   /** syscall-entry(nr, name): the arguments from the saved user frame. */
-  private fireEntry(cpu: number, args: readonly bigint[]): void {
-    const nr = Number(args[0] ?? -1n);
-    const id = this.enabled.get(this.key(nr, 'entry'));
+  private fireEntry(cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined): void {
+    const nr = Number(firingArgument(args, rest, 0));
+    const id = this.enabled.entry.get(nr);
     if (id === undefined) return;
     const call = this.syscallTable().byNr.get(nr);
-    const a = this.threads.syscallArgs(cpu)?.slice(0, call?.nargs ?? 6) ?? [];
-    this.sink.probe(id, cpu, a);
+    const a = (this.entryArguments[cpu] ??= new SyscallArguments(this.threads, cpu));
+    a.reset(call?.nargs ?? 6);
+    this.sink.probe(id, cpu, NO_ARGS, a);
   }
 
   /** syscall-return(nr, name, ret): -1 and errno for an error, as systrace reports it. */
-  private fireReturn(cpu: number, args: readonly bigint[]): void {
-    const nr = Number(args[0] ?? -1n);
-    const ret = BigInt.asIntN(this.support.wordSize * 8, args[2] ?? 0n);
+  private fireReturn(cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined): void {
+    const nr = Number(firingArgument(args, rest, 0));
+    const ret = BigInt.asIntN(this.support.wordSize * 8, firingArgument(args, rest, 2));
     const failed = ret < 0n && ret >= -MAX_ERRNO;
     this.threads.setErrno(this.threads.threadId(cpu), failed ? Number(-ret) : 0);
-    const id = this.enabled.get(this.key(nr, 'return'));
+    const id = this.enabled.return.get(nr);
     if (id === undefined) return;
-    const rv = failed ? -1n : ret;
-    this.sink.probe(id, cpu, [BigInt.asUintN(64, rv), BigInt.asUintN(64, rv)]);
+    const rv = BigInt.asUintN(64, failed ? -1n : ret);
+    const a = (this.returnArguments[cpu] ??= [0n, 0n]);
+    a[0] = rv;
+    a[1] = rv;
+    this.sink.probe(id, cpu, a);
   }
 }

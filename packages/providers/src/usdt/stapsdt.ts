@@ -12,6 +12,7 @@
 //
 // An argument is fetched at the probe's trap from the registers and the
 // process's memory; SIZE bytes of it, sign-extended when negative.
+import type { ProbeArgumentSource } from '@wdtrace/dtrace-core';
 import { STT_FUNC, STT_OBJECT, type ElfFile, type Isa, type RegisterFile, type SafeRead } from '@wdtrace/kernel';
 
 /** Where one argument is, and how wide. */
@@ -215,4 +216,32 @@ export function stapArgumentValue(a: StapArgument, regs: RegisterFile, pc: bigin
     for (let i = a.size - 1; i >= 0; i--) raw = (raw << 8n) | BigInt(r.bytes[i]!);
   }
   return a.signed ? BigInt.asUintN(64, BigInt.asIntN(Number(bits), raw)) : BigInt.asUintN(Number(bits), raw);
+}
+
+/**
+ * The arguments of a firing at an SDT-note site, each fetched when a clause
+ * reads it: one per CPU, pointed at the firing's site by `at`.
+ */
+export class StapArguments implements ProbeArgumentSource {
+  private args: readonly StapArgument[] = [];
+  private pc = 0n;
+  private nextPc = 0n;
+
+  constructor(
+    private readonly regs: RegisterFile,
+    private readonly read: (va: bigint, length: number) => SafeRead,
+  ) {}
+
+  /** A firing at the site whose instruction spans [pc, nextPc) with these arguments. */
+  at(args: readonly StapArgument[], pc: bigint, nextPc: bigint): this {
+    this.args = args;
+    this.pc = pc;
+    this.nextPc = nextPc;
+    return this;
+  }
+
+  arg(index: number): bigint {
+    const a = this.args[index];
+    return a === undefined ? 0n : stapArgumentValue(a, this.regs, this.pc, this.nextPc, this.read);
+  }
 }

@@ -3,7 +3,7 @@
 // fifth argument is at [sp]); the return value in r0. System calls (EABI)
 // pass r0-r5, which the guest kernel's struct pt_regs saves in its r[] array.
 import type { RegisterFile } from '@wdtrace/kernel';
-import { registerThenStackArgs, type MemoryRead, type UserFrameLayout } from '../support.js';
+import { FunctionArguments, type MemoryRead, type UserFrameLayout } from '../support.js';
 
 export const ARM_ARGUMENT_REGISTERS = [0, 1, 2, 3] as const;
 export const ARM_SYSCALL_ARGUMENT_REGISTERS = [0, 1, 2, 3, 4, 5] as const;
@@ -19,8 +19,9 @@ export const ARM_USER_FRAME: UserFrameLayout = {
   thumbFp: { flags: { member: 'cpsr' }, mask: 0x20n, fp: { member: 'r', index: 7 } },
 };
 
-export function armArgs(regs: RegisterFile, count: number, read: MemoryRead): bigint[] {
-  return registerThenStackArgs(ABI, regs, count, read, 0);
+/** At a call and at the callee's first instruction alike, the fifth argument is at [sp]. */
+export function armArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments {
+  return new FunctionArguments(ABI, regs, read, 0, count);
 }
 
 export function armReturnValue(regs: RegisterFile): bigint {

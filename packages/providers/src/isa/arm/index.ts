@@ -4,7 +4,7 @@
 // symbol's bit 0 when the text was decoded.
 import type { IsaSupport } from '../support.js';
 import { armRegsLibrary, armUserRegister } from './uregs.js';
-import { ARM_ARGUMENT_REGISTERS, ARM_SYSCALL_ARGUMENT_REGISTERS, ARM_USER_FRAME, armArgs, armReturnValue } from './abi.js';
+import { ARM_ARGUMENT_REGISTERS, ARM_SYSCALL_ARGUMENT_REGISTERS, ARM_USER_FRAME, armArguments, armReturnValue } from './abi.js';
 import { breakpointArm, decodeArm, displacedArm, unprobeableArm } from './decode.js';
 import { armFbtEntry, armFbtReturns } from './fbt.js';
 import { armFrameEstablished, armReturnAddress } from './frames.js';
@@ -27,8 +27,8 @@ export const ARM_SUPPORT: IsaSupport = {
   sdtPatch: (site) => (isThumbSdtSite(site) ? thumbSdtPatch(site) : armSdtPatch(site)),
   pidReturns: (insns, start, end) => (insns[0]?.thumb ? thumbFbtReturns(insns, start, end).map((p) => p.insn) : armPidReturns(insns, start, end)),
   argumentRegisters: ARM_ARGUMENT_REGISTERS,
-  entryArgs: armArgs,
-  callArgs: armArgs,
+  entryArguments: armArguments,
+  callArguments: armArguments,
   returnValue: armReturnValue,
   syscallArgRegisters: ARM_SYSCALL_ARGUMENT_REGISTERS,
   userFrame: ARM_USER_FRAME,

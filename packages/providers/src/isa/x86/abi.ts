@@ -4,7 +4,7 @@
 // Linux ABI the guest kernel keeps) pass rdi rsi rdx r10 r8 r9, which the
 // kernel's struct pt_regs saves under those names.
 import type { RegisterFile } from '@wdtrace/kernel';
-import { registerThenStackArgs, type MemoryRead, type UserFrameLayout } from '../support.js';
+import { FunctionArguments, type MemoryRead, type UserFrameLayout } from '../support.js';
 
 const RAX = 0;
 /** Register numbers (RegisterFile.get) of rdi rsi rdx rcx r8 r9. */
@@ -22,12 +22,13 @@ export const X86_USER_FRAME: UserFrameLayout = {
 };
 
 /** At the first instruction [rsp] is the return address; stack arguments follow it. */
-export function x86EntryArgs(regs: RegisterFile, count: number, read: MemoryRead): bigint[] {
-  return registerThenStackArgs(ABI, regs, count, read, 1);
+export function x86EntryArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments {
+  return new FunctionArguments(ABI, regs, read, 1, count);
 }
 
-export function x86CallArgs(regs: RegisterFile, count: number, read: MemoryRead): bigint[] {
-  return registerThenStackArgs(ABI, regs, count, read, 0);
+/** Before the call the seventh argument is at [rsp]. */
+export function x86CallArguments(regs: RegisterFile, read: MemoryRead, count: number): FunctionArguments {
+  return new FunctionArguments(ABI, regs, read, 0, count);
 }
 
 export function x86ReturnValue(regs: RegisterFile): bigint {

@@ -4,7 +4,7 @@ import { createX86Decoder } from '@wdtrace/isa-x86-as';
 import { x86PidReturns } from './pid.js';
 import type { IsaSupport } from '../support.js';
 import { x86RegsLibrary, x86UserRegister } from './uregs.js';
-import { X86_ARGUMENT_REGISTERS, X86_SYSCALL_ARGUMENT_REGISTERS, X86_USER_FRAME, x86CallArgs, x86EntryArgs, x86ReturnValue } from './abi.js';
+import { X86_ARGUMENT_REGISTERS, X86_SYSCALL_ARGUMENT_REGISTERS, X86_USER_FRAME, x86CallArguments, x86EntryArguments, x86ReturnValue } from './abi.js';
 import { INT3, decodeX86, displacedX86, unprobeableX86 } from './decode.js';
 import { x86FbtEntry, x86FbtIncomplete, x86FbtReturns } from './fbt.js';
 import { x86FrameEstablished, x86ReturnAddress } from './frames.js';
@@ -27,8 +27,8 @@ export async function createX86Support(): Promise<IsaSupport> {
     sdtPatch: x86SdtPatch,
     pidReturns: x86PidReturns,
     argumentRegisters: X86_ARGUMENT_REGISTERS,
-    entryArgs: x86EntryArgs,
-    callArgs: x86CallArgs,
+    entryArguments: x86EntryArguments,
+    callArguments: x86CallArguments,
     returnValue: x86ReturnValue,
     syscallArgRegisters: X86_SYSCALL_ARGUMENT_REGISTERS,
     userFrame: X86_USER_FRAME,
