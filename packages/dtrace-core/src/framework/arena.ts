@@ -23,9 +23,12 @@ export class Arena {
   private readonly view: DataView;
   private staticTop = 0;
   private scratchTop: number;
+  /** ARENA_BASE + the arena's size: the first address past it. */
+  private readonly end: bigint;
 
   constructor(staticSize: number, readonly scratchSize: number) {
     this.bytes = new Uint8Array(staticSize + scratchSize);
+    this.end = ARENA_BASE + BigInt(this.bytes.length);
     this.view = new DataView(this.bytes.buffer);
     this.scratchTop = staticSize;
     this.scratchBase = staticSize;
