@@ -111,6 +111,14 @@ describe.each(['dif', 'wasm'] as const)('firing plans (backend=%s)', (backend) =
     expect(rows(taken, 2)).toEqual(['2,1=1']);
   });
 
+  it('sums small and large values alike, wrapping as an int64_t', () => {
+    const { state, fire } = start('syscall::read:entry { @s = sum(arg0); @c = count(); }', backend);
+    for (const v of [5n, 0xffffffffn, 0x100000000n, 0xfffffffffffffffdn, 0x7fffffffffffffffn, 7n]) fire('read', 'entry', [v]);
+    const taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['=-9223372028264841209']);
+    expect(rows(taken, 2)).toEqual(['=6']);
+  });
+
   it('quantizes INT64_MIN into the lowest bucket (it used to stop the firing with a JavaScript TypeError)', () => {
     const { state, fire } = start('syscall::read:entry { @ = quantize(arg0); }', backend);
     fire('read', 'entry', [0x8000000000000000n]);

@@ -24,12 +24,8 @@ export class Arena {
   private staticTop = 0;
   private scratchTop: number;
 
-  /** ARENA_BASE + the arena's size. */
-  private readonly end: bigint;
-
   constructor(staticSize: number, readonly scratchSize: number) {
     this.bytes = new Uint8Array(staticSize + scratchSize);
-    this.end = ARENA_BASE + BigInt(this.bytes.length);
     this.view = new DataView(this.bytes.buffer);
     this.scratchTop = staticSize;
     this.scratchBase = staticSize;
@@ -60,7 +56,7 @@ export class Arena {
     this.scratchTop = start + size;
     return start;
   }
-  /** Offset of [addr, addr+size) in the arena, or -1. Compares before it subtracts: an address outside makes no BigInt. */
+  /** Offset of [addr, addr+size) in the arena, or -1. Compares before it subtracts: an address outside makes no BigInt, one inside none either. */
   offsetOf(addr: bigint, size: number): number {
     // Between ARENA_BASE and the arena's end, the offset is the address's low
     // 32 bits (ARENA_BASE's are zero; the arena is far smaller than 4 GiB),

@@ -315,13 +315,17 @@ interface Slab {
 const SLAB_SIZE = 64 * 1024;
 
 /**
- * An entry of an aggregation as the framework keeps it. count() adds to
- * `pending`, a number, and the data word takes it in when read: a count
- * allocates no BigInt per firing.
+ * An entry of an aggregation as the framework keeps it. count(), and sum()
+ * of a value from 0 to SMALL_ADDEND, add to `pending`, a number, which the
+ * data word takes in when read (or before the number could lose a unit):
+ * such a firing allocates no BigInt. The word wraps as an int64_t either way.
  */
+const SMALL_ADDEND = 0xffffffffn;
+const PENDING_LIMIT = 2 ** 52;
+
 class AggregationBucket implements AggregationEntry {
   private words: bigint[];
-  pending = 0;
+  private pending = 0;
 
   constructor(
     readonly keys: readonly (bigint | Uint8Array)[],
@@ -331,11 +335,19 @@ class AggregationBucket implements AggregationEntry {
   }
 
   get data(): bigint[] {
-    if (this.pending !== 0) {
-      this.words[0] = BigInt.asIntN(64, this.words[0]! + BigInt(this.pending));
-      this.pending = 0;
-    }
+    if (this.pending !== 0) this.fold();
     return this.words;
+  }
+
+  /** Adds `n` (a safe integer, at most 2^32) to the first data word. */
+  add(n: number): void {
+    this.pending += n;
+    if (this.pending >= PENDING_LIMIT) this.fold();
+  }
+
+  private fold(): void {
+    this.words[0] = BigInt.asIntN(64, this.words[0]! + BigInt(this.pending));
+    this.pending = 0;
   }
 
   set data(d: bigint[]) {
@@ -1295,7 +1307,11 @@ export class DTraceState {
   private aggregate(t: AggregationTable, entry: AggregationBucket, value: bigint, increment: bigint): void {
     const desc = t.desc;
     if (desc.function === DTRACEAGG.COUNT) {
-      entry.pending++;
+      entry.add(1);
+      return;
+    }
+    if (desc.function === DTRACEAGG.SUM && value >= 0n && value <= SMALL_ADDEND) {
+      entry.add(Number(value));
       return;
     }
     const v = BigInt.asIntN(64, value);
