@@ -128,8 +128,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
 
   load(addr: bigint, size: number, user: boolean): bigint | undefined {
     const va = BigInt.asUintN(64, addr);
-    const r = user ? this.machine.readUser(this.machine.registers(this.firingCpu).pageTableRoot(), va, size) : this.machine.readKernel(va, size);
-    return 'bytes' in r ? littleEndian(r.bytes) : undefined;
+    return this.machine.readWord(va, size, user ? this.machine.registers(this.firingCpu).pageTableRoot() : undefined);
   }
 
   /** copyout()/copyoutstr(): into the firing CPU's user address space, up to the first page that is not user-writable. */
@@ -608,18 +607,16 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   }
 
   private readWord(va: bigint): bigint | undefined {
-    const b = this.readBytes(va, this.word);
-    return b ? littleEndian(b) : undefined;
+    return this.machine.readWord(va, this.word);
   }
 
   private readInt(va: bigint): number | undefined {
-    const b = this.readBytes(va, 4);
-    return b ? new DataView(b.buffer, b.byteOffset, 4).getInt32(0, true) : undefined;
+    const v = this.machine.readWord(va, 4);
+    return v === undefined ? undefined : Number(v) | 0;
   }
 
   private userWord(root: bigint, va: bigint): bigint | undefined {
-    const r = this.machine.readUser(root, va, this.word);
-    return 'bytes' in r ? littleEndian(r.bytes) : undefined;
+    return this.machine.readWord(va, this.word, root);
   }
 }
 
