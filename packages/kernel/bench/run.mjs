@@ -50,8 +50,8 @@ async function perOp(isa, prog, small, large, opsPer, extra = []) {
 /**
  * Claims a breakpoint over do_syscall's first instruction (x86-64 int3 on
  * `push %rbp`, ARM the DTrace breakpoint on `push {..., lr}`): each trap
- * reads the word its argument (the saved registers) points to NOFAULT and
- * has the instruction emulated. Returns the count of traps so far.
+ * reads the word its argument (the saved registers) points to NOFAULT
+ * (readWord) and has the instruction emulated. Returns the count of traps so far.
  */
 function trapSyscalls(isa, m) {
   const at = m.symbols.byName('do_syscall', 'kernel').address;
@@ -74,8 +74,7 @@ function trapSyscalls(isa, m) {
   let traps = 0;
   m.addInvopHandler((trap) => {
     if (trap.pc !== at) return undefined;
-    const r = m.readKernel(m.registers(trap.cpu).get(argRegister), wordSize);
-    if ('fault' in r) throw new Error(`bench ${isa}: do_syscall's argument faulted at 0x${r.fault.toString(16)}`);
+    if (m.readWord(m.registers(trap.cpu).get(argRegister), wordSize) === undefined) throw new Error(`bench ${isa}: do_syscall's argument faulted at 0x${m.wordFault.toString(16)}`);
     traps++;
     return result;
   });

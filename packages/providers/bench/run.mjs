@@ -9,6 +9,7 @@
 //   of syscallheavy with `fbt:::entry` enabled over the firings, in ns and in
 //   guest instructions of the untraced run's speed;
 // - the slowdown of syscallheavy with `fbt:::entry { @[probefunc] = count(); }`;
+//   (the untraced and traced runs in alternating rounds, each figure the median);
 // - the time to enable and to disable every fbt probe;
 // - each firing figure with the DIF interpreter (-x backend=dif) and with
 //   its WebAssembly translation (-x backend=wasm), side by side, and a
@@ -97,6 +98,8 @@ async function enableDisableAll(isa) {
 
 // Image sets to measure: the arguments (x86_64, arm, arm-thumb), else all three.
 const SETS = process.argv.slice(2).length ? process.argv.slice(2) : ['x86_64', 'arm', 'arm-thumb'];
+/** Rounds of the syscallheavy runs (untraced, and traced with each backend). */
+const ROUNDS = 3;
 const rows = [];
 for (const isa of SETS) {
   const cpuArgs = ['/bin/cpubound', '20'];
@@ -106,13 +109,26 @@ for (const isa of SETS) {
     throw new Error(`${isa}: the guest ran differently with the providers registered and no probe enabled (${idle.insns} vs ${unpatched.insns} instructions)`);
   }
   const sysArgs = ['/bin/syscallheavy', '2000'];
-  const base = await traced(isa, sysArgs, undefined);
+  // The untraced run and each traced one, in alternating rounds: a shared
+  // machine's load falls on all alike, and each figure is its rounds' median.
+  const FBT = 'fbt:::entry { @[probefunc] = count(); }';
+  const NEVER = 'fbt:::entry /arg0 == 0x123456789abcdef/ { @ = count(); }';
+  const runs = { base: [], dif: [], 'dif-never': [], wasm: [], 'wasm-never': [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.base.push(await traced(isa, sysArgs, undefined));
+    for (const backend of ['dif', 'wasm']) {
+      runs[backend].push(await traced(isa, sysArgs, FBT, backend));
+      runs[`${backend}-never`].push(await traced(isa, sysArgs, NEVER, backend));
+    }
+  }
+  const median = (list) => [...list].sort((a, b) => a.ms - b.ms)[list.length >> 1];
+  const base = median(runs.base);
   const nsPerInsn = (base.ms * 1e6) / base.insns;
   const per = {};
   for (const backend of ['dif', 'wasm']) {
-    const fbt = await traced(isa, sysArgs, 'fbt:::entry { @[probefunc] = count(); }', backend);
-    if (fbt.out !== base.out) throw new Error(`${isa}: syscallheavy printed differently under fbt:::entry`);
-    const never = await traced(isa, sysArgs, 'fbt:::entry /arg0 == 0x123456789abcdef/ { @ = count(); }', backend);
+    for (const r of runs[backend]) if (r.out !== base.out) throw new Error(`${isa}: syscallheavy printed differently under fbt:::entry`);
+    const fbt = median(runs[backend]);
+    const never = median(runs[`${backend}-never`]);
     const perFiring = ((fbt.ms - base.ms) * 1e6) / fbt.firings;
     const neverPerFiring = ((never.ms - base.ms) * 1e6) / fbt.firings;
     per[backend] = {
@@ -219,7 +235,7 @@ const table = [
   ['disable every fbt probe: ms', ...rows.map((r) => fmt(r.all.disableMs, 1))],
 ];
 const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-console.log('kernel providers bench (committed guest images, 1 CPU, release cores)');
+console.log(`kernel providers bench (committed guest images, 1 CPU, release cores; syscallheavy figures: medians of ${ROUNDS} alternating rounds)`);
 for (const row of table) console.log(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   '));
 console.log(`translate and instantiate the d-lang corpus's DIF (wasm): ${corpus.translated} of ${corpus.difos} DIFOs in ${fmt(corpus.ms, 1)} ms (${fmt((corpus.ms * 1000) / Math.max(1, corpus.translated), 1)} us each)`);
 for (const r of framework) console.log(`framework only, state.probe() with ${r.name}: ${fmt(r.dif)} ns (dif) / ${fmt(r.wasm)} ns (wasm), ${fmt(r.dif / r.wasm, 2)}x`);

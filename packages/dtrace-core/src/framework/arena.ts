@@ -23,13 +23,15 @@ export class Arena {
   private readonly view: DataView;
   private staticTop = 0;
   private scratchTop: number;
+  /** ARENA_BASE + the arena's size: the first address past it. */
+  private readonly end: bigint;
 
   constructor(staticSize: number, readonly scratchSize: number) {
     this.bytes = new Uint8Array(staticSize + scratchSize);
+    this.end = ARENA_BASE + BigInt(this.bytes.length);
     this.view = new DataView(this.bytes.buffer);
     this.scratchTop = staticSize;
     this.scratchBase = staticSize;
-    this.end = ARENA_BASE + BigInt(this.bytes.length);
   }
   private readonly scratchBase: number;
 
@@ -71,8 +73,6 @@ export class Arena {
     if (off < 0n || off + BigInt(size) > BigInt(this.bytes.length)) return -1;
     return Number(off);
   }
-  /** The first address past the arena. */
-  private readonly end: bigint;
   private readonly variableRegions: [number, number][] = [];
   private readonly globalAddresses = new Map<number, bigint>();
 
