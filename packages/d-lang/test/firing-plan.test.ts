@@ -102,6 +102,14 @@ describe.each(['dif', 'wasm'] as const)('firing plans (backend=%s)', (backend) =
     expect(rows(taken, 2)).toEqual(['entry,1=30', 'entry,2=40', 'return,1=30']);
   });
 
+  it('keeps apart tuples whose strings hold the key string separator (they used to share one entry)', () => {
+    const { state, fire } = start('syscall::read:entry { @[arg0 == 1 ? "a|s256:b" : "a", arg0 == 1 ? "c" : "b|s256:c"] = count(); }', backend);
+    fire('read', 'entry', [1n]);
+    fire('read', 'entry', [2n]);
+    fire('read', 'entry', [2n]);
+    expect(rows(state.takeAggregations(), 1)).toEqual(['a,b|s256:c=2', 'a|s256:b,c=1']);
+  });
+
   it('reports a fault in a key of a tuple as that key action', () => {
     const { state, fire } = start('syscall::read:entry { @a[probefunc, stringof(arg1), arg0] = count(); } ERROR { @e[arg2, arg4] = count(); }', backend);
     fire('read', 'entry', [1n, 0x1000n]);

@@ -1619,11 +1619,13 @@ export function initialAggregationData(desc: AggregationDescription): bigint[] {
 export { globMatch };
 
 /**
- * A byte key (a string, a stack) as a map key: its length and the bytes up
- * to the last non-zero one, one character each — exact, and cheap for the
- * mostly empty strsize buffers strings arrive in.
+ * One key's part of an aggregation's key string (the parts joined by '|'):
+ * an integer in hexadecimal, or bytes (a string, a stack) as their length,
+ * the length up to the last non-zero byte and those bytes, one character
+ * each. Every part says where it ends, so two tuples never make the same
+ * key string (strings may hold '|'), and it is cheap for the mostly empty
+ * strsize buffers strings arrive in.
  */
-/** One key's part of an aggregation's key string. */
 function keyPart(k: bigint | Uint8Array): string {
   return k instanceof Uint8Array ? bytesKey(k) : 'i' + k.toString(16);
 }
@@ -1631,7 +1633,7 @@ function keyPart(k: bigint | Uint8Array): string {
 function bytesKey(k: Uint8Array): string {
   let end = k.length;
   while (end > 0 && k[end - 1] === 0) end--;
-  let text = 's' + k.length + ':';
+  let text = 's' + k.length + ',' + end + ':';
   for (let i = 0; i < end; i += 4096) text += String.fromCharCode.apply(null, k.subarray(i, Math.min(end, i + 4096)) as unknown as number[]);
   return text;
 }
