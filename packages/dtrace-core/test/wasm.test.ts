@@ -172,13 +172,13 @@ describe('WebAssembly backend: equal to the interpreter', () => {
 });
 
 describe('-x backend', () => {
-  it('takes dif or wasm, dif by default, and refuses other values with dtrace\'s wording', () => {
+  it('takes dif or wasm, wasm by default, and refuses other values with dtrace\'s wording', () => {
     const o = defaultOptions();
-    expect(o.backend).toBe('dif');
-    setOption(o, 'backend', 'wasm');
     expect(o.backend).toBe('wasm');
     setOption(o, 'backend', 'dif');
     expect(o.backend).toBe('dif');
+    setOption(o, 'backend', 'wasm');
+    expect(o.backend).toBe('wasm');
     expect(() => setOption(o, 'backend', 'jit')).toThrow(new OptionError("failed to set option 'backend' to 'jit': Invalid value for specified option"));
     expect(() => setOption(o, 'backend', null)).toThrow("failed to set option 'backend': Option requires a value");
     expect(() => setOption(o, 'backend', 'wasm', true)).toThrow("failed to set option 'backend' to 'wasm': Operation illegal when tracing is active");

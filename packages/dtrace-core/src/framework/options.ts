@@ -68,7 +68,7 @@ export function defaultOptions(): DTraceOptions {
     scratchsize: 64 * 1024,
     statusrate: 1_000_000_000n,
     zdefs: false,
-    backend: 'dif',
+    backend: 'wasm',
   };
 }
 

@@ -1,0 +1,70 @@
+// The playground runs D as the CLI does, on the WebAssembly backend by
+// default: in Debian's chromium (playwright-core), the page's worker is
+// watched for the modules the backend instantiates (one per DIFO, importing
+// the helper `d.op`); a run with the default options makes them, a run with
+// -x backend=dif makes none, and both print what the CLI prints.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Worker } from 'playwright-core';
+import { commandArguments } from '../playground/command-line.js';
+import type { PlaygroundState } from '../playground/state.js';
+import { RUN_TIMEOUT, launchChromium, runCli, runInPage, serveSite, type Browser, type SiteServer } from './browser-support.js';
+
+let site: SiteServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  site = await serveSite();
+  browser = await launchChromium({ serviceWorkers: 'block' });
+  page = await browser.context.newPage();
+}, RUN_TIMEOUT);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/** Predicates, arguments, arithmetic, strings and aggregations: DIF with inline instructions and call-outs. */
+const SOURCE =
+  'syscall:::entry /pid == $target && arg2 != 0x123456789abcdef/ { @calls[probefunc] = count(); @bytes[probefunc] = sum(arg2 * 3 + (arg0 >> 1)); } ' +
+  'syscall::openat:entry /pid == $target/ { printf("%s %d\\n", copyinstr(arg1), timestamp > 0 ? 1 : 0); }';
+
+function state(options: string): PlaygroundState {
+  return { isa: 'x86_64', command: '/bin/cat /etc/hostname', cpus: 1, options, view: 'output', fn: '', source: SOURCE };
+}
+
+/** The page's worker, watched from now on: each WebAssembly instance made with the DIF backend's imports is counted. */
+async function watchWorker(): Promise<Worker> {
+  const workers = page.workers();
+  expect(workers).toHaveLength(1);
+  const worker = workers[0]!;
+  await worker.evaluate(() => {
+    const g = globalThis as unknown as { difInstances: number };
+    g.difInstances = 0;
+    WebAssembly.Instance = new Proxy(WebAssembly.Instance, {
+      construct(target, args: unknown[]) {
+        if ((args[1] as { d?: { op?: unknown } } | undefined)?.d?.op !== undefined) g.difInstances++;
+        return Reflect.construct(target, args) as object;
+      },
+    });
+  });
+  return worker;
+}
+
+const difInstances = (worker: Worker): Promise<number> => worker.evaluate(() => (globalThis as unknown as { difInstances: number }).difInstances);
+
+describe('the playground\'s DIF backend', () => {
+  it('translates the clauses to WebAssembly by default; -x backend=dif interprets them; both print what the CLI prints', async () => {
+    const cli = await runCli(commandArguments(state('-q')));
+    expect(cli.status).toBe(0);
+    expect(cli.output).toContain('/etc/hostname 1');
+    // The first run starts the worker, on the interpreter.
+    expect(await runInPage(page, site, state('-q -x backend=dif'))).toBe(cli.output);
+    const worker = await watchWorker();
+    expect(await runInPage(page, site, state('-q'))).toBe(cli.output);
+    const translated = await difInstances(worker);
+    expect(translated).toBeGreaterThanOrEqual(4);
+    expect(await runInPage(page, site, state('-q -x backend=dif'))).toBe(cli.output);
+    expect(await difInstances(worker)).toBe(translated);
+  }, 3 * RUN_TIMEOUT);
+});
