@@ -5,10 +5,10 @@
 // byte.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Consumer, DTraceState, IdleMachine, ProbeRegistry, defaultOptions, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
+import { Consumer, DTraceState, IdleMachine, defaultOptions, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../src/index.js';
-import { corpusOptions } from './corpus-support.js';
+import { corpusOptions, corpusRegistry } from './corpus-support.js';
 
 const dir = join(import.meta.dirname, 'corpus');
 const corpus = readdirSync(dir)
@@ -34,20 +34,6 @@ const ARGS: bigint[][] = [
   [7n, 0xdeadbeefn, 4096n],
 ];
 
-function registry(): ProbeRegistry {
-  const r = new ProbeRegistry();
-  const provider = (name: string, probes: [string, string, string][]) =>
-    r.registerProvider({
-      name,
-      attributes: { provider: '', module: '', function: '', name: '', args: '' },
-      ops: { provide: (rg) => probes.forEach(([m, f, n]) => void rg.createProbe(name, m, f, n)), enable() {}, disable() {} },
-    });
-  provider('dtrace', [['', '', 'BEGIN'], ['', '', 'END'], ['', '', 'ERROR']]);
-  provider('syscall', [['', 'read', 'entry'], ['', 'read', 'return'], ['', 'open', 'entry'], ['', 'open', 'return']]);
-  provider('sdt', [['kernel', 'f', 'weird']]);
-  return r;
-}
-
 interface Run {
   readonly records: string;
   readonly output: string;
@@ -56,7 +42,7 @@ interface Run {
 
 /** Runs `program` with `backend`: BEGIN, each other probe with each ARGS, END. */
 function run(program: CompiledProgram, backend: 'dif' | 'wasm', consume: boolean): Run {
-  const reg = registry();
+  const reg = corpusRegistry();
   const options = defaultOptions();
   setOption(options, 'zdefs', null);
   for (const o of program.options) setOption(options, o.name, o.value);

@@ -1,5 +1,6 @@
 // Shared by the corpus and fuzz tests: a small probe catalogue and kernel
 // type dictionary, standing in for the framework's real ones.
+import { ProbeRegistry } from '@wdtrace/dtrace-core';
 import { InMemoryTypeDictionary, createCTypeDictionary } from '@wdtrace/dtrace-core/types';
 import type { CompileOptions, ProbeCatalogue, ProbeInfo } from '../src/index.js';
 
@@ -52,4 +53,18 @@ export function corpusOptions(name: string, text: string): CompileOptions {
     ...(text.includes('/* @probes */') ? { probes: testCatalogue } : {}),
     ...(text.includes('/* @cpp */') ? { cpp: true } : {}),
   };
+}
+
+/** A framework registry holding the catalogue's probes, one provider per provider name, for running compiled programs. */
+export function corpusRegistry(): ProbeRegistry {
+  const r = new ProbeRegistry();
+  for (const name of new Set(PROBES.map((p) => p.provider))) {
+    const probes = PROBES.filter((p) => p.provider === name);
+    r.registerProvider({
+      name,
+      attributes: { provider: '', module: '', function: '', name: '', args: '' },
+      ops: { provide: (rg) => probes.forEach((p) => void rg.createProbe(name, p.module, p.function, p.name)), enable() {}, disable() {} },
+    });
+  }
+  return r;
 }

@@ -3,28 +3,15 @@
 // start afresh after each snapshot, take a key's bytes before the value is
 // evaluated, and drop as before; records cut from a CPU's slab keep each
 // firing's own data. Each backend runs every case.
-import { DTraceState, IdleMachine, ProbeRegistry, defaultOptions, setOption, type AggregationEntry, type CompiledProgram } from '@wdtrace/dtrace-core';
+import { DTraceState, IdleMachine, defaultOptions, setOption, type AggregationEntry, type CompiledProgram } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../src/index.js';
-import { corpusOptions } from './corpus-support.js';
-
-function registry(): ProbeRegistry {
-  const r = new ProbeRegistry();
-  const provider = (name: string, probes: [string, string, string][]) =>
-    r.registerProvider({
-      name,
-      attributes: { provider: '', module: '', function: '', name: '', args: '' },
-      ops: { provide: (rg) => probes.forEach(([m, f, n]) => void rg.createProbe(name, m, f, n)), enable() {}, disable() {} },
-    });
-  provider('dtrace', [['', '', 'BEGIN'], ['', '', 'END'], ['', '', 'ERROR']]);
-  provider('syscall', [['', 'read', 'entry'], ['', 'read', 'return'], ['', 'open', 'entry'], ['', 'open', 'return']]);
-  return r;
-}
+import { corpusOptions, corpusRegistry } from './corpus-support.js';
 
 function start(text: string, backend: 'dif' | 'wasm', options: Record<string, string> = {}) {
   const program: CompiledProgram = compile(text, corpusOptions('firing-plan', text)).program!;
   expect(program).toBeDefined();
-  const reg = registry();
+  const reg = corpusRegistry();
   const o = defaultOptions();
   for (const [name, value] of Object.entries(options)) setOption(o, name, value);
   setOption(o, 'backend', backend);
