@@ -189,11 +189,14 @@ export class ArmPort implements CpuPort {
   emulate(cpu: number, trap: Trap, code: number, word?: number): CpuStop | undefined {
     const displaced = word ?? trap.word;
     if (displaced === undefined) throw new Error(`ARM emulate: code ${code} at 0x${trap.pc.toString(16)} needs the displaced instruction word`);
-    if (!this.core.emulationMatches(code, displaced >>> 0)) {
+    this.core.clearPending(cpu);
+    // The core checks the class itself (decoding the word once per trap) and
+    // changes nothing but the stop reason when the word is not of it.
+    const reason = this.core.emulate(cpu, code, displaced >>> 0, Number(trap.pc));
+    if (reason === StopReason.UNDEFINED && !this.core.emulationMatches(code, displaced >>> 0)) {
       throw new Error(`ARM emulate: 0x${(displaced >>> 0).toString(16).padStart(8, '0')} at 0x${trap.pc.toString(16)} is not of emulation class ${code}`);
     }
-    this.core.clearPending(cpu);
-    return this.afterDisplaced(cpu, this.core.emulate(cpu, code, displaced >>> 0, Number(trap.pc)));
+    return this.afterDisplaced(cpu, reason);
   }
 
   /**
