@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Arena } from '../src/framework/arena.js';
 import { DifFault, DTRACEFLT } from '../src/framework/faults.js';
-import type { VmFiring } from '../src/framework/firing.js';
+import type { ProbeArgumentSource, VmFiring } from '../src/framework/firing.js';
 import { IdleMachine } from '../src/framework/machine.js';
 import { defaultOptions, OptionError, setOption } from '../src/framework/options.js';
 import { difEmulate, loadDifo, type LoadedDifo } from '../src/framework/vm.js';
@@ -15,7 +15,7 @@ import { DIF_OP } from '../src/dif/opcodes.js';
 import { DIF_VAR } from '../src/dif/constants.js';
 import { difInstrBranch, difInstrFmt, difInstrLdv, difInstrRet, difInstrSets, difInstrSetx, difInstrTst } from '../src/dif/instr.js';
 
-function firing(arena: Arena): VmFiring {
+function firing(arena: Arena, args: readonly bigint[] = [11n, 22n], restArgs?: ProbeArgumentSource): VmFiring {
   const none = (): never => {
     throw new Error('no variables in these programs');
   };
@@ -27,7 +27,8 @@ function firing(arena: Arena): VmFiring {
     cpu: 1,
     probeId: 7,
     epid: 3,
-    args: [11n, 22n],
+    args,
+    restArgs,
     probe: { provider: 'test', module: 'kernel', function: 'f', name: 'fire' },
     timestamp: 5n,
     strsize: 256,
@@ -48,11 +49,11 @@ function outcome(run: () => bigint): Outcome {
 }
 
 /** Runs `ld` both ways; returns both outcomes and instruction counts. */
-function both(ld: LoadedDifo, arena: Arena) {
+function both(ld: LoadedDifo, arena: Arena, args?: readonly bigint[], rest?: ProbeArgumentSource) {
   const compiled = wasmCompile(ld);
   expect(compiled).toBeDefined();
-  const fi = firing(arena);
-  const fw = firing(arena);
+  const fi = firing(arena, args, rest);
+  const fw = firing(arena, args, rest);
   arena.resetScratch();
   const dif = outcome(() => difEmulate(ld, fi));
   arena.resetScratch();
@@ -158,6 +159,30 @@ describe('WebAssembly backend: equal to the interpreter', () => {
     const r = both(ld, arena);
     expect(r.wasm).toEqual({ fault: DTRACEFLT.ILLOP, address: 0n, offset: 4 });
     expect(r.dif).toEqual(r.wasm);
+  });
+
+  it('reads the arguments a provider gives lazily (none or some passed) as the interpreter does: argN, argN after a higher one, args[i]', () => {
+    const arena = new Arena(64 * 1024, 64 * 1024);
+    // A lazy source as fbt's: the probe has 8 arguments, the rest read 0.
+    let reads = 0;
+    const lazy: ProbeArgumentSource = { arg: (i) => (reads++, i < 8 ? 0x100n + BigInt(i) : 0n) };
+    for (const passed of [[], [11n, 22n]]) {
+      const expected = (i: number): bigint => (i < passed.length ? passed[i]! : i < 8 ? 0x100n + BigInt(i) : 0n);
+      for (let n = 0; n < 10; n++) {
+        const programs: [number[], bigint[], bigint][] = [
+          [[difInstrLdv(DIF_OP.LDGS, DIF_VAR.ARG0 + n, 1), difInstrRet(1)], [], expected(n)],
+          [[difInstrLdv(DIF_OP.LDGS, DIF_VAR.ARG9, 2), difInstrLdv(DIF_OP.LDGS, DIF_VAR.ARG0 + n, 1), difInstrFmt(DIF_OP.ADD, 1, 2, 1), difInstrRet(1)], [], expected(9) + expected(n)],
+          [[difInstrSetx(0, 2), difInstrFmt(DIF_OP.LDGA, DIF_VAR.ARGS, 2, 1), difInstrRet(1)], [BigInt(n)], expected(n)],
+        ];
+        for (const [buf, inttab, value] of programs) {
+          const r = both(loadDifo(buildDifo(buf, { inttab }), arena), arena, passed, lazy);
+          expect(r.wasm, `passed ${passed.length}, n ${n}: ${buf.length} instructions`).toEqual({ value });
+          expect(r.dif).toEqual(r.wasm);
+          expect(r.wasmCount).toBe(r.difCount);
+        }
+      }
+    }
+    expect(reads).toBeGreaterThan(0);
   });
 
   it('leaves a DIFO whose module exceeds the limit to the interpreter', () => {

@@ -23,8 +23,10 @@
 // instruction's index and its register fields' values; the helper runs
 // vm.ts's difStep, the interpreter's own code, so both backends do the same
 // work there (a load calls `load` with its address alone, which runs
-// firing.ts's loadValue as difStep would). An argument beyond those passed (a provider's lazily read
-// stack argument) is such a call too. A DIFO whose module would exceed
+// firing.ts's loadValue as difStep would). The argN a DIFO names are written
+// into the firing block before its run, read through the provider's lazy
+// source where the provider passed none; args[i] beyond those in the block is
+// a call too. A DIFO whose module would exceed
 // MODULE_LIMIT bytes stays with the interpreter: browsers compile larger
 // modules synchronously only off the main thread, and Node must choose the
 // same DIFOs as the browser.
@@ -45,7 +47,7 @@
 import { DIF_VAR } from '../dif/constants.js';
 import { DIF_OP, DIF_OPCODES } from '../dif/opcodes.js';
 import { DTRACEFLT, DifFault } from './faults.js';
-import { loadValue, type TupleEntry, type VmFiring } from './firing.js';
+import { firingArg, loadValue, type TupleEntry, type VmFiring } from './firing.js';
 import { difEmulate, difStep, type LoadedDifo } from './vm.js';
 
 /** The largest module translated; larger DIFOs stay with the interpreter (see the strategy above). */
@@ -137,7 +139,9 @@ const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: 
  * the JavaScript side writes before a run and reads after it.
  *
  *   0    i32  instructions executed (the runs add to it)
- *   4    i32  argc: how many of args[0..9] the provider passed (at most 10)
+ *   4    i32  argc: how many of args[0..9] the block holds: those the provider
+ *             passed, and, read through its lazy source, those up to the highest
+ *             argN the DIFO names (at most 10)
  *   8    i64  args[0..9]
  *   88   i64  timestamp
  *   96   f64  epid, id, cpu, pid, ppid, tid, uid, gid, errno (Numbers, exact)
@@ -159,20 +163,26 @@ const NUMBER_BUILTINS: ReadonlyMap<number, { slot: number; need: number }> = new
 const isArgN = (id: number): boolean => id >= DIF_VAR.ARG0 && id <= DIF_VAR.ARG9;
 /** Whether `ldgs id` reads the firing block (see the strategy above). */
 const inlineBuiltin = (id: number): boolean => isArgN(id) || id === DIF_VAR.TIMESTAMP || id === DIF_VAR.IPL || NUMBER_BUILTINS.has(id);
-/** What of the firing block the DIFO reads, as NEED_ bits. */
+/**
+ * What of the firing block the DIFO reads, as NEED_ bits; bits 8 and up
+ * hold one more than the highest argN it names (0 for none).
+ */
 function blockNeeds(text: ArrayLike<number>): number {
   let needs = 0;
+  let named = 0;
   for (let pc = 0; pc < text.length; pc++) {
     const instr = text[pc]!;
     const op = instr >>> 24;
     if (op === DIF_OP.LDGA && ((instr >>> 16) & 0xff) === DIF_VAR.ARGS) needs |= NEED_ARGS;
     if (op !== DIF_OP.LDGS) continue;
     const id = (instr >>> 8) & 0xffff;
-    if (isArgN(id)) needs |= NEED_ARGS;
-    else if (id === DIF_VAR.TIMESTAMP) needs |= NEED_TIMESTAMP;
+    if (isArgN(id)) {
+      needs |= NEED_ARGS;
+      named = Math.max(named, id - DIF_VAR.ARG0 + 1);
+    } else if (id === DIF_VAR.TIMESTAMP) needs |= NEED_TIMESTAMP;
     else needs |= NUMBER_BUILTINS.get(id)?.need ?? 0;
   }
-  return needs;
+  return needs | (named << 8);
 }
 
 const isBranch = (op: number): boolean => op >= DIF_OP.BA && op <= DIF_OP.BLEU;
@@ -327,11 +337,8 @@ function translateBody(ld: LoadedDifo): Bytes {
           }
           const number = NUMBER_BUILTINS.get(id);
           if (isArgN(id)) {
-            // argN < argc ? the block's args[N] : op0 (a lazily read argument, or 0).
-            const n = id - DIF_VAR.ARG0;
-            c.u8(OP.i32_const, n, OP.i32_const, 0, OP.i32_load, 2, B_ARGC, OP.i32_lt_u, OP.if, I64);
-            c.u8(OP.i32_const, 0, OP.i64_load, 3).uleb(B_ARGS + 8 * n);
-            c.u8(OP.else, OP.i32_const).sleb(BigInt(pc)).u8(OP.call, F_OP0, OP.end);
+            // The block's args[N]: fillBlock wrote every argN the DIFO names (0 where the probe has none).
+            c.u8(OP.i32_const, 0, OP.i64_load, 3).uleb(B_ARGS + 8 * (id - DIF_VAR.ARG0));
           } else if (id === DIF_VAR.TIMESTAMP) c.u8(OP.i32_const, 0, OP.i64_load, 3).uleb(B_TIMESTAMP);
           else if (number !== undefined) c.u8(OP.i32_const, 0, OP.f64_load, 3).uleb(B_NUMBERS + 8 * number.slot).u8(OP.i64_trunc_f64_s);
           else c.u8(OP.i64_const, 0); // ipl
@@ -413,10 +420,15 @@ function sharedBlock(): Block {
 /** Writes what `needs` asks of firing `f` into the firing block. */
 function fillBlock(b: Block, f: VmFiring, needs: number): void {
   if (needs & NEED_ARGS) {
+    // A provider that reads its arguments lazily (fbt, sdt, pid: registers,
+    // then stack words) passes none: the argN the DIFO names are read here,
+    // one call each, so that the run reads them without calling out.
     const args = f.args;
-    const n = args.length < 10 ? args.length : 10;
+    const passed = args.length < 10 ? args.length : 10;
+    const named = needs >>> 8;
+    const n = passed > named ? passed : named;
     b.i32[B_ARGC >> 2] = n;
-    for (let i = 0; i < n; i++) b.u64[(B_ARGS >> 3) + i] = args[i]!;
+    for (let i = 0; i < n; i++) b.u64[(B_ARGS >> 3) + i] = i < passed ? args[i]! : firingArg(f, i);
   }
   if (needs & NEED_TIMESTAMP) b.u64[B_TIMESTAMP >> 3] = f.timestamp;
   const nums = B_NUMBERS >> 3;
