@@ -19,12 +19,6 @@ export interface ProbeSink {
 /** The argument array of a firing whose arguments all come from its source (or that has none). */
 export const NO_ARGS: readonly bigint[] = Object.freeze([]);
 
-/** args[index] of a firing, from its array or else its source (0 past both). */
-export function firingArgument(args: readonly bigint[], rest: ProbeArgumentSource | undefined, index: number): bigint {
-  if (index < args.length) return args[index]!;
-  return rest === undefined ? 0n : rest.arg(index);
-}
-
 /** Error for a probe request the provider cannot satisfy; says what and where. */
 export class ProviderError extends Error {
   constructor(

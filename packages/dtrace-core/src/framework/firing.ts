@@ -70,12 +70,15 @@ export interface VmFiring {
   strtokRest?: string | undefined;
 }
 
-/** args[index] of the firing: from the provider's array, else from its source of the rest, else 0. */
-export function firingArg(f: VmFiring, index: number): bigint {
-  const args = f.args;
+/** args[index] of a firing: from the provider's array, else from its source of the rest, else 0. */
+export function probeArgument(args: readonly bigint[], rest: ProbeArgumentSource | undefined, index: number): bigint {
   if (index < args.length) return args[index]!;
-  const rest = f.restArgs;
   return rest === undefined ? 0n : rest.arg(index);
+}
+
+/** args[index] of the firing `f` (probeArgument). */
+export function firingArg(f: VmFiring, index: number): bigint {
+  return probeArgument(f.args, f.restArgs, index);
 }
 
 const encoder = new TextEncoder();

@@ -7,10 +7,10 @@
 // probes take the call's arguments from the user frame the kernel saved;
 // return probes give arg0 = arg1 = the return value, -1 for an error, whose
 // number becomes the thread's errno.
-import type { ProbeArgumentSource, ProbeRegistry, ProviderDefinition } from '@wdtrace/dtrace-core';
+import { probeArgument, type ProbeArgumentSource, type ProbeRegistry, type ProviderDefinition } from '@wdtrace/dtrace-core';
 import type { DwarfInfo, Machine } from '@wdtrace/kernel';
 import type { IsaSupport } from '../isa/index.js';
-import { KERNEL_FUNCTION_ATTRIBUTES, NO_ARGS, firingArgument, type ProbeSink } from '../provider.js';
+import { KERNEL_FUNCTION_ATTRIBUTES, NO_ARGS, type ProbeSink } from '../provider.js';
 
 export const SYSCALL_PROVIDER_NAME = 'syscall';
 
@@ -127,8 +127,7 @@ function imageString(machine: Machine, address: bigint): string {
 export class SyscallProvider {
   private table: { calls: readonly GuestSyscall[]; byNr: Map<number, GuestSyscall> } | undefined;
   private readonly probes = new Map<number, SyscallProbe>();
-  /** Enabled probe ids by call number and kind. */
-  /** Enabled probes by system-call number, entry and return. */
+  /** Enabled probe ids by system-call number, entry and return. */
   private readonly enabled = { entry: new Map<number, number>(), return: new Map<number, number>() };
   private registry: ProbeRegistry | undefined;
   private sitesEnabled = false;
@@ -240,7 +239,7 @@ export class SyscallProvider {
 
   /** syscall-entry(nr, name): the arguments from the saved user frame. */
   private fireEntry(cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined): void {
-    const nr = Number(firingArgument(args, rest, 0));
+    const nr = Number(probeArgument(args, rest, 0));
     const id = this.enabled.entry.get(nr);
     if (id === undefined) return;
     const call = this.syscallTable().byNr.get(nr);
@@ -251,8 +250,8 @@ export class SyscallProvider {
 
   /** syscall-return(nr, name, ret): -1 and errno for an error, as systrace reports it. */
   private fireReturn(cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined): void {
-    const nr = Number(firingArgument(args, rest, 0));
-    const ret = BigInt.asIntN(this.support.wordSize * 8, firingArgument(args, rest, 2));
+    const nr = Number(probeArgument(args, rest, 0));
+    const ret = BigInt.asIntN(this.support.wordSize * 8, probeArgument(args, rest, 2));
     const failed = ret < 0n && ret >= -MAX_ERRNO;
     this.threads.setErrno(this.threads.threadId(cpu), failed ? Number(-ret) : 0);
     const id = this.enabled.return.get(nr);
