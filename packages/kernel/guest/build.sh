@@ -3,9 +3,12 @@
 # the initrd, the kernel and the sample module, then copy the results to
 # images/<isa>/ (kernel.elf, modules/hello.ko, initrd.cpio).
 #
-# Usage: build.sh [--out DIR] [--arch x86_64|arm|arm-thumb]...
-#   --out DIR   write images to DIR/<isa>/ instead of images/<isa>/
-#   --arch A    build only that image set (repeatable; default all three)
+# Usage: build.sh [--out DIR] [--arch x86_64|arm|arm-thumb]... [--libc-only]
+#   --out DIR    write images to DIR/<isa>/ instead of images/<isa>/
+#   --arch A     build only that image set (repeatable; default all three)
+#   --libc-only  build only the guest libc (crt0.o and libc.a under
+#                $GUEST_BUILD_DIR/<isa>/libc), for compiling programs
+#                against it; no images, and the CLI is not needed
 #
 # arm-thumb is the ARM guest with every C file compiled as Thumb-2 (T32):
 # the same sources and the same arch/arm parts as arm, only -mthumb for
@@ -31,10 +34,12 @@ set -euo pipefail
 GUEST="$(cd "$(dirname "$0")" && pwd)"
 OUT="$GUEST/images"
 ARCHES=()
+LIBC_ONLY=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) OUT="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2 ;;
 	--arch) ARCHES+=("$2"); shift 2 ;;
+	--libc-only) LIBC_ONLY=1; shift ;;
 	*) echo "build.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -49,7 +54,7 @@ for tool in "$CC" "$LD" "$AR" "$STRIP" node; do
 done
 WDTRACE=${WDTRACE:-$(cd "$(dirname "$0")/../../.." && pwd)/apps/cli/bin/wdtrace.js}
 WDTRACE_MAIN="$(dirname "$WDTRACE")/../dist/main.js"
-if [ ! -f "$WDTRACE" ] || [ ! -f "$WDTRACE_MAIN" ]; then
+if [ "$LIBC_ONLY" = 0 ] && { [ ! -f "$WDTRACE" ] || [ ! -f "$WDTRACE_MAIN" ]; }; then
 	echo "build.sh: the wdtrace CLI ($WDTRACE) is not built: run 'npm run build' first (its -h and -G make the USDT probes of the guest programs)" >&2
 	exit 1
 fi
@@ -202,11 +207,15 @@ install_images() {
 	fi
 }
 
-build_tools
+[ "$LIBC_ONLY" = 0 ] && build_tools
 for arch in "${ARCHES[@]}"; do
 	case "$arch" in x86_64|arm|arm-thumb) ;; *) echo "build.sh: unknown arch '$arch'" >&2; exit 2 ;; esac
 	rm -rf "$BUILD/$arch"
 	build_libc "$arch"
+	if [ "$LIBC_ONLY" = 1 ]; then
+		echo "build.sh: $arch libc in $BUILD/$arch/libc"
+		continue
+	fi
 	build_user "$arch"
 	build_initrd "$arch"
 	if [ -f "$KERNEL_BUILD" ]; then
