@@ -7,7 +7,6 @@
 //
 // Roadmap:
 //   Translation strategy   - what runs in WebAssembly, what calls out
-//   Module encoding         - the few binary-format pieces a DIFO needs
 //   Translation             - DIF instruction by instruction
 //   Running                 - the JavaScript side of a call
 //
@@ -49,67 +48,10 @@ import { DIF_OP, DIF_OPCODES } from '../dif/opcodes.js';
 import { DTRACEFLT, DifFault } from './faults.js';
 import { firingArg, loadValue, type TupleEntry, type VmFiring } from './firing.js';
 import { difEmulate, difStep, type LoadedDifo } from './vm.js';
+import { Bytes, I32, I64, OP } from './wasm-encoding.js';
 
 /** The largest module translated; larger DIFOs stay with the interpreter (see the strategy above). */
 export const MODULE_LIMIT = 4096;
-
-/* ---------------------------------------------------------------------- */
-/* Module encoding                                                        */
-/* ---------------------------------------------------------------------- */
-
-const I32 = 0x7f;
-const I64 = 0x7e;
-const OP = {
-  unreachable: 0x00, block: 0x02, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, br_if: 0x0d, return: 0x0f, call: 0x10, drop: 0x1a,
-  local_get: 0x20, local_set: 0x21, global_get: 0x23, global_set: 0x24,
-  i32_load: 0x28, i64_load: 0x29, f64_load: 0x2b, i32_store: 0x36,
-  i32_const: 0x41, i64_const: 0x42,
-  i32_eqz: 0x45, i32_eq: 0x46, i32_ne: 0x47, i32_lt_u: 0x49,
-  i64_eqz: 0x50, i64_eq: 0x51, i64_lt_s: 0x53, i64_lt_u: 0x54,
-  i32_add: 0x6a, i32_or: 0x72, i32_shl: 0x74,
-  i64_add: 0x7c, i64_sub: 0x7d, i64_mul: 0x7e, i64_div_s: 0x7f, i64_div_u: 0x80, i64_rem_s: 0x81, i64_rem_u: 0x82,
-  i64_and: 0x83, i64_or: 0x84, i64_xor: 0x85, i64_shl: 0x86, i64_shr_s: 0x87, i64_shr_u: 0x88,
-  i32_wrap_i64: 0xa7, i64_extend_i32_u: 0xad, i64_trunc_f64_s: 0xb0,
-} as const;
-
-class Bytes {
-  readonly b: number[] = [];
-  u8(...v: number[]): this {
-    for (const x of v) this.b.push(x);
-    return this;
-  }
-  uleb(v: number): this {
-    do {
-      let byte = v & 0x7f;
-      v >>>= 7;
-      if (v !== 0) byte |= 0x80;
-      this.b.push(byte);
-    } while (v !== 0);
-    return this;
-  }
-  sleb(v: bigint): this {
-    for (;;) {
-      const byte = Number(v & 0x7fn);
-      v >>= 7n;
-      const done = (v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0);
-      this.b.push(done ? byte : byte | 0x80);
-      if (done) return this;
-    }
-  }
-  name(s: string): this {
-    this.uleb(s.length);
-    for (let i = 0; i < s.length; i++) this.b.push(s.charCodeAt(i));
-    return this;
-  }
-  bytes(o: Bytes): this {
-    this.uleb(o.b.length);
-    for (const x of o.b) this.b.push(x);
-    return this;
-  }
-  section(id: number, body: Bytes): this {
-    return this.u8(id).bytes(body);
-  }
-}
 
 /* ---------------------------------------------------------------------- */
 /* Translation                                                            */
