@@ -70,7 +70,7 @@ function addresses(isa: Isa, machine: Machine, view: GuestMachineView, cpu: numb
   return { kernel, user, other };
 }
 
-describe.each(['x86_64'] as const)('guest loads in WebAssembly on %s', (isa) => {
+describe.each(['x86_64', 'arm'] as const)('guest loads in WebAssembly on %s', (isa) => {
   it('walks to what the machine\'s NOFAULT reads read, for every aligned word, and leaves the rest to the call out', async () => {
     const { machine, view, cpu } = await userGuest(isa);
     const reader = guestMemoryReader(view.guestMemory!)!;

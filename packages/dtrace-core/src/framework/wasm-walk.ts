@@ -20,7 +20,11 @@
 //   x86-64 (Intel SDM vol. 3, 4.5): bits 63..47 equal; PML4, PDPT, PD, PT
 //     entries present (bit 0); PS (bit 7) ends the walk at a 1 GiB (PDPT)
 //     or 2 MiB (PD) page; entry address bits 51..12.
-//   (ARMv7-A short descriptors: not yet walked; every ARM load calls out.)
+//   ARMv7-A short descriptors (ARM ARM B3.5): SCTLR.M clear means no
+//     translation; TTBCR.N picks TTBR0 or TTBR1; first level section,
+//     supersection or page table, second level large or small page; the
+//     domain (DACR) is manager (no check) or client (AP[2:0] 0 and 4 forbid
+//     a privileged read), no access and reserved miss.
 //
 // The signature of `walk`: (va i64, size i32, root i32 [, sctlr i32,
 // ttbcr i32, ttbr1 i32, dacr i32 on ARM]) -> (value i64, hit i32), the value
@@ -35,7 +39,7 @@ export function walkWords(translation: GuestTranslation): number {
 }
 
 // Parameters of `walk`.
-const VA = 0, SIZE = 1, ROOT = 2;
+const VA = 0, SIZE = 1, ROOT = 2, SCTLR = 3, TTBCR = 4, TTBR1 = 5, DACR = 6;
 
 /** Misses when `va` is not a multiple of `size` (a misaligned word, which may also cross a page). */
 function missUnlessAligned(c: Code): void {
@@ -105,6 +109,77 @@ function x86Body(w: GuestMemoryWindow): Code {
   return c;
 }
 
+/** The ARM walk: locals after the parameters: va32, n, t, d, domain, ap, pa (all i32). */
+function armBody(w: GuestMemoryWindow): Code {
+  const V = 7, N = 8, T = 9, D = 10, DOMAIN = 11, AP = 12, PA = 13;
+  const c = new Code();
+  c.uleb(1).uleb(7).u8(I32);
+  /** A translation-table word at physical `T` (must lie in RAM) into D. */
+  const tableWord = (): void => {
+    c.get(T).i32(w.ramBytes - 4).u8(OP.i32_gt_u).brIf('miss');
+    c.get(T).mem(OP.i32_load, 2, w.ramOffset).set(D);
+  };
+  c.block('miss');
+  missUnlessAligned(c);
+  c.get(VA).i64(0xffff_ffff).u8(OP.i64_gt_u).brIf('miss');
+  c.get(VA).u8(OP.i32_wrap_i64).set(V);
+  c.block('pa');
+  // SCTLR.M clear: no translation.
+  c.get(V).set(PA);
+  c.get(SCTLR).i32(1).u8(OP.i32_and, OP.i32_eqz).brIf('pa');
+  c.get(TTBCR).i32(7).u8(OP.i32_and).set(N);
+  // TTBR0 when N is 0 or va's top N bits are 0, else TTBR1.
+  c.get(N).u8(OP.i32_eqz).if_(I32).i32(1).else_().get(V).i32(32).get(N).u8(OP.i32_sub, OP.i32_shr_u, OP.i32_eqz).end();
+  c.if_();
+  c.get(ROOT).i32(-1).i32(14).get(N).u8(OP.i32_sub, OP.i32_shl, OP.i32_and);
+  c.get(V).i32(20).u8(OP.i32_shr_u).i32(0xfff).get(N).u8(OP.i32_shr_u, OP.i32_and).i32(2).u8(OP.i32_shl, OP.i32_or).set(T);
+  c.else_();
+  c.get(TTBR1).i32(0xffff_c000).u8(OP.i32_and).get(V).i32(20).u8(OP.i32_shr_u).i32(2).u8(OP.i32_shl, OP.i32_or).set(T);
+  c.end();
+  tableWord();
+  c.get(D).i32(3).u8(OP.i32_and).set(T);
+  c.get(T).i32(2).u8(OP.i32_eq).if_();
+  {
+    // Section (domain from the descriptor) or supersection (domain 0).
+    c.get(D).i32(1 << 18).u8(OP.i32_and).if_();
+    c.i32(0).set(DOMAIN);
+    c.get(D).i32(0xff00_0000).u8(OP.i32_and).get(V).i32(0x00ff_ffff).u8(OP.i32_and, OP.i32_or).set(PA);
+    c.else_();
+    c.get(D).i32(5).u8(OP.i32_shr_u).i32(15).u8(OP.i32_and).set(DOMAIN);
+    c.get(D).i32(0xfff0_0000).u8(OP.i32_and).get(V).i32(0x000f_ffff).u8(OP.i32_and, OP.i32_or).set(PA);
+    c.end();
+    c.get(D).i32(10).u8(OP.i32_shr_u).i32(3).u8(OP.i32_and).get(D).i32(13).u8(OP.i32_shr_u).i32(4).u8(OP.i32_and, OP.i32_or).set(AP);
+  }
+  c.else_();
+  {
+    // A page table (type 1); a fault entry (0) or reserved (3) misses.
+    c.get(T).i32(1).u8(OP.i32_ne).brIf('miss');
+    c.get(D).i32(5).u8(OP.i32_shr_u).i32(15).u8(OP.i32_and).set(DOMAIN);
+    c.get(D).i32(0xffff_fc00).u8(OP.i32_and).get(V).i32(12).u8(OP.i32_shr_u).i32(0xff).u8(OP.i32_and).i32(2).u8(OP.i32_shl, OP.i32_or).set(T);
+    tableWord();
+    c.get(D).i32(3).u8(OP.i32_and).set(T);
+    c.get(T).u8(OP.i32_eqz).brIf('miss');
+    c.get(T).i32(1).u8(OP.i32_eq).if_();
+    c.get(D).i32(0xffff_0000).u8(OP.i32_and).get(V).i32(0xffff).u8(OP.i32_and, OP.i32_or).set(PA);
+    c.else_();
+    c.get(D).i32(0xffff_f000).u8(OP.i32_and).get(V).i32(0xfff).u8(OP.i32_and, OP.i32_or).set(PA);
+    c.end();
+    c.get(D).i32(4).u8(OP.i32_shr_u).i32(3).u8(OP.i32_and).get(D).i32(7).u8(OP.i32_shr_u).i32(4).u8(OP.i32_and, OP.i32_or).set(AP);
+  }
+  c.end();
+  // The domain's access: 3 manager (no check), 1 client (AP), 0 and 2 miss.
+  c.get(DACR).get(DOMAIN).i32(1).u8(OP.i32_shl, OP.i32_shr_u).i32(3).u8(OP.i32_and).set(T);
+  c.get(T).i32(3).u8(OP.i32_eq).brIf('pa');
+  c.get(T).i32(1).u8(OP.i32_ne).brIf('miss');
+  // AP[2:0] 0 and 4 forbid a privileged read.
+  c.get(AP).i32(3).u8(OP.i32_and, OP.i32_eqz).brIf('miss');
+  c.end(); // pa
+  readAndReturn(c, w, PA);
+  c.end(); // miss
+  c.i64(0).i32(0).u8(OP.end);
+  return c;
+}
+
 /** The module of the walk of `w`: imports g.m (the core's memory), exports walk. */
 export function walkModuleBytes(w: GuestMemoryWindow): Uint8Array<ArrayBuffer> {
   const words = walkWords(w.translation);
@@ -116,7 +191,7 @@ export function walkModuleBytes(w: GuestMemoryWindow): Uint8Array<ArrayBuffer> {
   m.section(2, new Bytes().uleb(1).name('g').name('m').u8(0x02, 0x00).uleb(0));
   m.section(3, new Bytes().uleb(1).uleb(0));
   m.section(7, new Bytes().uleb(1).name('walk').u8(0x00).uleb(0));
-  m.section(10, new Bytes().uleb(1).bytes(x86Body(w)));
+  m.section(10, new Bytes().uleb(1).bytes(w.translation === 'x86-64' ? x86Body(w) : armBody(w)));
   return Uint8Array.from(m.b);
 }
 
@@ -133,7 +208,6 @@ export function guestWalk(w: GuestMemoryWindow): WebAssembly.ExportValue | undef
   if (f === undefined) {
     f = null;
     const usable =
-      w.translation === 'x86-64' &&
       typeof WebAssembly !== 'undefined' &&
       !(typeof SharedArrayBuffer !== 'undefined' && w.memory.buffer instanceof SharedArrayBuffer) &&
       Number.isInteger(w.ramOffset) && Number.isInteger(w.ramBytes) && w.ramOffset >= 0 && w.ramBytes >= 8 &&
