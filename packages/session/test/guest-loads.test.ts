@@ -98,6 +98,99 @@ describe.each(['x86_64', 'arm'] as const)('guest loads in WebAssembly on %s', (i
     expect(hits.other).toBe(0);
   }, 120_000);
 
+  it('walks hand-made tables of every kind of page and entry as the machine\'s NOFAULT reads walk them', async () => {
+    const { machine, view } = await userGuest(isa);
+    // Tables and pages at the top of RAM (the guest does not run again), reached as a user address space's root.
+    const ram = machine.port.ram();
+    const dv = new DataView(ram.buffer, ram.byteOffset, ram.byteLength);
+    const S = ram.length - 0x10_0000;
+    for (let i = 0; i < 0x10_0000; i += 4) dv.setUint32(S + i, (0x9e37_79b9 * (i + 1)) >>> 0, true);
+    const vas: bigint[] = [];
+    let root: bigint;
+    if (isa === 'x86_64') {
+      const entry = (at: number, index: number, value: bigint) => dv.setBigUint64(at + index * 8, value, true);
+      const [pml4, pdpt, pd, pt] = [S, S + 0x1000, S + 0x2000, S + 0x3000];
+      for (const t of [pml4, pdpt, pd, pt]) for (let i = 0; i < 512; i++) entry(t, i, 0n);
+      entry(pml4, 0, BigInt(pdpt) | 3n);
+      entry(pml4, 2, BigInt(pdpt) | 2n); // not present
+      entry(pdpt, 0, BigInt(pd) | 3n);
+      entry(pdpt, 1, 0x83n); // a 1 GiB page at 0: RAM in its first 64 MiB
+      entry(pdpt, 3, 0xc000_0083n); // a 1 GiB page over the device window
+      entry(pdpt, 4, (1n << 40n) | 0x83n); // a 1 GiB page past 2^32
+      entry(pd, 0, BigInt(pt) | 3n);
+      entry(pd, 1, 0x20_0083n); // a 2 MiB page
+      entry(pd, 2, 0x40_0082n); // a 2 MiB page, not present
+      entry(pd, 3, BigInt(ram.length) | 0x83n); // a 2 MiB page past RAM
+      entry(pd, 4, (1n << 36n) | 3n); // a page table past 2^32
+      for (let i = 0; i < 4; i++) entry(pt, i, BigInt(S + 0x4000 + i * 0x1000) | 3n);
+      entry(pt, 4, BigInt(S + 0x8000)); // not present
+      entry(pt, 5, BigInt(ram.length - 0x1000) | 1n); // the last page of RAM
+      entry(pt, 6, BigInt(ram.length) | 1n); // past RAM
+      root = BigInt(pml4) | 0x18n; // PWT and PCD: not address bits
+      for (const base of [0n, 0x1000n, 0x3000n, 0x4000n, 0x5000n, 0x6000n, 0x20_0000n, 0x30_0000n, 0x40_0000n, 0x60_0000n, 0x80_0000n,
+        0x4000_0000n, 0x4100_0000n, 0x4400_0000n, 0x8000_0000n, 0xc000_0000n + 0x3000_0000n, 0x1_0000_0000n, 0x100_0000_0000n]) {
+        vas.push(base, base + 8n, base + 0xff8n, base + 0x1234n);
+      }
+    } else {
+      // TTBCR.N of the guest's CPU 0 decides which addresses TTBR0 (our root) maps: those below 2^(32 - N).
+      const words = new Uint32Array(6);
+      view.guestMemory!.translationRegisters(words, 0, false);
+      const n = words[3]! & 7;
+      const l1 = (S + 0x3fff) & ~0x3fff;
+      const l2 = l1 + 0x4000;
+      for (let i = 0; i < 0x1000; i++) dv.setUint32(l1 + i * 4, 0, true);
+      for (let i = 0; i < 256; i++) dv.setUint32(l2 + i * 4, 0, true);
+      const section = (index: number, value: number) => dv.setUint32(l1 + index * 4, value >>> 0, true);
+      const page = (index: number, value: number) => dv.setUint32(l2 + index * 4, value >>> 0, true);
+      const AP = (ap: number) => ((ap & 3) << 10) | ((ap & 4) << 13); // a section's AP[2:0]
+      const PAP = (ap: number) => ((ap & 3) << 4) | ((ap & 4) << 7); // a page's
+      section(0, 0x0010_0000 | AP(1) | 2); // a section, privileged read/write
+      section(1, 0x0100_0000 | (1 << 18) | AP(1) | 2); // a supersection
+      section(2, l2 | 1); // a page table
+      section(3, 0x0020_0000 | AP(0) | 2); // no access
+      section(4, 0x0030_0000 | AP(4) | 2); // AP 4: reserved
+      section(5, 0x0040_0000 | AP(5) | 2); // privileged read-only
+      section(6, 0x0050_0000 | AP(2) | 2); // user read-only
+      section(7, 0x0060_0000 | AP(1) | 3); // reserved type
+      section(8, 0xf000_0000 | AP(1) | 2); // the device window
+      section(9, (ram.length & ~0xf_ffff) | AP(1) | 2); // past RAM
+      section(10, (0x10_0000 + 0x20) | AP(1) | 2); // domain 1
+      page(0, (S + 0x5000) | PAP(1) | 2); // a small page
+      page(1, 0x0030_0000 | PAP(1) | 1); // a large page
+      page(2, 0); // fault
+      page(3, (S + 0x6000) | PAP(0) | 3); // small (XN), no access
+      page(4, (S + 0x7000) | PAP(4) | 2);
+      page(5, (S + 0x8000) | PAP(2) | 2);
+      page(6, ((ram.length - 4) & ~0xfff) | PAP(1) | 2); // the last page of RAM
+      root = BigInt(l1 | 0x4a); // attribute bits below the table address
+      for (let i = 0; i <= 11; i++) {
+        const base = BigInt(i) << 20n;
+        if (n !== 0 && base >> BigInt(32 - n) !== 0n) continue;
+        vas.push(base, base + 8n, base + 0xffff8n, base + 0x1234n, base + 0x1000n, base + 0x2000n, base + 0x3000n, base + 0x4000n, base + 0x5000n, base + 0x6000n, base + 0x10_000n + 4n);
+      }
+      vas.push(0x1_0000_0000n, 0xffff_ffff_ffff_fff0n);
+    }
+    // The window with this root for user loads: its walk against readWord with the same root.
+    const window = view.guestMemory!;
+    const reader = guestMemoryReader({ ...window, translationRegisters: (w, at, user) => {
+      window.translationRegisters(w, at, user);
+      w[at + 1] = isa === 'x86_64' ? Number(root & 0x000f_ffff_ffff_f000n) : Number(root);
+    } })!;
+    let hits = 0;
+    let misses = 0;
+    for (const va of vas) {
+      for (const size of [1, 2, 4, 8]) {
+        const got = reader(va, size, true);
+        const expected = machine.readWord(va, size, root);
+        expect(got, `${size}-byte load at 0x${va.toString(16)}`).toBe(va % BigInt(size) === 0n ? expected : undefined);
+        if (got === undefined) misses++;
+        else hits++;
+      }
+    }
+    expect(hits).toBeGreaterThan(40);
+    expect(misses).toBeGreaterThan(40);
+  }, 120_000);
+
   it('gives each DIF load\'s value or fault, its address and offset, as the interpreter does', async () => {
     const { machine, view, cpu } = await userGuest(isa);
     const arena = new Arena(64 * 1024, 64 * 1024);
