@@ -21,10 +21,9 @@
 // stores, subroutines) is one call of an imported helper with the
 // instruction's index and its register fields' values; the helper runs
 // vm.ts's difStep, the interpreter's own code, so both backends do the same
-// work there. The argN a DIFO names are written
-// into the firing block before its run, read through the provider's lazy
-// source where the provider passed none; args[i] beyond those in the block is
-// a call too.
+// work there. The argN a DIFO names are written into the firing block before
+// its run, read through the provider's lazy source where the provider passed
+// none; args[i] beyond those in the block is a call too.
 //
 // Loads (ld*, rld*, uld*). On a machine that offers its guest RAM
 // (MachineInterface.guestMemory), a load calls the module's own `ld`, which
@@ -34,10 +33,11 @@
 // WebAssembly. Whatever the walk does not take, and every load on a machine
 // without guest RAM, calls `load` with the address alone, which runs
 // firing.ts's loadValue as difStep would (the value, or the fault with its
-// address). A DIFO whose module would exceed
-// MODULE_LIMIT bytes stays with the interpreter: browsers compile larger
-// modules synchronously only off the main thread, and Node must choose the
-// same DIFOs as the browser.
+// address).
+//
+// A DIFO whose module would exceed MODULE_LIMIT bytes stays with the
+// interpreter: browsers compile larger modules synchronously only off the
+// main thread, and Node must choose the same DIFOs as the browser.
 //
 // Faults: the helper gives a fault without an offset the faulting
 // instruction's (index * 4), as the interpreter does; a division by zero
