@@ -1,7 +1,8 @@
 // The playground runs D as the CLI does, on the WebAssembly backend by
 // default: in Debian's chromium (playwright-core), the page's worker is
 // watched for the modules the backend instantiates (one per DIFO, importing
-// the helper `d.op`); a run with the default options makes them, a run with
+// the helper `d.op`, and for a DIFO that loads guest memory the machine's
+// walk `d.walk`); a run with the default options makes them, a run with
 // -x backend=dif makes none, and both print what the CLI prints.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page, Worker } from 'playwright-core';
@@ -24,10 +25,11 @@ afterAll(async () => {
   await site?.close();
 });
 
-/** Predicates, arguments, arithmetic, strings and aggregations: DIF with inline instructions and call-outs. */
+/** Predicates, arguments, arithmetic, strings, guest loads and aggregations: DIF with inline instructions and call-outs. */
 const SOURCE =
   'syscall:::entry /pid == $target && arg2 != 0x123456789abcdef/ { @calls[probefunc] = count(); @bytes[probefunc] = sum(arg2 * 3 + (arg0 >> 1)); } ' +
-  'syscall::openat:entry /pid == $target/ { printf("%s %d\\n", copyinstr(arg1), timestamp > 0 ? 1 : 0); }';
+  'syscall::openat:entry /pid == $target/ { printf("%s %d\\n", copyinstr(arg1), timestamp > 0 ? 1 : 0); } ' +
+  'fbt::regs_syscall_arg:entry /pid == $target/ { @loads = sum(*(long *)arg0 + *(unsigned char *)(arg0 + 9)); }';
 
 function state(options: string): PlaygroundState {
   return { isa: 'x86_64', command: '/bin/cat /etc/hostname', cpus: 1, options, view: 'output', fn: '', source: SOURCE };
@@ -39,11 +41,14 @@ async function watchWorker(): Promise<Worker> {
   expect(workers).toHaveLength(1);
   const worker = workers[0]!;
   await worker.evaluate(() => {
-    const g = globalThis as unknown as { difInstances: number };
+    const g = globalThis as unknown as { difInstances: number; walkingInstances: number };
     g.difInstances = 0;
+    g.walkingInstances = 0;
     WebAssembly.Instance = new Proxy(WebAssembly.Instance, {
       construct(target, args: unknown[]) {
-        if ((args[1] as { d?: { op?: unknown } } | undefined)?.d?.op !== undefined) g.difInstances++;
+        const d = (args[1] as { d?: { op?: unknown; walk?: unknown } } | undefined)?.d;
+        if (d?.op !== undefined) g.difInstances++;
+        if (d?.walk !== undefined) g.walkingInstances++;
         return Reflect.construct(target, args) as object;
       },
     });
@@ -52,6 +57,7 @@ async function watchWorker(): Promise<Worker> {
 }
 
 const difInstances = (worker: Worker): Promise<number> => worker.evaluate(() => (globalThis as unknown as { difInstances: number }).difInstances);
+const walkingInstances = (worker: Worker): Promise<number> => worker.evaluate(() => (globalThis as unknown as { walkingInstances: number }).walkingInstances);
 
 describe('the playground\'s DIF backend', () => {
   it('translates the clauses to WebAssembly by default; -x backend=dif interprets them; both print what the CLI prints', async () => {
@@ -64,6 +70,8 @@ describe('the playground\'s DIF backend', () => {
     expect(await runInPage(page, site, state('-q'))).toBe(cli.output);
     const translated = await difInstances(worker);
     expect(translated).toBeGreaterThanOrEqual(4);
+    // The loads' DIFO walks guest RAM in the worker's WebAssembly.
+    expect(await walkingInstances(worker)).toBeGreaterThanOrEqual(1);
     expect(await runInPage(page, site, state('-q -x backend=dif'))).toBe(cli.output);
     expect(await difInstances(worker)).toBe(translated);
   }, 3 * RUN_TIMEOUT);

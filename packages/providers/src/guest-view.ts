@@ -13,7 +13,7 @@
 // - `firingCpu` is the CPU whose probe is being processed; user loads go
 //   through that CPU's address space. The session sets it before each firing.
 import { DEFAULT_EPOCH_SECONDS, PT_LOAD, STT_FUNC, parseElf, type DwarfInfo, type DwarfType, type Machine, type SafeRead } from '@wdtrace/kernel';
-import type { ConsumerSymbols, MachineInterface, ThreadIdentity } from '@wdtrace/dtrace-core';
+import type { ConsumerSymbols, GuestMemoryWindow, MachineInterface, ThreadIdentity } from '@wdtrace/dtrace-core';
 import type { IsaSupport, SavedRegister } from './isa/index.js';
 import type { SyscallThreads } from './syscall/provider.js';
 
@@ -69,6 +69,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   readonly symbols: ConsumerSymbols;
   /** The CPU whose probe the framework is processing (user loads use its address space). */
   firingCpu = 0;
+  /** Guest RAM for loads the framework walks itself: the machine's, translated as `load` translates (user loads in `firingCpu`'s address space). */
+  readonly guestMemory: GuestMemoryWindow | undefined;
   private readonly word: number;
   private readonly epochNs: bigint;
   private layoutCache: KernelLayout | undefined;
@@ -99,6 +101,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     } = {},
   ) {
     this.programFile = options.programFile ?? (() => undefined);
+    const window = machine.memoryWindow();
+    this.guestMemory = window && { ...window, translationRegisters: (words, at, user) => window.translationRegisters(words, at, user ? this.firingCpu : undefined) };
     this.ncpus = machine.cpuCount;
     this.word = support.wordSize;
     this.epochNs = BigInt(options.epochSeconds ?? DEFAULT_EPOCH_SECONDS) * 1_000_000_000n;

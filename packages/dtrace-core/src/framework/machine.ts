@@ -39,7 +39,49 @@ export interface ThreadIdentity {
   readonly errno?: number;
 }
 
+/** How a guest translates virtual addresses: x86-64 4-level paging, or ARMv7-A short-descriptor tables. */
+export type GuestTranslation = 'x86-64' | 'armv7-short';
+
+/** How many words `GuestMemoryWindow.translationRegisters` writes. */
+export const TRANSLATION_WORDS = 6;
+
+/**
+ * Guest RAM as the framework may read it itself, with what it takes to
+ * translate an address: the WebAssembly backend's loads walk the page tables
+ * in it without leaving WebAssembly (wasm-walk.ts). The walk must find what
+ * `load` finds for every address it translates; an address it does not take
+ * (not present, not allowed, outside RAM, a device, misaligned, past the
+ * address size) goes to `load`, which gives the fault.
+ */
+export interface GuestMemoryWindow {
+  /** The WebAssembly memory that holds guest RAM (the CPU core's own). */
+  readonly memory: WebAssembly.Memory;
+  /** Where guest physical address 0 is in `memory`. */
+  readonly ramOffset: number;
+  /** Bytes of RAM from physical address 0 (below 2^32). */
+  readonly ramBytes: number;
+  /** Physical addresses [deviceStart, deviceEnd) are the device window: a load that reaches it faults. */
+  readonly deviceStart: number;
+  readonly deviceEnd: number;
+  readonly translation: GuestTranslation;
+  /**
+   * Writes the translation registers `load` uses now into `words` from
+   * `at`, TRANSLATION_WORDS of them; word 1 only when `user` (a load of user
+   * memory is to come), the others always.
+   * - x86-64: 0 the physical address of the PML4 of kernel loads, 1 that of
+   *   user loads (0xffff_ffff for a table at or past 2^32); 2..5 unused.
+   * - armv7-short: 0 TTBR0 of kernel loads, 1 TTBR0 of user loads, 2 SCTLR,
+   *   3 TTBCR, 4 TTBR1, 5 DACR.
+   */
+  translationRegisters(words: Uint32Array, at: number, user: boolean): void;
+}
+
 export interface MachineInterface {
+  /**
+   * Guest RAM for loads the framework translates itself; absent on a
+   * machine without guest memory, where every load goes through `load`.
+   */
+  readonly guestMemory?: GuestMemoryWindow | undefined;
   /** Number of CPUs; CPU ids are 0..ncpus-1. */
   readonly ncpus: number;
   /** Virtual time since boot, in nanoseconds (timestamp). */

@@ -536,7 +536,7 @@ export class DTraceState {
     if (v.errors.length > 0) throw new LoadError(`invalid DIF in ${where}: ${v.errors[0]}`);
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
     const ld = loadDifo(difo, this.arena);
-    if (this.options.backend === 'wasm') ld.compiled = wasmCompile(ld);
+    if (this.options.backend === 'wasm') ld.compiled = wasmCompile(ld, this.machine);
     return ld;
   }
 

@@ -7,7 +7,6 @@
 //
 // Roadmap:
 //   Translation strategy   - what runs in WebAssembly, what calls out
-//   Module encoding         - the few binary-format pieces a DIFO needs
 //   Translation             - DIF instruction by instruction
 //   Running                 - the JavaScript side of a call
 //
@@ -22,11 +21,20 @@
 // stores, subroutines) is one call of an imported helper with the
 // instruction's index and its register fields' values; the helper runs
 // vm.ts's difStep, the interpreter's own code, so both backends do the same
-// work there (a load calls `load` with its address alone, which runs
-// firing.ts's loadValue as difStep would). The argN a DIFO names are written
+// work there. The argN a DIFO names are written
 // into the firing block before its run, read through the provider's lazy
 // source where the provider passed none; args[i] beyond those in the block is
-// a call too. A DIFO whose module would exceed
+// a call too.
+//
+// Loads (ld*, rld*, uld*). On a machine that offers its guest RAM
+// (MachineInterface.guestMemory), a load calls the module's own `ld`, which
+// calls the machine's `walk` (wasm-walk.ts, another WebAssembly instance
+// over the CPU core's memory) with the translation registers the firing
+// block holds: a mapped, aligned word of RAM is read without leaving
+// WebAssembly. Whatever the walk does not take, and every load on a machine
+// without guest RAM, calls `load` with the address alone, which runs
+// firing.ts's loadValue as difStep would (the value, or the fault with its
+// address). A DIFO whose module would exceed
 // MODULE_LIMIT bytes stays with the interpreter: browsers compile larger
 // modules synchronously only off the main thread, and Node must choose the
 // same DIFOs as the browser.
@@ -47,69 +55,14 @@
 import { DIF_VAR } from '../dif/constants.js';
 import { DIF_OP, DIF_OPCODES } from '../dif/opcodes.js';
 import { DTRACEFLT, DifFault } from './faults.js';
+import type { GuestMemoryWindow, MachineInterface } from './machine.js';
 import { firingArg, loadValue, type TupleEntry, type VmFiring } from './firing.js';
 import { difEmulate, difStep, type LoadedDifo } from './vm.js';
+import { Bytes, Code, I32, I64, OP } from './wasm-encoding.js';
+import { guestWalk, walkWords } from './wasm-walk.js';
 
 /** The largest module translated; larger DIFOs stay with the interpreter (see the strategy above). */
 export const MODULE_LIMIT = 4096;
-
-/* ---------------------------------------------------------------------- */
-/* Module encoding                                                        */
-/* ---------------------------------------------------------------------- */
-
-const I32 = 0x7f;
-const I64 = 0x7e;
-const OP = {
-  unreachable: 0x00, block: 0x02, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, br_if: 0x0d, return: 0x0f, call: 0x10, drop: 0x1a,
-  local_get: 0x20, local_set: 0x21, global_get: 0x23, global_set: 0x24,
-  i32_load: 0x28, i64_load: 0x29, f64_load: 0x2b, i32_store: 0x36,
-  i32_const: 0x41, i64_const: 0x42,
-  i32_eqz: 0x45, i32_eq: 0x46, i32_ne: 0x47, i32_lt_u: 0x49,
-  i64_eqz: 0x50, i64_eq: 0x51, i64_lt_s: 0x53, i64_lt_u: 0x54,
-  i32_add: 0x6a, i32_or: 0x72, i32_shl: 0x74,
-  i64_add: 0x7c, i64_sub: 0x7d, i64_mul: 0x7e, i64_div_s: 0x7f, i64_div_u: 0x80, i64_rem_s: 0x81, i64_rem_u: 0x82,
-  i64_and: 0x83, i64_or: 0x84, i64_xor: 0x85, i64_shl: 0x86, i64_shr_s: 0x87, i64_shr_u: 0x88,
-  i32_wrap_i64: 0xa7, i64_extend_i32_u: 0xad, i64_trunc_f64_s: 0xb0,
-} as const;
-
-class Bytes {
-  readonly b: number[] = [];
-  u8(...v: number[]): this {
-    for (const x of v) this.b.push(x);
-    return this;
-  }
-  uleb(v: number): this {
-    do {
-      let byte = v & 0x7f;
-      v >>>= 7;
-      if (v !== 0) byte |= 0x80;
-      this.b.push(byte);
-    } while (v !== 0);
-    return this;
-  }
-  sleb(v: bigint): this {
-    for (;;) {
-      const byte = Number(v & 0x7fn);
-      v >>= 7n;
-      const done = (v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0);
-      this.b.push(done ? byte : byte | 0x80);
-      if (done) return this;
-    }
-  }
-  name(s: string): this {
-    this.uleb(s.length);
-    for (let i = 0; i < s.length; i++) this.b.push(s.charCodeAt(i));
-    return this;
-  }
-  bytes(o: Bytes): this {
-    this.uleb(o.b.length);
-    for (const x of o.b) this.b.push(x);
-    return this;
-  }
-  section(id: number, body: Bytes): this {
-    return this.u8(id).bytes(body);
-  }
-}
 
 /* ---------------------------------------------------------------------- */
 /* Translation                                                            */
@@ -119,11 +72,14 @@ class Bytes {
 const CC_N = 8, CC_Z = 9, CC_V = 10, CC_C = 11, TMP = 12;
 // Imported functions.
 const F_OP = 0, F_FAULT = 1, F_OP0 = 2, F_LOAD = 3;
+// With guest RAM: the imported walk, then run (F_WALK + 1) and the module's own ld.
+const F_WALK = 4, F_LD = 6;
 
 /**
- * The loads (ld*, rld*, uld*): size, signedness, user space. They call
- * `load(pc, address)`, which runs firing.ts's loadValue as difStep does:
- * one 64-bit value into JavaScript, not three, and no dispatch.
+ * The loads (ld*, rld*, uld*): size, signedness, user space. Where they
+ * call out they call `load(pc, address)`, which runs firing.ts's loadValue
+ * as difStep does: one 64-bit value into JavaScript, not three, and no
+ * dispatch.
  */
 const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: boolean]> = new Map([
   [DIF_OP.LDSB, [1, true, false]], [DIF_OP.LDSH, [2, true, false]], [DIF_OP.LDSW, [4, true, false]],
@@ -145,10 +101,15 @@ const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: 
  *   8    i64  args[0..9]
  *   88   i64  timestamp
  *   96   f64  epid, id, cpu, pid, ppid, tid, uid, gid, errno (Numbers, exact)
+ *   168  u32  the translation registers of the loads (TRANSLATION_WORDS of
+ *             GuestMemoryWindow.translationRegisters): kernel root, user
+ *             root, then what else the walk takes
  */
-const B_COUNT = 0, B_ARGC = 4, B_ARGS = 8, B_TIMESTAMP = 88, B_NUMBERS = 96;
+const B_COUNT = 0, B_ARGC = 4, B_ARGS = 8, B_TIMESTAMP = 88, B_NUMBERS = 96, B_TRANSLATION = 168;
 /** The f64 slot of each Number builtin, and what its value needs written. */
 const NEED_ARGS = 1, NEED_TIMESTAMP = 2, NEED_IDS = 4, NEED_THREAD = 8, NEED_ERRNO = 16;
+/** Translation registers, for a DIFO whose loads walk guest RAM: kernel loads, user loads. */
+const NEED_KERNEL_WALK = 32, NEED_USER_WALK = 64;
 const NUMBER_BUILTINS: ReadonlyMap<number, { slot: number; need: number }> = new Map([
   [DIF_VAR.EPID, { slot: 0, need: NEED_IDS }],
   [DIF_VAR.ID, { slot: 1, need: NEED_IDS }],
@@ -211,8 +172,8 @@ const BINARY: Partial<Record<number, number>> = {
   [DIF_OP.UDIV]: OP.i64_div_u, [DIF_OP.SREM]: OP.i64_rem_s, [DIF_OP.UREM]: OP.i64_rem_u,
 };
 
-/** The function body of `ld`'s DIFO. */
-function translateBody(ld: LoadedDifo): Bytes {
+/** The function body of `ld`'s DIFO; with `walks`, its loads call the module's `ld` (see the strategy above). */
+function translateBody(ld: LoadedDifo, walks: boolean): Bytes {
   const text = ld.difo.buf;
   const n = text.length;
   const targets = new Set<number>();
@@ -360,7 +321,20 @@ function translateBody(ld: LoadedDifo): Bytes {
           if (rd < 8) c.u8(OP.local_set, rd);
           else c.u8(OP.drop);
           break;
-        default: callOutAndStore(pc, instr);
+        default: {
+          const load = walks ? LOADS.get(op) : undefined;
+          if (load === undefined) {
+            callOutAndStore(pc, instr);
+            break;
+          }
+          // ld(pc, address, size | user << 4): the word zero-extended (the walk's) or as `load` gives it, then sign-extended.
+          const [size, signed, user] = load;
+          c.u8(OP.i32_const).sleb(BigInt(pc));
+          get(r1).u8(OP.i32_const).sleb(BigInt(size | (user ? 16 : 0))).u8(OP.call, F_LD);
+          if (signed && size < 8) c.u8(size === 1 ? OP.i64_extend8_s : size === 2 ? OP.i64_extend16_s : OP.i64_extend32_s);
+          if (rd < 8) c.u8(OP.local_set, rd);
+          else c.u8(OP.drop);
+        }
       }
     }
   }
@@ -369,26 +343,71 @@ function translateBody(ld: LoadedDifo): Bytes {
   return c;
 }
 
-/** The module of one DIFO: imports d.op, d.fault, d.op0, d.load and d.m (the shared memory, whose start is the firing block); exports run. */
-export function difoModuleBytes(ld: LoadedDifo): Uint8Array<ArrayBuffer> {
+/** Whether the DIFO loads from memory (kernel loads: bit 0, user loads: bit 1). */
+function loadKinds(text: ArrayLike<number>): number {
+  let kinds = 0;
+  for (let pc = 0; pc < text.length; pc++) {
+    const load = LOADS.get(text[pc]! >>> 24);
+    if (load !== undefined) kinds |= load[2] ? 2 : 1;
+  }
+  return kinds;
+}
+
+/**
+ * The module's `ld(pc, address, size | user << 4) -> i64`: the walk with
+ * the root of its kind and the other translation words from the firing
+ * block; on a miss, `load(pc, address)`.
+ */
+function ldBody(words: number): Code {
+  const PC = 0, ADDRESS = 1, KIND = 2, VALUE = 3, HIT = 4;
+  const c = new Code();
+  c.uleb(2).uleb(1).u8(I64).uleb(1).u8(I32);
+  c.get(ADDRESS).get(KIND).i32(15).u8(OP.i32_and);
+  // The root: word 0 (kernel) or 1 (user).
+  c.get(KIND).i32(4).u8(OP.i32_shr_u).i32(2).u8(OP.i32_shl).mem(OP.i32_load, 2, B_TRANSLATION);
+  for (let i = 2; i <= words; i++) c.i32(0).mem(OP.i32_load, 2, B_TRANSLATION + 4 * i);
+  c.u8(OP.call, F_WALK).set(HIT).set(VALUE);
+  c.get(HIT).if_(I64).get(VALUE).else_().get(PC).get(ADDRESS).u8(OP.call, F_LOAD).end();
+  c.u8(OP.end);
+  return c;
+}
+
+/**
+ * The module of one DIFO: imports d.op, d.fault, d.op0, d.load and d.m (the
+ * shared memory, whose start is the firing block), and with `translation`
+ * (a machine's guest RAM, for a DIFO that loads) d.walk of that kind;
+ * exports run.
+ */
+export function difoModuleBytes(ld: LoadedDifo, translation?: GuestMemoryWindow['translation']): Uint8Array<ArrayBuffer> {
+  const words = translation === undefined || loadKinds(ld.difo.buf) === 0 ? 0 : walkWords(translation);
   const m = new Bytes().u8(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00);
-  const types = new Bytes().uleb(5);
+  const types = new Bytes().uleb(words === 0 ? 5 : 7);
   types.u8(0x60).uleb(0).uleb(1).u8(I64); // run: () -> i64
   types.u8(0x60).uleb(4).u8(I32, I64, I64, I64).uleb(1).u8(I64); // op: (pc, r1, r2, rd) -> i64
   types.u8(0x60).uleb(1).u8(I32).uleb(0); // fault: (pc) -> ()
   types.u8(0x60).uleb(1).u8(I32).uleb(1).u8(I64); // op0: (pc) -> i64
   types.u8(0x60).uleb(2).u8(I32, I64).uleb(1).u8(I64); // load: (pc, address) -> i64
+  if (words !== 0) {
+    types.u8(0x60).uleb(2 + words).u8(I64); // walk: (address, size, root, ...) -> (value, hit)
+    for (let i = 0; i <= words; i++) types.u8(I32);
+    types.uleb(2).u8(I64, I32);
+    types.u8(0x60).uleb(3).u8(I32, I64, I32).uleb(1).u8(I64); // ld: (pc, address, kind) -> i64
+  }
   m.section(1, types);
-  const imports = new Bytes().uleb(5);
+  const imports = new Bytes().uleb(words === 0 ? 5 : 6);
   imports.name('d').name('op').u8(0x00).uleb(1);
   imports.name('d').name('fault').u8(0x00).uleb(2);
   imports.name('d').name('op0').u8(0x00).uleb(3);
   imports.name('d').name('load').u8(0x00).uleb(4);
+  if (words !== 0) imports.name('d').name('walk').u8(0x00).uleb(5);
   imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   m.section(2, imports);
-  m.section(3, new Bytes().uleb(1).uleb(0));
-  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(F_LOAD + 1)); // after the imported functions
-  m.section(10, new Bytes().uleb(1).bytes(translateBody(ld)));
+  m.section(3, words === 0 ? new Bytes().uleb(1).uleb(0) : new Bytes().uleb(2).uleb(0).uleb(6));
+  // run comes after the imported functions.
+  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(words === 0 ? F_LOAD + 1 : F_WALK + 1));
+  const code = new Bytes().uleb(words === 0 ? 1 : 2).bytes(translateBody(ld, words !== 0));
+  if (words !== 0) code.bytes(ldBody(words));
+  m.section(10, code);
   return Uint8Array.from(m.b);
 }
 
@@ -405,6 +424,7 @@ export function difoModuleBytes(ld: LoadedDifo): Uint8Array<ArrayBuffer> {
 interface Block {
   readonly memory: WebAssembly.Memory;
   readonly i32: Int32Array;
+  readonly u32: Uint32Array;
   readonly u64: BigUint64Array;
   readonly f64: Float64Array;
 }
@@ -412,7 +432,8 @@ let block: Block | undefined;
 function sharedBlock(): Block {
   if (block === undefined) {
     const memory = new WebAssembly.Memory({ initial: 1 });
-    block = { memory, i32: new Int32Array(memory.buffer), u64: new BigUint64Array(memory.buffer), f64: new Float64Array(memory.buffer) };
+    const buffer = memory.buffer;
+    block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), f64: new Float64Array(buffer) };
   }
   return block;
 }
@@ -446,6 +467,8 @@ function fillBlock(b: Block, f: VmFiring, needs: number): void {
     b.f64[nums + 7] = th.gid;
     b.f64[nums + 8] = f.errno ?? th.errno ?? 0;
   }
+  // The DIFO's loads walk guest RAM: the machine's translation registers of now.
+  if (needs & (NEED_KERNEL_WALK | NEED_USER_WALK)) f.machine.guestMemory!.translationRegisters(b.u32, B_TRANSLATION >> 2, (needs & NEED_USER_WALK) !== 0);
 }
 
 /** The runs in progress, innermost last (a run inside another is rare: the outer's block is refilled after it). */
@@ -477,16 +500,20 @@ const helperRegs: bigint[] = new Array<bigint>(256).fill(0n);
 /**
  * Translates `ld` and returns the function that runs it in a firing, or
  * undefined when it stays with the interpreter (no WebAssembly, or a module
- * over MODULE_LIMIT).
+ * over MODULE_LIMIT). Its loads walk the guest RAM of `machine` where it
+ * offers it (every firing it runs in must be of that machine).
  */
-export function wasmCompile(ld: LoadedDifo): ((f: VmFiring) => bigint) | undefined {
+export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: VmFiring) => bigint) | undefined {
   if (typeof WebAssembly === 'undefined') return undefined;
-  const bytes = difoModuleBytes(ld);
+  const text = ld.difo.buf;
+  const kinds = loadKinds(text);
+  const window = kinds === 0 ? undefined : machine?.guestMemory;
+  const walk = window === undefined ? undefined : guestWalk(window);
+  const bytes = difoModuleBytes(ld, walk === undefined ? undefined : window!.translation);
   if (bytes.length > MODULE_LIMIT) return undefined;
   const b = sharedBlock();
   const counter = b.i32;
-  const text = ld.difo.buf;
-  const needs = blockNeeds(text);
+  const needs = blockNeeds(text) | (walk === undefined ? 0 : (kinds & 1 ? NEED_KERNEL_WALK : 0) | (kinds & 2 ? NEED_USER_WALK : 0));
   const tuple: TupleEntry[] = [];
   let cur: VmFiring | undefined;
   const op = (pc: number, a: bigint, b: bigint, d: bigint): bigint => {
@@ -525,7 +552,9 @@ export function wasmCompile(ld: LoadedDifo): ((f: VmFiring) => bigint) | undefin
   const fault = (pc: number): never => {
     throw new DifFault(DTRACEFLT.DIVZERO, 0n, pc * 4);
   };
-  const instance = new WebAssembly.Instance(compiledModule(bytes), { d: { op, fault, op0, load, m: b.memory } });
+  const imports: WebAssembly.ModuleImports = { op, fault, op0, load, m: b.memory };
+  if (walk !== undefined) imports['walk'] = walk;
+  const instance = new WebAssembly.Instance(compiledModule(bytes), { d: imports });
   const run = instance.exports['run'] as () => bigint;
   return (f: VmFiring): bigint => {
     // A DIFO that is already running (a probe fired from inside it) runs the second time in the interpreter.

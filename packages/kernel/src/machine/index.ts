@@ -3,6 +3,7 @@
 export * from './types.js';
 export * from './machine.js';
 export * from './ports.js';
+export { TRANSLATION_WORDS, type GuestTranslation, type MemoryWindow } from './guest-memory.js';
 export * from './images.js';
 export { X86Port, createX86Port } from './x86.js';
 export { ArmPort, createArmPort, type ArmPortOptions } from './arm.js';

@@ -33,6 +33,7 @@ import type { SdtSite } from '../krtld/sdt.js';
 import { SymbolTable } from '../symbols/table.js';
 import { defaultImages } from './images.js';
 import { appendToInitrd, type InitrdFile } from './initrd.js';
+import type { MemoryWindow } from './guest-memory.js';
 import { KernelModules, kernelImageFromElf, moduleImageFromLinked, type KernelModuleImage, type ModuleEvent } from './kernel-modules.js';
 import { PORT_FACTORIES } from './ports.js';
 import type { CpuPort, CpuStop, InvopHandler, InvopResult, PortConfig, PortFactory, RegisterFile, SafeRead, Trap } from './types.js';
@@ -821,6 +822,11 @@ export class Machine {
   readWord(va: bigint, size: number, pageTableRoot?: bigint): bigint | undefined {
     if (!Number.isInteger(size) || size < 1 || size > 8) throw new MachineError(`a word is 1 to 8 bytes, not ${size}`);
     return this.port.readWord(0, va, size, pageTableRoot);
+  }
+
+  /** Guest RAM and `readWord`'s translation registers for a reader that walks the page tables itself (guest-memory.ts); undefined when the port offers none. */
+  memoryWindow(): MemoryWindow | undefined {
+    return this.port.memoryWindow?.();
   }
 
   /** The first address that faulted in the last `readWord` that returned undefined. */

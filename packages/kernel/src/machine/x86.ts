@@ -16,6 +16,7 @@ import { createX86Core, X86Stop, type X86CoreExports } from '@wdtrace/isa-x86-as
 import { writeX86BootTables } from '../board/boot.js';
 import { BOOTINFO_PHYS, X86_BOOT_GDT, X86_IRQ_VECTOR_BASE, X86_KERNEL_BASE } from '../board/constants.js';
 import type { CpuStartRequest } from '../board/devices.js';
+import { DEVICE_WINDOW, physicalWord, type MemoryWindow } from './guest-memory.js';
 import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
 import type { CpuPort, CpuStop, PortConfig, RegisterFile, SafeRead, Trap } from './types.js';
 
@@ -325,6 +326,21 @@ export class X86Port implements CpuPort {
   writeVirtual(cpu: number, va: bigint, bytes: Uint8Array, root?: bigint): bigint | undefined {
     this.accessTable = this.tableOf(cpu, root);
     return nofaultWrite(this.space, va, bytes, this.writeTranslation, this.written);
+  }
+
+  /** Guest RAM for a reader that walks it itself: the PML4s `readWord` walks (guest-memory.ts). */
+  memoryWindow(): MemoryWindow {
+    return {
+      memory: this.core.memory,
+      ramOffset: this.core.ramOffset(),
+      ramBytes: this.ramBytes,
+      ...DEVICE_WINDOW,
+      translation: 'x86-64',
+      translationRegisters: (words, at, userCpu) => {
+        words[at] = physicalWord(this.tableOf(0, undefined));
+        if (userCpu !== undefined) words[at + 1] = physicalWord(this.tableOf(userCpu, undefined));
+      },
+    };
   }
 
   retiredCount(cpu: number): number {
