@@ -106,6 +106,32 @@ describe.each(['dif', 'wasm'] as const)('firing plans (backend=%s)', (backend) =
     expect(rows(taken, 2)).toEqual(['2,1=1']);
   });
 
+  it('keeps the entry of keys that name the probe per probe, anew after each snapshot and after a drop, counting their DIF each firing', () => {
+    const { state, fire } = start('syscall:::entry { @[probefunc, probename, 3, "x"] = count(); }', backend, { aggsize: '40' });
+    fire('read', 'entry');
+    const once = state.instructions;
+    // No entry fits aggsize: every firing drops, and none leaves an entry to be found again.
+    fire('open', 'entry');
+    fire('read', 'entry');
+    fire('open', 'entry');
+    fire('read', 'entry');
+    expect(state.instructions).toBe(5 * once);
+    let taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual([]);
+    expect(state.takeAggregationDrops()).toEqual([5, 0]);
+    const wide = start('syscall:::entry { @[probefunc, probename, 3, "x"] = count(); }', backend);
+    for (const func of ['read', 'open', 'read', 'read', 'open']) wide.fire(func, 'entry');
+    taken = wide.state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['open,entry,3,x=2', 'read,entry,3,x=3']);
+    wide.fire('open', 'entry');
+    taken = wide.state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['open,entry,3,x=1']);
+    expect(rows(wide.state.takeAggregations(), 1)).toEqual([]);
+    wide.fire('read', 'entry');
+    wide.fire('read', 'entry');
+    expect(rows(wide.state.takeAggregations(), 1)).toEqual(['read,entry,3,x=2']);
+  });
+
   it('sums small and large values alike, wrapping as an int64_t', () => {
     const { state, fire } = start('syscall::read:entry { @s = sum(arg0); @c = count(); }', backend);
     for (const v of [5n, 0xffffffffn, 0x100000000n, 0xfffffffffffffffdn, 0x7fffffffffffffffn, 7n]) fire('read', 'entry', [v]);

@@ -20,7 +20,8 @@
 
 import type { CompiledProgram, EcbDescription, ActionDescription, AggregationDescription, ProbeDescription } from '../program/program.js';
 import { DTRACEACT, DTRACEAGG, dtraceActIsAggregation, dtraceActIsDestructive, DTRACE_QUANTIZE_NBUCKETS, lquantizeParams, llquantizeParams } from '../program/actions.js';
-import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_TYPE_STRING } from '../dif/constants.js';
+import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_TYPE_STRING, DIF_VAR } from '../dif/constants.js';
+import { DIF_OP } from '../dif/opcodes.js';
 import type { MachineInterface } from './machine.js';
 import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
@@ -248,6 +249,47 @@ interface AggregationStep {
   readonly keys: readonly ExpressionStep[];
   readonly value: LoadedDifo | undefined;
   readonly increment: ExpressionStep | undefined;
+  /**
+   * Keys found by hash whose values are the same at every firing of the
+   * step's probe (probefunc, probemod, probename, probeprov, constants: see
+   * probeConstant): the entry they found, kept while the table holds it
+   * (its `takes` count is `constantTakes`), and the DIF instructions their
+   * evaluation counted, which each firing that reuses the entry counts too.
+   */
+  readonly constantKeys: boolean;
+  constantBucket: AggregationBucket | undefined;
+  constantTakes: number;
+  constantInstructions: number;
+}
+
+/** The builtins that name the probe: the same at every firing of one probe. */
+const PROBE_NAME_VARS: ReadonlySet<number> = new Set([DIF_VAR.PROBEPROV, DIF_VAR.PROBEMOD, DIF_VAR.PROBEFUNC, DIF_VAR.PROBENAME]);
+
+/**
+ * Whether a DIFO gives the same value at every firing of a probe: it only
+ * reads the builtins that name the probe and constants (setx, sets), moves
+ * registers and returns. Such a DIFO cannot fault nor branch, and reads no
+ * memory a clause could change.
+ */
+function probeConstant(ld: LoadedDifo): boolean {
+  const text = ld.difo.buf;
+  for (let i = 0; i < text.length; i++) {
+    const instr = text[i]!;
+    switch (instr >>> 24) {
+      case DIF_OP.LDGS:
+        if (!PROBE_NAME_VARS.has((instr >>> 8) & 0xffff)) return false;
+        break;
+      case DIF_OP.SETX:
+      case DIF_OP.SETS:
+      case DIF_OP.MOV:
+      case DIF_OP.NOP:
+      case DIF_OP.RET:
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 /** Any other action: its value is recorded (when it has a record) and acted on (speculate, commit, exit ...). */
@@ -372,6 +414,8 @@ class AggregationBucket implements AggregationEntry {
 class AggregationTable {
   entries = new Map<string, AggregationBucket>();
   noKey: AggregationBucket | undefined;
+  /** How many times the entries were handed over (take): an entry found before the last take is no longer the table's. */
+  takes = 0;
   private readonly byHash = new Map<number, AggregationBucket | AggregationBucket[]>();
   /** lquantize's parameters, as bigints. */
   readonly lquantize: { readonly base: bigint; readonly levels: number; readonly limit: bigint; readonly step: bigint } | undefined;
@@ -387,6 +431,7 @@ class AggregationTable {
 
   /** Hands the entries over and starts empty (the aggregation buffer switch). */
   take(): Map<string, AggregationBucket> {
+    this.takes++;
     const taken = this.entries;
     this.entries = new Map();
     this.noKey = undefined;
@@ -595,7 +640,8 @@ export class DTraceState {
       const hashable = keys.every((k) => k.difo !== undefined && !SPECIAL_RECORD_KINDS.has(k.act.kind) && !SYMBOL_KEY_KINDS.has(k.act.kind) && (k.string || (k.difo.difo.rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) === 0));
       const table = this.tables.get(Number(act.uarg));
       const lookup = !table ? LOOKUP_TUPLE : keys.length === 0 ? LOOKUP_NONE : hashable ? LOOKUP_HASH : LOOKUP_TUPLE;
-      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment });
+      const constantKeys = lookup === LOOKUP_HASH && keys.every((k) => probeConstant(k.difo!));
+      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0 });
     }
     return steps;
   }
@@ -866,8 +912,14 @@ export class DTraceState {
     let hashed = false;
     if (step.lookup === LOOKUP_NONE) {
       bucket = t!.noKey;
+    } else if (step.constantKeys && step.constantBucket !== undefined && step.constantTakes === t!.takes) {
+      // The keys would evaluate to what they did when they found this entry.
+      bucket = step.constantBucket;
+      f.instructions += step.constantInstructions;
     } else if (step.lookup === LOOKUP_HASH) {
+      const before = f.instructions;
       keys = this.hashKeys(step, f);
+      step.constantInstructions = f.instructions - before;
       if (keys === undefined) {
         hash = this.keyHash(step, f);
         hashed = true;
@@ -906,6 +958,10 @@ export class DTraceState {
       }
       if (step.lookup === LOOKUP_NONE) t.noKey = bucket;
       else if (hashed) t.rememberHash(hash, bucket);
+    }
+    if (step.constantKeys) {
+      step.constantBucket = bucket;
+      step.constantTakes = t.takes;
     }
     this.aggregate(t, bucket, value, increment);
   }
