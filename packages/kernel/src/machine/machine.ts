@@ -801,6 +801,16 @@ export class Machine {
   }
 
   // ---- NOFAULT access ----------------------------------------------------
+  //
+  // Kernel reads go through the page tables of the CPU whose turn is in
+  // progress — in probe context, the CPU that took the trap, as a probe's
+  // loads go through its own CPU's address space — else CPU 0's. No access
+  // selects a CPU in the core (which would flush its TLB).
+
+  /** The CPU whose address space a NOFAULT access without page tables of its own goes through. */
+  private accessCpu(): number {
+    return this.turnCpu >= 0 ? this.turnCpu : 0;
+  }
 
   /** Reads kernel virtual memory without faults or side effects (the device window refuses). */
   readKernel(va: bigint, length: number): SafeRead {
@@ -820,7 +830,7 @@ export class Machine {
    */
   readWord(va: bigint, size: number, pageTableRoot?: bigint): bigint | undefined {
     if (!Number.isInteger(size) || size < 1 || size > 8) throw new MachineError(`a word is 1 to 8 bytes, not ${size}`);
-    return this.port.readWord(0, va, size, pageTableRoot);
+    return this.port.readWord(this.accessCpu(), va, size, pageTableRoot);
   }
 
   /** The first address that faulted in the last `readWord` that returned undefined. */
@@ -830,7 +840,7 @@ export class Machine {
 
   private readVirtual(va: bigint, length: number, root: bigint | undefined): SafeRead {
     if (!Number.isInteger(length) || length < 0) throw new MachineError(`read length must be a whole number of bytes, not ${length}`);
-    return this.port.readVirtual(0, va, length, root);
+    return this.port.readVirtual(this.accessCpu(), va, length, root);
   }
 
   /** Reads a NUL-terminated string of at most `max` bytes (without the NUL); `root` undefined = kernel memory. */
@@ -841,7 +851,7 @@ export class Machine {
     while (total < max) {
       const toPage = 4096 - Number(at & 0xfffn);
       const n = Math.min(toPage, max - total);
-      const r = this.port.readVirtual(0, at, n, root);
+      const r = this.port.readVirtual(this.accessCpu(), at, n, root);
       if ('fault' in r) return r;
       const z = r.bytes.indexOf(0);
       if (z >= 0) {
@@ -869,7 +879,7 @@ export class Machine {
    * stays written) and returns that address; undefined when all was written.
    */
   writeUser(pageTableRoot: bigint, va: bigint, bytes: Uint8Array): bigint | undefined {
-    return this.port.writeVirtual(0, va, bytes, pageTableRoot);
+    return this.port.writeVirtual(this.accessCpu(), va, bytes, pageTableRoot);
   }
 
   /** copyoutstr: the string and its NUL, at most `max` bytes in all (truncated, still NUL-terminated). */

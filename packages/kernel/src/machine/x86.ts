@@ -4,8 +4,10 @@
 // stop the core and become traps for the invop handlers.
 //
 // Invariants:
-// - The core acts on one selected CPU at a time; every method selects the CPU
-//   it is asked about. During `run` (device callbacks) only the running CPU
+// - The core acts on one selected CPU at a time; every method that acts on a
+//   CPU's state selects the CPU it is asked about (selecting another CPU
+//   flushes the core's TLB). Retired counts and CR3 are read for any CPU
+//   without selecting it. During `run` (device callbacks) only the running CPU
 //   is touched: interrupt lines of other CPUs are recorded and applied when
 //   they next run.
 // - The interrupt input is a level: `setInterruptLine` replaces whatever the
@@ -81,6 +83,8 @@ export class X86Port implements CpuPort {
   private readonly regFiles: RegisterFile[];
   /** The 16 general registers of the selected CPU, a view into the core's memory (made again after memory.grow). */
   private gprView: BigUint64Array;
+  /** The CPU the core acts on (only this port selects one): kept here so that no call asks the core. */
+  private selected = 0;
 
   constructor(core: X86CoreExports, config: PortConfig) {
     this.core = core;
@@ -101,6 +105,7 @@ export class X86Port implements CpuPort {
       core.selectCpu(cpu);
       core.setAutoDeliver(autoDeliver);
     }
+    this.selected = core.selectedCpu();
     this.regFiles = Array.from({ length: config.cpuCount }, (_, cpu) => this.makeRegisterFile(cpu));
   }
 
@@ -126,9 +131,10 @@ export class X86Port implements CpuPort {
   }
 
   private select(cpu: number): X86CoreExports {
-    if (cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`no CPU ${cpu}`);
-    if (this.core.selectedCpu() !== cpu) {
+    if (this.selected !== cpu) {
+      if (cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`no CPU ${cpu}`);
       this.core.selectCpu(cpu);
+      this.selected = cpu;
       this.applyLine(cpu);
     }
     return this.core;
@@ -208,7 +214,7 @@ export class X86Port implements CpuPort {
     this.lines[cpu] = line;
     // A line still asserted is raised again: the core consumed it when it was
     // taken, and a level the guest has not acknowledged is taken again.
-    if (this.core.selectedCpu() === cpu && (changed || line >= 0)) this.applyLine(cpu);
+    if (this.selected === cpu && (changed || line >= 0)) this.applyLine(cpu);
   }
 
   deliverStop(cpu: number): void {
@@ -250,11 +256,16 @@ export class X86Port implements CpuPort {
   }
   private decodeInputView: Uint8Array | undefined;
 
-  /** Physical address of the top-level table (PML4) of `root` (a CR3 value), or of CPU `cpu`'s CR3 when omitted. */
+  /**
+   * Physical address of the top-level table (PML4) of `root` (a CR3 value),
+   * or of CPU `cpu`'s CR3 when omitted — read without selecting that CPU, so
+   * a NOFAULT access for one CPU while another is selected flushes no TLB.
+   */
   private tableOf(cpu: number, root: bigint | undefined): number {
     if (root !== undefined) return Number(root & CR3_TABLE);
-    const c = this.select(cpu);
-    return (c.getControlRegisterHi(3) & 0xf_ffff) * TWO32 + ((c.getControlRegisterLo(3) & 0xffff_f000) >>> 0);
+    if (cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`no CPU ${cpu}`);
+    const c = this.core;
+    return (c.cr3HiOf(cpu) & 0xf_ffff) * TWO32 + ((c.cr3LoOf(cpu) & 0xffff_f000) >>> 0);
   }
 
   translate(cpu: number, va: bigint, root?: bigint, userWrite = false): number | undefined {
@@ -328,8 +339,8 @@ export class X86Port implements CpuPort {
   }
 
   retiredCount(cpu: number): number {
-    const c = this.select(cpu);
-    return (c.retiredHi() >>> 0) * TWO32 + (c.retiredLo() >>> 0);
+    if (cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`no CPU ${cpu}`);
+    return this.core.retiredOf(cpu);
   }
 
   registers(cpu: number): RegisterFile {
