@@ -217,6 +217,13 @@ interface ProbePlan {
   /** dtrace:::END, which may fill the reserve of a fill buffer. */
   readonly isEnd: boolean;
   readonly ecbs: Ecb[];
+  /**
+   * Whether a firing reads the clock: an ECB records its header's timestamp
+   * or its DIF reads timestamp (or vtimestamp, which is timestamp where no
+   * thread times are kept). A firing of a plan that does not leaves its
+   * timestamp 0, which nothing reads.
+   */
+  needsTimestamp: boolean;
 }
 
 /** An expression evaluated for a step: an aggregation's key or increment. */
@@ -260,6 +267,19 @@ interface AggregationStep {
   constantBucket: AggregationBucket | undefined;
   constantTakes: number;
   constantInstructions: number;
+}
+
+/** Whether a DIFO reads timestamp or vtimestamp (see ProbePlan.needsTimestamp). */
+function readsTimestamp(ld: LoadedDifo | undefined): boolean {
+  if (ld === undefined) return false;
+  const text = ld.difo.buf;
+  for (let i = 0; i < text.length; i++) {
+    const instr = text[i]!;
+    if (instr >>> 24 !== DIF_OP.LDGS) continue;
+    const id = (instr >>> 8) & 0xffff;
+    if (id === DIF_VAR.TIMESTAMP || id === DIF_VAR.VTIMESTAMP) return true;
+  }
+  return false;
 }
 
 /** The builtins that name the probe: the same at every firing of one probe. */
@@ -603,11 +623,12 @@ export class DTraceState {
       const dtrace = probe.provider === 'dtrace';
       const isEnd = dtrace && probe.name === 'END';
       const activities = !dtrace ? FIRES_ORDINARY : probe.name === 'BEGIN' ? FIRES_BEGIN : isEnd ? FIRES_END : probe.name === 'ERROR' ? FIRES_ERROR : FIRES_ORDINARY;
-      plan = { activities, isEnd, ecbs: [] };
+      plan = { activities, isEnd, ecbs: [], needsTimestamp: false };
       this.plans.set(probe.id, plan);
       this.planById[probe.id] = plan;
     }
     plan.ecbs.push(ep);
+    if ((ep.storesData && ecb.headerSize >= 12) || readsTimestamp(predicate) || actions.some(readsTimestamp)) plan.needsTimestamp = true;
     return fresh;
   }
 
@@ -699,7 +720,7 @@ export class DTraceState {
     if (plan === undefined || (plan.activities & this.activityBit) === 0) return;
     const buf = this.buffers[cpu]!;
     if (buf.full && !plan.isEnd) return;
-    const timestamp = this.machine.now();
+    const timestamp = plan.needsTimestamp ? this.machine.now() : 0n;
     // Clause-local (this->) variables live for the whole firing, across its
     // clauses. One map per nesting depth (ERROR fires inside a firing) is
     // cleared and reused: a firing allocates none.
