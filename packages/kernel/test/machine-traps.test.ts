@@ -3,7 +3,8 @@
 // first instruction (x86-64 int3 on `push %rbp`; ARM the DTrace breakpoint,
 // a UDF word carrying the condition, on `push {..., r11, lr}`) is claimed by
 // a handler that emulates it and the guest runs exactly as untraced; an
-// unclaimed one reaches the guest kernel; displaced execution and a handler
+// unclaimed one reaches the guest kernel; handlers and listeners that keep
+// traps get copies; displaced execution and a handler
 // that sets the pc itself; NOFAULT reads of mapped, unmapped and device
 // addresses; reading and writing a process's memory from a probe; a probe's
 // NOFAULT reads through its own CPU's address space on a 2-CPU machine.
@@ -124,16 +125,19 @@ describe.each(ISAS)('%s machine: trap interposition', (isa) => {
     const declined: Trap[] = [];
     const observed: (InvopResult | undefined)[] = [];
     m.onTrap((_trap, result) => observed.push(result));
-    m.addInvopHandler((trap) => {
-      declined.push(trap);
-      return undefined;
-    });
+    m.addInvopHandler(
+      (trap) => {
+        declined.push(trap);
+        return undefined;
+      },
+      { keepsTraps: true },
+    );
     const remove = m.addInvopHandler((trap) => {
       if (trap.kind !== c.kind || trap.pc !== at) return undefined;
       const regs = m.registers(trap.cpu);
       const buf = m.readUser(regs.pageTableRoot(), regs.get(c.bufCount[0]), Number(regs.get(c.bufCount[1])));
       if ('fault' in buf) throw new Error(`fault at ${buf.fault}`);
-      seen.push({ trap, text: new TextDecoder().decode(buf.bytes) });
+      seen.push({ trap: { ...trap }, text: new TextDecoder().decode(buf.bytes) });
       return c.emulateEntry(original);
     });
     expect(m.invopHandlerCount).toBe(2);
@@ -151,6 +155,39 @@ describe.each(ISAS)('%s machine: trap interposition', (isa) => {
     expect(m.invopHandlerCount).toBe(1);
     m.writeText(at, original);
     expect(m.readText(at, original.length)).toEqual(original);
+  });
+
+  it('a handler and a listener that keep traps are given copies that keep each trap\'s values', async () => {
+    const { m, out } = await machineWith(['/bin/sh', '-c', 'echo kept | cat']);
+    const sites = new Map<bigint, Uint8Array>();
+    for (const name of ['sys_read', 'sys_write']) {
+      const at = fn(m, name);
+      const original = m.readText(at, c.breakpoint(new Uint8Array(4)).length);
+      expect(c.isEntry(original)).toBe(true);
+      m.writeText(at, c.breakpoint(original));
+      sites.set(at, original);
+    }
+    const handled: { trap: Trap; pc: bigint; cpu: number }[] = [];
+    const heard: { trap: Trap; pc: bigint }[] = [];
+    m.addInvopHandler(
+      (trap) => {
+        const original = sites.get(trap.pc);
+        if (!original) return undefined;
+        handled.push({ trap, pc: trap.pc, cpu: trap.cpu });
+        return c.emulateEntry(original);
+      },
+      { keepsTraps: true },
+    );
+    m.onTrap((trap) => heard.push({ trap, pc: trap.pc }), { keepsTraps: true });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(out()).toBe('kept\n');
+    expect(new Set(handled.map((h) => h.pc))).toEqual(new Set(sites.keys()));
+    for (const h of [...handled, ...heard]) {
+      expect(h.trap.pc).toBe(h.pc);
+      expect(Object.isFrozen(h.trap)).toBe(true);
+    }
+    expect(handled.map((h) => h.trap)).toMatchObject(handled.map((h) => ({ cpu: h.cpu, kind: c.kind, user: false })));
+    expect(heard.map((h) => h.pc)).toEqual(handled.map((h) => h.pc));
   });
 
   it('an unclaimed trap in the kernel reaches the guest kernel, which panics on it', async () => {

@@ -35,7 +35,7 @@ import { defaultImages } from './images.js';
 import { appendToInitrd, type InitrdFile } from './initrd.js';
 import { KernelModules, kernelImageFromElf, moduleImageFromLinked, type KernelModuleImage, type ModuleEvent } from './kernel-modules.js';
 import { PORT_FACTORIES } from './ports.js';
-import type { CpuPort, CpuStop, InvopHandler, InvopResult, PortConfig, PortFactory, RegisterFile, SafeRead, Trap } from './types.js';
+import { keptTrap, type CpuPort, type CpuStop, type InvopHandler, type InvopResult, type PortConfig, type PortFactory, type RegisterFile, type SafeRead, type Trap, type TrapUse } from './types.js';
 import { ELF_MACHINE, ISAS, type Isa } from '../isa.js';
 
 const MiB = 1024 * 1024;
@@ -775,11 +775,16 @@ export class Machine {
 
   // ---- trap interposition ------------------------------------------------
 
-  /** Registers an invop handler (asked after those registered before it); returns a remover. */
-  addInvopHandler(handler: InvopHandler): () => void {
-    this.handlers = [...this.handlers, handler];
+  /**
+   * Registers an invop handler (asked after those registered before it);
+   * returns a remover. A handler that keeps the traps it is given says so
+   * (`keepsTraps`): it is then given copies (see Trap).
+   */
+  addInvopHandler(handler: InvopHandler, use: TrapUse = {}): () => void {
+    const h: InvopHandler = use.keepsTraps ? (trap) => handler(keptTrap(trap)) : handler;
+    this.handlers = [...this.handlers, h];
     return () => {
-      this.handlers = without(this.handlers, handler);
+      this.handlers = without(this.handlers, h);
     };
   }
 
@@ -791,12 +796,14 @@ export class Machine {
   /**
    * Hears of every trap offered to the invop handlers, after they answered:
    * the result of the one that claimed it, or undefined when none did (the
-   * guest then took it). Returns the remover.
+   * guest then took it). Returns the remover. A listener that keeps the
+   * traps it is given says so (`keepsTraps`): it is then given copies (see Trap).
    */
-  onTrap(listener: (trap: Trap, result: InvopResult | undefined) => void): () => void {
-    this.trapListeners = [...this.trapListeners, listener];
+  onTrap(listener: (trap: Trap, result: InvopResult | undefined) => void, use: TrapUse = {}): () => void {
+    const l: typeof listener = use.keepsTraps ? (trap, result) => listener(keptTrap(trap), result) : listener;
+    this.trapListeners = [...this.trapListeners, l];
     return () => {
-      this.trapListeners = without(this.trapListeners, listener);
+      this.trapListeners = without(this.trapListeners, l);
     };
   }
 

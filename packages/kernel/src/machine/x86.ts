@@ -63,6 +63,12 @@ function tableIndex(low32: number, high32: number, level: number): number {
 const BUDGET_STOP: CpuStop = Object.freeze({ kind: 'budget' });
 const HALT_STOP: CpuStop = Object.freeze({ kind: 'halt' });
 
+/** A CPU's trap stop, filled in again at each of its traps (see Trap: handlers that keep traps get copies). */
+interface TrapStop {
+  readonly kind: 'trap';
+  readonly trap: { readonly cpu: number; kind: Trap['kind']; pc: bigint; user: boolean };
+}
+
 /** Builds the x86-64 port of a machine. */
 export async function createX86Port(config: PortConfig): Promise<X86Port> {
   const core = await createX86Core(config.build, { mmioRead: config.mmioRead, mmioWrite: config.mmioWrite });
@@ -85,6 +91,8 @@ export class X86Port implements CpuPort {
   private gprView: BigUint64Array;
   /** The CPU the core acts on (only this port selects one): kept here so that no call asks the core. */
   private selected = 0;
+  /** Per CPU: the stop its traps return (one object, filled in at each trap). */
+  private readonly trapStops: TrapStop[];
 
   constructor(core: X86CoreExports, config: PortConfig) {
     this.core = core;
@@ -107,6 +115,7 @@ export class X86Port implements CpuPort {
     }
     this.selected = core.selectedCpu();
     this.regFiles = Array.from({ length: config.cpuCount }, (_, cpu) => this.makeRegisterFile(cpu));
+    this.trapStops = Array.from({ length: config.cpuCount }, (_, cpu) => ({ kind: 'trap', trap: { cpu, kind: 'breakpoint', pc: 0n, user: false } }));
   }
 
   ram(): Uint8Array {
@@ -194,7 +203,12 @@ export class X86Port implements CpuPort {
         this.lastVector[cpu] = vector;
         this.lastError[cpu] = c.stopErrorCode();
         if (vector === VEC_BP || vector === VEC_UD) {
-          return { kind: 'trap', trap: { cpu, kind: vector === VEC_BP ? 'breakpoint' : 'undefined', pc, user: c.getCpl() === 3 } };
+          const stop = this.trapStops[cpu]!;
+          const trap = stop.trap;
+          trap.kind = vector === VEC_BP ? 'breakpoint' : 'undefined';
+          trap.pc = pc;
+          trap.user = c.getCpl() === 3;
+          return stop;
         }
         return { kind: 'exception', vector, pc };
       }
