@@ -4,7 +4,7 @@
 // breakpoint and emulations, displaced execution and safe virtual reads.
 // Programs are A32 words (assembled with llvm-mc; the source is beside each).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ArmEmulation, ArmException, ArmMode, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
+import { ArmEmulation, ArmException, ArmMode, ArmState, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
 
 let core: ArmCoreExports;
 const RAM = 4 << 20;
@@ -318,6 +318,48 @@ describe('several CPUs', () => {
     // An out-of-range CPU index neither traps nor runs.
     expect(core.run(7, 10)).toBe(StopReason.UNDEFINED);
     expect(() => core.getReg(7, 0)).not.toThrow();
+  });
+
+  it('has each CPU state in place: the active block for the CPU that last ran, the home blocks for the others', async () => {
+    core = await createArmCore('debug');
+    expect(core.init(2, RAM)).toBe(0);
+    // 0x8000: add r0, r0, #1 ; mcr p15, 0, r1, c2, c0, 0 (TTBR0) ; udf #0x12
+    words(0x8000, [0xe2800001, 0xee021f10, 0xe7f001f2]);
+    for (const cpu of [0, 1]) {
+      core.setReg(cpu, 0, cpu * 100);
+      core.setReg(cpu, 1, 0x4000 * (cpu + 1));
+      core.setReg(cpu, 15, 0x8000);
+    }
+    expect(core.run(1, 10)).toBe(StopReason.UNDEFINED);
+    expect(core.run(0, 1)).toBe(StopReason.BUDGET);
+    const mem = () => new DataView(core.memory.buffer);
+    const active = core.activeStateOffset();
+    const word = (block: number, offset: number) => mem().getUint32(block + offset, true);
+    // CPU 0 ran last: its state is live in the active block, CPU 1's at home.
+    expect(word(active, ArmState.CPU_ID)).toBe(0);
+    const home1 = core.homeStateOffset(1);
+    expect(word(home1, ArmState.CPU_ID)).toBe(1);
+    expect([word(active, ArmState.R0), word(active, ArmState.R0 + 15 * 4)]).toEqual([1, 0x8004]);
+    expect([word(home1, ArmState.R0), word(home1, ArmState.R0 + 15 * 4)]).toEqual([101, 0x8008]);
+    expect(word(home1, ArmState.TTBR0)).toBe(0x8000);
+    expect([word(home1, ArmState.RETIRED), word(home1, ArmState.RETIRED + 4)]).toEqual([2, 0]);
+    expect(word(active, ArmState.RETIRED)).toBe(core.retiredLow(0));
+    expect(word(home1, ArmState.STOP_REASON)).toBe(StopReason.UNDEFINED);
+    expect(word(home1, ArmState.STOP_PC)).toBe(core.stopPc(1) >>> 0);
+    expect(word(home1, ArmState.STOP_WORD)).toBe(0xe7f001f2);
+    expect(word(home1, ArmState.PENDING_EXC)).toBe(ArmException.UNDEFINED);
+    expect(word(home1, ArmState.CPSR_CTL) & 0x3f).toBe(core.getCpsr(1) & 0x3f);
+    // Asking for CPU 1 makes its block the active one; the words are the same.
+    expect(core.pendingException(1)).toBe(ArmException.UNDEFINED);
+    expect(word(active, ArmState.CPU_ID)).toBe(1);
+    expect(word(active, ArmState.R0)).toBe(101);
+    // A register or the pending exception written in place is what the core then has.
+    mem().setUint32(active + ArmState.R0 + 2 * 4, 0xabcd, true);
+    mem().setUint32(active + ArmState.PENDING_EXC, 0, true);
+    expect(core.getReg(1, 2) >>> 0).toBe(0xabcd);
+    core.deliverStop(1); // nothing pending: nothing delivered
+    expect(core.getReg(1, 15) >>> 0).toBe(0x8008);
+    expect(core.getCpsr(1) & 0x1f).toBe(ArmMode.SVC);
   });
 });
 
