@@ -7,16 +7,15 @@
 // execution cannot drift apart.
 import { selectCpu, S, RETIRED, setSt, STOP_REASON } from './state';
 import { decodeA32, Op } from './generated/a32-decoder';
-import { decodeT16, decodeT32, TOp } from './generated/t32-decoder';
-import { executeDisplaced, executeDisplacedT32, STOP_UNDEFINED } from './run';
+import { TOp } from './generated/t32-decoder';
+import { decodeThumbValue, executeDecoded, executeDecodedT32, STOP_UNDEFINED } from './run';
 import { ArmEmulation } from '../src/emulation';
 
-/** Whether the T32 `value` (a halfword, or first << 16 | second) belongs to the Thumb emulation class `code`. */
-function thumbEmulationMatches(code: u32, value: u32): bool {
+/** Whether the T32 `value` (a halfword, or first << 16 | second), decoded as `op`, belongs to the Thumb emulation class `code`. */
+function thumbEmulationMatches(code: u32, value: u32, op: u32): bool {
   if (value <= 0xffff) {
     // a halfword that opens a 32-bit instruction is no 16-bit one
     if ((value >>> 11) >= 0x1d) return false;
-    const op = decodeT16(value);
     switch (code) {
       case ArmEmulation.T_PUSH: return op == TOp.PUSH_T1;
       case ArmEmulation.T_POP: return op == TOp.POP_T1;
@@ -29,7 +28,6 @@ function thumbEmulationMatches(code: u32, value: u32): bool {
     }
     return false;
   }
-  const op = decodeT32(value);
   const rn = (value >>> 16) & 15;
   const rd = (value >>> 8) & 15;
   const rt = (value >>> 12) & 15;
@@ -54,8 +52,12 @@ function thumbEmulationMatches(code: u32, value: u32): bool {
 
 /** Whether `word` belongs to the emulation class `code`. */
 export function emulationMatches(code: u32, word: u32): bool {
-  if (code >= u32(ArmEmulation.T_PUSH)) return thumbEmulationMatches(code, word);
-  const op = decodeA32(word);
+  if (code >= u32(ArmEmulation.T_PUSH)) return thumbEmulationMatches(code, word, decodeThumbValue(word));
+  return a32EmulationMatches(code, word, decodeA32(word));
+}
+
+/** Whether the A32 `word`, decoded as `op`, belongs to the emulation class `code`. */
+function a32EmulationMatches(code: u32, word: u32, op: u32): bool {
   const rd = (word >>> 12) & 15;
   const rn = (word >>> 16) & 15;
   switch (code) {
@@ -101,12 +103,21 @@ export function emulationMatches(code: u32, word: u32): bool {
  */
 export function emulate(cpu: u32, code: u32, word: u32, address: u32): u32 {
   selectCpu(cpu);
-  if (!emulationMatches(code, word)) {
-    setSt(STOP_REASON, STOP_UNDEFINED);
-    return STOP_UNDEFINED;
+  // The word is decoded once: the class check and the execution share it.
+  if (code >= u32(ArmEmulation.T_PUSH)) {
+    const op = decodeThumbValue(word);
+    if (!thumbEmulationMatches(code, word, op)) return refuse();
+    // T32 codes run in Thumb state, under the CPU's ITSTATE (a breakpoint
+    // in an IT block carried its condition, so the instruction's slot passed)
+    return executeDecodedT32(word, address, op);
   }
-  // T32 codes run in Thumb state, under the CPU's ITSTATE (a breakpoint in
-  // an IT block carried its condition, so the instruction's slot passed)
-  if (code >= u32(ArmEmulation.T_PUSH)) return executeDisplacedT32(cpu, word, address);
-  return executeDisplaced(cpu, word, address);
+  const op = decodeA32(word);
+  if (!a32EmulationMatches(code, word, op)) return refuse();
+  return executeDecoded(word, address, op);
+}
+
+/** A word not of the emulation's class: nothing changes but the stop reason. */
+function refuse(): u32 {
+  setSt(STOP_REASON, STOP_UNDEFINED);
+  return STOP_UNDEFINED;
 }
