@@ -4,8 +4,13 @@
 // displaced instruction's condition). Each emulation first checks that the
 // word really is of its class, then executes it with the interpreter's own
 // semantics as if at its original address, so emulated and native
-// execution cannot drift apart.
-import { selectCpu, S, RETIRED, setSt, STOP_REASON } from './state';
+// execution cannot drift apart. One exception, for the cost of entry
+// probes: a push whose block lies in one RAM page this mode may already
+// write is stored in place (pushInPlace); anything else about it (a page
+// crossing, a TLB miss, a fault, a condition, an IT block) takes the
+// interpreter's path, and tests compare both with native execution.
+import { selectCpu, S, RETIRED, setSt, STOP_REASON, reg, setRegRaw, st, currentMode, MODE_USR, CP15_SCTLR, CPSR_CTL, PSR_T, IT_STATE } from './state';
+import { ramAccess, ramBase, cpuTlb, invalidateCodeWord, P_PRIV_W, P_USER_W } from './memory';
 import { decodeA32, Op } from './generated/a32-decoder';
 import { TOp } from './generated/t32-decoder';
 import { decodeThumbValue, executeDecoded, executeDecodedT32, STOP_UNDEFINED } from './run';
@@ -107,13 +112,53 @@ export function emulate(cpu: u32, code: u32, word: u32, address: u32): u32 {
   if (code >= u32(ArmEmulation.T_PUSH)) {
     const op = decodeThumbValue(word);
     if (!thumbEmulationMatches(code, word, op)) return refuse();
+    if (code == u32(ArmEmulation.T_PUSH) && st(IT_STATE) == 0 && (st(CPSR_CTL) & PSR_T) != 0) {
+      // push {..} (T1: M is lr) and push.w (stmdb sp!), neither listing sp or pc
+      const list = op == TOp.PUSH_T1 ? (word & 0xff) | ((word & 0x100) << 6) : op == TOp.STMDB_T1 && (word & 0xa000) == 0 ? word & 0xffff : 0;
+      if (list != 0 && pushInPlace(list, address & ~1, word > 0xffff ? 4 : 2)) return 0;
+    }
     // T32 codes run in Thumb state, under the CPU's ITSTATE (a breakpoint
     // in an IT block carried its condition, so the instruction's slot passed)
     return executeDecodedT32(word, address, op);
   }
   const op = decodeA32(word);
   if (!a32EmulationMatches(code, word, op)) return refuse();
+  // stmdb sp!, {..} unconditional, neither user registers (S) nor sp or pc listed
+  if (code == u32(ArmEmulation.PUSHM) && op == Op.STMDB && (word & 0xf0600000) == 0xe0200000 && (word & 0xa000) == 0 && (word & 0xffff) != 0) {
+    if (pushInPlace(word & 0xffff, address, 4)) return 0;
+  }
   return executeDecoded(word, address, op);
+}
+
+/**
+ * The commonest emulation, an entry probe's push, without the interpreter's
+ * general block transfer: the registers of `list` stored below sp, lowest
+ * first, and sp written back, when the whole block is word aligned and in
+ * one RAM page this mode may already write (the MMU off, or a TLB hit
+ * granting it). Otherwise it returns false having changed nothing, and the
+ * general path runs the instruction (and reports its faults). Each word
+ * stored drops decoded code there as every guest store does; the pc moves
+ * past the instruction (`size` bytes at `address`), which retires.
+ */
+function pushInPlace(list: u32, address: u32, size: u32): bool {
+  const bytes = popcnt<u32>(list) << 2;
+  const start = reg(13) - bytes;
+  if ((start & 3) != 0) return false;
+  const p = ramAccess(start, bytes, (st(CP15_SCTLR) & 1) != 0, cpuTlb(), currentMode() == MODE_USR ? P_USER_W : P_PRIV_W);
+  if (p == 0) return false;
+  let at = p;
+  for (let i: u32 = 0; i < 15; i++) {
+    if (list & (1 << i)) {
+      store<u32>(at, reg(i));
+      invalidateCodeWord(u32(at - ramBase));
+      at += 4;
+    }
+  }
+  setRegRaw(13, start);
+  setRegRaw(15, address + size);
+  setSt(STOP_REASON, 0);
+  store<u64>(S + RETIRED, load<u64>(S + RETIRED) + 1);
+  return true;
 }
 
 /** A word not of the emulation's class: nothing changes but the stop reason. */
