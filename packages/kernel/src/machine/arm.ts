@@ -232,15 +232,14 @@ export class ArmPort implements CpuPort {
    * halfwords in memory order), with the CPU's ITSTATE applying and advancing.
    */
   executeDisplaced(cpu: number, trap: Trap, bytes: Uint8Array): CpuStop | undefined {
-    const at = `0x${trap.pc.toString(16)}`;
     if ((this.stateWord(cpu, ArmState.CPSR_CTL) & CPSR_T) !== 0) {
-      if (bytes.length !== 2 && bytes.length !== 4) throw new Error(`ARM displaced execution at ${at}: a T32 instruction is 2 or 4 bytes, not ${bytes.length}`);
+      if (bytes.length !== 2 && bytes.length !== 4) throw new Error(`ARM displaced execution at 0x${trap.pc.toString(16)}: a T32 instruction is 2 or 4 bytes, not ${bytes.length}`);
       const hw0 = bytes[0]! | (bytes[1]! << 8);
       const value = bytes.length === 2 ? hw0 : ((hw0 << 16) | bytes[2]! | (bytes[3]! << 8)) >>> 0;
       this.clearPending(cpu);
       return this.afterDisplaced(cpu, this.core.executeDisplacedT32(cpu, value, Number(trap.pc)));
     }
-    if (bytes.length !== 4) throw new Error(`ARM displaced execution at ${at}: an A32 instruction is 4 bytes, not ${bytes.length}`);
+    if (bytes.length !== 4) throw new Error(`ARM displaced execution at 0x${trap.pc.toString(16)}: an A32 instruction is 4 bytes, not ${bytes.length}`);
     const word = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
     this.clearPending(cpu);
     return this.afterDisplaced(cpu, this.core.executeDisplaced(cpu, word, Number(trap.pc)));
