@@ -106,6 +106,61 @@ describe.each(['dif', 'wasm'] as const)('firing plans (backend=%s)', (backend) =
     expect(rows(taken, 2)).toEqual(['2,1=1']);
   });
 
+  it('keeps the entry of keys that name the probe per probe, anew after each snapshot and after a drop, counting their DIF each firing', () => {
+    const { state, fire } = start('syscall:::entry { @[probefunc, probename, 3, "x"] = count(); }', backend, { aggsize: '40' });
+    fire('read', 'entry');
+    const once = state.instructions;
+    // No entry fits aggsize: every firing drops, and none leaves an entry to be found again.
+    fire('open', 'entry');
+    fire('read', 'entry');
+    fire('open', 'entry');
+    fire('read', 'entry');
+    expect(state.instructions).toBe(5 * once);
+    let taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual([]);
+    expect(state.takeAggregationDrops()).toEqual([5, 0]);
+    const wide = start('syscall:::entry { @[probefunc, probename, 3, "x"] = count(); }', backend);
+    for (const func of ['read', 'open', 'read', 'read', 'open']) wide.fire(func, 'entry');
+    taken = wide.state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['open,entry,3,x=2', 'read,entry,3,x=3']);
+    wide.fire('open', 'entry');
+    taken = wide.state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['open,entry,3,x=1']);
+    expect(rows(wide.state.takeAggregations(), 1)).toEqual([]);
+    wide.fire('read', 'entry');
+    wide.fire('read', 'entry');
+    expect(rows(wide.state.takeAggregations(), 1)).toEqual(['read,entry,3,x=2']);
+  });
+
+  it('reads the clock for a firing whose clauses record their header or read timestamp or vtimestamp, whichever clause of the probe does', () => {
+    const text = 'syscall::read:entry { @n = count(); } syscall::read:entry /timestamp > 5/ { @t = max(timestamp); } syscall::open:entry { @n = count(); @v = min(vtimestamp); } syscall::read:return { @n = count(); } syscall::read:return { trace(1); }';
+    const program: CompiledProgram = compile(text, corpusOptions('firing-plan', text)).program!;
+    const reg = corpusRegistry();
+    const o = defaultOptions();
+    setOption(o, 'backend', backend);
+    const machine = new IdleMachine(1);
+    const state = new DTraceState(program, reg, machine, o);
+    const fire = (func: string, name = 'entry') => state.probe(reg.lookup('syscall', '', func, name)!.id, 0, []);
+    state.go(0);
+    machine.advanceTo(7n);
+    fire('read');
+    machine.advanceTo(9n);
+    fire('open');
+    machine.advanceTo(11n);
+    fire('read', 'return');
+    const taken = state.takeAggregations();
+    expect(rows(taken, 1)).toEqual(['=3']);
+    expect(rows(taken, 2)).toEqual(['=7']);
+    expect(rows(taken, 3)).toEqual(['=9']);
+    const records = state.snapshot(0, true).entries.filter((e) => e.kind === 'data');
+    expect(records).toHaveLength(1);
+    const e = records[0]!;
+    if (e.kind !== 'data') return;
+    const view = new DataView(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength);
+    // The header's timestamp: its high word, then its low word.
+    expect(view.getUint32(4, true) * 2 ** 32 + view.getUint32(8, true)).toBe(11);
+  });
+
   it('sums small and large values alike, wrapping as an int64_t', () => {
     const { state, fire } = start('syscall::read:entry { @s = sum(arg0); @c = count(); }', backend);
     for (const v of [5n, 0xffffffffn, 0x100000000n, 0xfffffffffffffffdn, 0x7fffffffffffffffn, 7n]) fire('read', 'entry', [v]);

@@ -4,19 +4,23 @@
 // displaced instruction's condition). Each emulation first checks that the
 // word really is of its class, then executes it with the interpreter's own
 // semantics as if at its original address, so emulated and native
-// execution cannot drift apart.
-import { selectCpu, S, RETIRED, setSt, STOP_REASON } from './state';
+// execution cannot drift apart. One exception, for the cost of entry
+// probes: a push whose block lies in one RAM page this mode may already
+// write is stored in place (pushInPlace); anything else about it (a page
+// crossing, a TLB miss, a fault, a condition, an IT block) takes the
+// interpreter's path, and tests compare both with native execution.
+import { selectCpu, S, RETIRED, setSt, STOP_REASON, reg, setRegRaw, st, currentMode, MODE_USR, CP15_SCTLR, CPSR_CTL, PSR_T, IT_STATE } from './state';
+import { ramAccess, ramBase, cpuTlb, invalidateCodeWord, P_PRIV_W, P_USER_W } from './memory';
 import { decodeA32, Op } from './generated/a32-decoder';
-import { decodeT16, decodeT32, TOp } from './generated/t32-decoder';
-import { executeDisplaced, executeDisplacedT32, STOP_UNDEFINED } from './run';
+import { TOp } from './generated/t32-decoder';
+import { decodeThumbValue, executeDecoded, executeDecodedT32, STOP_UNDEFINED } from './run';
 import { ArmEmulation } from '../src/emulation';
 
-/** Whether the T32 `value` (a halfword, or first << 16 | second) belongs to the Thumb emulation class `code`. */
-function thumbEmulationMatches(code: u32, value: u32): bool {
+/** Whether the T32 `value` (a halfword, or first << 16 | second), decoded as `op`, belongs to the Thumb emulation class `code`. */
+function thumbEmulationMatches(code: u32, value: u32, op: u32): bool {
   if (value <= 0xffff) {
     // a halfword that opens a 32-bit instruction is no 16-bit one
     if ((value >>> 11) >= 0x1d) return false;
-    const op = decodeT16(value);
     switch (code) {
       case ArmEmulation.T_PUSH: return op == TOp.PUSH_T1;
       case ArmEmulation.T_POP: return op == TOp.POP_T1;
@@ -29,7 +33,6 @@ function thumbEmulationMatches(code: u32, value: u32): bool {
     }
     return false;
   }
-  const op = decodeT32(value);
   const rn = (value >>> 16) & 15;
   const rd = (value >>> 8) & 15;
   const rt = (value >>> 12) & 15;
@@ -54,8 +57,12 @@ function thumbEmulationMatches(code: u32, value: u32): bool {
 
 /** Whether `word` belongs to the emulation class `code`. */
 export function emulationMatches(code: u32, word: u32): bool {
-  if (code >= u32(ArmEmulation.T_PUSH)) return thumbEmulationMatches(code, word);
-  const op = decodeA32(word);
+  if (code >= u32(ArmEmulation.T_PUSH)) return thumbEmulationMatches(code, word, decodeThumbValue(word));
+  return a32EmulationMatches(code, word, decodeA32(word));
+}
+
+/** Whether the A32 `word`, decoded as `op`, belongs to the emulation class `code`. */
+function a32EmulationMatches(code: u32, word: u32, op: u32): bool {
   const rd = (word >>> 12) & 15;
   const rn = (word >>> 16) & 15;
   switch (code) {
@@ -101,12 +108,61 @@ export function emulationMatches(code: u32, word: u32): bool {
  */
 export function emulate(cpu: u32, code: u32, word: u32, address: u32): u32 {
   selectCpu(cpu);
-  if (!emulationMatches(code, word)) {
-    setSt(STOP_REASON, STOP_UNDEFINED);
-    return STOP_UNDEFINED;
+  // The word is decoded once: the class check and the execution share it.
+  if (code >= u32(ArmEmulation.T_PUSH)) {
+    const op = decodeThumbValue(word);
+    if (!thumbEmulationMatches(code, word, op)) return refuse();
+    if (code == u32(ArmEmulation.T_PUSH) && st(IT_STATE) == 0 && (st(CPSR_CTL) & PSR_T) != 0) {
+      // push {..} (T1: M is lr) and push.w (stmdb sp!), neither listing sp or pc
+      const list = op == TOp.PUSH_T1 ? (word & 0xff) | ((word & 0x100) << 6) : op == TOp.STMDB_T1 && (word & 0xa000) == 0 ? word & 0xffff : 0;
+      if (list != 0 && pushInPlace(list, address & ~1, word > 0xffff ? 4 : 2)) return 0;
+    }
+    // T32 codes run in Thumb state, under the CPU's ITSTATE (a breakpoint
+    // in an IT block carried its condition, so the instruction's slot passed)
+    return executeDecodedT32(word, address, op);
   }
-  // T32 codes run in Thumb state, under the CPU's ITSTATE (a breakpoint in
-  // an IT block carried its condition, so the instruction's slot passed)
-  if (code >= u32(ArmEmulation.T_PUSH)) return executeDisplacedT32(cpu, word, address);
-  return executeDisplaced(cpu, word, address);
+  const op = decodeA32(word);
+  if (!a32EmulationMatches(code, word, op)) return refuse();
+  // stmdb sp!, {..} unconditional, neither user registers (S) nor sp or pc listed
+  if (code == u32(ArmEmulation.PUSHM) && op == Op.STMDB && (word & 0xf0600000) == 0xe0200000 && (word & 0xa000) == 0 && (word & 0xffff) != 0) {
+    if (pushInPlace(word & 0xffff, address, 4)) return 0;
+  }
+  return executeDecoded(word, address, op);
+}
+
+/**
+ * The commonest emulation, an entry probe's push, without the interpreter's
+ * general block transfer: the registers of `list` stored below sp, lowest
+ * first, and sp written back, when the whole block is word aligned and in
+ * one RAM page this mode may already write (the MMU off, or a TLB hit
+ * granting it). Otherwise it returns false having changed nothing, and the
+ * general path runs the instruction (and reports its faults). Each word
+ * stored drops decoded code there as every guest store does; the pc moves
+ * past the instruction (`size` bytes at `address`), which retires.
+ */
+function pushInPlace(list: u32, address: u32, size: u32): bool {
+  const bytes = popcnt<u32>(list) << 2;
+  const start = reg(13) - bytes;
+  if ((start & 3) != 0) return false;
+  const p = ramAccess(start, bytes, (st(CP15_SCTLR) & 1) != 0, cpuTlb(), currentMode() == MODE_USR ? P_USER_W : P_PRIV_W);
+  if (p == 0) return false;
+  let at = p;
+  for (let i: u32 = 0; i < 15; i++) {
+    if (list & (1 << i)) {
+      store<u32>(at, reg(i));
+      invalidateCodeWord(u32(at - ramBase));
+      at += 4;
+    }
+  }
+  setRegRaw(13, start);
+  setRegRaw(15, address + size);
+  setSt(STOP_REASON, 0);
+  store<u64>(S + RETIRED, load<u64>(S + RETIRED) + 1);
+  return true;
+}
+
+/** A word not of the emulation's class: nothing changes but the stop reason. */
+function refuse(): u32 {
+  setSt(STOP_REASON, STOP_UNDEFINED);
+  return STOP_UNDEFINED;
 }

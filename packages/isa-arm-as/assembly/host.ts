@@ -14,6 +14,16 @@ export function ramBytes(): u32 { return ramSize; }
 /** Byte offset and size of a CPU's state block (layout in assembly/state.ts). */
 export function stateOffset(cpu: u32): u32 { syncStates(); return u32(statesBase + usize(cpu) * STATE_SIZE); }
 export function stateSize(): u32 { return STATE_SIZE; }
+/**
+ * Where a CPU's state can be read and written in place, with no call per
+ * register: the active CPU's live block (its CPU_ID word names the CPU),
+ * and the home blocks, current for every CPU but the active one. Unlike
+ * stateOffset these copy nothing. Between calls a word of the live block
+ * is what the accessors read and write (r0-r15, the stop details, the
+ * retired count); CPSR control bits and banked copies need the accessors.
+ */
+export function activeStateOffset(): u32 { return u32(S); }
+export function homeStateOffset(cpu: u32): u32 { return u32(statesBase + usize(cpu) * STATE_SIZE); }
 
 /** Register n (0-15) of the current mode; r15 is the next instruction's address. */
 export function getReg(cpu: u32, n: u32): u32 { selectCpu(cpu); return reg(n & 15); }

@@ -226,7 +226,7 @@ function decodeThumbInto(entry: usize, pa: u32): void {
 }
 
 /** The decoded TOp of a T32 instruction value (a halfword, or first << 16 | second). */
-function decodeThumbValue(value: u32): u32 {
+export function decodeThumbValue(value: u32): u32 {
   if (value > 0xffff) return decodeT32(value);
   return isT32Wide(value) ? 0 : decodeT16(value);
 }
@@ -873,7 +873,8 @@ export function run(cpu: u32, budget: u32): u32 {
   // the strex fails, the guest's loop retries) so a strex never succeeds
   // after another CPU's turn. Turns of the same CPU keep it (a probe
   // between ldrex and strex on one CPU does not make the loop spin).
-  if (lastRunCpu != i32(cpu)) setSt(EXCL_OPEN, 0);
+  const sameCpu = lastRunCpu == i32(cpu);
+  if (!sameCpu) setSt(EXCL_OPEN, 0);
   lastRunCpu = i32(cpu);
   // Invariant: `pc` is the next instruction; memory r15 is brought up to
   // date before anything that reads it (the slow path, exceptions, exit).
@@ -884,7 +885,12 @@ export function run(cpu: u32, budget: u32): u32 {
   // instruction boundary needs the checks of the outer loop (after anything
   // but an inline form), and a reason set inside ends the run.
   let limit: u32 = 0;
-  store<u32>(CTX, 1, CTX_PAGE_VA); // not page aligned: no cached page yet
+  // The code page cached by this CPU's last run stays good while nothing
+  // cleared fetchValid since (a CPU switch, a mode or instruction-set
+  // change, a TLB flush or translation change, an exception entry, whether
+  // in a run, an emulation or a host call): a trap's round trip then
+  // re-enters without a translation.
+  if (!sameCpu || !fetchValid) store<u32>(CTX, 1, CTX_PAGE_VA); // not page aligned: no cached page
   store<u32>(CTX, u32(cpuTlb()), CTX_TLB);
   while (done < budget) {
     {
@@ -1113,8 +1119,13 @@ export function setFiqLine(cpu: u32, level: u32): void {
  */
 export function executeDisplaced(cpu: u32, word: u32, address: u32): u32 {
   selectCpu(cpu);
+  return executeDecoded(word, address, decodeA32(word));
+}
+
+/** executeDisplaced on the selected CPU of a word already decoded as `op`. */
+export function executeDecoded(word: u32, address: u32, op: u32): u32 {
   setSt(STOP_REASON, 0);
-  const r = step(address, word, handlerIndex(decodeA32(word)));
+  const r = step(address, word, handlerIndex(op));
   if (r == 0) store<u64>(S + RETIRED, load<u64>(S + RETIRED) + 1);
   return r;
 }
@@ -1133,13 +1144,18 @@ export function executeDisplaced(cpu: u32, word: u32, address: u32): u32 {
  */
 export function executeDisplacedT32(cpu: u32, value: u32, address: u32): u32 {
   selectCpu(cpu);
+  return executeDecodedT32(value, address, decodeThumbValue(value));
+}
+
+/** executeDisplacedT32 on the selected CPU of a value already decoded as `op`. */
+export function executeDecodedT32(value: u32, address: u32, op: u32): u32 {
   setSt(STOP_REASON, 0);
   const ctl = st(CPSR_CTL);
   if ((ctl & PSR_T) == 0) {
     setSt(CPSR_CTL, ctl | PSR_T);
     invalidateFetch();
   }
-  const r = stepThumb(address & ~1, value, thumbHandlerIndex(decodeThumbValue(value)), value > 0xffff ? 4 : 2);
+  const r = stepThumb(address & ~1, value, thumbHandlerIndex(op), value > 0xffff ? 4 : 2);
   if (r == 0) store<u64>(S + RETIRED, load<u64>(S + RETIRED) + 1);
   return r;
 }

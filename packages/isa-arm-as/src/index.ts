@@ -43,6 +43,30 @@ export const ArmMode = { USR: 0x10, FIQ: 0x11, IRQ: 0x12, SVC: 0x13, ABT: 0x17, 
 
 export { ArmEmulation } from './emulation.js';
 
+/**
+ * Byte offsets of the words of a CPU state block (assembly/state.ts) that a
+ * host may read, and write (R0 + 4n: rn, PENDING_EXC), in place between
+ * calls at `activeStateOffset()` or `homeStateOffset(cpu)`. Each is a u32;
+ * RETIRED is the low word of a u64 whose high word follows. CPSR_CTL holds
+ * the mode (bits 4:0) and T (bit 5) but not the flags; the CP15 words are
+ * the registers of that name.
+ */
+export const ArmState = {
+  R0: 0,
+  CPSR_CTL: 88,
+  SCTLR: 224,
+  TTBR0: 228,
+  TTBR1: 232,
+  TTBCR: 236,
+  DACR: 240,
+  RETIRED: 296,
+  STOP_REASON: 304,
+  STOP_PC: 308,
+  STOP_WORD: 312,
+  PENDING_EXC: 340,
+  CPU_ID: 344,
+} as const;
+
 /** The DTrace fbt breakpoint: OR the displaced instruction's condition (bits 31:28 >> 28) into the low nibble. */
 export const DTRACE_BREAKPOINT = 0xe7f000f0;
 /**
@@ -92,8 +116,13 @@ export interface ArmCoreExports {
   decodeT32(value: number): number;
   ramOffset(): number;
   ramBytes(): number;
+  /** A CPU's state block, written home first (copies the active CPU's block). */
   stateOffset(cpu: number): number;
   stateSize(): number;
+  /** The active CPU's live state block (its ArmState.CPU_ID word names the CPU); copies nothing. */
+  activeStateOffset(): number;
+  /** A CPU's home state block, current unless the CPU is the active one; copies nothing. */
+  homeStateOffset(cpu: number): number;
   getReg(cpu: number, n: number): number;
   setReg(cpu: number, n: number, v: number): void;
   getBankedReg(cpu: number, mode: number, n: number): number;

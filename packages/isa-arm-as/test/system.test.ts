@@ -4,7 +4,7 @@
 // breakpoint and emulations, displaced execution and safe virtual reads.
 // Programs are A32 words (assembled with llvm-mc; the source is beside each).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ArmEmulation, ArmException, ArmMode, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
+import { ArmEmulation, ArmException, ArmMode, ArmState, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports } from '../src/index.js';
 
 let core: ArmCoreExports;
 const RAM = 4 << 20;
@@ -279,6 +279,73 @@ describe('DTrace support', () => {
     expect(emulated).toEqual(native);
   });
 
+  it.each([
+    ['a page it may write, its translation cached', 0x00401040, ArmMode.SVC],
+    ['a block across two pages', 0x00401008 + 0x1000, ArmMode.SVC],
+    ['an unaligned sp', 0x00401042, ArmMode.SVC],
+    ['a page user mode may only read', 0x00400040, ArmMode.USR],
+    ['no mapping', 0x00600040, ArmMode.SVC],
+  ])('emulates push {r4-r11, lr} with the stack in %s exactly like native execution, the MMU on', (_name, sp, mode) => {
+    const run = (emulated: boolean) => {
+      core.reset(0);
+      const t = new Uint32Array(4096);
+      t[0] = (3 << 10) | 2; // first MB: full access
+      t[4] = 0x104000 | 1; // 0x00400000: page table
+      writeRam(core, 0x100000, new Uint8Array(t.buffer));
+      const p = new Uint32Array(256);
+      p[0] = 0x00300000 | (2 << 4) | 2; // user read-only
+      p[1] = 0x00301000 | (3 << 4) | 2; // full access
+      p[2] = 0x00302000 | (3 << 4) | 2;
+      writeRam(core, 0x104000, new Uint8Array(p.buffer));
+      writeRam(core, 0x300000, new Uint8Array(0x3000).fill(0x5a));
+      // mcr TTBR0 ; mcr DACR ; mrc SCTLR ; orr #1 ; mcr SCTLR ; isb ; ldr r2, [r3] (caches the stack page) ; udf
+      words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe5932000, 0xe7f001f0]);
+      core.setReg(0, 0, 0x100000);
+      core.setReg(0, 1, 1);
+      core.setReg(0, 3, sp < 0x00600000 ? (sp - 4) & ~3 : 0x00401000);
+      core.setReg(0, 15, 0x8000);
+      expect(core.run(0, 20)).toBe(StopReason.UNDEFINED);
+      core.setCpsr(0, mode);
+      for (let i = 0; i < 13; i++) core.setReg(0, i, 0x1000 * i + 7);
+      core.setReg(0, 13, sp);
+      core.setReg(0, 14, 0x7000);
+      const push = 0xe92d4ff0;
+      words(0x8104, [emulated ? DTRACE_BREAKPOINT | 0xe : push]);
+      core.setReg(0, 15, 0x8104);
+      let reason = core.run(0, 1);
+      if (!emulated && reason === StopReason.BUDGET) reason = 0; // ran: what emulate returns when done
+      if (emulated) {
+        expect(reason).toBe(StopReason.DTRACE_BREAKPOINT);
+        core.clearPending(0);
+        reason = core.emulate(0, EMUL.PUSHM, push, 0x8104);
+        words(0x8104, [push]);
+      }
+      const out = [reason, core.faultStatus(0), core.faultAddress(0) >>> 0, core.retiredLow(0)];
+      for (let i = 0; i < 16; i++) out.push(reg(i));
+      out.push(u(core.getCpsr(0)));
+      for (let a = 0x300000; a < 0x303000; a += 4) out.push(word32(a));
+      return out;
+    };
+    expect(run(true)).toEqual(run(false));
+  });
+
+  it('drops decoded code that an emulated push stores over', () => {
+    core.setCpsr(0, ArmMode.SVC);
+    words(0x8200, [0xe3a00001, 0xe7f001f0]); // mov r0, #1 ; udf
+    core.setReg(0, 15, 0x8200);
+    expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
+    expect(reg(0)).toBe(1);
+    // push {r4, r5} with sp just above that code writes mov r0, #2 ; udf over it.
+    core.setReg(0, 4, 0xe3a00002);
+    core.setReg(0, 5, 0xe7f001f0);
+    core.setReg(0, 13, 0x8208);
+    expect(core.emulate(0, EMUL.PUSHM, 0xe92d0030, 0x8000)).toBe(0);
+    expect([reg(13), reg(15)]).toEqual([0x8200, 0x8004]);
+    core.setReg(0, 15, 0x8200);
+    expect(core.run(0, 10)).toBe(StopReason.UNDEFINED);
+    expect(reg(0)).toBe(2);
+  });
+
   it('refuses an emulation code that does not match the instruction', () => {
     expect(core.emulate(0, EMUL.PUSHM, 0xe1a0f00e, 0x8000)).toBe(StopReason.UNDEFINED);
   });
@@ -318,6 +385,48 @@ describe('several CPUs', () => {
     // An out-of-range CPU index neither traps nor runs.
     expect(core.run(7, 10)).toBe(StopReason.UNDEFINED);
     expect(() => core.getReg(7, 0)).not.toThrow();
+  });
+
+  it('has each CPU state in place: the active block for the CPU that last ran, the home blocks for the others', async () => {
+    core = await createArmCore('debug');
+    expect(core.init(2, RAM)).toBe(0);
+    // 0x8000: add r0, r0, #1 ; mcr p15, 0, r1, c2, c0, 0 (TTBR0) ; udf #0x12
+    words(0x8000, [0xe2800001, 0xee021f10, 0xe7f001f2]);
+    for (const cpu of [0, 1]) {
+      core.setReg(cpu, 0, cpu * 100);
+      core.setReg(cpu, 1, 0x4000 * (cpu + 1));
+      core.setReg(cpu, 15, 0x8000);
+    }
+    expect(core.run(1, 10)).toBe(StopReason.UNDEFINED);
+    expect(core.run(0, 1)).toBe(StopReason.BUDGET);
+    const mem = () => new DataView(core.memory.buffer);
+    const active = core.activeStateOffset();
+    const word = (block: number, offset: number) => mem().getUint32(block + offset, true);
+    // CPU 0 ran last: its state is live in the active block, CPU 1's at home.
+    expect(word(active, ArmState.CPU_ID)).toBe(0);
+    const home1 = core.homeStateOffset(1);
+    expect(word(home1, ArmState.CPU_ID)).toBe(1);
+    expect([word(active, ArmState.R0), word(active, ArmState.R0 + 15 * 4)]).toEqual([1, 0x8004]);
+    expect([word(home1, ArmState.R0), word(home1, ArmState.R0 + 15 * 4)]).toEqual([101, 0x8008]);
+    expect(word(home1, ArmState.TTBR0)).toBe(0x8000);
+    expect([word(home1, ArmState.RETIRED), word(home1, ArmState.RETIRED + 4)]).toEqual([2, 0]);
+    expect(word(active, ArmState.RETIRED)).toBe(core.retiredLow(0));
+    expect(word(home1, ArmState.STOP_REASON)).toBe(StopReason.UNDEFINED);
+    expect(word(home1, ArmState.STOP_PC)).toBe(core.stopPc(1) >>> 0);
+    expect(word(home1, ArmState.STOP_WORD)).toBe(0xe7f001f2);
+    expect(word(home1, ArmState.PENDING_EXC)).toBe(ArmException.UNDEFINED);
+    expect(word(home1, ArmState.CPSR_CTL) & 0x3f).toBe(core.getCpsr(1) & 0x3f);
+    // Asking for CPU 1 makes its block the active one; the words are the same.
+    expect(core.pendingException(1)).toBe(ArmException.UNDEFINED);
+    expect(word(active, ArmState.CPU_ID)).toBe(1);
+    expect(word(active, ArmState.R0)).toBe(101);
+    // A register or the pending exception written in place is what the core then has.
+    mem().setUint32(active + ArmState.R0 + 2 * 4, 0xabcd, true);
+    mem().setUint32(active + ArmState.PENDING_EXC, 0, true);
+    expect(core.getReg(1, 2) >>> 0).toBe(0xabcd);
+    core.deliverStop(1); // nothing pending: nothing delivered
+    expect(core.getReg(1, 15) >>> 0).toBe(0x8008);
+    expect(core.getCpsr(1) & 0x1f).toBe(ArmMode.SVC);
   });
 });
 

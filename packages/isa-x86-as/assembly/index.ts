@@ -108,6 +108,18 @@ export function selectCpu(n: i32): void {
   cpu.loadCpu(n); sys.loadSystem(n); run_.loadInterrupts(n); x87.loadFpu(n);
 }
 export function selectedCpu(): i32 { return cpu.cpuIndex; }
+/** Instructions retired by CPU `n`, the selected one or another, as a number (exact below 2^53): no CPU is selected. */
+export function retiredOf(n: i32): f64 {
+  if (<u32>n >= <u32>cpu.MAX_CPUS) return 0;
+  return <f64>(n == cpu.cpuIndex ? cpu.retired : load<u64>(cpu.cpuSlot(n), 488));
+}
+/** CR3 of CPU `n`, the selected one or another (low and high halves): no CPU is selected. */
+export function cr3LoOf(n: i32): u32 { return <u32>cr3Of(n); }
+export function cr3HiOf(n: i32): u32 { return <u32>(cr3Of(n) >> 32); }
+function cr3Of(n: i32): u64 {
+  if (<u32>n >= <u32>cpu.MAX_CPUS) return 0;
+  return n == cpu.cpuIndex ? cpu.cr3 : load<u64>(cpu.cpuSlot(n), 416);
+}
 /** Raises external interrupt `vector` on CPU `n` (delivered when it runs with IF=1). */
 export function raiseInterruptOnCpu(n: i32, vector: i32): void {
   if (n == cpu.cpuIndex) run_.raiseInterrupt(vector); else run_.raiseInterruptOn(n, vector);

@@ -14,7 +14,8 @@ export { X86Emulation } from './emulation.js';
 
 /**
  * The functions the x86-64 core exports. 64-bit values cross as lo/hi 32-bit
- * halves (no BigInt on the hot paths). Everything acts on the selected CPU.
+ * halves (no BigInt on the hot paths). Everything acts on the selected CPU,
+ * except the `...Of(n)` getters, which read any CPU's state without selecting it.
  */
 export interface X86CoreExports extends DecoderExports {
   memory: WebAssembly.Memory;
@@ -32,6 +33,10 @@ export interface X86CoreExports extends DecoderExports {
   // CPUs
   selectCpu(n: number): void;
   selectedCpu(): number;
+  /** Instructions retired by CPU `n` (selected or not) as a number; selects nothing. */
+  retiredOf(n: number): number;
+  /** CR3 of CPU `n` (selected or not) as halves; selects nothing. */
+  cr3LoOf(n: number): number; cr3HiOf(n: number): number;
   // registers
   getRipLo(): number; getRipHi(): number; setRipParts(lo: number, hi: number): void;
   getFlags(): number; setFlagsValue(v: number): void;

@@ -3,15 +3,17 @@
 // first instruction (x86-64 int3 on `push %rbp`; ARM the DTrace breakpoint,
 // a UDF word carrying the condition, on `push {..., r11, lr}`) is claimed by
 // a handler that emulates it and the guest runs exactly as untraced; an
-// unclaimed one reaches the guest kernel; displaced execution and a handler
+// unclaimed one reaches the guest kernel; handlers and listeners that keep
+// traps get copies; displaced execution and a handler
 // that sets the pc itself; NOFAULT reads of mapped, unmapped and device
-// addresses; reading and writing a process's memory from a probe.
+// addresses; reading and writing a process's memory from a probe; a probe's
+// NOFAULT reads through its own CPU's address space on a 2-CPU machine.
 // ARM-only behaviour (conditions, emulation classes, several CPUs, user
 // text) is in machine-arm-traps.test.ts.
 import { ArmEmulation, DTRACE_BREAKPOINT, describeA32 } from '@wdtrace/isa-arm-as';
 import { X86Emulation } from '@wdtrace/isa-x86-as';
 import { describe, expect, it } from 'vitest';
-import { ISAS, type InvopResult, type Isa, type Machine, type RegisterFile, type Trap } from '../src/index.js';
+import { ISAS, type InvopResult, type Isa, type Machine, type RegisterFile, type SafeRead, type Trap } from '../src/index.js';
 import { guestMachine, runMachine } from './machine-support.js';
 
 const LIMIT = { instructions: 200_000_000 };
@@ -123,16 +125,19 @@ describe.each(ISAS)('%s machine: trap interposition', (isa) => {
     const declined: Trap[] = [];
     const observed: (InvopResult | undefined)[] = [];
     m.onTrap((_trap, result) => observed.push(result));
-    m.addInvopHandler((trap) => {
-      declined.push(trap);
-      return undefined;
-    });
+    m.addInvopHandler(
+      (trap) => {
+        declined.push(trap);
+        return undefined;
+      },
+      { keepsTraps: true },
+    );
     const remove = m.addInvopHandler((trap) => {
       if (trap.kind !== c.kind || trap.pc !== at) return undefined;
       const regs = m.registers(trap.cpu);
       const buf = m.readUser(regs.pageTableRoot(), regs.get(c.bufCount[0]), Number(regs.get(c.bufCount[1])));
       if ('fault' in buf) throw new Error(`fault at ${buf.fault}`);
-      seen.push({ trap, text: new TextDecoder().decode(buf.bytes) });
+      seen.push({ trap: { ...trap }, text: new TextDecoder().decode(buf.bytes) });
       return c.emulateEntry(original);
     });
     expect(m.invopHandlerCount).toBe(2);
@@ -150,6 +155,39 @@ describe.each(ISAS)('%s machine: trap interposition', (isa) => {
     expect(m.invopHandlerCount).toBe(1);
     m.writeText(at, original);
     expect(m.readText(at, original.length)).toEqual(original);
+  });
+
+  it('a handler and a listener that keep traps are given copies that keep each trap\'s values', async () => {
+    const { m, out } = await machineWith(['/bin/sh', '-c', 'echo kept | cat']);
+    const sites = new Map<bigint, Uint8Array>();
+    for (const name of ['sys_read', 'sys_write']) {
+      const at = fn(m, name);
+      const original = m.readText(at, c.breakpoint(new Uint8Array(4)).length);
+      expect(c.isEntry(original)).toBe(true);
+      m.writeText(at, c.breakpoint(original));
+      sites.set(at, original);
+    }
+    const handled: { trap: Trap; pc: bigint; cpu: number }[] = [];
+    const heard: { trap: Trap; pc: bigint }[] = [];
+    m.addInvopHandler(
+      (trap) => {
+        const original = sites.get(trap.pc);
+        if (!original) return undefined;
+        handled.push({ trap, pc: trap.pc, cpu: trap.cpu });
+        return c.emulateEntry(original);
+      },
+      { keepsTraps: true },
+    );
+    m.onTrap((trap) => heard.push({ trap, pc: trap.pc }), { keepsTraps: true });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(out()).toBe('kept\n');
+    expect(new Set(handled.map((h) => h.pc))).toEqual(new Set(sites.keys()));
+    for (const h of [...handled, ...heard]) {
+      expect(h.trap.pc).toBe(h.pc);
+      expect(Object.isFrozen(h.trap)).toBe(true);
+    }
+    expect(handled.map((h) => h.trap)).toMatchObject(handled.map((h) => ({ cpu: h.cpu, kind: c.kind, user: false })));
+    expect(heard.map((h) => h.pc)).toEqual(handled.map((h) => h.pc));
   });
 
   it('an unclaimed trap in the kernel reaches the guest kernel, which panics on it', async () => {
@@ -277,6 +315,38 @@ describe.each(ISAS)('%s machine: NOFAULT access', (isa) => {
     expect(m.port.translate(0, c.devices[0]!)).toBe(0xf000_0004); // mapped, but not for reading
     expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
     expect(out()).toBe('typed\n');
+  });
+
+  it('a probe on either CPU of a 2-CPU machine reads through its own CPU\'s address space', async () => {
+    const script = 'syscallheavy 30 & echo one two three & echo four five; wait; echo six';
+    const { machine: m, output } = await guestMachine(isa, { cmdline: 'quiet', cpus: 2, args: ['/bin/sh', '-c', script] });
+    const at = fn(m, 'sys_write');
+    const original = m.readText(at, c.breakpoint(new Uint8Array(4)).length);
+    m.writeText(at, c.breakpoint(original));
+    const perCpu = [0, 0];
+    let differ = 0;
+    m.addInvopHandler((trap) => {
+      if (trap.pc !== at) return undefined;
+      perCpu[trap.cpu]!++;
+      const regs = m.registers(trap.cpu);
+      const buf = regs.get(c.bufCount[0]);
+      const n = Math.min(16, Number(regs.get(c.bufCount[1])));
+      // Kernel reads without page tables of their own, and the CPU's own process's memory, agree.
+      const own = m.readUser(regs.pageTableRoot(), buf, n);
+      const kernel = m.readKernel(buf, n);
+      const text = (r: SafeRead) => ('fault' in r ? `fault ${r.fault}` : r.bytes.join(','));
+      if (text(kernel) !== text(own)) differ++;
+      for (let i = 0; i < n; i += 4) {
+        const word = m.readWord(buf + BigInt(i), 1);
+        if (!('bytes' in own) || word !== BigInt(own.bytes[i]!)) differ++;
+      }
+      return c.emulateEntry(original);
+    });
+    expect(await m.runUntilPowerOff(LIMIT)).toEqual({ kind: 'poweroff', status: 0 });
+    expect(output()).toContain('six\n');
+    expect(perCpu[0]).toBeGreaterThan(0);
+    expect(perCpu[1]).toBeGreaterThan(0);
+    expect(differ).toBe(0);
   });
 
   it('a probe reads user strings and copies out into writable user pages only, up to the first that is not', async () => {

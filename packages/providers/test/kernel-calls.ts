@@ -73,14 +73,17 @@ export class KernelCalls {
       machine.stop();
       return { kind: 'resume', pc: trap.pc };
     });
-    machine.onTrap((trap, result) => {
-      if (trap.pc === this.sentinel) return;
-      this.traps.push({ trap, result });
-      if (!result) {
-        this.failure = `unclaimed ${trap.kind} trap at ${hex(trap.pc)}${trap.word !== undefined ? ` (word ${hex(BigInt(trap.word >>> 0))})` : ''}`;
-        machine.stop();
-      }
-    });
+    machine.onTrap(
+      (trap, result) => {
+        if (trap.pc === this.sentinel) return;
+        this.traps.push({ trap, result });
+        if (!result) {
+          this.failure = `unclaimed ${trap.kind} trap at ${hex(trap.pc)}${trap.word !== undefined ? ` (word ${hex(BigInt(trap.word >>> 0))})` : ''}`;
+          machine.stop();
+        }
+      },
+      { keepsTraps: true },
+    );
     machine.writeText(this.sentinel, CALLING[machine.isa].breakpoint);
   }
 

@@ -20,7 +20,8 @@
 
 import type { CompiledProgram, EcbDescription, ActionDescription, AggregationDescription, ProbeDescription } from '../program/program.js';
 import { DTRACEACT, DTRACEAGG, dtraceActIsAggregation, dtraceActIsDestructive, DTRACE_QUANTIZE_NBUCKETS, lquantizeParams, llquantizeParams } from '../program/actions.js';
-import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_TYPE_STRING } from '../dif/constants.js';
+import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_TYPE_STRING, DIF_VAR } from '../dif/constants.js';
+import { DIF_OP } from '../dif/opcodes.js';
 import type { MachineInterface } from './machine.js';
 import { type ProbeRegistry, type Probe, globMatch } from './probes.js';
 import { type DTraceOptions, defaultOptions } from './options.js';
@@ -216,6 +217,13 @@ interface ProbePlan {
   /** dtrace:::END, which may fill the reserve of a fill buffer. */
   readonly isEnd: boolean;
   readonly ecbs: Ecb[];
+  /**
+   * Whether a firing reads the clock: an ECB records its header's timestamp
+   * or its DIF reads timestamp (or vtimestamp, which is timestamp where no
+   * thread times are kept). A firing of a plan that does not leaves its
+   * timestamp 0, which nothing reads.
+   */
+  needsTimestamp: boolean;
 }
 
 /** An expression evaluated for a step: an aggregation's key or increment. */
@@ -248,6 +256,60 @@ interface AggregationStep {
   readonly keys: readonly ExpressionStep[];
   readonly value: LoadedDifo | undefined;
   readonly increment: ExpressionStep | undefined;
+  /**
+   * Keys found by hash whose values are the same at every firing of the
+   * step's probe (probefunc, probemod, probename, probeprov, constants: see
+   * probeConstant): the entry they found, kept while the table holds it
+   * (its `takes` count is `constantTakes`), and the DIF instructions their
+   * evaluation counted, which each firing that reuses the entry counts too.
+   */
+  readonly constantKeys: boolean;
+  constantBucket: AggregationBucket | undefined;
+  constantTakes: number;
+  constantInstructions: number;
+}
+
+/** Whether a DIFO reads timestamp or vtimestamp (see ProbePlan.needsTimestamp). */
+function readsTimestamp(ld: LoadedDifo | undefined): boolean {
+  if (ld === undefined) return false;
+  const text = ld.difo.buf;
+  for (let i = 0; i < text.length; i++) {
+    const instr = text[i]!;
+    if (instr >>> 24 !== DIF_OP.LDGS) continue;
+    const id = (instr >>> 8) & 0xffff;
+    if (id === DIF_VAR.TIMESTAMP || id === DIF_VAR.VTIMESTAMP) return true;
+  }
+  return false;
+}
+
+/** The builtins that name the probe: the same at every firing of one probe. */
+const PROBE_NAME_VARS: ReadonlySet<number> = new Set([DIF_VAR.PROBEPROV, DIF_VAR.PROBEMOD, DIF_VAR.PROBEFUNC, DIF_VAR.PROBENAME]);
+
+/**
+ * Whether a DIFO gives the same value at every firing of a probe: it only
+ * reads the builtins that name the probe and constants (setx, sets), moves
+ * registers and returns. Such a DIFO cannot fault nor branch, and reads no
+ * memory a clause could change.
+ */
+function probeConstant(ld: LoadedDifo): boolean {
+  const text = ld.difo.buf;
+  for (let i = 0; i < text.length; i++) {
+    const instr = text[i]!;
+    switch (instr >>> 24) {
+      case DIF_OP.LDGS:
+        if (!PROBE_NAME_VARS.has((instr >>> 8) & 0xffff)) return false;
+        break;
+      case DIF_OP.SETX:
+      case DIF_OP.SETS:
+      case DIF_OP.MOV:
+      case DIF_OP.NOP:
+      case DIF_OP.RET:
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
 /** Any other action: its value is recorded (when it has a record) and acted on (speculate, commit, exit ...). */
@@ -372,6 +434,8 @@ class AggregationBucket implements AggregationEntry {
 class AggregationTable {
   entries = new Map<string, AggregationBucket>();
   noKey: AggregationBucket | undefined;
+  /** How many times the entries were handed over (take): an entry found before the last take is no longer the table's. */
+  takes = 0;
   private readonly byHash = new Map<number, AggregationBucket | AggregationBucket[]>();
   /** lquantize's parameters, as bigints. */
   readonly lquantize: { readonly base: bigint; readonly levels: number; readonly limit: bigint; readonly step: bigint } | undefined;
@@ -387,6 +451,7 @@ class AggregationTable {
 
   /** Hands the entries over and starts empty (the aggregation buffer switch). */
   take(): Map<string, AggregationBucket> {
+    this.takes++;
     const taken = this.entries;
     this.entries = new Map();
     this.noKey = undefined;
@@ -558,11 +623,12 @@ export class DTraceState {
       const dtrace = probe.provider === 'dtrace';
       const isEnd = dtrace && probe.name === 'END';
       const activities = !dtrace ? FIRES_ORDINARY : probe.name === 'BEGIN' ? FIRES_BEGIN : isEnd ? FIRES_END : probe.name === 'ERROR' ? FIRES_ERROR : FIRES_ORDINARY;
-      plan = { activities, isEnd, ecbs: [] };
+      plan = { activities, isEnd, ecbs: [], needsTimestamp: false };
       this.plans.set(probe.id, plan);
       this.planById[probe.id] = plan;
     }
     plan.ecbs.push(ep);
+    if ((ep.storesData && ecb.headerSize >= 12) || readsTimestamp(predicate) || actions.some(readsTimestamp)) plan.needsTimestamp = true;
     return fresh;
   }
 
@@ -595,7 +661,8 @@ export class DTraceState {
       const hashable = keys.every((k) => k.difo !== undefined && !SPECIAL_RECORD_KINDS.has(k.act.kind) && !SYMBOL_KEY_KINDS.has(k.act.kind) && (k.string || (k.difo.difo.rtype.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) === 0));
       const table = this.tables.get(Number(act.uarg));
       const lookup = !table ? LOOKUP_TUPLE : keys.length === 0 ? LOOKUP_NONE : hashable ? LOOKUP_HASH : LOOKUP_TUPLE;
-      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment });
+      const constantKeys = lookup === LOOKUP_HASH && keys.every((k) => probeConstant(k.difo!));
+      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0 });
     }
     return steps;
   }
@@ -653,7 +720,7 @@ export class DTraceState {
     if (plan === undefined || (plan.activities & this.activityBit) === 0) return;
     const buf = this.buffers[cpu]!;
     if (buf.full && !plan.isEnd) return;
-    const timestamp = this.machine.now();
+    const timestamp = plan.needsTimestamp ? this.machine.now() : 0n;
     // Clause-local (this->) variables live for the whole firing, across its
     // clauses. One map per nesting depth (ERROR fires inside a firing) is
     // cleared and reused: a firing allocates none.
@@ -866,8 +933,14 @@ export class DTraceState {
     let hashed = false;
     if (step.lookup === LOOKUP_NONE) {
       bucket = t!.noKey;
+    } else if (step.constantKeys && step.constantBucket !== undefined && step.constantTakes === t!.takes) {
+      // The keys would evaluate to what they did when they found this entry.
+      bucket = step.constantBucket;
+      f.instructions += step.constantInstructions;
     } else if (step.lookup === LOOKUP_HASH) {
+      const before = f.instructions;
       keys = this.hashKeys(step, f);
+      step.constantInstructions = f.instructions - before;
       if (keys === undefined) {
         hash = this.keyHash(step, f);
         hashed = true;
@@ -906,6 +979,10 @@ export class DTraceState {
       }
       if (step.lookup === LOOKUP_NONE) t.noKey = bucket;
       else if (hashed) t.rememberHash(hash, bucket);
+    }
+    if (step.constantKeys) {
+      step.constantBucket = bucket;
+      step.constantTakes = t.takes;
     }
     this.aggregate(t, bucket, value, increment);
   }

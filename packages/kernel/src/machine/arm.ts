@@ -13,7 +13,7 @@
 //   (0x04 undefined, 0x08 svc, 0x0C prefetch abort, 0x10 data abort).
 // - The device window is toxic to `readVirtual`: a read that reaches it
 //   faults at its first device address.
-import { createArmCore, ramView, ArmException, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
+import { createArmCore, ramView, ArmException, ArmState, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
 import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE } from '../board/constants.js';
 import { DEVICE_WINDOW, type MemoryWindow } from './guest-memory.js';
 import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
@@ -29,12 +29,18 @@ const CPSR_T = 0x20;
 /** Exceptions that stop to the host: the invop handlers see these first. */
 const TRAP_STOP_MASK = (1 << ArmException.UNDEFINED) | (1 << ArmException.BKPT) | (1 << ArmException.DTRACE_BREAKPOINT);
 
-/** Byte offsets of the CP15 registers in a CPU's state block (isa-arm-as assembly/state.ts). */
-const STATE_SCTLR = 224;
-const STATE_TTBR0 = 228;
-const STATE_TTBR1 = 232;
-const STATE_TTBCR = 236;
-const STATE_DACR = 240;
+/** Word indices in a CPU's state block (ArmState's byte offsets / 4). */
+const W_CPSR_CTL = ArmState.CPSR_CTL >>> 2;
+const W_SCTLR = ArmState.SCTLR >>> 2;
+const W_TTBR0 = ArmState.TTBR0 >>> 2;
+const W_TTBR1 = ArmState.TTBR1 >>> 2;
+const W_TTBCR = ArmState.TTBCR >>> 2;
+const W_DACR = ArmState.DACR >>> 2;
+const W_RETIRED = ArmState.RETIRED >>> 2;
+const W_STOP_PC = ArmState.STOP_PC >>> 2;
+const W_STOP_WORD = ArmState.STOP_WORD >>> 2;
+const W_PENDING_EXC = ArmState.PENDING_EXC >>> 2;
+const W_CPU_ID = ArmState.CPU_ID >>> 2;
 
 /** The ARM vector-table offset of each exception code. */
 const VECTOR_OFFSET: Record<number, number> = {
@@ -71,14 +77,26 @@ export class ArmPort implements CpuPort {
   private readonly ramSize: number;
   private ramCache: Uint8Array | undefined;
   private readonly files: ArmRegisterFile[] = [];
-  /** The core's whole memory, for the CPU state blocks (made again after memory.grow). */
-  private memoryView: DataView;
+  /**
+   * The core's memory as words, for the CPU state blocks read and written in
+   * place (made again after memory.grow). The active CPU's live block is at
+   * `activeBlock`; every other CPU's is its home block.
+   */
+  private words: Uint32Array;
+  private readonly activeBlock: number;
+  private readonly homeBlocks: number;
+  private readonly blockWords: number;
+  /** Set while the core runs: device callbacks then see the running CPU's retired count through the core (it keeps part of it in a register). */
+  private running = false;
 
   private constructor(core: ArmCoreExports, cpuCount: number, ramSize: number) {
     this.core = core;
     this.cpuCount = cpuCount;
     this.ramSize = ramSize;
-    this.memoryView = new DataView(core.memory.buffer);
+    this.words = new Uint32Array(core.memory.buffer);
+    this.activeBlock = core.activeStateOffset() >>> 2;
+    this.homeBlocks = core.homeStateOffset(0) >>> 2;
+    this.blockWords = core.stateSize() >>> 2;
     this.space = { ram: () => this.ram(), ramBytes: ramSize, address: (va, offset) => (offset === 0 ? va : va + BigInt(offset)) };
     for (let cpu = 0; cpu < cpuCount; cpu++) this.files.push(new ArmRegisterFile(this, cpu));
   }
@@ -134,13 +152,18 @@ export class ArmPort implements CpuPort {
   }
 
   run(cpu: number, budget: number): CpuStop {
-    const core = this.core;
-    const before = core.retiredLow(cpu);
-    const reason = core.run(cpu, budget);
+    const before = this.retiredCount(cpu);
+    let reason: number;
+    this.running = true;
+    try {
+      reason = this.core.run(cpu, budget);
+    } finally {
+      this.running = false;
+    }
     switch (reason) {
       case StopReason.BUDGET:
-        if (budget > 0 && core.retiredLow(cpu) === before) {
-          const pc = BigInt(core.getReg(cpu, 15) >>> 0);
+        if (budget > 0 && this.retiredCount(cpu) === before) {
+          const pc = BigInt(this.stateWord(cpu, ArmState.R0 + 15 * 4));
           return { kind: 'fatal', reason: `CPU ${cpu} retired nothing in ${budget} steps: it keeps taking prefetch aborts at 0x${pc.toString(16)} (is its vector table mapped?)`, pc };
         }
         return BUDGET_STOP;
@@ -156,20 +179,24 @@ export class ArmPort implements CpuPort {
     }
   }
 
+  /** The stop's details, read in place (no call into the core). */
   private trapOf(cpu: number, kind: Trap['kind']): Trap {
-    const core = this.core;
+    const words = this.memoryWords();
+    const block = this.blockOf(cpu, words);
     return {
       cpu,
       kind,
-      pc: BigInt(core.stopPc(cpu) >>> 0),
-      word: core.stopWord(cpu) >>> 0,
-      user: (core.getCpsr(cpu) & MODE_MASK) === MODE_USR,
+      pc: BigInt(words[block + W_STOP_PC]!),
+      word: words[block + W_STOP_WORD]!,
+      user: (words[block + W_CPSR_CTL]! & MODE_MASK) === MODE_USR,
     };
   }
 
   private exceptionStop(cpu: number): CpuStop {
-    const exc = this.core.pendingException(cpu);
-    const pc = BigInt(this.core.stopPc(cpu) >>> 0);
+    const words = this.memoryWords();
+    const block = this.blockOf(cpu, words);
+    const exc = words[block + W_PENDING_EXC]!;
+    const pc = BigInt(words[block + W_STOP_PC]!);
     const vector = VECTOR_OFFSET[exc];
     if (vector === undefined) return { kind: 'fatal', reason: `CPU ${cpu} stopped with stop reason ${this.core.stopReason(cpu)} and no pending exception`, pc };
     return { kind: 'exception', vector, pc };
@@ -190,7 +217,7 @@ export class ArmPort implements CpuPort {
   emulate(cpu: number, trap: Trap, code: number, word?: number): CpuStop | undefined {
     const displaced = word ?? trap.word;
     if (displaced === undefined) throw new Error(`ARM emulate: code ${code} at 0x${trap.pc.toString(16)} needs the displaced instruction word`);
-    this.core.clearPending(cpu);
+    this.clearPending(cpu);
     // The core checks the class itself (decoding the word once per trap) and
     // changes nothing but the stop reason when the word is not of it.
     const reason = this.core.emulate(cpu, code, displaced >>> 0, Number(trap.pc));
@@ -206,17 +233,16 @@ export class ArmPort implements CpuPort {
    * halfwords in memory order), with the CPU's ITSTATE applying and advancing.
    */
   executeDisplaced(cpu: number, trap: Trap, bytes: Uint8Array): CpuStop | undefined {
-    const at = `0x${trap.pc.toString(16)}`;
-    if ((this.core.getCpsr(cpu) & CPSR_T) !== 0) {
-      if (bytes.length !== 2 && bytes.length !== 4) throw new Error(`ARM displaced execution at ${at}: a T32 instruction is 2 or 4 bytes, not ${bytes.length}`);
+    if ((this.stateWord(cpu, ArmState.CPSR_CTL) & CPSR_T) !== 0) {
+      if (bytes.length !== 2 && bytes.length !== 4) throw new Error(`ARM displaced execution at 0x${trap.pc.toString(16)}: a T32 instruction is 2 or 4 bytes, not ${bytes.length}`);
       const hw0 = bytes[0]! | (bytes[1]! << 8);
       const value = bytes.length === 2 ? hw0 : ((hw0 << 16) | bytes[2]! | (bytes[3]! << 8)) >>> 0;
-      this.core.clearPending(cpu);
+      this.clearPending(cpu);
       return this.afterDisplaced(cpu, this.core.executeDisplacedT32(cpu, value, Number(trap.pc)));
     }
-    if (bytes.length !== 4) throw new Error(`ARM displaced execution at ${at}: an A32 instruction is 4 bytes, not ${bytes.length}`);
+    if (bytes.length !== 4) throw new Error(`ARM displaced execution at 0x${trap.pc.toString(16)}: an A32 instruction is 4 bytes, not ${bytes.length}`);
     const word = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
-    this.core.clearPending(cpu);
+    this.clearPending(cpu);
     return this.afterDisplaced(cpu, this.core.executeDisplaced(cpu, word, Number(trap.pc)));
   }
 
@@ -301,7 +327,10 @@ export class ArmPort implements CpuPort {
   }
 
   retiredCount(cpu: number): number {
-    return (this.core.retiredHigh(cpu) >>> 0) * 0x1_0000_0000 + (this.core.retiredLow(cpu) >>> 0);
+    if (this.running) return (this.core.retiredHigh(cpu) >>> 0) * 0x1_0000_0000 + (this.core.retiredLow(cpu) >>> 0);
+    const words = this.memoryWords();
+    const block = this.blockOf(cpu, words);
+    return words[block + W_RETIRED + 1]! * 0x1_0000_0000 + words[block + W_RETIRED]!;
   }
 
   registers(cpu: number): RegisterFile {
@@ -309,16 +338,33 @@ export class ArmPort implements CpuPort {
     return this.files[cpu]!;
   }
 
-  /** A 32-bit word of CPU `cpu`'s state block. */
+  /** A 32-bit word of CPU `cpu`'s state block (an ArmState byte offset), read in place. */
   stateWord(cpu: number, offset: number): number {
-    const base = this.core.stateOffset(cpu); // writes the active CPU's state home first
-    return this.stateView().getUint32(base + offset, true);
+    const words = this.memoryWords();
+    return words[this.blockOf(cpu, words) + (offset >>> 2)]!;
   }
 
-  /** The core's memory as a DataView (made again after memory.grow, which detaches the old buffer: its views read as empty). */
-  private stateView(): DataView {
-    if (this.memoryView.byteLength === 0) this.memoryView = new DataView(this.core.memory.buffer);
-    return this.memoryView;
+  /** Writes a 32-bit word of CPU `cpu`'s state block in place: a register (ArmState.R0 + 4n), as the core's setReg does. */
+  setStateWord(cpu: number, offset: number, value: number): void {
+    const words = this.memoryWords();
+    words[this.blockOf(cpu, words) + (offset >>> 2)] = value;
+  }
+
+  /** Drops the pending exception of a claimed stop (the core's clearPending, in place). */
+  private clearPending(cpu: number): void {
+    const words = this.memoryWords();
+    words[this.blockOf(cpu, words) + W_PENDING_EXC] = 0;
+  }
+
+  /** The core's memory as words (made again after memory.grow, which detaches the old buffer: its views read as empty). */
+  private memoryWords(): Uint32Array {
+    if (this.words.length === 0) this.words = new Uint32Array(this.core.memory.buffer);
+    return this.words;
+  }
+
+  /** Word index of CPU `cpu`'s live state: the active block when the core has that CPU selected, else its home block. */
+  private blockOf(cpu: number, words: Uint32Array): number {
+    return words[this.activeBlock + W_CPU_ID] === cpu ? this.activeBlock : this.homeBlocks + cpu * this.blockWords;
   }
 
   /** Whether the mapping the last successful `walk` found lets user mode write. */
@@ -332,22 +378,22 @@ export class ArmPort implements CpuPort {
    * mapping allows. Numbers only: a walk allocates nothing.
    */
   private walk(cpu: number, va: number, root?: bigint): number {
-    const base = this.core.stateOffset(cpu); // writes the active CPU's state home first
-    const state = this.stateView();
-    const sctlr = state.getUint32(base + STATE_SCTLR, true);
+    const words = this.memoryWords();
+    const block = this.blockOf(cpu, words);
+    const sctlr = words[block + W_SCTLR]!;
     if ((sctlr & 1) === 0) {
       this.walkUserWrite = true;
       return va >>> 0;
     }
-    const ttbcr = state.getUint32(base + STATE_TTBCR, true);
+    const ttbcr = words[block + W_TTBCR]!;
     const n = ttbcr & 7;
     let l1: number;
     if (n === 0 || va >>> (32 - n) === 0) {
-      const ttbr0 = root === undefined ? state.getUint32(base + STATE_TTBR0, true) : Number(BigInt.asUintN(32, root));
+      const ttbr0 = root === undefined ? words[block + W_TTBR0]! : Number(BigInt.asUintN(32, root));
       const tableBase = (ttbr0 & ~((1 << (14 - n)) - 1)) >>> 0;
       l1 = (tableBase | (((va >>> 20) & (0xfff >>> n)) << 2)) >>> 0;
     } else {
-      l1 = ((state.getUint32(base + STATE_TTBR1, true) & 0xffffc000) | ((va >>> 20) << 2)) >>> 0;
+      l1 = ((words[block + W_TTBR1]! & 0xffffc000) | ((va >>> 20) << 2)) >>> 0;
     }
     const d1 = this.tableWord(l1);
     if (d1 < 0) return -1;
@@ -375,7 +421,7 @@ export class ArmPort implements CpuPort {
     } else {
       return -1;
     }
-    const access = (state.getUint32(base + STATE_DACR, true) >>> (domain * 2)) & 3;
+    const access = (words[block + W_DACR]! >>> (domain * 2)) & 3;
     if (access === 0 || access === 2) return -1;
     if (access === 3) {
       this.walkUserWrite = true; // manager: no permission checks
@@ -407,34 +453,34 @@ class ArmRegisterFile implements RegisterFile {
   ) {}
 
   pc(): bigint {
-    return BigInt(this.port.core.getReg(this.cpu, 15) >>> 0);
+    return BigInt(this.port.stateWord(this.cpu, ArmState.R0 + 15 * 4));
   }
   setPc(value: bigint): void {
-    this.port.core.setReg(this.cpu, 15, Number(BigInt.asUintN(32, value)));
+    this.port.setStateWord(this.cpu, ArmState.R0 + 15 * 4, Number(BigInt.asUintN(32, value)));
   }
   get(n: number): bigint {
     checkRegister(n);
-    return BigInt(this.port.core.getReg(this.cpu, n) >>> 0);
+    return BigInt(this.port.stateWord(this.cpu, ArmState.R0 + n * 4));
   }
   set(n: number, value: bigint): void {
     checkRegister(n);
-    this.port.core.setReg(this.cpu, n, Number(BigInt.asUintN(32, value)));
+    this.port.setStateWord(this.cpu, ArmState.R0 + n * 4, Number(BigInt.asUintN(32, value)));
   }
   sp(): bigint {
     return this.get(13);
   }
   /** The frame pointer: r11 in A32 code, r7 in Thumb code (as clang and GCC build frames for each set). */
   fp(): bigint {
-    return this.get((this.port.core.getCpsr(this.cpu) & CPSR_T) !== 0 ? 7 : 11);
+    return this.get((this.port.stateWord(this.cpu, ArmState.CPSR_CTL) & CPSR_T) !== 0 ? 7 : 11);
   }
   flags(): number {
     return this.port.core.getCpsr(this.cpu) >>> 0;
   }
   userMode(): boolean {
-    return (this.port.core.getCpsr(this.cpu) & MODE_MASK) === MODE_USR;
+    return (this.port.stateWord(this.cpu, ArmState.CPSR_CTL) & MODE_MASK) === MODE_USR;
   }
   pageTableRoot(): bigint {
-    return BigInt(this.port.stateWord(this.cpu, STATE_TTBR0));
+    return BigInt(this.port.stateWord(this.cpu, ArmState.TTBR0));
   }
   retired(): bigint {
     const core = this.port.core;

@@ -36,7 +36,7 @@ import { appendToInitrd, type InitrdFile } from './initrd.js';
 import type { MemoryWindow } from './guest-memory.js';
 import { KernelModules, kernelImageFromElf, moduleImageFromLinked, type KernelModuleImage, type ModuleEvent } from './kernel-modules.js';
 import { PORT_FACTORIES } from './ports.js';
-import type { CpuPort, CpuStop, InvopHandler, InvopResult, PortConfig, PortFactory, RegisterFile, SafeRead, Trap } from './types.js';
+import { keptTrap, type CpuPort, type CpuStop, type InvopHandler, type InvopResult, type PortConfig, type PortFactory, type RegisterFile, type SafeRead, type Trap, type TrapUse } from './types.js';
 import { ELF_MACHINE, ISAS, type Isa } from '../isa.js';
 
 const MiB = 1024 * 1024;
@@ -776,11 +776,16 @@ export class Machine {
 
   // ---- trap interposition ------------------------------------------------
 
-  /** Registers an invop handler (asked after those registered before it); returns a remover. */
-  addInvopHandler(handler: InvopHandler): () => void {
-    this.handlers = [...this.handlers, handler];
+  /**
+   * Registers an invop handler (asked after those registered before it);
+   * returns a remover. A handler that keeps the traps it is given says so
+   * (`keepsTraps`): it is then given copies (see Trap).
+   */
+  addInvopHandler(handler: InvopHandler, use: TrapUse = {}): () => void {
+    const h: InvopHandler = use.keepsTraps ? (trap) => handler(keptTrap(trap)) : handler;
+    this.handlers = [...this.handlers, h];
     return () => {
-      this.handlers = without(this.handlers, handler);
+      this.handlers = without(this.handlers, h);
     };
   }
 
@@ -792,16 +797,28 @@ export class Machine {
   /**
    * Hears of every trap offered to the invop handlers, after they answered:
    * the result of the one that claimed it, or undefined when none did (the
-   * guest then took it). Returns the remover.
+   * guest then took it). Returns the remover. A listener that keeps the
+   * traps it is given says so (`keepsTraps`): it is then given copies (see Trap).
    */
-  onTrap(listener: (trap: Trap, result: InvopResult | undefined) => void): () => void {
-    this.trapListeners = [...this.trapListeners, listener];
+  onTrap(listener: (trap: Trap, result: InvopResult | undefined) => void, use: TrapUse = {}): () => void {
+    const l: typeof listener = use.keepsTraps ? (trap, result) => listener(keptTrap(trap), result) : listener;
+    this.trapListeners = [...this.trapListeners, l];
     return () => {
-      this.trapListeners = without(this.trapListeners, listener);
+      this.trapListeners = without(this.trapListeners, l);
     };
   }
 
   // ---- NOFAULT access ----------------------------------------------------
+  //
+  // Kernel reads go through the page tables of the CPU whose turn is in
+  // progress — in probe context, the CPU that took the trap, as a probe's
+  // loads go through its own CPU's address space — else CPU 0's. No access
+  // selects a CPU in the core (which would flush its TLB).
+
+  /** The CPU whose address space a NOFAULT access without page tables of its own goes through. */
+  private accessCpu(): number {
+    return this.turnCpu >= 0 ? this.turnCpu : 0;
+  }
 
   /** Reads kernel virtual memory without faults or side effects (the device window refuses). */
   readKernel(va: bigint, length: number): SafeRead {
@@ -821,7 +838,7 @@ export class Machine {
    */
   readWord(va: bigint, size: number, pageTableRoot?: bigint): bigint | undefined {
     if (!Number.isInteger(size) || size < 1 || size > 8) throw new MachineError(`a word is 1 to 8 bytes, not ${size}`);
-    return this.port.readWord(0, va, size, pageTableRoot);
+    return this.port.readWord(this.accessCpu(), va, size, pageTableRoot);
   }
 
   /** Guest RAM and `readWord`'s translation registers for a reader that walks the page tables itself (guest-memory.ts); undefined when the port offers none. */
@@ -836,7 +853,7 @@ export class Machine {
 
   private readVirtual(va: bigint, length: number, root: bigint | undefined): SafeRead {
     if (!Number.isInteger(length) || length < 0) throw new MachineError(`read length must be a whole number of bytes, not ${length}`);
-    return this.port.readVirtual(0, va, length, root);
+    return this.port.readVirtual(this.accessCpu(), va, length, root);
   }
 
   /** Reads a NUL-terminated string of at most `max` bytes (without the NUL); `root` undefined = kernel memory. */
@@ -847,7 +864,7 @@ export class Machine {
     while (total < max) {
       const toPage = 4096 - Number(at & 0xfffn);
       const n = Math.min(toPage, max - total);
-      const r = this.port.readVirtual(0, at, n, root);
+      const r = this.port.readVirtual(this.accessCpu(), at, n, root);
       if ('fault' in r) return r;
       const z = r.bytes.indexOf(0);
       if (z >= 0) {
@@ -875,7 +892,7 @@ export class Machine {
    * stays written) and returns that address; undefined when all was written.
    */
   writeUser(pageTableRoot: bigint, va: bigint, bytes: Uint8Array): bigint | undefined {
-    return this.port.writeVirtual(0, va, bytes, pageTableRoot);
+    return this.port.writeVirtual(this.accessCpu(), va, bytes, pageTableRoot);
   }
 
   /** copyoutstr: the string and its NUL, at most `max` bytes in all (truncated, still NUL-terminated). */

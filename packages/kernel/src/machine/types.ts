@@ -19,6 +19,11 @@ import type { MemoryWindow } from './guest-memory.js';
  * x86-64 #BP (int3; `pc` is the int3's own address) and #UD; ARM undefined
  * instruction (the DTrace breakpoint word included; `word` is the trapping
  * instruction) and BKPT.
+ *
+ * A port may reuse one Trap object for each of a CPU's traps (the x86-64
+ * port does): a trap is the handlers' and listeners' for the length of their
+ * call. One that keeps a trap past its call says so when it registers
+ * (`keepsTraps`) and is given a copy of its own (see `keptTrap`).
  */
 export interface Trap {
   readonly cpu: number;
@@ -42,6 +47,17 @@ export type InvopResult =
 
 /** A handler of the probe-firing path: returns undefined to decline the trap. */
 export type InvopHandler = (trap: Trap) => InvopResult | undefined;
+
+/** How a handler or a trap listener takes the traps it is given. */
+export interface TrapUse {
+  /** It keeps traps past its call: it is given copies of its own (a port may reuse its trap objects). */
+  readonly keepsTraps?: boolean;
+}
+
+/** A copy of `trap` that no port changes: what a handler or listener that keeps traps is given. */
+export function keptTrap(trap: Trap): Trap {
+  return Object.freeze(trap.word === undefined ? { cpu: trap.cpu, kind: trap.kind, pc: trap.pc, user: trap.user } : { cpu: trap.cpu, kind: trap.kind, pc: trap.pc, word: trap.word, user: trap.user });
+}
 
 /** Why `CpuPort.run` returned. */
 export type CpuStop =

@@ -4,8 +4,10 @@
 // stop the core and become traps for the invop handlers.
 //
 // Invariants:
-// - The core acts on one selected CPU at a time; every method selects the CPU
-//   it is asked about. During `run` (device callbacks) only the running CPU
+// - The core acts on one selected CPU at a time; every method that acts on a
+//   CPU's state selects the CPU it is asked about (selecting another CPU
+//   flushes the core's TLB). Retired counts and CR3 are read for any CPU
+//   without selecting it. During `run` (device callbacks) only the running CPU
 //   is touched: interrupt lines of other CPUs are recorded and applied when
 //   they next run.
 // - The interrupt input is a level: `setInterruptLine` replaces whatever the
@@ -62,6 +64,12 @@ function tableIndex(low32: number, high32: number, level: number): number {
 const BUDGET_STOP: CpuStop = Object.freeze({ kind: 'budget' });
 const HALT_STOP: CpuStop = Object.freeze({ kind: 'halt' });
 
+/** A CPU's trap stop, filled in again at each of its traps (see Trap: handlers that keep traps get copies). */
+interface TrapStop {
+  readonly kind: 'trap';
+  readonly trap: { readonly cpu: number; kind: Trap['kind']; pc: bigint; user: boolean };
+}
+
 /** Builds the x86-64 port of a machine. */
 export async function createX86Port(config: PortConfig): Promise<X86Port> {
   const core = await createX86Core(config.build, { mmioRead: config.mmioRead, mmioWrite: config.mmioWrite });
@@ -82,6 +90,10 @@ export class X86Port implements CpuPort {
   private readonly regFiles: RegisterFile[];
   /** The 16 general registers of the selected CPU, a view into the core's memory (made again after memory.grow). */
   private gprView: BigUint64Array;
+  /** The CPU the core acts on (only this port selects one): kept here so that no call asks the core. */
+  private selected = 0;
+  /** Per CPU: the stop its traps return (one object, filled in at each trap). */
+  private readonly trapStops: TrapStop[];
 
   constructor(core: X86CoreExports, config: PortConfig) {
     this.core = core;
@@ -102,7 +114,9 @@ export class X86Port implements CpuPort {
       core.selectCpu(cpu);
       core.setAutoDeliver(autoDeliver);
     }
+    this.selected = core.selectedCpu();
     this.regFiles = Array.from({ length: config.cpuCount }, (_, cpu) => this.makeRegisterFile(cpu));
+    this.trapStops = Array.from({ length: config.cpuCount }, (_, cpu) => ({ kind: 'trap', trap: { cpu, kind: 'breakpoint', pc: 0n, user: false } }));
   }
 
   ram(): Uint8Array {
@@ -127,9 +141,10 @@ export class X86Port implements CpuPort {
   }
 
   private select(cpu: number): X86CoreExports {
-    if (cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`no CPU ${cpu}`);
-    if (this.core.selectedCpu() !== cpu) {
+    if (this.selected !== cpu) {
+      if (cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`no CPU ${cpu}`);
       this.core.selectCpu(cpu);
+      this.selected = cpu;
       this.applyLine(cpu);
     }
     return this.core;
@@ -189,7 +204,12 @@ export class X86Port implements CpuPort {
         this.lastVector[cpu] = vector;
         this.lastError[cpu] = c.stopErrorCode();
         if (vector === VEC_BP || vector === VEC_UD) {
-          return { kind: 'trap', trap: { cpu, kind: vector === VEC_BP ? 'breakpoint' : 'undefined', pc, user: c.getCpl() === 3 } };
+          const stop = this.trapStops[cpu]!;
+          const trap = stop.trap;
+          trap.kind = vector === VEC_BP ? 'breakpoint' : 'undefined';
+          trap.pc = pc;
+          trap.user = c.getCpl() === 3;
+          return stop;
         }
         return { kind: 'exception', vector, pc };
       }
@@ -209,7 +229,7 @@ export class X86Port implements CpuPort {
     this.lines[cpu] = line;
     // A line still asserted is raised again: the core consumed it when it was
     // taken, and a level the guest has not acknowledged is taken again.
-    if (this.core.selectedCpu() === cpu && (changed || line >= 0)) this.applyLine(cpu);
+    if (this.selected === cpu && (changed || line >= 0)) this.applyLine(cpu);
   }
 
   deliverStop(cpu: number): void {
@@ -251,11 +271,16 @@ export class X86Port implements CpuPort {
   }
   private decodeInputView: Uint8Array | undefined;
 
-  /** Physical address of the top-level table (PML4) of `root` (a CR3 value), or of CPU `cpu`'s CR3 when omitted. */
+  /**
+   * Physical address of the top-level table (PML4) of `root` (a CR3 value),
+   * or of CPU `cpu`'s CR3 when omitted — read without selecting that CPU, so
+   * a NOFAULT access for one CPU while another is selected flushes no TLB.
+   */
   private tableOf(cpu: number, root: bigint | undefined): number {
     if (root !== undefined) return Number(root & CR3_TABLE);
-    const c = this.select(cpu);
-    return (c.getControlRegisterHi(3) & 0xf_ffff) * TWO32 + ((c.getControlRegisterLo(3) & 0xffff_f000) >>> 0);
+    if (cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`no CPU ${cpu}`);
+    const c = this.core;
+    return (c.cr3HiOf(cpu) & 0xf_ffff) * TWO32 + ((c.cr3LoOf(cpu) & 0xffff_f000) >>> 0);
   }
 
   translate(cpu: number, va: bigint, root?: bigint, userWrite = false): number | undefined {
@@ -344,8 +369,8 @@ export class X86Port implements CpuPort {
   }
 
   retiredCount(cpu: number): number {
-    const c = this.select(cpu);
-    return (c.retiredHi() >>> 0) * TWO32 + (c.retiredLo() >>> 0);
+    if (cpu < 0 || cpu >= this.cpuCount) throw new RangeError(`no CPU ${cpu}`);
+    return this.core.retiredOf(cpu);
   }
 
   registers(cpu: number): RegisterFile {
