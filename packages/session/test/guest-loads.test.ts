@@ -281,11 +281,13 @@ describe.each(['x86_64', 'arm'] as const)('guest loads in WebAssembly on %s', (i
       'syscall::getpid:entry /execname == "syscallheavy"/ { n++; }',
       'syscall::getpid:entry /execname == "syscallheavy" && n <= 3/ { trace(*(int *)0x18); }',
       `syscall::getpid:entry /execname == "syscallheavy" && n == 4/ { trace(*(int *)0x${DEVICE_VA[isa].toString(16)}); }`,
+      // A kernel load of a user address: through the address space of the CPU the probe fired on.
+      'syscall::write:entry /execname == "syscallheavy" && arg2 == 1/ { @w = sum(*(unsigned char *)arg1); }',
       'dtrace:::ERROR { @errors[arg4, arg5] = count(); }',
     ].join('\n');
     const outputs: string[] = [];
     for (const backend of ['dif', 'wasm']) {
-      const { session, collected } = await guestSession({ isa, command: ['/bin/syscallheavy', '50'] });
+      const { session, collected } = await guestSession({ isa, cpus: 2, command: ['/bin/syscallheavy', '50'] });
       const options = defaultOptions();
       setOption(options, 'backend', backend);
       const run = await session.run(session.compile(script), { options });
@@ -297,5 +299,7 @@ describe.each(['x86_64', 'arm'] as const)('guest loads in WebAssembly on %s', (i
     expect(outputs[0]).toMatch(/error on enabled probe ID \d+ \(ID \d+: syscall::getpid:entry\): invalid address \(0x18\)/);
     expect(outputs[0]).toContain(`invalid address (0x${DEVICE_VA[isa].toString(16)})`);
     expect(outputs[0]).toMatch(/\n\s+1\s+24\s+3\n/);
+    // 50 writes of 'x'.
+    expect(outputs[0]).toMatch(/\n\s+6000\n/);
   }, 240_000);
 });

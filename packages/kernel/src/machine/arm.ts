@@ -15,7 +15,7 @@
 //   faults at its first device address.
 import { createArmCore, ramView, ArmException, ArmState, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
 import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE } from '../board/constants.js';
-import { DEVICE_WINDOW, type MemoryWindow } from './guest-memory.js';
+import { DEVICE_WINDOW, type PortMemoryWindow } from './guest-memory.js';
 import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
 import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap } from './types.js';
 
@@ -304,24 +304,23 @@ export class ArmPort implements CpuPort {
     return pa;
   }
 
-  /** Guest RAM for a reader that walks it itself: CPU 0's registers, as `readWord` walks with them, and the user TTBR0 (guest-memory.ts). */
-  memoryWindow(): MemoryWindow {
+  /** Guest RAM for a reader that walks it itself: the registers `readWord` walks with, read in place (guest-memory.ts). */
+  memoryWindow(): PortMemoryWindow {
     return {
       memory: this.core.memory,
       ramOffset: this.core.ramOffset(),
       ramBytes: this.ramSize,
       ...DEVICE_WINDOW,
       translation: 'armv7-short',
-      translationRegisters: (words, at, userCpu) => {
-        const user = userCpu === undefined || userCpu === 0 ? -1 : this.core.stateOffset(userCpu);
-        const base = this.core.stateOffset(0); // writes the active CPU's state home first
-        const state = this.stateView();
-        words[at] = state.getUint32(base + STATE_TTBR0, true);
-        if (userCpu !== undefined) words[at + 1] = user < 0 ? words[at]! : state.getUint32(user + STATE_TTBR0, true);
-        words[at + 2] = state.getUint32(base + STATE_SCTLR, true);
-        words[at + 3] = state.getUint32(base + STATE_TTBCR, true);
-        words[at + 4] = state.getUint32(base + STATE_TTBR1, true);
-        words[at + 5] = state.getUint32(base + STATE_DACR, true);
+      translationRegisters: (words, at, accessCpu, userCpu) => {
+        const state = this.memoryWords();
+        const block = this.blockOf(accessCpu, state);
+        words[at] = state[block + W_TTBR0]!;
+        if (userCpu !== undefined) words[at + 1] = state[this.blockOf(userCpu, state) + W_TTBR0]!;
+        words[at + 2] = state[block + W_SCTLR]!;
+        words[at + 3] = state[block + W_TTBCR]!;
+        words[at + 4] = state[block + W_TTBR1]!;
+        words[at + 5] = state[block + W_DACR]!;
       },
     };
   }
