@@ -304,24 +304,23 @@ export class ArmPort implements CpuPort {
     return pa;
   }
 
-  /** Guest RAM for a reader that walks it itself: CPU 0's registers, as `readWord` walks with them, and the user TTBR0 (guest-memory.ts). */
-  memoryWindow(): MemoryWindow {
+  /** Guest RAM for a reader that walks it itself: the registers `readWord` walks with on `kernelCpu()`, and the user TTBR0 (guest-memory.ts). */
+  memoryWindow(kernelCpu: () => number): MemoryWindow {
     return {
       memory: this.core.memory,
       ramOffset: this.core.ramOffset(),
       ramBytes: this.ramSize,
       ...DEVICE_WINDOW,
       translation: 'armv7-short',
-      translationRegisters: (words, at, userCpu) => {
-        const user = userCpu === undefined || userCpu === 0 ? -1 : this.core.stateOffset(userCpu);
-        const base = this.core.stateOffset(0); // writes the active CPU's state home first
-        const state = this.stateView();
-        words[at] = state.getUint32(base + STATE_TTBR0, true);
-        if (userCpu !== undefined) words[at + 1] = user < 0 ? words[at]! : state.getUint32(user + STATE_TTBR0, true);
-        words[at + 2] = state.getUint32(base + STATE_SCTLR, true);
-        words[at + 3] = state.getUint32(base + STATE_TTBCR, true);
-        words[at + 4] = state.getUint32(base + STATE_TTBR1, true);
-        words[at + 5] = state.getUint32(base + STATE_DACR, true);
+      translationRegisters: (out, at, userCpu) => {
+        const words = this.memoryWords();
+        const base = this.blockOf(kernelCpu(), words);
+        out[at] = words[base + W_TTBR0]!;
+        if (userCpu !== undefined) out[at + 1] = words[this.blockOf(userCpu, words) + W_TTBR0]!;
+        out[at + 2] = words[base + W_SCTLR]!;
+        out[at + 3] = words[base + W_TTBCR]!;
+        out[at + 4] = words[base + W_TTBR1]!;
+        out[at + 5] = words[base + W_DACR]!;
       },
     };
   }

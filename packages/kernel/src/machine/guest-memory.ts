@@ -8,7 +8,8 @@
 //
 // Invariants:
 // - The registers are those of the reads they stand for: kernel reads use
-//   CPU 0's (as `readWord` without a root), user reads those of the page
+//   those of the CPU `readWord` reads through at the time they are filled
+//   (the CPU whose turn is in progress, else CPU 0), user reads those of the page
 //   table root of `userCpu` (as `readWord` with
 //   `registers(userCpu).pageTableRoot()`).
 // - Filling them changes no guest state.

@@ -843,7 +843,7 @@ export class Machine {
 
   /** Guest RAM and `readWord`'s translation registers for a reader that walks the page tables itself (guest-memory.ts); undefined when the port offers none. */
   memoryWindow(): MemoryWindow | undefined {
-    return this.port.memoryWindow?.();
+    return this.port.memoryWindow?.(() => this.accessCpu());
   }
 
   /** The first address that faulted in the last `readWord` that returned undefined. */

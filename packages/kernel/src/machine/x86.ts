@@ -354,7 +354,7 @@ export class X86Port implements CpuPort {
   }
 
   /** Guest RAM for a reader that walks it itself: the PML4s `readWord` walks (guest-memory.ts). */
-  memoryWindow(): MemoryWindow {
+  memoryWindow(kernelCpu: () => number): MemoryWindow {
     return {
       memory: this.core.memory,
       ramOffset: this.core.ramOffset(),
@@ -362,7 +362,7 @@ export class X86Port implements CpuPort {
       ...DEVICE_WINDOW,
       translation: 'x86-64',
       translationRegisters: (words, at, userCpu) => {
-        words[at] = physicalWord(this.tableOf(0, undefined));
+        words[at] = physicalWord(this.tableOf(kernelCpu(), undefined));
         if (userCpu !== undefined) words[at + 1] = physicalWord(this.tableOf(userCpu, undefined));
       },
     };
