@@ -1,8 +1,8 @@
 // The machine's guest-memory window (guest-memory.ts) on a booted 2-CPU
 // guest of each ISA: the bytes it names are guest RAM itself, and the
 // translation registers it writes are those the machine's NOFAULT reads
-// walk with (kernel reads: those of the CPU the reads go through, CPU 0
-// outside a turn; user reads: the given CPU's root).
+// walk with (kernel reads: CPU 0's outside a turn, the turn's CPU's in one —
+// machine-traps.test.ts; user reads: the given CPU's root).
 import { describe, expect, it } from 'vitest';
 import { ArmPort, DEVICE_BASE, DEVICE_SIZE, TRANSLATION_WORDS, type Isa } from '../src/index.js';
 import { guestMachine } from './machine-support.js';

@@ -7,13 +7,14 @@
 // traps get copies; displaced execution and a handler
 // that sets the pc itself; NOFAULT reads of mapped, unmapped and device
 // addresses; reading and writing a process's memory from a probe; a probe's
-// NOFAULT reads through its own CPU's address space on a 2-CPU machine.
+// NOFAULT reads (and the guest-memory window's kernel registers) through its
+// own CPU's address space on a 2-CPU machine.
 // ARM-only behaviour (conditions, emulation classes, several CPUs, user
 // text) is in machine-arm-traps.test.ts.
 import { ArmEmulation, DTRACE_BREAKPOINT, describeA32 } from '@wdtrace/isa-arm-as';
 import { X86Emulation } from '@wdtrace/isa-x86-as';
 import { describe, expect, it } from 'vitest';
-import { ISAS, type InvopResult, type Isa, type Machine, type RegisterFile, type SafeRead, type Trap } from '../src/index.js';
+import { ISAS, TRANSLATION_WORDS, type InvopResult, type Isa, type Machine, type RegisterFile, type SafeRead, type Trap } from '../src/index.js';
 import { guestMachine, runMachine } from './machine-support.js';
 
 const LIMIT = { instructions: 200_000_000 };
@@ -336,6 +337,11 @@ describe.each(ISAS)('%s machine: NOFAULT access', (isa) => {
       const kernel = m.readKernel(buf, n);
       const text = (r: SafeRead) => ('fault' in r ? `fault ${r.fault}` : r.bytes.join(','));
       if (text(kernel) !== text(own)) differ++;
+      // The guest-memory window's kernel registers are those of this CPU too.
+      const window = new Uint32Array(TRANSLATION_WORDS);
+      m.memoryWindow()!.translationRegisters(window, 0, undefined);
+      const root = regs.pageTableRoot();
+      if (window[0] !== (isa === 'x86_64' ? Number(root & 0x000f_ffff_ffff_f000n) : Number(root))) differ++;
       for (let i = 0; i < n; i += 4) {
         const word = m.readWord(buf + BigInt(i), 1);
         if (!('bytes' in own) || word !== BigInt(own.bytes[i]!)) differ++;

@@ -15,7 +15,7 @@
 //   faults at its first device address.
 import { createArmCore, ramView, ArmException, ArmState, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
 import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE } from '../board/constants.js';
-import { DEVICE_WINDOW, type PortMemoryWindow } from './guest-memory.js';
+import { DEVICE_WINDOW, type MemoryWindow } from './guest-memory.js';
 import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
 import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap } from './types.js';
 
@@ -304,23 +304,23 @@ export class ArmPort implements CpuPort {
     return pa;
   }
 
-  /** Guest RAM for a reader that walks it itself: the registers `readWord` walks with, read in place (guest-memory.ts). */
-  memoryWindow(): PortMemoryWindow {
+  /** Guest RAM for a reader that walks it itself: the registers `readWord` walks with on `kernelCpu()`, and the user TTBR0 (guest-memory.ts). */
+  memoryWindow(kernelCpu: () => number): MemoryWindow {
     return {
       memory: this.core.memory,
       ramOffset: this.core.ramOffset(),
       ramBytes: this.ramSize,
       ...DEVICE_WINDOW,
       translation: 'armv7-short',
-      translationRegisters: (words, at, accessCpu, userCpu) => {
-        const state = this.memoryWords();
-        const block = this.blockOf(accessCpu, state);
-        words[at] = state[block + W_TTBR0]!;
-        if (userCpu !== undefined) words[at + 1] = state[this.blockOf(userCpu, state) + W_TTBR0]!;
-        words[at + 2] = state[block + W_SCTLR]!;
-        words[at + 3] = state[block + W_TTBCR]!;
-        words[at + 4] = state[block + W_TTBR1]!;
-        words[at + 5] = state[block + W_DACR]!;
+      translationRegisters: (out, at, userCpu) => {
+        const words = this.memoryWords();
+        const base = this.blockOf(kernelCpu(), words);
+        out[at] = words[base + W_TTBR0]!;
+        if (userCpu !== undefined) out[at + 1] = words[this.blockOf(userCpu, words) + W_TTBR0]!;
+        out[at + 2] = words[base + W_SCTLR]!;
+        out[at + 3] = words[base + W_TTBCR]!;
+        out[at + 4] = words[base + W_TTBR1]!;
+        out[at + 5] = words[base + W_DACR]!;
       },
     };
   }

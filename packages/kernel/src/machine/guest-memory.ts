@@ -7,11 +7,11 @@
 // @wdtrace/dtrace-core's GuestMemoryWindow documents.
 //
 // Invariants:
-// - The registers are those of the reads they stand for, at the time they
-//   are asked for: kernel reads use those of the CPU `readWord` goes through
-//   (the CPU whose turn is in progress, else CPU 0), user reads the page
+// - The registers are those of the reads they stand for: kernel reads use
+//   those of the CPU `readWord` reads through at the time they are filled
+//   (the CPU whose turn is in progress, else CPU 0), user reads those of the page
 //   table root of `userCpu` (as `readWord` with
-//   `registers(userCpu).pageTableRoot()`) with that CPU's other registers.
+//   `registers(userCpu).pageTableRoot()`).
 // - Filling them changes no guest state.
 import { DEVICE_BASE, DEVICE_SIZE } from '../board/constants.js';
 
@@ -41,11 +41,6 @@ export interface MemoryWindow {
    *   2 SCTLR, 3 TTBCR, 4 TTBR1, 5 DACR.
    */
   translationRegisters(words: Uint32Array, at: number, userCpu: number | undefined): void;
-}
-
-/** A port's window: the registers of kernel reads are those of `accessCpu`, the CPU the machine's reads go through. */
-export interface PortMemoryWindow extends Omit<MemoryWindow, 'translationRegisters'> {
-  translationRegisters(words: Uint32Array, at: number, accessCpu: number, userCpu: number | undefined): void;
 }
 
 /** The device window of the board (BOARD.md). */

@@ -843,9 +843,7 @@ export class Machine {
 
   /** Guest RAM and `readWord`'s translation registers for a reader that walks the page tables itself (guest-memory.ts); undefined when the port offers none. */
   memoryWindow(): MemoryWindow | undefined {
-    const w = this.port.memoryWindow?.();
-    // Kernel reads walk with the registers of the CPU `readWord` would use when the registers are asked for.
-    return w && { ...w, translationRegisters: (words, at, userCpu) => w.translationRegisters(words, at, this.accessCpu(), userCpu) };
+    return this.port.memoryWindow?.(() => this.accessCpu());
   }
 
   /** The first address that faulted in the last `readWord` that returned undefined. */

@@ -12,7 +12,7 @@
 //   `codeWritten` so the cores' decode caches stay exact.
 import type { CpuStartRequest } from '../board/devices.js';
 import type { Isa } from '../isa.js';
-import type { PortMemoryWindow } from './guest-memory.js';
+import type { MemoryWindow } from './guest-memory.js';
 
 /**
  * A trap the machine offers to the invop handlers before the guest sees it:
@@ -158,8 +158,8 @@ export interface CpuPort {
    */
   translate(cpu: number, va: bigint, root?: bigint, userWrite?: boolean): number | undefined;
   registers(cpu: number): RegisterFile;
-  /** Guest RAM and the translation registers of `readWord`, for a reader that walks the tables itself (guest-memory.ts). */
-  memoryWindow?(): PortMemoryWindow;
+  /** Guest RAM and the translation registers of `readWord` on `kernelCpu()` (read when they are filled), for a reader that walks the tables itself (guest-memory.ts). */
+  memoryWindow?(kernelCpu: () => number): MemoryWindow;
   /** Instructions retired by `cpu` since power-on, as a number (exact below 2^53): `registers(cpu).retired()` without a bigint. */
   retiredCount(cpu: number): number;
 }

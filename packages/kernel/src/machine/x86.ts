@@ -18,7 +18,7 @@ import { createX86Core, X86Stop, type X86CoreExports } from '@wdtrace/isa-x86-as
 import { writeX86BootTables } from '../board/boot.js';
 import { BOOTINFO_PHYS, X86_BOOT_GDT, X86_IRQ_VECTOR_BASE, X86_KERNEL_BASE } from '../board/constants.js';
 import type { CpuStartRequest } from '../board/devices.js';
-import { DEVICE_WINDOW, physicalWord, type PortMemoryWindow } from './guest-memory.js';
+import { DEVICE_WINDOW, physicalWord, type MemoryWindow } from './guest-memory.js';
 import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
 import type { CpuPort, CpuStop, PortConfig, RegisterFile, SafeRead, Trap } from './types.js';
 
@@ -354,15 +354,15 @@ export class X86Port implements CpuPort {
   }
 
   /** Guest RAM for a reader that walks it itself: the PML4s `readWord` walks (guest-memory.ts). */
-  memoryWindow(): PortMemoryWindow {
+  memoryWindow(kernelCpu: () => number): MemoryWindow {
     return {
       memory: this.core.memory,
       ramOffset: this.core.ramOffset(),
       ramBytes: this.ramBytes,
       ...DEVICE_WINDOW,
       translation: 'x86-64',
-      translationRegisters: (words, at, accessCpu, userCpu) => {
-        words[at] = physicalWord(this.tableOf(accessCpu, undefined));
+      translationRegisters: (words, at, userCpu) => {
+        words[at] = physicalWord(this.tableOf(kernelCpu(), undefined));
         if (userCpu !== undefined) words[at + 1] = physicalWord(this.tableOf(userCpu, undefined));
       },
     };
