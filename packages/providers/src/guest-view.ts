@@ -39,6 +39,8 @@ interface KernelLayout {
   syscallArgs: readonly number[];
   cpuInfoSize: number;
   currTask: number;
+  /** Per CPU: the address of its cpu_info's curr_task. */
+  currTasks: readonly bigint[];
   pid: number;
   tgid: number;
   parent: number;
@@ -57,6 +59,22 @@ interface KernelLayout {
 const GUEST_SIGNALS = 64;
 
 const IDLE: ThreadIdentity = { pid: 0, ppid: 0, tid: 0, uid: 0, gid: 0, execname: 'sched' };
+const UTF8 = new TextDecoder();
+
+/** A task's comm as text: its bytes up to the NUL, as UTF-8 (ASCII, the usual case, without a decoder). */
+function commText(comm: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < comm.length; i++) {
+    const b = comm[i]!;
+    if (b === 0) break;
+    if (b >= 0x80) {
+      const end = comm.indexOf(0);
+      return UTF8.decode(comm.subarray(0, end < 0 ? comm.length : end));
+    }
+    text += String.fromCharCode(b);
+  }
+  return text;
+}
 const MAX_FRAMES = 256;
 
 interface ProgramImage {
@@ -181,20 +199,41 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     return idle && idle[0] === 0 ? task : undefined;
   }
 
+  /**
+   * The thread on `cpu`, read from the guest kernel's structures. The guest
+   * changes them only by running, so what was read stays true while the
+   * machine's instruction count is the same: the clauses of one firing (pid
+   * and execname, a DIFO's every run) read it once. errno is the syscall
+   * provider's, which it may set meanwhile, and is looked up at each call.
+   */
   thread(cpu: number): ThreadIdentity {
+    const at = this.machine.instructions;
+    let known = this.threads[cpu];
+    if (known === undefined || known.at !== at) {
+      known = { at, identity: this.readThread(cpu) };
+      this.threads[cpu] = known;
+    }
+    const identity = known.identity;
+    if (identity === IDLE) return IDLE;
+    const errno = this.errnos.get(identity.tid) ?? 0;
+    if (identity.errno !== errno) known.identity = { ...identity, errno };
+    return known.identity;
+  }
+  /** Per CPU: the thread thread() read last, and the machine's instruction count then. */
+  private readonly threads: ({ at: number; identity: ThreadIdentity } | undefined)[] = [];
+
+  private readThread(cpu: number): ThreadIdentity {
     const layout = this.layout();
-    const task = this.readWord(layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
+    const task = this.readWord(layout.currTasks[cpu] ?? layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
     if (!task) return IDLE;
-    const idle = this.readBytes(task + BigInt(layout.isIdle), 1);
-    if (!idle || idle[0] !== 0) return IDLE;
+    if (this.machine.readWord(task + BigInt(layout.isIdle), 1) !== 0n) return IDLE;
     const tid = this.readInt(task + BigInt(layout.pid)) ?? 0;
     const pid = this.readInt(task + BigInt(layout.tgid)) ?? 0;
     const parent = this.readWord(task + BigInt(layout.parent));
     const ppid = parent ? (this.readInt(parent + BigInt(layout.tgid)) ?? 0) : 0;
     const comm = this.readBytes(task + BigInt(layout.comm), layout.commLength);
-    const end = comm ? comm.indexOf(0) : -1;
-    const execname = comm ? new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end)) : '';
-    this.pidNames.set(pid, execname);
+    const execname = comm ? commText(comm) : '';
+    if (this.pidNames.get(pid) !== execname) this.pidNames.set(pid, execname);
     // The guest kernel has one user, root.
     return { pid, ppid, tid, uid: 0, gid: 0, execname, address: task, errno: this.errnos.get(tid) ?? 0 };
   }
@@ -304,9 +343,7 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (task === undefined) return undefined;
     const layout = this.layout();
     const comm = this.readBytes(task + BigInt(layout.comm), layout.commLength);
-    if (!comm) return undefined;
-    const end = comm.indexOf(0);
-    return new TextDecoder().decode(comm.subarray(0, end < 0 ? comm.length : end));
+    return comm ? commText(comm) : undefined;
   }
 
   /**
@@ -573,6 +610,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (zombie === undefined) throw new Error("the guest kernel's DWARF has no TASK_ZOMBIE in enum task_state");
     const stopped = stateType?.kind === 'enum' ? stateType.enumerators.find((e) => e.name === 'TASK_STOPPED')?.value : undefined;
     if (stopped === undefined) throw new Error("the guest kernel's DWARF has no TASK_STOPPED in enum task_state");
+    const currTask = member(cpuInfo, 'curr_task').offset;
+    const commLength = d.sizeOf(comm.type) ?? 16;
     this.layoutCache = {
       cpuInfos: sym.address,
       tasks: member(task, 'tasks').offset,
@@ -587,13 +626,14 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       ...(frame.thumbFp ? { userThumbFp: { flags: saved(frame.thumbFp.flags), mask: frame.thumbFp.mask, fp: saved(frame.thumbFp.fp) } } : {}),
       syscallArgs: frame.syscallArgs.map(saved),
       cpuInfoSize: cpuInfo.size,
-      currTask: member(cpuInfo, 'curr_task').offset,
+      currTask,
+      currTasks: Array.from({ length: this.ncpus }, (_, cpu) => sym.address + BigInt(cpu * cpuInfo.size + currTask)),
       pid: member(task, 'pid').offset,
       tgid: member(task, 'tgid').offset,
       parent: member(task, 'parent').offset,
       isIdle: member(task, 'is_idle').offset,
       comm: comm.offset,
-      commLength: d.sizeOf(comm.type) ?? 16,
+      commLength,
       mm: member(task, 'mm').offset,
       pgd: member(structType(d, 'struct mm_struct'), 'pgd').offset,
       dtraceSig: member(task, 'dtrace_sig').offset,

@@ -38,6 +38,9 @@ export interface PlacedProbe {
 }
 
 interface Site {
+  readonly address: bigint;
+  /** The next site whose address has the same low 32 bits (see TracepointTable.siteAt). */
+  sameLow: Site | undefined;
   readonly original: Uint8Array;
   readonly owners: Tracepoint[];
   /**
@@ -60,8 +63,23 @@ const hex = (v: bigint): string => `0x${v.toString(16)}`;
 /** The longest patch any ISA writes (an x86-64 instruction's 15 bytes bound it). */
 const MAX_PATCH = 16;
 
+/** Where an address is split to take its low 32 bits without making a bigint. */
+const ADDRESS_WORD = new DataView(new ArrayBuffer(8));
+/** The low 32 bits of an address (modulo 2^64), as a signed int: a small integer, quick to look up. */
+function low32(address: bigint): number {
+  ADDRESS_WORD.setBigUint64(0, address, true);
+  return ADDRESS_WORD.getInt32(0, true);
+}
+
 export class TracepointTable {
   private readonly sites = new Map<bigint, Site>();
+  /**
+   * The same sites by the low 32 bits of their address, those that share
+   * them chained: a trap finds its site with a small-integer key, not a
+   * bigint one (hashing a 64-bit bigint cost more than the rest of the
+   * lookup).
+   */
+  private readonly byLow = new Map<number, Site>();
   private removeHandler: (() => void) | undefined;
   /** Traps claimed since creation (all probes). */
   firings = 0;
@@ -111,7 +129,7 @@ export class TracepointTable {
       }
     }
     const original = this.text.readText(tp.address, tp.patch.length).slice();
-    this.sites.set(tp.address, { original, owners: [tp], firing: [tp], written: tp.patch });
+    this.addSite({ address: tp.address, sameLow: undefined, original, owners: [tp], firing: [tp], written: tp.patch });
     this.text.writeText(tp.address, tp.patch);
     if (!this.removeHandler) this.removeHandler = this.text.addInvopHandler((trap) => this.handle(trap));
   }
@@ -149,7 +167,7 @@ export class TracepointTable {
     site.firing = firingOrder(site.owners);
     if (site.owners.length === 0) {
       this.text.writeText(tp.address, site.original);
-      this.sites.delete(tp.address);
+      this.deleteSite(site);
       if (this.sites.size === 0 && this.removeHandler) {
         this.removeHandler();
         this.removeHandler = undefined;
@@ -174,13 +192,45 @@ export class TracepointTable {
     for (const [addr, site] of [...this.sites]) {
       if (addr < start || addr >= end) continue;
       dropped.push(...site.owners);
-      this.sites.delete(addr);
+      this.deleteSite(site);
     }
     if (this.sites.size === 0 && this.removeHandler) {
       this.removeHandler();
       this.removeHandler = undefined;
     }
     return dropped;
+  }
+
+  private addSite(site: Site): void {
+    this.sites.set(site.address, site);
+    const low = low32(site.address);
+    site.sameLow = this.byLow.get(low);
+    this.byLow.set(low, site);
+  }
+
+  private deleteSite(site: Site): void {
+    this.sites.delete(site.address);
+    const low = low32(site.address);
+    const first = this.byLow.get(low);
+    if (first === site) {
+      if (site.sameLow === undefined) this.byLow.delete(low);
+      else this.byLow.set(low, site.sameLow);
+    } else {
+      for (let s = first; s !== undefined; s = s.sameLow) {
+        if (s.sameLow === site) {
+          s.sameLow = site.sameLow;
+          break;
+        }
+      }
+    }
+    site.sameLow = undefined;
+  }
+
+  /** The site at `address`, found by the low 32 bits of the address. */
+  private siteAt(address: bigint): Site | undefined {
+    let s = this.byLow.get(low32(address));
+    while (s !== undefined && s.address !== address) s = s.sameLow;
+    return s;
   }
 
   /** Whether a tracepoint is installed at `address`. */
@@ -197,11 +247,11 @@ export class TracepointTable {
    */
   handle(trap: Trap): InvopResult | undefined {
     if (!this.claims(trap)) return undefined;
-    let site = this.sites.get(trap.pc);
+    let site = this.siteAt(trap.pc);
     let alias = 0n;
     if (!site && this.text.textAliases) {
       for (const d of this.text.textAliases()) {
-        site = this.sites.get(trap.pc + d);
+        site = this.siteAt(trap.pc + d);
         if (site) {
           alias = d;
           break;

@@ -1,7 +1,8 @@
 // The patching shared by fbt, sdt and kinst on one kernel: probes sharing an
 // address all fire (entry probes first) and the bytes come back only when the
 // last goes; overlapping patches are refused; the unpatched text stays
-// readable; a module's tracepoints go with the module.
+// readable; a module's tracepoints go with the module; sites whose addresses
+// share their low 32 bits are told apart.
 import { ProbeRegistry, parseProbeDescription, type Probe } from '@wdtrace/dtrace-core';
 import { defaultImages, type Isa } from '@wdtrace/kernel';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { KernelCalls } from './kernel-calls.js';
 import { FbtProvider } from '../src/fbt/provider.js';
 import { KinstProvider } from '../src/kinst/provider.js';
 import { SdtProvider } from '../src/sdt/provider.js';
-import { tracepointsOf } from '../src/tracepoints.js';
+import { TracepointTable, tracepointsOf, type PatchableText } from '../src/tracepoints.js';
 
 
 async function setUp(isa: Isa) {
@@ -117,5 +118,39 @@ describe.each(['x86_64', 'arm'] as const)('shared tracepoints on the %s kernel',
     expect((entry.providerArg as { function: { address: bigint } }).function.address).toBe(open.address);
     expect(t.target.call(open.address, [0n, 0x10n]).value).toBe(0n);
     expect(t.fired).toEqual(['fbt:hello_open:entry', 'sdt:hello_open:hello-open']);
+  });
+});
+
+describe('a tracepoint table', () => {
+  it('tells apart sites whose addresses share their low 32 bits, as they come and go', () => {
+    // A text of its own: bytes by address, anywhere in the 64-bit space.
+    const bytes = new Map<bigint, number>();
+    const text: PatchableText = {
+      readText: (va, length) => Uint8Array.from({ length }, (_, i) => bytes.get(va + BigInt(i)) ?? 0x90),
+      writeText: (va, b) => b.forEach((x, i) => bytes.set(va + BigInt(i), x)),
+      addInvopHandler: () => () => {},
+    };
+    const table = new TracepointTable(text);
+    const fired: string[] = [];
+    const at = [0x1234_5678n, 0x1_1234_5678n, 0xffff_ffff_1234_5678n, 0x1234_5679n];
+    const tps = at.map((address, i) => ({ address, patch: Uint8Array.of(0xcc), name: `tp${i}`, fire: () => (fired.push(`tp${i}`), { kind: 'resume' as const }) }));
+    const trap = (pc: bigint) => table.handle({ cpu: 0, kind: 'breakpoint', pc, user: false });
+    for (const tp of tps) table.install(tp);
+    for (const pc of [...at].reverse()) trap(pc);
+    expect(fired).toEqual(['tp3', 'tp2', 'tp1', 'tp0']);
+    expect(trap(0x2_1234_5678n)).toBeUndefined();
+    // The chain of 0x12345678 is tp2, tp1, tp0: its end goes, then its head, then the one left.
+    for (const [gone, left] of [[0, ['tp1', 'tp2', 'tp3']], [2, ['tp1', 'tp3']], [1, ['tp3']]] as const) {
+      table.remove(tps[gone]!);
+      expect(bytes.get(at[gone]!)).toBe(0x90);
+      fired.length = 0;
+      for (const pc of at) trap(pc);
+      expect(fired).toEqual(left);
+    }
+    expect(table.size).toBe(1);
+    table.install(tps[1]!);
+    fired.length = 0;
+    for (const pc of at) trap(pc);
+    expect(fired).toEqual(['tp1', 'tp3']);
   });
 });

@@ -21,6 +21,22 @@ describe.each(['x86_64', 'arm'] as const)('tracing a booted %s guest', (isa) => 
     expect(out).toBe('dtrace: pid 2 has exited\n  echo                                                sys_write                                                         2\n                2\n');
   }, 120_000);
 
+  it('gives each clause of a firing the errno and the names of that firing\'s thread', async () => {
+    const { out, guestOut } = await trace(
+      isa,
+      'syscall::openat:return /execname == "cat"/ { @e[execname, errno, (int)arg0] = count(); } syscall::openat:return /execname == "cat" && pid != ppid/ { @n[execname, errno] = count(); }',
+      ['/bin/cat', '/nonexistent', '/etc/passwd'],
+    );
+    expect(guestOut).toBe('cat: /nonexistent: No such file or directory\nroot:x:0:0:root:/:/bin/sh\n');
+    expect(out).toBe(
+      'dtrace: pid 2 exited with status 1\n' +
+        '  cat                                                       0        3                1\n' +
+        '  cat                                                       2       -1                1\n' +
+        '  cat                                                       0                1\n' +
+        '  cat                                                       2                1\n',
+    );
+  }, 120_000);
+
   it('names user addresses inside the program\'s segments only (Pobjname: no object for an unmapped address)', async () => {
     const { out } = await trace(
       isa,
