@@ -15,6 +15,22 @@ function words(at: number, list: number[]): void {
   list.forEach((w, i) => view.setUint32(i * 4, w, true));
   writeRam(core, at, bytes);
 }
+
+/**
+ * Short-descriptor tables at 0x100000: the first MB a full-access section,
+ * 0x00400000 a page table at 0x104000 whose first page (0x300000) user mode
+ * may only read and whose next `fullPages` pages (0x301000 on) allow all.
+ */
+function writeTestTables(fullPages: number): void {
+  const t = new Uint32Array(4096);
+  t[0] = (3 << 10) | 2;
+  t[4] = 0x104000 | 1;
+  writeRam(core, 0x100000, new Uint8Array(t.buffer));
+  const p = new Uint32Array(256);
+  p[0] = 0x00300000 | (2 << 4) | 2;
+  for (let i = 1; i <= fullPages; i++) p[i] = (0x00300000 + 0x1000 * i) | (3 << 4) | 2;
+  writeRam(core, 0x104000, new Uint8Array(p.buffer));
+}
 const u = (v: number) => v >>> 0;
 const reg = (n: number) => u(core.getReg(0, n));
 const word32 = (pa: number) => new DataView(core.memory.buffer, core.ramOffset()).getUint32(pa, true);
@@ -288,15 +304,7 @@ describe('DTrace support', () => {
   ])('emulates push {r4-r11, lr} with the stack in %s exactly like native execution, the MMU on', (_name, sp, mode) => {
     const run = (emulated: boolean) => {
       core.reset(0);
-      const t = new Uint32Array(4096);
-      t[0] = (3 << 10) | 2; // first MB: full access
-      t[4] = 0x104000 | 1; // 0x00400000: page table
-      writeRam(core, 0x100000, new Uint8Array(t.buffer));
-      const p = new Uint32Array(256);
-      p[0] = 0x00300000 | (2 << 4) | 2; // user read-only
-      p[1] = 0x00301000 | (3 << 4) | 2; // full access
-      p[2] = 0x00302000 | (3 << 4) | 2;
-      writeRam(core, 0x104000, new Uint8Array(p.buffer));
+      writeTestTables(2); // 0x00400000: 0x300000 user read-only, 0x301000-0x302fff full access
       writeRam(core, 0x300000, new Uint8Array(0x3000).fill(0x5a));
       // mcr TTBR0 ; mcr DACR ; mrc SCTLR ; orr #1 ; mcr SCTLR ; isb ; ldr r2, [r3] (caches the stack page) ; udf
       words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe5932000, 0xe7f001f0]);
@@ -512,13 +520,7 @@ describe('host errors', () => {
 
 describe('MMU permissions on TLB hits', () => {
   it('faults a User write to a read-only page after a User read cached its translation', () => {
-    const t = new Uint32Array(4096);
-    t[0] = (3 << 10) | 2; // first MB: full access
-    t[4] = 0x104000 | 1; // 0x00400000: page table
-    writeRam(core, 0x100000, new Uint8Array(t.buffer));
-    const p = new Uint32Array(256);
-    p[0] = 0x00300000 | (2 << 4) | 2; // user read-only
-    writeRam(core, 0x104000, new Uint8Array(p.buffer));
+    writeTestTables(0); // 0x00400000: 0x300000 user read-only
     words(0x300000, [0x600d]);
     // mcr TTBR0 ; mcr DACR ; mrc SCTLR ; orr #1 ; mcr SCTLR ; isb ; udf    then user code at 0x8100
     words(0x8000, [0xee020f10, 0xee031f10, 0xee112f10, 0xe3822001, 0xee012f10, 0xf57ff06f, 0xe7f001f0]);
