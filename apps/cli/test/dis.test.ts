@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,33 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const has = (tool: string) => spawnSync(tool, ['--version'], { encoding: 'utf8' }).status === 0;
 const haveToolchain = has('clang') && has('llvm-objdump') && has('llvm-mc') && has('ld.lld');
+
+/** Runs a command without blocking; resolves with its status and output. */
+function command(file: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', (e) => resolve({ status: null, stdout, stderr: String(e) }));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** Maps `items` through `job`, as many jobs at a time as there are cores; results in the order of `items`. */
+async function inParallel<T, R>(items: readonly T[], job: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await job(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(items.length, availableParallelism()) }, worker));
+  return results;
+}
 
 function wdtrace(...args: string[]) {
   return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: scratch, maxBuffer: 64 << 20 });
@@ -68,20 +95,25 @@ describe.runIf(haveToolchain)('wdtrace dis agrees with llvm-objdump -d', () => {
       expect(h.status, h.stderr).toBe(0);
     }
     flags.push('-I', scratch);
+    // clang and llvm-objdump for each file run as child processes, as many at
+    // a time as there are cores; the comparisons follow in file order.
+    const sources = dirs.flatMap((dir) => readdirSync(join(guest, dir)).filter((f) => f.endsWith('.c')).sort().map((name) => ({ dir, name })));
+    const built = await inParallel(sources, async ({ dir, name }) => {
+      const obj = join(scratch, `${dir.replace(/\//g, '_')}_${name}.o`);
+      const cc = await command('clang', [...flags, '-c', join(guest, dir, name), '-o', obj]);
+      const theirs = cc.status === 0 ? await command('llvm-objdump', ['-d', obj]) : cc;
+      return { dir, name, obj, cc, theirs };
+    });
     let objects = 0;
     let lines = 0;
-    for (const dir of dirs) {
-      for (const name of readdirSync(join(guest, dir)).filter((f) => f.endsWith('.c')).sort()) {
-        const obj = join(scratch, `${dir.replace(/\//g, '_')}_${name}.o`);
-        const cc = spawnSync('clang', [...flags, '-c', join(guest, dir, name), '-o', obj], { encoding: 'utf8' });
-        expect(cc.status, `${dir}/${name}: ${cc.stderr}`).toBe(0);
-        // In process (the same code `wdtrace dis` runs): sixty node start-ups would dominate.
-        const ours = await disassembleElfFile(readFileSync(obj), obj);
-        const theirs = spawnSync('llvm-objdump', ['-d', obj], { encoding: 'utf8', maxBuffer: 64 << 20 });
-        expect(ours.split('\n'), `${dir}/${name}`).toEqual(theirs.stdout.split('\n'));
-        objects++;
-        lines += theirs.stdout.split('\n').length;
-      }
+    for (const { dir, name, obj, cc, theirs } of built) {
+      expect(cc.status, `${dir}/${name}: ${cc.stderr}`).toBe(0);
+      expect(theirs.status, `${dir}/${name}: ${theirs.stderr}`).toBe(0);
+      // In process (the same code `wdtrace dis` runs): sixty node start-ups would dominate.
+      const ours = await disassembleElfFile(readFileSync(obj), obj);
+      expect(ours.split('\n'), `${dir}/${name}`).toEqual(theirs.stdout.split('\n'));
+      objects++;
+      lines += theirs.stdout.split('\n').length;
     }
     expect(objects).toBeGreaterThan(50);
     expect(lines).toBeGreaterThan(15000);
@@ -167,8 +199,9 @@ describe('wdtrace dis', () => {
   });
 
   it('is listed in the help', () => {
-    expect(wdtrace('--help').stdout).toContain('wdtrace dis [--arch x86_64|arm] [--thumb] [--symbol NAME]... FILE');
-    expect(wdtrace('--help').stdout).toContain('wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...');
+    const help = wdtrace('--help').stdout;
+    expect(help).toContain('wdtrace dis [--arch x86_64|arm] [--thumb] [--symbol NAME]... FILE');
+    expect(help).toContain('wdtrace dis --live PROBE-DESCRIPTION [--arch x86_64|arm] [--symbol NAME]...');
   });
 
   it('has a help of its own without empty defaults', () => {
