@@ -28,7 +28,8 @@ import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
-import { wasmCompile } from './wasm.js';
+import { blockFills, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
+import { STEPS_PREPARED, STEPS_WHOLE, trampoline, trampolineEcb, type Trampoline, type TrampolineHooks } from './trampoline.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
@@ -217,6 +218,14 @@ interface ProbePlan {
   /** dtrace:::END, which may fill the reserve of a fill buffer. */
   readonly isEnd: boolean;
   readonly ecbs: Ecb[];
+  /**
+   * Its trampoline (trampoline.ts) with the wasm backend: made at the first
+   * firing (undefined until then, and again once an ECB is added), null
+   * where it cannot be, and the union of what its predicates read of the
+   * firing block.
+   */
+  trampoline: Trampoline | null | undefined;
+  trampolineNeeds: number;
   /**
    * Whether a firing reads the clock: an ECB records its header's timestamp
    * or its DIF reads timestamp (or vtimestamp, which is timestamp where no
@@ -475,6 +484,9 @@ class AggregationTable {
 /** A 64-bit word: an integer key's halves to hash, a record's or timestamp's low bytes, read without BigInt arithmetic. */
 const WORD = new DataView(new ArrayBuffer(8));
 
+/** Whether a trampoline runs (a firing inside it, in any state, takes the JavaScript loop). */
+let trampolineRunning = false;
+
 export class DTraceState {
   readonly options: DTraceOptions;
   readonly arena: Arena;
@@ -601,9 +613,18 @@ export class DTraceState {
     if (v.errors.length > 0) throw new LoadError(`invalid DIF in ${where}: ${v.errors[0]}`);
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
     const ld = loadDifo(difo, this.arena);
-    if (this.options.backend === 'wasm') ld.compiled = wasmCompile(ld, this.machine);
+    if (this.options.backend === 'wasm') {
+      const w = wasmTranslate(ld, this.machine);
+      if (w !== undefined) {
+        ld.compiled = w.run;
+        this.translated.set(ld, w);
+      }
+    }
     return ld;
   }
+
+  /** The WebAssembly translation of each DIFO that has one. */
+  private readonly translated = new Map<LoadedDifo, WasmDifo>();
 
   /** Each ECB with its loaded DIF and the probes it is enabled on (for retained enablings). */
   private readonly loadedEcbs: { ecb: EcbDescription; predicate: LoadedDifo | undefined; actions: (LoadedDifo | undefined)[]; probes: Set<number> }[] = [];
@@ -623,11 +644,12 @@ export class DTraceState {
       const dtrace = probe.provider === 'dtrace';
       const isEnd = dtrace && probe.name === 'END';
       const activities = !dtrace ? FIRES_ORDINARY : probe.name === 'BEGIN' ? FIRES_BEGIN : isEnd ? FIRES_END : probe.name === 'ERROR' ? FIRES_ERROR : FIRES_ORDINARY;
-      plan = { activities, isEnd, ecbs: [], needsTimestamp: false };
+      plan = { activities, isEnd, ecbs: [], trampoline: undefined, trampolineNeeds: 0, needsTimestamp: false };
       this.plans.set(probe.id, plan);
       this.planById[probe.id] = plan;
     }
     plan.ecbs.push(ep);
+    plan.trampoline = undefined;
     if ((ep.storesData && ecb.headerSize >= 12) || readsTimestamp(predicate) || actions.some(readsTimestamp)) plan.needsTimestamp = true;
     return fresh;
   }
@@ -728,6 +750,17 @@ export class DTraceState {
     const locals = (this.localsByDepth[depth] ??= new Map<number, bigint | Uint8Array>());
     if (locals.size > 0) locals.clear();
     try {
+      // With the wasm backend a probe's trampoline runs its ECBs; a firing
+      // inside a trampoline's (ERROR, a probe fired from a call-out) takes
+      // the loop below, as every firing with the dif backend.
+      if (this.options.backend === 'wasm' && !trampolineRunning) {
+        let t = plan.trampoline;
+        if (t === undefined) t = this.makeTrampoline(plan);
+        if (t !== null) {
+          this.fireTrampoline(probeId, plan, t, cpu, args, rest, timestamp, locals);
+          return;
+        }
+      }
       const ecbs = plan.ecbs;
       for (let i = 0; i < ecbs.length; i++) {
         // The activity is checked for each ECB, as dtrace_probe does: once a
@@ -741,6 +774,134 @@ export class DTraceState {
   }
   private firingDepth = 0;
   private readonly localsByDepth: Map<number, bigint | Uint8Array>[] = [];
+
+  // -------------------------------------------------------------------------
+  // DTrace Probe Context: trampolines. A probe's trampoline (trampoline.ts)
+  // calls its ECBs' translated predicates itself and these hooks for the
+  // rest; the firing it runs is kept in the fields below while it runs (one
+  // trampoline runs at a time: see probe()).
+
+  private makeTrampoline(plan: ProbePlan): Trampoline | null {
+    let needs = 0;
+    const ecbs = plan.ecbs.map((ep) => {
+      const w = ep.predicate === undefined ? undefined : this.translated.get(ep.predicate);
+      if (w !== undefined) needs = unionNeeds(needs, w.needs);
+      return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined };
+    });
+    plan.trampolineNeeds = needs;
+    plan.trampoline = trampoline(ecbs, needsIds(needs), this.trampolineHooks) ?? null;
+    return plan.trampoline;
+  }
+
+  private tramProbe = 0;
+  private tramPlan: ProbePlan | undefined;
+  private tramCpu = 0;
+  private tramArgs: readonly bigint[] = [];
+  private tramRest: ProbeArgumentSource | undefined;
+  private tramTimestamp = 0n;
+  private tramLocals = new Map<number, bigint | Uint8Array>();
+  /** The firing context prepare() made for the ECB whose predicate runs (busy until its steps run or the next ECB's is made). */
+  private tramPrepared: ReusedFiring | undefined;
+  /** blockFills() when the trampoline's block was last filled. */
+  private tramFills = 0;
+
+  /** Fills the firing block with what the trampoline's predicates read, when something else filled it since. */
+  private trampolineRefill(force: boolean): void {
+    if (!force && blockFills() === this.tramFills) return;
+    const needs = this.tramPlan!.trampolineNeeds;
+    if (needs !== 0) fillFiringBlock(sharedBlock(), this.machine, this.tramCpu, this.tramProbe, 0, this.tramArgs, this.tramRest, this.tramTimestamp, undefined, needs);
+    this.tramFills = blockFills();
+  }
+
+  private readonly trampolineHooks: TrampolineHooks = {
+    prepare: (i) => {
+      const ep = this.tramPlan!.ecbs[i]!;
+      if (this.tramPrepared !== undefined) this.tramPrepared.busy = false;
+      const f = this.firing(ep, this.tramCpu, this.tramArgs, this.tramRest, this.tramTimestamp, this.tramLocals);
+      f.busy = true;
+      this.arena.resetScratch();
+      this.tramPrepared = f;
+      this.translated.get(ep.predicate!)!.reset();
+      setCurrentFiring(f, this.tramPlan!.trampolineNeeds);
+    },
+    steps: (i, mode) => {
+      const plan = this.tramPlan!;
+      const ep = plan.ecbs[i]!;
+      if (mode === STEPS_WHOLE) {
+        this.runEcb(ep, this.tramCpu, this.tramArgs, this.tramRest, this.tramTimestamp, this.tramLocals);
+      } else {
+        let f = this.tramPrepared;
+        if (mode === STEPS_PREPARED && f !== undefined) {
+          this.tramPrepared = undefined;
+        } else {
+          f = this.firing(ep, this.tramCpu, this.tramArgs, this.tramRest, this.tramTimestamp, this.tramLocals);
+          f.busy = true;
+          this.arena.resetScratch();
+        }
+        this.runSteps(ep, f, this.tramCpu, this.tramTimestamp);
+      }
+      if ((plan.activities & this.activityBit) === 0) return 0;
+      if (i + 1 < plan.ecbs.length) this.trampolineRefill(false);
+      return 1;
+    },
+  };
+
+  /**
+   * A firing run by the probe's trampoline. A fault in a predicate unwinds
+   * out of it to here: the ECB it was at fires ERROR, and the trampoline
+   * goes on from the next ECB.
+   */
+  private fireTrampoline(
+    probeId: number, plan: ProbePlan, t: Trampoline, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined,
+    timestamp: bigint, locals: Map<number, bigint | Uint8Array>,
+  ): void {
+    trampolineRunning = true;
+    this.tramProbe = probeId;
+    this.tramPlan = plan;
+    this.tramCpu = cpu;
+    this.tramArgs = args;
+    this.tramRest = rest;
+    this.tramTimestamp = timestamp;
+    this.tramLocals = locals;
+    const counter = sharedBlock().i32;
+    const outer = counter[0]!;
+    counter[0] = 0;
+    this.trampolineRefill(true);
+    let from = 0;
+    try {
+      for (;;) {
+        try {
+          t(from);
+          return;
+        } catch (e) {
+          if (!(e instanceof DifFault)) throw e;
+          const i = trampolineEcb();
+          const ep = plan.ecbs[i]!;
+          this.translated.get(ep.predicate!)?.reset();
+          const f = this.tramPrepared;
+          if (f !== undefined) {
+            this.instructions += f.instructions;
+            f.busy = false;
+            this.tramPrepared = undefined;
+          }
+          this.error(ep, cpu, 0, e);
+          if ((plan.activities & this.activityBit) === 0) return;
+          from = i + 1;
+          if (from >= plan.ecbs.length) return;
+          this.trampolineRefill(false);
+        }
+      }
+    } finally {
+      this.instructions += counter[0]!;
+      counter[0] = outer;
+      if (this.tramPrepared !== undefined) {
+        this.tramPrepared.busy = false;
+        this.tramPrepared = undefined;
+      }
+      setCurrentFiring(undefined);
+      trampolineRunning = false;
+    }
+  }
 
   /**
    * The firing context of `ep` (dtrace_mstate_t): one object per ECB, reset
@@ -800,11 +961,29 @@ export class DTraceState {
     const f = this.firing(ep, cpu, args, rest, timestamp, locals);
     f.busy = true;
     this.arena.resetScratch();
-    try {
-      if (ep.predicate !== undefined && difRun(ep.predicate, f) === 0n) {
+    if (ep.predicate !== undefined) {
+      let passed: boolean;
+      try {
+        passed = difRun(ep.predicate, f) !== 0n;
+      } catch (e) {
         this.instructions += f.instructions;
+        f.busy = false;
+        if (!(e instanceof DifFault)) throw e;
+        this.error(ep, cpu, f.ndx, e);
         return;
       }
+      if (!passed) {
+        this.instructions += f.instructions;
+        f.busy = false;
+        return;
+      }
+    }
+    this.runSteps(ep, f, cpu, timestamp);
+  }
+
+  /** The steps of an ECB whose predicate passed, in its firing context `f` (made busy, scratch reset). */
+  private runSteps(ep: Ecb, f: ReusedFiring, cpu: number, timestamp: bigint): void {
+    try {
       const ecb = ep.ecb;
       const size = ecb.size;
       let bytes: Uint8Array;
