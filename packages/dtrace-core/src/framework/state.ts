@@ -28,8 +28,8 @@ import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
-import { blockFills, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
-import { STEPS_PREPARED, STEPS_WHOLE, trampoline, trampolineEcb, type Trampoline, type TrampolineHooks } from './trampoline.js';
+import { B_COUNT, B_NDX, blockFills, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
+import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type Trampoline, type TrampolineCell, type TrampolineEcb, type TrampolineHooks } from './trampoline.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
@@ -191,6 +191,11 @@ const FIRES_BEGIN = 1 | 2;
 const FIRES_END = 2 | 8;
 const FIRES_ERROR = 1 | 2 | 4 | 8;
 
+/** The aggregating functions a trampoline updates itself (trampoline.ts). */
+const CELL_FUNCTIONS: ReadonlyMap<number, CellFunction> = new Map([
+  [DTRACEAGG.COUNT, 'count'], [DTRACEAGG.SUM, 'sum'], [DTRACEAGG.MIN, 'min'], [DTRACEAGG.MAX, 'max'], [DTRACEAGG.AVG, 'avg'],
+]);
+
 // ---------------------------------------------------------------------------
 // DTrace Probe Context: firing plans.
 //
@@ -276,6 +281,13 @@ interface AggregationStep {
   constantBucket: AggregationBucket | undefined;
   constantTakes: number;
   constantInstructions: number;
+  /**
+   * The globals of the probe's trampoline that update the entry without
+   * JavaScript (trampoline.ts), and the entry they were armed for (none
+   * while disarmed: before the first firing, after each snapshot).
+   */
+  cell: TrampolineCell | undefined;
+  cellBucket: AggregationBucket | undefined;
 }
 
 /** Whether a DIFO reads timestamp or vtimestamp (see ProbePlan.needsTimestamp). */
@@ -397,6 +409,8 @@ const PENDING_LIMIT = 2 ** 52;
 class AggregationBucket implements AggregationEntry {
   private words: bigint[];
   private pending = 0;
+  /** The trampoline globals armed for this entry: what they hold is its data still to be taken in. */
+  readonly cells: TrampolineCell[] = [];
 
   constructor(
     readonly keys: readonly (bigint | Uint8Array)[],
@@ -407,7 +421,35 @@ class AggregationBucket implements AggregationEntry {
 
   get data(): bigint[] {
     if (this.pending !== 0) this.fold();
+    for (let i = 0; i < this.cells.length; i++) this.absorb(this.cells[i]!);
     return this.words;
+  }
+
+  /** Takes in what a trampoline cell added, and empties it (count, sum: wrapping int64 additions; min, max; avg: count and sum). */
+  absorb(c: TrampolineCell): void {
+    const a = c.a.value as bigint;
+    const start = cellStart(c.fn);
+    if (a === start && (c.fn !== 'avg' || c.b.value === 0n)) return;
+    const d = this.words;
+    switch (c.fn) {
+      case 'count':
+      case 'sum': d[0] = BigInt.asIntN(64, d[0]! + a); break;
+      case 'min': if (a < d[0]!) d[0] = a; break;
+      case 'max': if (a > d[0]!) d[0] = a; break;
+      case 'avg':
+        d[0] = d[0]! + a;
+        d[1] = BigInt.asIntN(64, d[1]! + (c.b.value as bigint));
+        c.b.value = 0n;
+        break;
+    }
+    c.a.value = start;
+  }
+
+  /** Takes in every armed cell and forgets them (at a snapshot, or when a trampoline is replaced). */
+  settle(only?: TrampolineCell): void {
+    for (const c of this.cells) if (only === undefined || c === only) this.absorb(c);
+    if (only === undefined) this.cells.length = 0;
+    else this.cells.splice(this.cells.indexOf(only), 1);
   }
 
   /** Adds `n` (a safe integer, at most 2^32) to the first data word. */
@@ -445,6 +487,8 @@ class AggregationTable {
   noKey: AggregationBucket | undefined;
   /** How many times the entries were handed over (take): an entry found before the last take is no longer the table's. */
   takes = 0;
+  /** The steps whose trampoline cells are armed for an entry of this table (disarmed at take). */
+  armed: AggregationStep[] = [];
   private readonly byHash = new Map<number, AggregationBucket | AggregationBucket[]>();
   /** lquantize's parameters, as bigints. */
   readonly lquantize: { readonly base: bigint; readonly levels: number; readonly limit: bigint; readonly step: bigint } | undefined;
@@ -461,6 +505,12 @@ class AggregationTable {
   /** Hands the entries over and starts empty (the aggregation buffer switch). */
   take(): Map<string, AggregationBucket> {
     this.takes++;
+    for (const step of this.armed) {
+      step.cellBucket?.settle();
+      step.cell!.armed.value = 0;
+      step.cellBucket = undefined;
+    }
+    if (this.armed.length !== 0) this.armed = [];
     const taken = this.entries;
     this.entries = new Map();
     this.noKey = undefined;
@@ -648,6 +698,7 @@ export class DTraceState {
       this.plans.set(probe.id, plan);
       this.planById[probe.id] = plan;
     }
+    if (plan.trampoline) this.retireCells(plan);
     plan.ecbs.push(ep);
     plan.trampoline = undefined;
     if ((ep.storesData && ecb.headerSize >= 12) || readsTimestamp(predicate) || actions.some(readsTimestamp)) plan.needsTimestamp = true;
@@ -684,7 +735,7 @@ export class DTraceState {
       const table = this.tables.get(Number(act.uarg));
       const lookup = !table ? LOOKUP_TUPLE : keys.length === 0 ? LOOKUP_NONE : hashable ? LOOKUP_HASH : LOOKUP_TUPLE;
       const constantKeys = lookup === LOOKUP_HASH && keys.every((k) => probeConstant(k.difo!));
-      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0 });
+      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0, cell: undefined, cellBucket: undefined });
     }
     return steps;
   }
@@ -783,14 +834,52 @@ export class DTraceState {
 
   private makeTrampoline(plan: ProbePlan): Trampoline | null {
     let needs = 0;
-    const ecbs = plan.ecbs.map((ep) => {
+    const ecbs = plan.ecbs.map((ep): TrampolineEcb => {
       const w = ep.predicate === undefined ? undefined : this.translated.get(ep.predicate);
       if (w !== undefined) needs = unionNeeds(needs, w.needs);
-      return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined };
+      const aggregation = this.cellAggregation(ep);
+      if (aggregation?.value !== undefined) needs = unionNeeds(needs, aggregation.value.needs);
+      return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation };
     });
     plan.trampolineNeeds = needs;
-    plan.trampoline = trampoline(ecbs, needsIds(needs), this.trampolineHooks) ?? null;
+    const t = trampoline(ecbs, needsIds(needs), this.trampolineHooks);
+    if (t !== undefined) {
+      for (const [i, cell] of t.cells) (plan.ecbs[i]!.steps[0] as AggregationStep).cell = cell;
+    }
+    plan.trampoline = t ?? null;
     return plan.trampoline;
+  }
+
+  /**
+   * The aggregation a trampoline can update itself for `ep` (see
+   * trampoline.ts): its one action aggregates with count(), sum(), min(),
+   * max() or avg(), by no key or keys the same at each firing, and its
+   * value's DIF, if any, is translated and calls nothing out.
+   */
+  private cellAggregation(ep: Ecb): TrampolineEcb['aggregation'] {
+    if (ep.steps.length !== 1) return undefined;
+    const step = ep.steps[0]!;
+    if (!step.aggregation || step.table === undefined || step.increment !== undefined) return undefined;
+    if (step.lookup !== LOOKUP_NONE && !step.constantKeys) return undefined;
+    const fn = CELL_FUNCTIONS.get(step.table.desc.function);
+    if (fn === undefined) return undefined;
+    const value = step.value === undefined ? undefined : this.translated.get(step.value);
+    if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
+    return { fn, value, ndx: step.ndx };
+  }
+
+  /** Takes in what a plan's trampoline cells hold before the trampoline is replaced (an ECB added to the probe). */
+  private retireCells(plan: ProbePlan): void {
+    for (const ep of plan.ecbs) {
+      const step = ep.steps[0];
+      if (step === undefined || !step.aggregation || step.cell === undefined) continue;
+      if (step.cellBucket !== undefined) {
+        step.cellBucket.settle(step.cell);
+        step.table!.armed = step.table!.armed.filter((s) => s !== step);
+        step.cellBucket = undefined;
+      }
+      step.cell = undefined;
+    }
   }
 
   private tramProbe = 0;
@@ -864,27 +953,29 @@ export class DTraceState {
     this.tramTimestamp = timestamp;
     this.tramLocals = locals;
     const counter = sharedBlock().i32;
-    const outer = counter[0]!;
-    counter[0] = 0;
+    const outer = counter[B_COUNT >> 2]!;
+    counter[B_COUNT >> 2] = 0;
+    // A fault unwinding out of a predicate reads as action 0 (a value's writes its ndx first).
+    counter[B_NDX >> 2] = 0;
     this.trampolineRefill(true);
     let from = 0;
     try {
       for (;;) {
         try {
-          t(from);
+          t.fire(from);
           return;
         } catch (e) {
           if (!(e instanceof DifFault)) throw e;
-          const i = trampolineEcb();
+          const { ecb: i, ndx } = trampolineFault();
           const ep = plan.ecbs[i]!;
-          this.translated.get(ep.predicate!)?.reset();
+          if (ndx === 0) this.translated.get(ep.predicate!)?.reset();
           const f = this.tramPrepared;
           if (f !== undefined) {
             this.instructions += f.instructions;
             f.busy = false;
             this.tramPrepared = undefined;
           }
-          this.error(ep, cpu, 0, e);
+          this.error(ep, cpu, ndx, e);
           if ((plan.activities & this.activityBit) === 0) return;
           from = i + 1;
           if (from >= plan.ecbs.length) return;
@@ -892,8 +983,8 @@ export class DTraceState {
         }
       }
     } finally {
-      this.instructions += counter[0]!;
-      counter[0] = outer;
+      this.instructions += counter[B_COUNT >> 2]!;
+      counter[B_COUNT >> 2] = outer;
       if (this.tramPrepared !== undefined) {
         this.tramPrepared.busy = false;
         this.tramPrepared = undefined;
@@ -1162,6 +1253,14 @@ export class DTraceState {
     if (step.constantKeys) {
       step.constantBucket = bucket;
       step.constantTakes = t.takes;
+    }
+    if (step.cell !== undefined && step.cellBucket !== bucket) {
+      // The probe's trampoline updates this entry from the next firing on (until the next snapshot).
+      step.cell.instructions.value = step.constantKeys ? step.constantInstructions : 0;
+      step.cell.armed.value = 1;
+      step.cellBucket = bucket;
+      bucket.cells.push(step.cell);
+      t.armed.push(step);
     }
     this.aggregate(t, bucket, value, increment);
   }

@@ -14,6 +14,20 @@
 //     predicate() == 0 -> next ECB
 //     steps(i, mode) == 0 -> return    the actions; 0 once the activity stops the probe
 //
+// Aggregations in the trampoline: an ECB whose one action is count(),
+// sum(), min(), max() or avg() of an aggregation with no key or keys the
+// same at every firing of the probe (`@ = count()`, `@[probefunc] =
+// sum(arg0)`), whose value DIF is translated and calls nothing out, is
+// updated by the trampoline itself once the firing plan has found its
+// entry: the module's globals o<i> (armed), k<i> (the instructions the
+// keys' DIF counted, as each firing counts them), a<i> and b<i> (what the
+// firings since added: count, sum, min or max, avg's count and sum) are
+// the entry's data still to be taken in, which the entry folds in when it
+// is read and when the aggregation is snapshot (state.ts). Disarmed, the
+// ECB's actions run in JavaScript, which arms it:
+//
+//     o<i> ? (count += k<i>; a<i> op= value()) : steps(i, mode)
+//
 // The firing block (wasm.ts) is filled once per firing with the union of
 // what the predicates read; a fault in a predicate unwinds through the
 // trampoline to its JavaScript entry (state.ts), which reads B_ECB, fires
@@ -21,7 +35,7 @@
 // cannot take (no WebAssembly, a module over MODULE_LIMIT) leaves the probe
 // to the JavaScript loop over its plan.
 
-import { B_ECB, B_NUMBERS, B_PREDICATE, MODULE_LIMIT, compiledModule, sharedBlock, type WasmDifo } from './wasm.js';
+import { B_COUNT, B_ECB, B_NDX, B_NUMBERS, B_PREDICATE, MODULE_LIMIT, compiledModule, sharedBlock, type WasmDifo } from './wasm.js';
 import { Bytes, Code, F64, I32, I64, OP } from './wasm-encoding.js';
 
 /** How `steps(i, mode)` finds ECB i's firing context. */
@@ -31,13 +45,30 @@ export const STEPS_PREPARED = 1;
 /** Its predicate is the interpreter's: steps runs the whole ECB. */
 export const STEPS_WHOLE = 2;
 
+/** The aggregating functions a trampoline updates (see the top). */
+export type CellFunction = 'count' | 'sum' | 'min' | 'max' | 'avg';
+
 /** One ECB as the trampoline sees it. */
 export interface TrampolineEcb {
   readonly epid: number;
   /** Its predicate translated, or none (no predicate, or one left to the interpreter: `interpreted`). */
   readonly predicate: WasmDifo | undefined;
   readonly interpreted: boolean;
+  /** The aggregation it updates itself: its function, its value's DIF (none for count()), the action's index + 1. */
+  readonly aggregation?: { readonly fn: CellFunction; readonly value: WasmDifo | undefined; readonly ndx: number } | undefined;
 }
+
+/** The globals of an ECB's aggregation in a trampoline instance (see the top). */
+export interface TrampolineCell {
+  readonly fn: CellFunction;
+  readonly armed: WebAssembly.Global;
+  readonly instructions: WebAssembly.Global;
+  readonly a: WebAssembly.Global;
+  readonly b: WebAssembly.Global;
+}
+
+/** What a/b hold when nothing was added: min's and max's identities. */
+export const cellStart = (fn: CellFunction): bigint => (fn === 'min' ? 0x7fffffffffffffffn : fn === 'max' ? -0x8000000000000000n : 0n);
 
 export interface TrampolineHooks {
   /** Sets up ECB i's firing context before its predicate calls out. */
@@ -47,13 +78,21 @@ export interface TrampolineHooks {
 }
 
 /** The generated function: runs the ECBs from index `from` on. */
-export type Trampoline = (from: number) => void;
+export type TrampolineFire = (from: number) => void;
+
+export interface Trampoline {
+  readonly fire: TrampolineFire;
+  /** By ECB index, the aggregation globals of those that have them. */
+  readonly cells: ReadonlyMap<number, TrampolineCell>;
+}
 
 /**
  * The trampoline module's bytes. Its imports: d.m (the firing block's
  * memory), d.prepare, d.steps, then p.<i> for each ECB with a translated
- * predicate and, with `epids`, g.<i>, each ECB's epid as an f64 global, so
- * that the probes of one program share one compiled module.
+ * predicate and v.<i> for each aggregation's value DIF, and, with `epids`,
+ * g.<i>, each ECB's epid as an f64 global, so that the probes of one
+ * program share one compiled module. It exports fire and the aggregation
+ * globals o<i>, k<i>, a<i>, b<i>.
  */
 export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean): Uint8Array<ArrayBuffer> {
   const m = new Bytes().u8(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00);
@@ -63,25 +102,60 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   types.u8(0x60).uleb(2).u8(I32, I32).uleb(1).u8(I32); // steps: (i, mode) -> i32
   m.section(1, types);
   const predicates = ecbs.filter((e) => e.predicate !== undefined).length;
-  const imports = new Bytes().uleb(3 + predicates + (epids ? ecbs.length : 0));
+  const values = ecbs.filter((e) => e.aggregation?.value !== undefined).length;
+  const imports = new Bytes().uleb(3 + predicates + values + (epids ? ecbs.length : 0));
   imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   imports.name('d').name('prepare').u8(0x00).uleb(1);
   imports.name('d').name('steps').u8(0x00).uleb(2);
+  const predicateFn: number[] = [];
+  const valueFn: number[] = [];
+  let fn = 2;
   ecbs.forEach((e, i) => {
-    if (e.predicate !== undefined) imports.name('p').name(String(i)).u8(0x00).uleb(0);
+    if (e.predicate === undefined) return;
+    imports.name('p').name(String(i)).u8(0x00).uleb(0);
+    predicateFn[i] = fn++;
+  });
+  ecbs.forEach((e, i) => {
+    if (e.aggregation?.value === undefined) return;
+    imports.name('v').name(String(i)).u8(0x00).uleb(0);
+    valueFn[i] = fn++;
   });
   if (epids) ecbs.forEach((_e, i) => imports.name('g').name(String(i)).u8(0x03, F64, 0x00));
   m.section(2, imports);
   m.section(3, new Bytes().uleb(1).uleb(1));
+  // The aggregation globals, after the imported epids: o, k (i32), a, b (i64) of each such ECB.
+  const cellGlobal: number[] = [];
+  const globals = new Bytes();
+  let nglobals = 0;
+  let g = epids ? ecbs.length : 0;
+  ecbs.forEach((e, i) => {
+    if (e.aggregation === undefined) return;
+    cellGlobal[i] = g;
+    g += 4;
+    nglobals += 4;
+    const start = cellStart(e.aggregation.fn);
+    globals.u8(I32, 0x01, OP.i32_const, 0x00, OP.end);
+    globals.u8(I32, 0x01, OP.i32_const, 0x00, OP.end);
+    globals.u8(I64, 0x01, OP.i64_const).sleb(start).u8(OP.end);
+    globals.u8(I64, 0x01, OP.i64_const, 0x00, OP.end);
+  });
+  if (nglobals > 0) m.section(6, new Bytes().uleb(nglobals).u8(...globals.b));
   const F_PREPARE = 0, F_STEPS = 1;
-  m.section(7, new Bytes().uleb(1).name('fire').u8(0x00).uleb(2 + predicates));
+  const exports = new Bytes().uleb(1 + nglobals).name('fire').u8(0x00).uleb(fn);
+  ecbs.forEach((e, i) => {
+    if (e.aggregation === undefined) return;
+    ['o', 'k', 'a', 'b'].forEach((x, j) => exports.name(x + String(i)).u8(0x03).uleb(cellGlobal[i]! + j));
+  });
+  m.section(7, exports);
   const c = new Code();
-  c.uleb(0);
-  let fn = 2;
+  const TMP = 1;
+  c.uleb(1).uleb(1).u8(I64);
+  const anyValue = values > 0;
   ecbs.forEach((e, i) => {
     c.block('next');
     c.get(0).i32(i).u8(OP.i32_gt_u).brIf('next');
     c.i32(0).i32(i).mem(OP.i32_store, 2, B_ECB);
+    if (anyValue) c.i32(0).i32(0).mem(OP.i32_store, 2, B_NDX);
     if (epids) c.i32(0).u8(OP.global_get).uleb(i).mem(OP.f64_store, 3, B_NUMBERS);
     let mode = e.interpreted ? STEPS_WHOLE : STEPS_FRESH;
     const p = e.predicate;
@@ -91,9 +165,48 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
         mode = STEPS_PREPARED;
       }
       c.i32(0).i32(p.id).mem(OP.i32_store, 2, B_PREDICATE);
-      c.u8(OP.call).uleb(fn++);
+      c.u8(OP.call).uleb(predicateFn[i]!);
       c.i32(0).i32(0).mem(OP.i32_store, 2, B_PREDICATE);
       c.u8(OP.i64_eqz).brIf('next');
+    }
+    const agg = e.aggregation;
+    if (agg !== undefined) {
+      const [o, k, a, b] = [0, 1, 2, 3].map((j) => cellGlobal[i]! + j) as [number, number, number, number];
+      const gget = (x: number): Code => c.u8(OP.global_get).uleb(x);
+      const gset = (x: number): Code => c.u8(OP.global_set).uleb(x);
+      gget(o).if_();
+      // The instructions the keys' DIF counts at each firing, then the value's own.
+      c.i32(0).i32(0).mem(OP.i32_load, 2, B_COUNT);
+      gget(k).u8(OP.i32_add).mem(OP.i32_store, 2, B_COUNT);
+      if (agg.value !== undefined) {
+        c.i32(0).i32(agg.ndx).mem(OP.i32_store, 2, B_NDX);
+        c.u8(OP.call).uleb(valueFn[i]!).set(TMP);
+      }
+      switch (agg.fn) {
+        case 'count':
+          gget(a).i64(1).u8(OP.i64_add);
+          gset(a);
+          break;
+        case 'sum':
+          gget(a).get(TMP).u8(OP.i64_add);
+          gset(a);
+          break;
+        case 'min':
+        case 'max':
+          c.get(TMP);
+          gget(a).get(TMP);
+          gget(a).u8(agg.fn === 'min' ? OP.i64_lt_s : OP.i64_gt_s, OP.select);
+          gset(a);
+          break;
+        case 'avg':
+          gget(a).i64(1).u8(OP.i64_add);
+          gset(a);
+          gget(b).get(TMP).u8(OP.i64_add);
+          gset(b);
+          break;
+      }
+      c.br('next');
+      c.end();
     }
     c.i32(i).i32(mode).u8(OP.call).uleb(F_STEPS).u8(OP.i32_eqz).if_().u8(OP.return).end();
     c.end();
@@ -113,23 +226,39 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   const bytes = trampolineBytes(ecbs, epids);
   if (bytes.length > MODULE_LIMIT) return undefined;
   const p: WebAssembly.ModuleImports = {};
+  const v: WebAssembly.ModuleImports = {};
   const g: WebAssembly.ModuleImports = {};
   ecbs.forEach((e, i) => {
     if (e.predicate !== undefined) p[String(i)] = e.predicate.exported;
+    if (e.aggregation?.value !== undefined) v[String(i)] = e.aggregation.value.exported;
     if (epids) g[String(i)] = new WebAssembly.Global({ value: 'f64', mutable: false }, e.epid);
   });
   const imports: WebAssembly.Imports = {
     d: { m: sharedBlock().memory, prepare: (i: number) => hooks.prepare(i), steps: (i: number, mode: number) => hooks.steps(i, mode) },
     p,
+    v,
   };
   if (epids) imports['g'] = g;
   const instance = new WebAssembly.Instance(compiledModule(bytes), imports);
-  return instance.exports['fire'] as Trampoline;
+  const x = instance.exports;
+  const cells = new Map<number, TrampolineCell>();
+  ecbs.forEach((e, i) => {
+    if (e.aggregation === undefined) return;
+    const global = (name: string): WebAssembly.Global => x[name + String(i)] as WebAssembly.Global;
+    cells.set(i, { fn: e.aggregation.fn, armed: global('o'), instructions: global('k'), a: global('a'), b: global('b') });
+  });
+  return { fire: x['fire'] as TrampolineFire, cells };
 }
 
-/** The index of the ECB the running trampoline was at (read after a fault unwound out of it); clears the running predicate. */
-export function trampolineEcb(): number {
+/**
+ * Where the running trampoline was when a fault unwound out of it: the ECB's
+ * index and the action's index + 1 (0: its predicate). Clears the running
+ * predicate.
+ */
+export function trampolineFault(): { ecb: number; ndx: number } {
   const b = sharedBlock().i32;
   b[B_PREDICATE >> 2] = 0;
-  return b[B_ECB >> 2]!;
+  const ndx = b[B_NDX >> 2]!;
+  b[B_NDX >> 2] = 0;
+  return { ecb: b[B_ECB >> 2]!, ndx };
 }

@@ -109,9 +109,12 @@ const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: 
  *   196  i32  the id of the predicate DIFO the trampoline has called, while it
  *             runs (0 otherwise): a run of that DIFO entered meanwhile is
  *             left to the interpreter
+ *   200  i32  the action index (ndx) of the aggregation whose value DIFO the
+ *             trampoline runs, 0 while it runs a predicate
  */
 const B_COUNT = 0, B_ARGC = 4, B_ARGS = 8, B_TIMESTAMP = 88, B_NUMBERS = 96, B_TRANSLATION = 168;
-export const B_ECB = 192, B_PREDICATE = 196;
+export const B_ECB = 192, B_PREDICATE = 196, B_NDX = 200;
+export { B_COUNT };
 export { B_NUMBERS };
 /** The f64 slot of each Number builtin, and what its value needs written. */
 const NEED_ARGS = 1, NEED_TIMESTAMP = 2, NEED_IDS = 4, NEED_THREAD = 8, NEED_ERRNO = 16;
