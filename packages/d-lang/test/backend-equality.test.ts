@@ -34,6 +34,7 @@ const written = [
   { name: 'ring buffer under predicates', text: '#pragma D option bufsize=128\n#pragma D option bufpolicy=ring\nsyscall:::entry /arg0 != 7/ { trace(arg0); } syscall:::entry /arg2 > 0/ { trace(arg2); }' },
   { name: 'aggregating functions under predicates', text: 'syscall:::entry /arg0 != 0/ { @c = count(); @s[probefunc] = sum(arg2); @mi[probefunc] = min(arg0); @ma = max(arg0); @av[probename] = avg(arg2); @sd = stddev(arg2); } syscall:::entry /arg2 > 100/ { @c2[probefunc] = count(); }' },
   { name: 'aggregations a trampoline updates', text: 'syscall:::entry { @c = count(); } syscall:::entry { @s[probefunc] = sum(arg2); } syscall:::entry { @mi[probename, 3] = min((int)arg0); } syscall:::entry { @ma = max(arg0 - arg2); } syscall:::entry { @av["k"] = avg(arg2 * 3); } syscall:::entry /arg2 != 4096/ { @z = sum(10 / (arg0 - 3)); } syscall:::entry { @n = count(); @m = count(); } ERROR { @e[arg2, arg3, arg4] = count(); }' },
+  { name: 'a probe with more ECBs than a trampoline module may hold', text: Array.from({ length: 160 }, (_, i) => `syscall::read:entry /arg0 != ${i}/ { @c${i % 5} = count(); }`).join('\n') },
   { name: 'strings', text: 'syscall:::entry { this->s = strjoin(probefunc, "!"); printf("%s %d %s %s\\n", this->s, strlen(this->s), substr(this->s, 1, 3), this->s == "read!" ? "yes" : "no"); }' },
 ];
 
@@ -119,6 +120,35 @@ describe('backend=dif and backend=wasm give equal results', () => {
       expect(keys).toHaveLength(ARGS.length);
       for (const k of keys) expect(k).toMatch(/^agg 1 "iffffffffffffffff" /);
     }
+  });
+  it('runs a probe fired from a call-out of a predicate a trampoline runs, and the rest of the outer firing, as the interpreter does', () => {
+    const text = 'syscall::read:entry /execname != "x" && arg0 == 3/ { trace(arg0); trace(arg2); } syscall::read:entry /arg1 == 0x1000/ { trace(arg1); } syscall::open:entry /arg0 == 9/ { trace(arg1); trace(execname); }';
+    const program = compile(text, corpusOptions('nested', text)).program!;
+    const outputs = (['dif', 'wasm'] as const).map((backend) => {
+      const reg = corpusRegistry();
+      const options = defaultOptions();
+      setOption(options, 'backend', backend);
+      let nest = 0;
+      let state: DTraceState | undefined;
+      const open = reg.lookup('syscall', '', 'open', 'entry')!.id;
+      // A machine whose thread lookup fires syscall::open:entry once, from inside the first read:entry predicate's execname.
+      const machine = new (class extends IdleMachine {
+        override thread(): ReturnType<IdleMachine['thread']> {
+          if (nest++ === 0) state!.probe(open, 0, [9n, 8n]);
+          return super.thread();
+        }
+      })(1);
+      state = new DTraceState(program, reg, machine, options);
+      state.go(0, () => {});
+      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [3n, 0x1000n, 64n]);
+      return state.snapshot(0, true).entries.map((e) => (e.kind === 'data' ? `${e.epid} ${bytesHex(e.bytes)}` : `error ${e.epid}`));
+    });
+    // The nested firing's record first (arg1 8, execname), then the outer firing's: its arguments, not the nested one's.
+    expect(outputs[0]!.map((r) => r.slice(0, 2))).toEqual(['3 ', '1 ', '2 ']);
+    expect(outputs[0]![0]).toContain('0800000000000000');
+    expect(outputs[0]![1]).toContain('03000000000000004000000000000000');
+    expect(outputs[0]![2]).toContain('0010000000000000');
+    expect(outputs[1]).toEqual(outputs[0]);
   });
   it('translated the DIF of the programs above', () => {
     expect(translated).toBeGreaterThan(200);
