@@ -28,7 +28,7 @@ import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
-import { B_COUNT, B_NDX, blockFills, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
+import { B_COUNT, B_NDX, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
 import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type Trampoline, type TrampolineCell, type TrampolineEcb, type TrampolineHooks } from './trampoline.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
@@ -425,11 +425,17 @@ class AggregationBucket implements AggregationEntry {
     return this.words;
   }
 
-  /** Takes in what a trampoline cell added, and empties it (count, sum: wrapping int64 additions; min, max; avg: count and sum). */
+  /**
+   * Takes in what a trampoline's cell in the shared memory added, and
+   * empties it (count, sum: wrapping int64 additions; min, max; avg: count
+   * and sum).
+   */
   absorb(c: TrampolineCell): void {
-    const a = c.a.value as bigint;
+    const words = sharedBlock().i64;
+    const at = (c.armed.value as number) >> 3;
+    const a = words[at]!;
     const start = cellStart(c.fn);
-    if (a === start && (c.fn !== 'avg' || c.b.value === 0n)) return;
+    if (a === start && (c.fn !== 'avg' || words[at + 1] === 0n)) return;
     const d = this.words;
     switch (c.fn) {
       case 'count':
@@ -438,16 +444,21 @@ class AggregationBucket implements AggregationEntry {
       case 'max': if (a > d[0]!) d[0] = a; break;
       case 'avg':
         d[0] = d[0]! + a;
-        d[1] = BigInt.asIntN(64, d[1]! + (c.b.value as bigint));
-        c.b.value = 0n;
+        d[1] = BigInt.asIntN(64, d[1]! + words[at + 1]!);
+        words[at + 1] = 0n;
         break;
     }
-    c.a.value = start;
+    words[at] = start;
   }
 
-  /** Takes in every armed cell and forgets them (at a snapshot, or when a trampoline is replaced). */
+  /** Takes in an armed cell (every one without `only`), disarms it and hands it back (at a snapshot, when a trampoline is replaced, at stop). */
   settle(only?: TrampolineCell): void {
-    for (const c of this.cells) if (only === undefined || c === only) this.absorb(c);
+    for (const c of this.cells) {
+      if (only !== undefined && c !== only) continue;
+      this.absorb(c);
+      freeCell(c.armed.value as number);
+      c.armed.value = 0;
+    }
     if (only === undefined) this.cells.length = 0;
     else this.cells.splice(this.cells.indexOf(only), 1);
   }
@@ -505,17 +516,21 @@ class AggregationTable {
   /** Hands the entries over and starts empty (the aggregation buffer switch). */
   take(): Map<string, AggregationBucket> {
     this.takes++;
-    for (const step of this.armed) {
-      step.cellBucket?.settle();
-      step.cell!.armed.value = 0;
-      step.cellBucket = undefined;
-    }
-    if (this.armed.length !== 0) this.armed = [];
+    this.disarm();
     const taken = this.entries;
     this.entries = new Map();
     this.noKey = undefined;
     this.byHash.clear();
     return taken;
+  }
+
+  /** Takes in and disarms every trampoline cell armed for the entries (see AggregationBucket.settle). */
+  disarm(): void {
+    for (const step of this.armed) {
+      step.cellBucket?.settle();
+      step.cellBucket = undefined;
+    }
+    if (this.armed.length !== 0) this.armed = [];
   }
 
   /** The entries whose key values hash to `h`: one, several, or none. */
@@ -1255,12 +1270,15 @@ export class DTraceState {
       step.constantTakes = t.takes;
     }
     if (step.cell !== undefined && step.cellBucket !== bucket) {
-      // The probe's trampoline updates this entry from the next firing on (until the next snapshot).
-      step.cell.instructions.value = step.constantKeys ? step.constantInstructions : 0;
-      step.cell.armed.value = 1;
-      step.cellBucket = bucket;
-      bucket.cells.push(step.cell);
-      t.armed.push(step);
+      // The probe's trampoline updates this entry from the next firing on (until the next snapshot), in a cell of the shared memory.
+      const address = allocateCell(cellStart(step.cell.fn));
+      if (address !== 0) {
+        step.cell.instructions.value = step.constantKeys ? step.constantInstructions : 0;
+        step.cell.armed.value = address;
+        step.cellBucket = bucket;
+        bucket.cells.push(step.cell);
+        t.armed.push(step);
+      }
     }
     this.aggregate(t, bucket, value, increment);
   }
@@ -1945,6 +1963,8 @@ export class DTraceState {
     fireEnd(cpu);
     this.activity = 'stopped';
     this.disable();
+    // Nothing fires any more: the trampolines' cells are taken in and handed back.
+    for (const t of this.tables.values()) t.disarm();
   }
 }
 

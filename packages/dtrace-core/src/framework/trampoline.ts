@@ -19,14 +19,15 @@
 // same at every firing of the probe (`@ = count()`, `@[probefunc] =
 // sum(arg0)`), whose value DIF is translated and calls nothing out, is
 // updated by the trampoline itself once the firing plan has found its
-// entry: the module's globals o<i> (armed), k<i> (the instructions the
-// keys' DIF counted, as each firing counts them), a<i> and b<i> (what the
-// firings since added: count, sum, min or max, avg's count and sum) are
-// the entry's data still to be taken in, which the entry folds in when it
-// is read and when the aggregation is snapshot (state.ts). Disarmed, the
-// ECB's actions run in JavaScript, which arms it:
+// entry: the module's global o<i> holds the address of the entry's cell
+// in the shared memory (0: disarmed), k<i> the instructions the keys' DIF
+// counted, as each firing counts them. The cell (see allocateCell) holds
+// what the firings since added (count, sum, min or max; avg's count and
+// sum): the entry's data still to be taken in, which the entry folds in
+// when it is read and when the aggregation is snapshot (state.ts).
+// Disarmed, the ECB's actions run in JavaScript, which arms it:
 //
-//     o<i> ? (count += k<i>; a<i> op= value()) : steps(i, mode)
+//     o<i> ? (count += k<i>; cell op= value()) : steps(i, mode)
 //
 // The firing block (wasm.ts) is filled once per firing with the union of
 // what the predicates read; a fault in a predicate unwinds through the
@@ -61,13 +62,12 @@ export interface TrampolineEcb {
 /** The globals of an ECB's aggregation in a trampoline instance (see the top). */
 export interface TrampolineCell {
   readonly fn: CellFunction;
+  /** o<i>: the address of the cell the trampoline updates, 0 while disarmed. */
   readonly armed: WebAssembly.Global;
   readonly instructions: WebAssembly.Global;
-  readonly a: WebAssembly.Global;
-  readonly b: WebAssembly.Global;
 }
 
-/** What a/b hold when nothing was added: min's and max's identities. */
+/** What a cell's first word holds when nothing was added: min's and max's identities. */
 export const cellStart = (fn: CellFunction): bigint => (fn === 'min' ? 0x7fffffffffffffffn : fn === 'max' ? -0x8000000000000000n : 0n);
 
 export interface TrampolineHooks {
@@ -123,7 +123,7 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   if (epids) ecbs.forEach((_e, i) => imports.name('g').name(String(i)).u8(0x03, F64, 0x00));
   m.section(2, imports);
   m.section(3, new Bytes().uleb(1).uleb(1));
-  // The aggregation globals, after the imported epids: o, k (i32), a, b (i64) of each such ECB.
+  // The aggregation globals, after the imported epids: o, k (i32) of each such ECB.
   const cellGlobal: number[] = [];
   const globals = new Bytes();
   let nglobals = 0;
@@ -131,25 +131,22 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   ecbs.forEach((e, i) => {
     if (e.aggregation === undefined) return;
     cellGlobal[i] = g;
-    g += 4;
-    nglobals += 4;
-    const start = cellStart(e.aggregation.fn);
+    g += 2;
+    nglobals += 2;
     globals.u8(I32, 0x01, OP.i32_const, 0x00, OP.end);
     globals.u8(I32, 0x01, OP.i32_const, 0x00, OP.end);
-    globals.u8(I64, 0x01, OP.i64_const).sleb(start).u8(OP.end);
-    globals.u8(I64, 0x01, OP.i64_const, 0x00, OP.end);
   });
   if (nglobals > 0) m.section(6, new Bytes().uleb(nglobals).u8(...globals.b));
   const F_PREPARE = 0, F_STEPS = 1;
   const exports = new Bytes().uleb(1 + nglobals).name('fire').u8(0x00).uleb(fn);
   ecbs.forEach((e, i) => {
     if (e.aggregation === undefined) return;
-    ['o', 'k', 'a', 'b'].forEach((x, j) => exports.name(x + String(i)).u8(0x03).uleb(cellGlobal[i]! + j));
+    ['o', 'k'].forEach((x, j) => exports.name(x + String(i)).u8(0x03).uleb(cellGlobal[i]! + j));
   });
   m.section(7, exports);
   const c = new Code();
-  const TMP = 1;
-  c.uleb(1).uleb(1).u8(I64);
+  const TMP = 1, CELL = 2, CUR = 3;
+  c.uleb(3).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64);
   const anyValue = values > 0;
   ecbs.forEach((e, i) => {
     c.block('next');
@@ -171,10 +168,15 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
     }
     const agg = e.aggregation;
     if (agg !== undefined) {
-      const [o, k, a, b] = [0, 1, 2, 3].map((j) => cellGlobal[i]! + j) as [number, number, number, number];
+      const o = cellGlobal[i]!, k = o + 1;
       const gget = (x: number): Code => c.u8(OP.global_get).uleb(x);
-      const gset = (x: number): Code => c.u8(OP.global_set).uleb(x);
-      gget(o).if_();
+      /** cell[word] = (what `value` leaves on the stack, given cell[word] pushed). */
+      const update = (word: number, value: (c: Code) => void): void => {
+        c.get(CELL).get(CELL).mem(OP.i64_load, 3, 8 * word);
+        value(c);
+        c.mem(OP.i64_store, 3, 8 * word);
+      };
+      gget(o).u8(OP.local_tee).uleb(CELL).if_();
       // The instructions the keys' DIF counts at each firing, then the value's own.
       c.i32(0).i32(0).mem(OP.i32_load, 2, B_COUNT);
       gget(k).u8(OP.i32_add).mem(OP.i32_store, 2, B_COUNT);
@@ -184,25 +186,19 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
       }
       switch (agg.fn) {
         case 'count':
-          gget(a).i64(1).u8(OP.i64_add);
-          gset(a);
+          update(0, (c) => c.i64(1).u8(OP.i64_add));
           break;
         case 'sum':
-          gget(a).get(TMP).u8(OP.i64_add);
-          gset(a);
+          update(0, (c) => c.get(TMP).u8(OP.i64_add));
           break;
         case 'min':
         case 'max':
-          c.get(TMP);
-          gget(a).get(TMP);
-          gget(a).u8(agg.fn === 'min' ? OP.i64_lt_s : OP.i64_gt_s, OP.select);
-          gset(a);
+          // cell = value < cell ? value : cell (max: >), the current word kept in TMP's place on the stack.
+          update(0, (c) => c.set(CUR).get(TMP).get(CUR).get(TMP).get(CUR).u8(agg.fn === 'min' ? OP.i64_lt_s : OP.i64_gt_s, OP.select));
           break;
         case 'avg':
-          gget(a).i64(1).u8(OP.i64_add);
-          gset(a);
-          gget(b).get(TMP).u8(OP.i64_add);
-          gset(b);
+          update(0, (c) => c.i64(1).u8(OP.i64_add));
+          update(1, (c) => c.get(TMP).u8(OP.i64_add));
           break;
       }
       c.br('next');
@@ -245,7 +241,7 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   ecbs.forEach((e, i) => {
     if (e.aggregation === undefined) return;
     const global = (name: string): WebAssembly.Global => x[name + String(i)] as WebAssembly.Global;
-    cells.set(i, { fn: e.aggregation.fn, armed: global('o'), instructions: global('k'), a: global('a'), b: global('b') });
+    cells.set(i, { fn: e.aggregation.fn, armed: global('o'), instructions: global('k') });
   });
   return { fire: x['fire'] as TrampolineFire, cells };
 }

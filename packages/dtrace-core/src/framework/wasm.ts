@@ -436,16 +436,50 @@ interface Block {
   readonly i32: Int32Array;
   readonly u32: Uint32Array;
   readonly u64: BigUint64Array;
+  readonly i64: BigInt64Array;
   readonly f64: Float64Array;
 }
+/**
+ * The shared memory: the firing block in its first page, the aggregation
+ * cells of trampolines (see allocateCell) in the second. It never grows,
+ * so the views over it are never detached.
+ */
 let block: Block | undefined;
 export function sharedBlock(): Block {
   if (block === undefined) {
-    const memory = new WebAssembly.Memory({ initial: 1 });
+    const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
     const buffer = memory.buffer;
-    block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), f64: new Float64Array(buffer) };
+    block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), i64: new BigInt64Array(buffer), f64: new Float64Array(buffer) };
   }
   return block;
+}
+
+/** Aggregation cells: 16 bytes each, in the shared memory's second page. */
+const CELLS_START = 65536, CELL_SIZE = 16, CELLS_END = 131072;
+const freeCells: number[] = [];
+let cellsTop = CELLS_START;
+
+/**
+ * A cell of the shared memory for a trampoline's aggregation (two i64
+ * words, set to `first` and 0), or 0 when every cell is taken (the
+ * aggregation then stays with the firing plan's JavaScript). Cells are
+ * handed back with freeCell when their entry is snapshot, their
+ * trampoline replaced or tracing stopped.
+ */
+export function allocateCell(first: bigint): number {
+  let address = freeCells.pop();
+  if (address === undefined) {
+    if (cellsTop + CELL_SIZE > CELLS_END) return 0;
+    address = cellsTop;
+    cellsTop += CELL_SIZE;
+  }
+  const b = sharedBlock();
+  b.i64[address >> 3] = first;
+  b.i64[(address >> 3) + 1] = 0n;
+  return address;
+}
+export function freeCell(address: number): void {
+  freeCells.push(address);
 }
 
 /** How many times the block was filled: a trampoline refills it for its later ECBs when a run in between did. */
