@@ -28,8 +28,8 @@ import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
-import { B_COUNT, B_NDX, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
-import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type Trampoline, type TrampolineCell, type TrampolineEcb, type TrampolineHooks } from './trampoline.js';
+import { B_COUNT, B_NDX, B_STAGE, RECORD_STAGE_SIZE, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
+import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type Trampoline, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
@@ -353,6 +353,10 @@ type Step = AggregationStep | ActionStep;
 const SPECIAL_RECORD_KINDS: ReadonlySet<number> = new Set([
   DTRACEACT.STACK, DTRACEACT.USTACK, DTRACEACT.JSTACK, DTRACEACT.USYM, DTRACEACT.UMOD, DTRACEACT.UADDR, DTRACEACT.TRACEMEM,
 ]);
+/** Actions that act besides recording (runSteps' switch): a trampoline does not write their records. */
+const ACTING_KINDS: ReadonlySet<number> = new Set([
+  DTRACEACT.SPECULATE, DTRACEACT.COMMIT, DTRACEACT.DISCARD, DTRACEACT.RAISE, DTRACEACT.STOP, DTRACEACT.CHILL, DTRACEACT.BREAKPOINT, DTRACEACT.PANIC, DTRACEACT.EXIT,
+]);
 /** Aggregation keys that become their symbol or module (see symbolKey). */
 const SYMBOL_KEY_KINDS: ReadonlySet<number> = new Set([DTRACEACT.SYM, DTRACEACT.MOD, DTRACEACT.USYM, DTRACEACT.UMOD]);
 
@@ -364,6 +368,8 @@ class Ecb implements EnabledProbe {
   readonly sink: { readonly bytes: Uint8Array; readonly view: DataView } | undefined;
   /** The most string-key bytes one of its aggregation steps copies (ReusedFiring.keyBytes). */
   readonly keyBytes: number;
+  /** The records its probe's trampoline writes in the stage, as offset, size pairs (see trampoline.ts). */
+  stagedRanges: number[] = [];
 
   constructor(
     readonly epid: number,
@@ -854,9 +860,14 @@ export class DTraceState {
       if (w !== undefined) needs = unionNeeds(needs, w.needs);
       const aggregation = this.cellAggregation(ep);
       if (aggregation?.value !== undefined) needs = unionNeeds(needs, aggregation.value.needs);
-      return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation };
+      const records = this.stagedRecords(ep);
+      for (const r of records ?? []) if (r.value !== undefined) needs = unionNeeds(needs, r.value.needs);
+      return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation, records };
     });
     plan.trampolineNeeds = needs;
+    plan.ecbs.forEach((ep, i) => {
+      ep.stagedRanges = ecbs[i]!.records?.flatMap((r) => [r.offset, r.size]) ?? [];
+    });
     const t = trampoline(ecbs, needsIds(needs), this.trampolineHooks);
     if (t !== undefined) {
       for (const [i, cell] of t.cells) (plan.ecbs[i]!.steps[0] as AggregationStep).cell = cell;
@@ -881,6 +892,31 @@ export class DTraceState {
     const value = step.value === undefined ? undefined : this.translated.get(step.value);
     if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
     return { fn, value, ndx: step.ndx };
+  }
+
+  /**
+   * The records a trampoline writes itself for `ep` (see trampoline.ts):
+   * every action records an integer of 1, 2, 4 or 8 bytes (its DIF's
+   * value, translated and calling nothing out, or the action's argument)
+   * and does nothing else; its chunk fits the record stage.
+   */
+  private stagedRecords(ep: Ecb): TrampolineRecord[] | undefined {
+    if (!ep.storesData || ep.steps.length === 0 || ep.ecb.size > RECORD_STAGE_SIZE || ep.ecb.actions.length !== ep.steps.length) return undefined;
+    const records: TrampolineRecord[] = [];
+    for (const step of ep.steps) {
+      if (step.aggregation) return undefined;
+      const act = step.act;
+      const rec = act.record;
+      if (rec === undefined || ACTING_KINDS.has(act.kind) || SPECIAL_RECORD_KINDS.has(act.kind) || step.byRef) return undefined;
+      if ((rec.size !== 1 && rec.size !== 2 && rec.size !== 4 && rec.size !== 8) || rec.offset < ep.ecb.headerSize || rec.offset + rec.size > ep.ecb.size) return undefined;
+      let value: WasmDifo | undefined;
+      if (step.difo !== undefined) {
+        value = this.translated.get(step.difo);
+        if (value === undefined || value.callsOut) return undefined;
+      }
+      records.push({ offset: rec.offset, size: rec.size, value, constant: BigInt.asIntN(64, act.arg), ndx: step.ndx });
+    }
+    return records;
   }
 
   /** Takes in what a plan's trampoline cells hold before the trampoline is replaced (an ECB added to the probe). */
@@ -947,6 +983,30 @@ export class DTraceState {
       if ((plan.activities & this.activityBit) === 0) return 0;
       if (i + 1 < plan.ecbs.length) this.trampolineRefill(false);
       return 1;
+    },
+    append: (i) => {
+      // The records the trampoline wrote in the stage, into a chunk with the header, appended as runSteps appends its own.
+      const ep = this.tramPlan!.ecbs[i]!;
+      const ecb = ep.ecb;
+      const size = ecb.size;
+      const cpu = this.tramCpu;
+      const slab = this.slab(cpu, size);
+      const base = slab.top;
+      slab.top = (base + size + 7) & ~7;
+      const view = slab.view;
+      view.setUint32(base, ep.epid, true);
+      if (ecb.headerSize >= 12) {
+        WORD.setBigUint64(0, this.tramTimestamp, true);
+        view.setUint32(base + 4, WORD.getUint32(4, true), true);
+        view.setUint32(base + 8, WORD.getUint32(0, true), true);
+      }
+      const stage = sharedBlock().u8;
+      const ranges = ep.stagedRanges;
+      for (let r = 0; r < ranges.length; r += 2) {
+        const from = B_STAGE + ranges[r]!;
+        slab.bytes.set(stage.subarray(from, from + ranges[r + 1]!), base + ranges[r]!);
+      }
+      this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: slab.bytes.subarray(base, base + size) });
     },
   };
 

@@ -29,6 +29,16 @@
 //
 //     o<i> ? (count += k<i>; cell op= value()) : steps(i, mode)
 //
+// Records in the trampoline: an ECB whose actions only record integers
+// (trace(arg0), printf's integer arguments, trace(timestamp) ...) from
+// translated DIF that calls nothing out, or constants, has its records
+// written by the trampoline, with i64 stores of the record's size at the
+// offsets the program gives, into the record stage of the shared memory
+// (B_STAGE); `append(i)` then copies them into the CPU's buffer with the
+// header, as the firing plan's own records are appended:
+//
+//     stage[offset_j] = record_j(); append(i)
+//
 // The firing block (wasm.ts) is filled once per firing with the union of
 // what the predicates read; a fault in a predicate unwinds through the
 // trampoline to its JavaScript entry (state.ts), which reads B_ECB, fires
@@ -36,7 +46,7 @@
 // cannot take (no WebAssembly, a module over MODULE_LIMIT) leaves the probe
 // to the JavaScript loop over its plan.
 
-import { B_COUNT, B_ECB, B_NDX, B_NUMBERS, B_PREDICATE, MODULE_LIMIT, compiledModule, sharedBlock, type WasmDifo } from './wasm.js';
+import { B_COUNT, B_ECB, B_NDX, B_NUMBERS, B_PREDICATE, B_STAGE, MODULE_LIMIT, compiledModule, sharedBlock, type WasmDifo } from './wasm.js';
 import { Bytes, Code, F64, I32, I64, OP } from './wasm-encoding.js';
 
 /** How `steps(i, mode)` finds ECB i's firing context. */
@@ -57,6 +67,18 @@ export interface TrampolineEcb {
   readonly interpreted: boolean;
   /** The aggregation it updates itself: its function, its value's DIF (none for count()), the action's index + 1. */
   readonly aggregation?: { readonly fn: CellFunction; readonly value: WasmDifo | undefined; readonly ndx: number } | undefined;
+  /** The records it writes itself (see the top), in the actions' order. */
+  readonly records?: readonly TrampolineRecord[] | undefined;
+}
+
+/** A record the trampoline writes: at `offset` of the stage, `size` (1, 2, 4, 8) bytes of its DIF's value, or of `constant`. */
+export interface TrampolineRecord {
+  readonly offset: number;
+  readonly size: number;
+  readonly value: WasmDifo | undefined;
+  readonly constant: bigint;
+  /** The action's index + 1, which a fault in its DIF is reported against. */
+  readonly ndx: number;
 }
 
 /** The globals of an ECB's aggregation in a trampoline instance (see the top). */
@@ -75,6 +97,8 @@ export interface TrampolineHooks {
   prepare(i: number): void;
   /** Runs ECB i's actions (and with STEPS_WHOLE its predicate); returns 0 when the probe's later ECBs must not run. */
   steps(i: number, mode: number): number;
+  /** Appends the records ECB i wrote in the stage to the CPU's buffer, with its header. */
+  append(i: number): void;
 }
 
 /** The generated function: runs the ECBs from index `from` on. */
@@ -103,13 +127,16 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   m.section(1, types);
   const predicates = ecbs.filter((e) => e.predicate !== undefined).length;
   const values = ecbs.filter((e) => e.aggregation?.value !== undefined).length;
-  const imports = new Bytes().uleb(3 + predicates + values + (epids ? ecbs.length : 0));
+  const recordFns = ecbs.reduce((n, e) => n + (e.records?.filter((r) => r.value !== undefined).length ?? 0), 0);
+  const imports = new Bytes().uleb(4 + predicates + values + recordFns + (epids ? ecbs.length : 0));
   imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   imports.name('d').name('prepare').u8(0x00).uleb(1);
   imports.name('d').name('steps').u8(0x00).uleb(2);
+  imports.name('d').name('append').u8(0x00).uleb(1);
   const predicateFn: number[] = [];
   const valueFn: number[] = [];
-  let fn = 2;
+  const recordFn: number[][] = [];
+  let fn = 3;
   ecbs.forEach((e, i) => {
     if (e.predicate === undefined) return;
     imports.name('p').name(String(i)).u8(0x00).uleb(0);
@@ -119,6 +146,14 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
     if (e.aggregation?.value === undefined) return;
     imports.name('v').name(String(i)).u8(0x00).uleb(0);
     valueFn[i] = fn++;
+  });
+  ecbs.forEach((e, i) => {
+    recordFn[i] = [];
+    e.records?.forEach((r, j) => {
+      if (r.value === undefined) return;
+      imports.name('r').name(`${i}.${j}`).u8(0x00).uleb(0);
+      recordFn[i]![j] = fn++;
+    });
   });
   if (epids) ecbs.forEach((_e, i) => imports.name('g').name(String(i)).u8(0x03, F64, 0x00));
   m.section(2, imports);
@@ -137,7 +172,7 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
     globals.u8(I32, 0x01, OP.i32_const, 0x00, OP.end);
   });
   if (nglobals > 0) m.section(6, new Bytes().uleb(nglobals).u8(...globals.b));
-  const F_PREPARE = 0, F_STEPS = 1;
+  const F_PREPARE = 0, F_STEPS = 1, F_APPEND = 2;
   const exports = new Bytes().uleb(1 + nglobals).name('fire').u8(0x00).uleb(fn);
   ecbs.forEach((e, i) => {
     if (e.aggregation === undefined) return;
@@ -147,7 +182,7 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   const c = new Code();
   const TMP = 1, CELL = 2, CUR = 3;
   c.uleb(3).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64);
-  const anyValue = values > 0;
+  const anyValue = values > 0 || recordFns > 0;
   ecbs.forEach((e, i) => {
     c.block('next');
     c.get(0).i32(i).u8(OP.i32_gt_u).brIf('next');
@@ -204,6 +239,20 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
       c.br('next');
       c.end();
     }
+    if (e.records !== undefined) {
+      e.records.forEach((r, j) => {
+        c.i32(0);
+        if (r.value !== undefined) {
+          c.i32(0).i32(r.ndx).mem(OP.i32_store, 2, B_NDX);
+          c.u8(OP.call).uleb(recordFn[i]![j]!);
+        } else c.i64(r.constant);
+        const store = r.size === 1 ? OP.i64_store8 : r.size === 2 ? OP.i64_store16 : r.size === 4 ? OP.i64_store32 : OP.i64_store;
+        c.mem(store, 0, B_STAGE + r.offset);
+      });
+      c.i32(i).u8(OP.call).uleb(F_APPEND);
+      c.end();
+      return;
+    }
     c.i32(i).i32(mode).u8(OP.call).uleb(F_STEPS).u8(OP.i32_eqz).if_().u8(OP.return).end();
     c.end();
   });
@@ -223,16 +272,21 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   if (bytes.length > MODULE_LIMIT) return undefined;
   const p: WebAssembly.ModuleImports = {};
   const v: WebAssembly.ModuleImports = {};
+  const r: WebAssembly.ModuleImports = {};
   const g: WebAssembly.ModuleImports = {};
   ecbs.forEach((e, i) => {
     if (e.predicate !== undefined) p[String(i)] = e.predicate.exported;
     if (e.aggregation?.value !== undefined) v[String(i)] = e.aggregation.value.exported;
+    e.records?.forEach((rec, j) => {
+      if (rec.value !== undefined) r[`${i}.${j}`] = rec.value.exported;
+    });
     if (epids) g[String(i)] = new WebAssembly.Global({ value: 'f64', mutable: false }, e.epid);
   });
   const imports: WebAssembly.Imports = {
-    d: { m: sharedBlock().memory, prepare: (i: number) => hooks.prepare(i), steps: (i: number, mode: number) => hooks.steps(i, mode) },
+    d: { m: sharedBlock().memory, prepare: hooks.prepare, steps: hooks.steps, append: hooks.append },
     p,
     v,
+    r,
   };
   if (epids) imports['g'] = g;
   const instance = new WebAssembly.Instance(compiledModule(bytes), imports);

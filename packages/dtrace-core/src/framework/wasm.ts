@@ -109,11 +109,14 @@ const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: 
  *   196  i32  the id of the predicate DIFO the trampoline has called, while it
  *             runs (0 otherwise): a run of that DIFO entered meanwhile is
  *             left to the interpreter
- *   200  i32  the action index (ndx) of the aggregation whose value DIFO the
- *             trampoline runs, 0 while it runs a predicate
+ *   200  i32  the action index (ndx) of the aggregation or record whose DIFO
+ *             the trampoline runs, 0 while it runs a predicate
+ *   1024      the record stage: the chunk of an ECB whose records the
+ *             trampoline writes itself, at the records' offsets, before the
+ *             firing plan copies them into the CPU's buffer (RECORD_STAGE_SIZE)
  */
 const B_COUNT = 0, B_ARGC = 4, B_ARGS = 8, B_TIMESTAMP = 88, B_NUMBERS = 96, B_TRANSLATION = 168;
-export const B_ECB = 192, B_PREDICATE = 196, B_NDX = 200;
+export const B_ECB = 192, B_PREDICATE = 196, B_NDX = 200, B_STAGE = 1024, RECORD_STAGE_SIZE = 4096;
 export { B_COUNT };
 export { B_NUMBERS };
 /** The f64 slot of each Number builtin, and what its value needs written. */
@@ -438,6 +441,7 @@ interface Block {
   readonly u64: BigUint64Array;
   readonly i64: BigInt64Array;
   readonly f64: Float64Array;
+  readonly u8: Uint8Array;
 }
 /**
  * The shared memory: the firing block in its first page, the aggregation
@@ -449,7 +453,7 @@ export function sharedBlock(): Block {
   if (block === undefined) {
     const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
     const buffer = memory.buffer;
-    block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), i64: new BigInt64Array(buffer), f64: new Float64Array(buffer) };
+    block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), i64: new BigInt64Array(buffer), f64: new Float64Array(buffer), u8: new Uint8Array(buffer) };
   }
   return block;
 }
