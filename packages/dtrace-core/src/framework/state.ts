@@ -199,10 +199,12 @@ const CELL_FUNCTIONS: ReadonlyMap<number, CellFunction> = new Map([
 // ---------------------------------------------------------------------------
 // DTrace Probe Context: firing plans.
 //
-// When an ECB is put on a probe, the state builds what a firing of it runs
-// (the per-probe trampoline of DTrace on BPF): the probe's plan lists its
-// ECBs in order, each with its steps, so that dtrace_probe() is a loop over
-// them that looks nothing up by name and, for a clause that stores no data
+// When an ECB is put on a probe, the state builds what a firing of it runs:
+// the probe's plan lists its ECBs in order, each with its steps. With the
+// wasm backend a trampoline generated from the plan (trampoline.ts, the
+// per-probe program of DTrace on BPF) runs it, calling the steps below for
+// what it does not do itself; otherwise dtrace_probe() is a loop over the
+// ECBs. Either looks nothing up by name and, for a clause that stores no data
 // and aggregates by keys that are integers and strings (or by none),
 // allocates nothing itself (the DIF's own BigInts aside):
 //
