@@ -1002,11 +1002,13 @@ export class DTraceState {
         view.setUint32(base + 4, WORD.getUint32(4, true), true);
         view.setUint32(base + 8, WORD.getUint32(0, true), true);
       }
+      // Byte by byte: a record is at most 8 bytes, and subarrays would be objects made per firing.
       const stage = sharedBlock().u8;
+      const bytes = slab.bytes;
       const ranges = ep.stagedRanges;
       for (let r = 0; r < ranges.length; r += 2) {
-        const from = B_STAGE + ranges[r]!;
-        slab.bytes.set(stage.subarray(from, from + ranges[r + 1]!), base + ranges[r]!);
+        const offset = ranges[r]!;
+        for (let k = 0, n = ranges[r + 1]!; k < n; k++) bytes[base + offset + k] = stage[B_STAGE + offset + k]!;
       }
       this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: slab.bytes.subarray(base, base + size) });
     },
