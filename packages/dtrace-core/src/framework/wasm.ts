@@ -16,7 +16,9 @@
 // epid, id, cpu, ipl, pid, ppid, tid, uid, gid, errno): before a run the
 // JavaScript side writes the ones the DIFO reads into the firing block of
 // the memory every module shares (see "The firing block"), as Numbers or as the
-// BigInts the firing already holds, so no BigInt is made for them. Every
+// BigInts the firing already holds, so no BigInt is made for them. A probe's
+// trampoline (trampoline.ts) fills it once per firing for the DIFOs it calls
+// itself, through their exported functions. Every
 // other instruction (other builtins, loads, variables, tuples, scratch,
 // stores, subroutines) is one call of an imported helper with the
 // instruction's index and its register fields' values; the helper runs
