@@ -106,17 +106,17 @@ export type TrampolineFire = (from: number) => void;
 
 export interface Trampoline {
   readonly fire: TrampolineFire;
-  /** By ECB index, the aggregation globals of those that have them. */
+  /** By ECB index, the aggregation globals (o<i>, k<i>) of those that have them. */
   readonly cells: ReadonlyMap<number, TrampolineCell>;
 }
 
 /**
- * The trampoline module's bytes. Its imports: d.m (the firing block's
- * memory), d.prepare, d.steps, then p.<i> for each ECB with a translated
- * predicate and v.<i> for each aggregation's value DIF, and, with `epids`,
- * g.<i>, each ECB's epid as an f64 global, so that the probes of one
- * program share one compiled module. It exports fire and the aggregation
- * globals o<i>, k<i>, a<i>, b<i>.
+ * The trampoline module's bytes. Its imports: d.m (the shared memory),
+ * d.prepare, d.steps, d.append, then p.<i> for each ECB with a translated
+ * predicate, v.<i> for each aggregation's value DIF, r.<i>.<j> for each
+ * record's DIF, and, with `epids`, g.<i>, each ECB's epid as an f64 global,
+ * so that the probes of one program share one compiled module. It exports
+ * fire and each aggregating ECB's globals o<i> and k<i>.
  */
 export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean): Uint8Array<ArrayBuffer> {
   const m = new Bytes().u8(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00);
