@@ -39,6 +39,8 @@ export interface PlacedProbe {
 
 interface Site {
   readonly address: bigint;
+  /** The address's high 32 bits, as `low32` gives the low ones (a signed int). */
+  readonly high: number;
   /** The next site whose address has the same low 32 bits (see TracepointTable.siteAt). */
   sameLow: Site | undefined;
   readonly original: Uint8Array;
@@ -69,6 +71,11 @@ const ADDRESS_WORD = new DataView(new ArrayBuffer(8));
 function low32(address: bigint): number {
   ADDRESS_WORD.setBigUint64(0, address, true);
   return ADDRESS_WORD.getInt32(0, true);
+}
+/** Bits 63:32 of an address (modulo 2^64), as a signed int. */
+function high32(address: bigint): number {
+  ADDRESS_WORD.setBigUint64(0, address, true);
+  return ADDRESS_WORD.getInt32(4, true);
 }
 
 export class TracepointTable {
@@ -129,7 +136,7 @@ export class TracepointTable {
       }
     }
     const original = this.text.readText(tp.address, tp.patch.length).slice();
-    this.addSite({ address: tp.address, sameLow: undefined, original, owners: [tp], firing: [tp], written: tp.patch });
+    this.addSite({ address: tp.address, high: high32(tp.address), sameLow: undefined, original, owners: [tp], firing: [tp], written: tp.patch });
     this.text.writeText(tp.address, tp.patch);
     if (!this.removeHandler) this.removeHandler = this.text.addInvopHandler((trap) => this.handle(trap));
   }
@@ -233,6 +240,16 @@ export class TracepointTable {
     return s;
   }
 
+  /** The site at a trap's pc: by its 32-bit halves when the port gave them (no bigint made), else as siteAt. */
+  private siteOfTrap(trap: Trap): Site | undefined {
+    const low = trap.pcLow32;
+    if (low === undefined) return this.siteAt(trap.pc);
+    const high = trap.pcHigh32! | 0;
+    let s = this.byLow.get(low | 0);
+    while (s !== undefined && s.high !== high) s = s.sameLow;
+    return s;
+  }
+
   /** Whether a tracepoint is installed at `address`. */
   has(address: bigint): boolean {
     return this.sites.has(address);
@@ -247,7 +264,7 @@ export class TracepointTable {
    */
   handle(trap: Trap): InvopResult | undefined {
     if (!this.claims(trap)) return undefined;
-    let site = this.siteAt(trap.pc);
+    let site = this.siteOfTrap(trap);
     let alias = 0n;
     if (!site && this.text.textAliases) {
       for (const d of this.text.textAliases()) {
