@@ -1,8 +1,9 @@
 // -x backend=dif and -x backend=wasm give the same results: every program of
-// the corpus (and a few written to fault, drop and speculate) runs on an idle
-// machine both ways; the principal buffers' records, the aggregations, the
-// drops, the instruction counts and dtrace(1)'s output must be equal byte for
-// byte.
+// the corpus (and a few written to fault, drop and speculate, and to run
+// through probes' trampolines) runs on an idle machine both ways; the
+// principal buffers' records, the aggregations (snapshot after each round of
+// firings), the drops, the instruction counts and dtrace(1)'s output must be
+// equal byte for byte.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer, DTraceState, IdleMachine, defaultOptions, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
@@ -23,6 +24,18 @@ const written = [
   { name: 'dynvar drops', text: '#pragma D option dynvarsize=64\nsyscall:::entry { a[arg0, probefunc] = timestamp; self->x[arg2] = arg1; } END { trace(a[3, "read"]); }' },
   { name: 'speculation', text: '#pragma D option nspec=1\nsyscall::read:entry { self->s = speculation(); speculate(self->s); printf("%d %s", arg0, probefunc); } syscall::read:entry /arg0 == 3/ { commit(self->s); } syscall::read:entry /arg0 != 3/ { discard(self->s); }' },
   { name: 'branches', text: 'syscall:::entry /arg0 > 2 && (arg2 & 0x10) == 0 || arg0 == -1/ { @[probefunc, arg0 < 0 ? "neg" : arg0 % 3 == 0 ? "three" : "other"] = sum(arg2 >> 2); @q = quantize(arg2 * 1000 - arg0); @l = lquantize((int)arg0, -5, 20, 3); }' },
+  // A probe's trampoline: predicates it calls without JavaScript, faulting ones, the activity between clauses, clause-locals across clauses.
+  { name: 'exit in the middle clause', text: 'syscall::read:entry { trace(1); } syscall::read:entry /arg0 == 7/ { exit(3); } syscall::read:entry { trace(arg0); } syscall::read:entry /arg0 != 7/ { trace(2); }' },
+  { name: 'predicate faults in clause 2 of 3', text: 'BEGIN { x = 0; } syscall:::entry /arg0 != 3/ { trace(arg0); } syscall:::entry /arg2 % x == 1/ { trace(1); } syscall:::entry /arg0 != 7 && *(int *)arg1 == 4/ { trace(2); } syscall:::entry /arg2 > 1/ { @[probefunc] = sum(arg2); } ERROR /arg3 != 0/ { @e[arg1, arg2, arg3, arg4] = count(); }' },
+  { name: 'predicates that call out', text: 'syscall:::entry /probefunc == "read" && strlen(probename) == 5/ { trace(probefunc); } syscall:::entry /execname != "x" || arg0 == 3/ { @[execname, arg0] = count(); } syscall:::entry /epid != 0 && cpu == 1 && id != 0 && timestamp >= 0/ { trace(epid); trace(cpu); }' },
+  { name: 'clause-locals across clauses', text: 'syscall:::entry { this->a = arg0 * 2; this->s = probefunc; } syscall:::entry /this->a > 10/ { trace(this->a); trace(this->s); } syscall:::entry /this->s == "open"/ { this->a = 0; } syscall:::entry /this->a == 0/ { trace(probename); }' },
+  { name: 'speculation under predicates', text: '#pragma D option nspec=2\nsyscall:::entry /arg0 != 7/ { self->s = speculation(); } syscall:::entry /self->s/ { speculate(self->s); trace(arg0); } syscall:::entry /self->s && arg2 > 60/ { commit(self->s); self->s = 0; } syscall:::entry /self->s/ { discard(self->s); self->s = 0; }' },
+  { name: 'fill buffer under predicates', text: '#pragma D option bufsize=160\n#pragma D option bufpolicy=fill\nsyscall:::entry /arg0 != 7/ { trace(timestamp); } syscall:::entry /arg2 > 0/ { trace(arg2); } END { trace(1); }' },
+  { name: 'ring buffer under predicates', text: '#pragma D option bufsize=128\n#pragma D option bufpolicy=ring\nsyscall:::entry /arg0 != 7/ { trace(arg0); } syscall:::entry /arg2 > 0/ { trace(arg2); }' },
+  { name: 'aggregating functions under predicates', text: 'syscall:::entry /arg0 != 0/ { @c = count(); @s[probefunc] = sum(arg2); @mi[probefunc] = min(arg0); @ma = max(arg0); @av[probename] = avg(arg2); @sd = stddev(arg2); } syscall:::entry /arg2 > 100/ { @c2[probefunc] = count(); }' },
+  { name: 'aggregations a trampoline updates', text: 'syscall:::entry { @c = count(); } syscall:::entry { @s[probefunc] = sum(arg2); } syscall:::entry { @mi[probename, 3] = min((int)arg0); } syscall:::entry { @ma = max(arg0 - arg2); } syscall:::entry { @av["k"] = avg(arg2 * 3); } syscall:::entry /arg2 != 4096/ { @z = sum(10 / (arg0 - 3)); } syscall:::entry { @n = count(); @m = count(); } ERROR { @e[arg2, arg3, arg4] = count(); }' },
+  { name: 'records a trampoline writes', text: 'syscall:::entry { trace(arg0); trace((int)arg2); trace((char)arg1); trace((short)arg2); trace(timestamp); } syscall:::entry /arg0 != 7/ { trace(10 / (arg0 - 3)); trace(epid); trace(cpu); } syscall:::entry { printf("%d %x %d\\n", arg0, arg2, (int)arg1); } syscall::read:entry { trace(id); } ERROR { trace(arg2); trace(arg3); }' },
+  { name: 'a probe with more ECBs than a trampoline module may hold', text: Array.from({ length: 160 }, (_, i) => `syscall::read:entry /arg0 != ${i}/ { @c${i % 5} = count(); }`).join('\n') },
   { name: 'strings', text: 'syscall:::entry { this->s = strjoin(probefunc, "!"); printf("%s %d %s %s\\n", this->s, strlen(this->s), substr(this->s, 1, 3), this->s == "read!" ? "yes" : "no"); }' },
 ];
 
@@ -53,20 +66,28 @@ function run(program: CompiledProgram, backend: 'dif' | 'wasm', consume: boolean
   const fire = (provider: string, name: string) => (cpu: number) => state.probe(reg.lookup(provider, '', '', name)!.id, cpu, []);
   state.go(0, fire('dtrace', 'BEGIN'));
   const probes = reg.match({ provider: '', module: '', function: '', name: '' }).filter((p) => p.provider !== 'dtrace');
-  for (const args of ARGS) for (const p of probes) for (const cpu of [0, 1]) state.probe(p.id, cpu, args);
+  let records = '';
+  const takeAggregations = (): void => {
+    for (const [id, entries] of state.takeAggregations()) {
+      for (const [key, entry] of entries) records += `agg ${id} ${JSON.stringify(key)} ${JSON.stringify(entry, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? bytesHex(v) : v))}\n`;
+    }
+  };
+  for (const args of ARGS) {
+    for (const p of probes) for (const cpu of [0, 1, 0]) state.probe(p.id, cpu, args);
+    // An aggregation snapshot after each round: entries start afresh (and trampolines' aggregations are disarmed and armed again).
+    if (consume) consumer!.snapAggregations();
+    else takeAggregations();
+  }
   consumer?.consume(false);
   state.stop(0, fire('dtrace', 'END'));
   consumer?.consume(true);
-  let records = '';
   if (!consume) {
     for (const cpu of [0, 1]) {
       const s = state.snapshot(cpu, true);
       records += `cpu ${cpu} drops ${s.drops}\n`;
       for (const e of s.entries) records += e.kind === 'data' ? `data ${e.epid} ${bytesHex(e.bytes)}\n` : `error ${e.epid} ${e.action} ${e.offset} ${e.fault} ${e.address}\n`;
     }
-    for (const [id, entries] of state.takeAggregations()) {
-      for (const [key, entry] of entries) records += `agg ${id} ${JSON.stringify(key)} ${JSON.stringify(entry, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? bytesHex(v) : v))}\n`;
-    }
+    takeAggregations();
     records += `agg drops ${state.takeAggregationDrops().join(' ')}\n`;
   }
   records += `drops ${JSON.stringify(state.drops)} exit ${state.exitStatus} instructions ${state.instructions}\n`;
@@ -96,9 +117,39 @@ describe('backend=dif and backend=wasm give equal results', () => {
     const program = compile(text, corpusOptions('error-offset', text)).program!;
     for (const backend of ['dif', 'wasm'] as const) {
       const keys = run(program, backend, false).records.split('\n').filter((l) => l.startsWith('agg 1 '));
-      expect(keys).toHaveLength(1);
-      expect(keys[0]).toMatch(/^agg 1 "iffffffffffffffff" /);
+      // One entry in each round's snapshot.
+      expect(keys).toHaveLength(ARGS.length);
+      for (const k of keys) expect(k).toMatch(/^agg 1 "iffffffffffffffff" /);
     }
+  });
+  it('runs a probe fired from a call-out of a predicate a trampoline runs, and the rest of the outer firing, as the interpreter does', () => {
+    const text = 'syscall::read:entry /execname != "x" && arg0 == 3/ { trace(arg0); trace(arg2); } syscall::read:entry /arg1 == 0x1000/ { trace(arg1); } syscall::open:entry /arg0 == 9/ { trace(arg1); trace(execname); }';
+    const program = compile(text, corpusOptions('nested', text)).program!;
+    const outputs = (['dif', 'wasm'] as const).map((backend) => {
+      const reg = corpusRegistry();
+      const options = defaultOptions();
+      setOption(options, 'backend', backend);
+      let nest = 0;
+      let state: DTraceState | undefined;
+      const open = reg.lookup('syscall', '', 'open', 'entry')!.id;
+      // A machine whose thread lookup fires syscall::open:entry once, from inside the first read:entry predicate's execname.
+      const machine = new (class extends IdleMachine {
+        override thread(): ReturnType<IdleMachine['thread']> {
+          if (nest++ === 0) state!.probe(open, 0, [9n, 8n]);
+          return super.thread();
+        }
+      })(1);
+      state = new DTraceState(program, reg, machine, options);
+      state.go(0, () => {});
+      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [3n, 0x1000n, 64n]);
+      return state.snapshot(0, true).entries.map((e) => (e.kind === 'data' ? `${e.epid} ${bytesHex(e.bytes)}` : `error ${e.epid}`));
+    });
+    // The nested firing's record first (arg1 8, execname), then the outer firing's: its arguments, not the nested one's.
+    expect(outputs[0]!.map((r) => r.slice(0, 2))).toEqual(['3 ', '1 ', '2 ']);
+    expect(outputs[0]![0]).toContain('0800000000000000');
+    expect(outputs[0]![1]).toContain('03000000000000004000000000000000');
+    expect(outputs[0]![2]).toContain('0010000000000000');
+    expect(outputs[1]).toEqual(outputs[0]);
   });
   it('translated the DIF of the programs above', () => {
     expect(translated).toBeGreaterThan(200);

@@ -4,8 +4,8 @@
 // package README (memory layout, MMIO imports, stop reasons).
 export { expandImmediate, expandImmediateCarry } from './shifter';
 export {
-  init, reset, run, abandonRun, requestStop, deliverStop, setStopMask, setIrqLine, setFiqLine, executeDisplaced, executeDisplacedT32, takeException,
-  STOP_BUDGET, STOP_HALT, STOP_DTRACE, STOP_BKPT, STOP_UNDEFINED, STOP_PREFETCH_ABORT, STOP_DATA_ABORT, STOP_SVC,
+  init, reset, run, abandonRun, requestStop, deliverStop, setStopMask, setIrqLine, setFiqLine, executeDisplaced, executeDisplacedT32, takeException, setTrapHook,
+  STOP_BUDGET, STOP_HALT, STOP_DTRACE, STOP_BKPT, STOP_UNDEFINED, STOP_PREFETCH_ABORT, STOP_DATA_ABORT, STOP_SVC, STOP_TRAPPED,
 } from './run';
 export { decodeA32 } from './generated/a32-decoder';
 export { decodeT16, decodeT32 } from './generated/t32-decoder';

@@ -40,12 +40,39 @@ export const STOP_UNDEFINED: u32 = 5; // undefined or unimplemented instruction
 export const STOP_PREFETCH_ABORT: u32 = 6;
 export const STOP_DATA_ABORT: u32 = 7;
 export const STOP_SVC: u32 = 8; // only when SVC is in the stop mask
+export const STOP_TRAPPED: u32 = 9; // the host's trap import, called inside the run, ended it (setTrapHook)
 
 /** Stop-mask bits: 1 << EXC_* for exceptions that stop to the host instead of entering the guest vector. */
 export const DEFAULT_STOP_MASK: u32 = (1 << EXC_UNDEF) | (1 << EXC_PABT) | (1 << EXC_DABT) | (1 << EXC_BKPT) | (1 << EXC_DTRACE);
 
 /** The CPU of the latest run() call (-1: none yet). */
 let lastRunCpu: i32 = -1;
+
+// ---- Traps taken inside the run ----
+//
+// With the hook on, a stop for a trap (the DTrace breakpoint, bkpt, an
+// undefined instruction: reasons STOP_DTRACE to STOP_UNDEFINED) does not
+// leave run(): the stop is recorded as for a return (STOP_PC, STOP_WORD,
+// PENDING_EXC, r15 = the trapping instruction), the instructions so far
+// retire, and the host's `trap(cpu, reason)` import is called right there.
+// The host handles the trap as it would after a return — it may call any
+// export, on any CPU, except run() — and answers how many more instructions
+// this run may execute, or -1 to end it (run() then returns STOP_TRAPPED).
+// The run goes on from the CPU's state as the host left it, as a new run()
+// call on the same CPU would, without leaving and re-entering WebAssembly.
+
+@external('env', 'trap')
+declare function hostTrap(cpu: i32, reason: i32): i32;
+
+/** Whether traps call the host inside run() (setTrapHook). */
+let trapHook: bool = false;
+/** Set while the host's trap import runs: run() may not be called then. */
+let inHostTrap: bool = false;
+
+/** Turns on (1) or off (0) calling the host's `trap` import from inside run() for traps. */
+export function setTrapHook(on: u32): void {
+  trapHook = on != 0;
+}
 
 /** Lays out memory for `cpus` CPUs and `ramBytes` of RAM and resets every CPU. 0 on success, -1 on failure. */
 export function init(cpus: u32, ramBytes: u32): i32 {
@@ -848,7 +875,7 @@ function thumbLoop(pc: u32, done: u32, limit: u32): u32 {
  * the retired-instruction counter advances by the instructions completed.
  */
 export function run(cpu: u32, budget: u32): u32 {
-  if (cpu >= cpuCount) return STOP_UNDEFINED;
+  if (cpu >= cpuCount || inHostTrap) return STOP_UNDEFINED;
   // A host exception thrown from an MMIO callback may have left the flag set.
   setRunning(false);
   selectCpu(cpu);
@@ -1063,7 +1090,29 @@ export function run(cpu: u32, budget: u32): u32 {
     limit = 0;
     done++;
     }
-    if (reason != 0) break;
+    if (reason != 0) {
+      if (!trapHook || reason < STOP_DTRACE || reason > STOP_UNDEFINED) break;
+      // A trap taken inside the run (see setTrapHook): what ran so far retires first.
+      store<u64>(S + RETIRED, load<u64>(S + RETIRED) + u64(done));
+      done = 0;
+      setRunning(false);
+      inHostTrap = true;
+      const more = hostTrap(i32(cpu), i32(reason));
+      inHostTrap = false;
+      // The host may have selected another CPU; this one's state is where it left it.
+      selectCpu(cpu);
+      if (more < 0) {
+        reason = STOP_TRAPPED;
+        break;
+      }
+      setRunning(true);
+      reason = 0;
+      budget = u32(more);
+      store<u32>(CTX, 0, CTX_STALLED);
+      store<u32>(CTX, budget, CTX_BUDGET);
+      store<u32>(CTX, u32(cpuTlb()), CTX_TLB);
+      pc = reg(15);
+    }
   }
   if (reason == 0) reason = STOP_BUDGET;
   if (reason == STOP_BUDGET) setRegRaw(15, pc);
@@ -1076,6 +1125,7 @@ export function run(cpu: u32, budget: u32): u32 {
 
 /** Clears the running state after run() was left by a host exception (the loader calls this). */
 export function abandonRun(): void {
+  inHostTrap = false;
   setRunning(false);
   setStopRequested(false);
 }

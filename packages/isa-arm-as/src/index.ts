@@ -21,6 +21,8 @@ export const StopReason = {
   PREFETCH_ABORT: 6,
   DATA_ABORT: 7,
   SVC: 8,
+  /** The host's trap handler, called inside the run (`setTrapHook`), ended it. */
+  TRAPPED: 9,
 } as const;
 
 /** Exception codes (pendingException, setStopMask bits are 1 << code). */
@@ -45,8 +47,10 @@ export { ArmEmulation } from './emulation.js';
 
 /**
  * Byte offsets of the words of a CPU state block (assembly/state.ts) that a
- * host may read, and write (R0 + 4n: rn, PENDING_EXC), in place between
- * calls at `activeStateOffset()` or `homeStateOffset(cpu)`. Each is a u32;
+ * host may read, and write (R0 + 4n: rn, PENDING_EXC, IRQ_LINE as
+ * setIrqLine writes it: 0 or 1), in place between calls at
+ * `activeStateOffset()` or `homeStateOffset(cpu)` (and, for IRQ_LINE, from
+ * device callbacks, as setIrqLine may be called). Each is a u32;
  * RETIRED is the low word of a u64 whose high word follows. CPSR_CTL holds
  * the mode (bits 4:0) and T (bit 5) but not the flags; the CP15 words are
  * the registers of that name.
@@ -63,6 +67,7 @@ export const ArmState = {
   STOP_REASON: 304,
   STOP_PC: 308,
   STOP_WORD: 312,
+  IRQ_LINE: 324,
   PENDING_EXC: 340,
   CPU_ID: 344,
 } as const;
@@ -96,6 +101,12 @@ export interface ArmCoreExports {
   setStopMask(cpu: number, mask: number): void;
   /** From a device callback during run(): stop after the current instruction (run returns BUDGET). */
   requestStop(): void;
+  /**
+   * 1: from now on a trap (DTrace breakpoint, bkpt, undefined instruction)
+   * does not end `run`: the core calls the host's `trap` (ArmCoreHost) from
+   * inside it and goes on as that answers. 0: traps stop the run (default).
+   */
+  setTrapHook(on: number): void;
   setIrqLine(cpu: number, level: number): void;
   setFiqLine(cpu: number, level: number): void;
   /** Executes the A32 `word` as if at `address`; 0 when completed, else a StopReason. */
@@ -150,10 +161,21 @@ export interface ArmCoreExports {
   peekFaultAddress(): number;
 }
 
-/** Host device callbacks for the device window. */
+/** Host callbacks: the device window, and traps taken inside `run`. */
 export interface ArmCoreHost {
   mmioRead?(cpu: number, paddr: number, size: number): number;
   mmioWrite?(cpu: number, paddr: number, size: number, value: number): void;
+  /**
+   * A trap of `cpu` with the hook on (`setTrapHook(1)`), called from inside
+   * `run`: the stop is recorded as if `run` had returned `reason` (stopPc,
+   * stopWord, pendingException; r15 is the trapping instruction) and the
+   * instructions before it have retired. Handle it as after a return (any
+   * export but `run` may be called, for any CPU), then return how many more
+   * instructions the run may execute from where the CPU now is, or -1 to
+   * end it (`run` returns StopReason.TRAPPED). A core created without this
+   * callback refuses `setTrapHook(1)`.
+   */
+  trap?(cpu: number, reason: number): number;
 }
 
 /** Instantiates a fresh ARMv7-A core; unclaimed device accesses read 0 and ignore writes. */
@@ -163,6 +185,7 @@ export async function createArmCore(build: WasmBuild = 'release', host: ArmCoreH
     mmioWrite: (cpu: number, paddr: number, size: number, value: number): void => {
       host.mmioWrite?.(cpu, paddr >>> 0, size, value >>> 0);
     },
+    trap: (cpu: number, reason: number): number => host.trap!(cpu, reason),
   };
   const instance = await instantiateWasm(build, { env });
   const raw = instance.exports as unknown as ArmCoreExports & { abandonRun(): void };
@@ -175,7 +198,11 @@ export async function createArmCore(build: WasmBuild = 'release', host: ArmCoreH
       throw error;
     }
   };
-  return { ...raw, run };
+  const setTrapHook = (on: number): void => {
+    if (on && !host.trap) throw new Error('setTrapHook: this ARM core was created without a trap callback');
+    raw.setTrapHook(on ? 1 : 0);
+  };
+  return { ...raw, run, setTrapHook };
 }
 
 /** Guest RAM as a byte view (re-create after `init`, which may grow memory). */

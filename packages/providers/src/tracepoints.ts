@@ -39,6 +39,8 @@ export interface PlacedProbe {
 
 interface Site {
   readonly address: bigint;
+  /** The address's high 32 bits, as `low32` gives the low ones (a signed int). */
+  readonly high: number;
   /** The next site whose address has the same low 32 bits (see TracepointTable.siteAt). */
   sameLow: Site | undefined;
   readonly original: Uint8Array;
@@ -70,6 +72,45 @@ function low32(address: bigint): number {
   ADDRESS_WORD.setBigUint64(0, address, true);
   return ADDRESS_WORD.getInt32(0, true);
 }
+/** Bits 63:32 of an address (modulo 2^64), as a signed int. */
+function high32(address: bigint): number {
+  ADDRESS_WORD.setBigUint64(0, address, true);
+  return ADDRESS_WORD.getInt32(4, true);
+}
+
+/**
+ * Sites by the low 32 bits of their address, those that share them chained
+ * (Site.sameLow): a map of 4 KiB pages, each an array by the byte offset in
+ * the page. A trap's lookup then reads a map of a few pages and one array
+ * slot, where a map of every site (thousands, under fbt) costs a hashed
+ * lookup in a table that seldom stays in the caches between firings.
+ */
+class LowIndex {
+  private readonly pages = new Map<number, { readonly slots: (Site | undefined)[]; used: number }>();
+
+  /** The first site whose address's low 32 bits are `low` (as a signed or an unsigned int). */
+  get(low: number): Site | undefined {
+    const page = this.pages.get(low >>> 12);
+    return page === undefined ? undefined : page.slots[low & 0xfff];
+  }
+
+  set(low: number, site: Site): void {
+    let page = this.pages.get(low >>> 12);
+    if (page === undefined) {
+      page = { slots: new Array<Site | undefined>(4096).fill(undefined), used: 0 };
+      this.pages.set(low >>> 12, page);
+    }
+    if (page.slots[low & 0xfff] === undefined) page.used++;
+    page.slots[low & 0xfff] = site;
+  }
+
+  delete(low: number): void {
+    const page = this.pages.get(low >>> 12);
+    if (page === undefined || page.slots[low & 0xfff] === undefined) return;
+    page.slots[low & 0xfff] = undefined;
+    if (--page.used === 0) this.pages.delete(low >>> 12);
+  }
+}
 
 export class TracepointTable {
   private readonly sites = new Map<bigint, Site>();
@@ -79,7 +120,7 @@ export class TracepointTable {
    * bigint one (hashing a 64-bit bigint cost more than the rest of the
    * lookup).
    */
-  private readonly byLow = new Map<number, Site>();
+  private readonly byLow = new LowIndex();
   private removeHandler: (() => void) | undefined;
   /** Traps claimed since creation (all probes). */
   firings = 0;
@@ -129,7 +170,7 @@ export class TracepointTable {
       }
     }
     const original = this.text.readText(tp.address, tp.patch.length).slice();
-    this.addSite({ address: tp.address, sameLow: undefined, original, owners: [tp], firing: [tp], written: tp.patch });
+    this.addSite({ address: tp.address, high: high32(tp.address), sameLow: undefined, original, owners: [tp], firing: [tp], written: tp.patch });
     this.text.writeText(tp.address, tp.patch);
     if (!this.removeHandler) this.removeHandler = this.text.addInvopHandler((trap) => this.handle(trap));
   }
@@ -233,6 +274,16 @@ export class TracepointTable {
     return s;
   }
 
+  /** The site at a trap's pc: by its 32-bit halves when the port gave them (no bigint made), else as siteAt. */
+  private siteOfTrap(trap: Trap): Site | undefined {
+    const low = trap.pcLow32;
+    if (low === undefined) return this.siteAt(trap.pc);
+    const high = trap.pcHigh32! | 0;
+    let s = this.byLow.get(low);
+    while (s !== undefined && s.high !== high) s = s.sameLow;
+    return s;
+  }
+
   /** Whether a tracepoint is installed at `address`. */
   has(address: bigint): boolean {
     return this.sites.has(address);
@@ -247,7 +298,7 @@ export class TracepointTable {
    */
   handle(trap: Trap): InvopResult | undefined {
     if (!this.claims(trap)) return undefined;
-    let site = this.siteAt(trap.pc);
+    let site = this.siteOfTrap(trap);
     let alias = 0n;
     if (!site && this.text.textAliases) {
       for (const d of this.text.textAliases()) {

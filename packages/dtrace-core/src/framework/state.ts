@@ -28,7 +28,8 @@ import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
-import { wasmCompile } from './wasm.js';
+import { B_COUNT, B_NDX, B_STAGE, RECORD_STAGE_SIZE, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
+import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type Trampoline, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
@@ -190,13 +191,20 @@ const FIRES_BEGIN = 1 | 2;
 const FIRES_END = 2 | 8;
 const FIRES_ERROR = 1 | 2 | 4 | 8;
 
+/** The aggregating functions a trampoline updates itself (trampoline.ts). */
+const CELL_FUNCTIONS: ReadonlyMap<number, CellFunction> = new Map([
+  [DTRACEAGG.COUNT, 'count'], [DTRACEAGG.SUM, 'sum'], [DTRACEAGG.MIN, 'min'], [DTRACEAGG.MAX, 'max'], [DTRACEAGG.AVG, 'avg'],
+]);
+
 // ---------------------------------------------------------------------------
 // DTrace Probe Context: firing plans.
 //
-// When an ECB is put on a probe, the state builds what a firing of it runs
-// (the per-probe trampoline of DTrace on BPF): the probe's plan lists its
-// ECBs in order, each with its steps, so that dtrace_probe() is a loop over
-// them that looks nothing up by name and, for a clause that stores no data
+// When an ECB is put on a probe, the state builds what a firing of it runs:
+// the probe's plan lists its ECBs in order, each with its steps. With the
+// wasm backend a trampoline generated from the plan (trampoline.ts, the
+// per-probe program of DTrace on BPF) runs it, calling the steps below for
+// what it does not do itself; otherwise dtrace_probe() is a loop over the
+// ECBs. Either looks nothing up by name and, for a clause that stores no data
 // and aggregates by keys that are integers and strings (or by none),
 // allocates nothing itself (the DIF's own BigInts aside):
 //
@@ -217,6 +225,14 @@ interface ProbePlan {
   /** dtrace:::END, which may fill the reserve of a fill buffer. */
   readonly isEnd: boolean;
   readonly ecbs: Ecb[];
+  /**
+   * Its trampoline (trampoline.ts) with the wasm backend: made at the first
+   * firing (undefined until then, and again once an ECB is added), null
+   * where it cannot be, and the union of what its predicates read of the
+   * firing block.
+   */
+  trampoline: Trampoline | null | undefined;
+  trampolineNeeds: number;
   /**
    * Whether a firing reads the clock: an ECB records its header's timestamp
    * or its DIF reads timestamp (or vtimestamp, which is timestamp where no
@@ -267,6 +283,13 @@ interface AggregationStep {
   constantBucket: AggregationBucket | undefined;
   constantTakes: number;
   constantInstructions: number;
+  /**
+   * The globals of the probe's trampoline that update the entry without
+   * JavaScript (trampoline.ts), and the entry they were armed for (none
+   * while disarmed: before the first firing, after each snapshot).
+   */
+  cell: TrampolineCell | undefined;
+  cellBucket: AggregationBucket | undefined;
 }
 
 /** Whether a DIFO reads timestamp or vtimestamp (see ProbePlan.needsTimestamp). */
@@ -332,6 +355,10 @@ type Step = AggregationStep | ActionStep;
 const SPECIAL_RECORD_KINDS: ReadonlySet<number> = new Set([
   DTRACEACT.STACK, DTRACEACT.USTACK, DTRACEACT.JSTACK, DTRACEACT.USYM, DTRACEACT.UMOD, DTRACEACT.UADDR, DTRACEACT.TRACEMEM,
 ]);
+/** Actions that act besides recording (runSteps' switch): a trampoline does not write their records. */
+const ACTING_KINDS: ReadonlySet<number> = new Set([
+  DTRACEACT.SPECULATE, DTRACEACT.COMMIT, DTRACEACT.DISCARD, DTRACEACT.RAISE, DTRACEACT.STOP, DTRACEACT.CHILL, DTRACEACT.BREAKPOINT, DTRACEACT.PANIC, DTRACEACT.EXIT,
+]);
 /** Aggregation keys that become their symbol or module (see symbolKey). */
 const SYMBOL_KEY_KINDS: ReadonlySet<number> = new Set([DTRACEACT.SYM, DTRACEACT.MOD, DTRACEACT.USYM, DTRACEACT.UMOD]);
 
@@ -343,6 +370,8 @@ class Ecb implements EnabledProbe {
   readonly sink: { readonly bytes: Uint8Array; readonly view: DataView } | undefined;
   /** The most string-key bytes one of its aggregation steps copies (ReusedFiring.keyBytes). */
   readonly keyBytes: number;
+  /** The records its probe's trampoline writes in the stage, as offset, size pairs (see trampoline.ts). */
+  stagedRanges: number[] = [];
 
   constructor(
     readonly epid: number,
@@ -388,6 +417,8 @@ const PENDING_LIMIT = 2 ** 52;
 class AggregationBucket implements AggregationEntry {
   private words: bigint[];
   private pending = 0;
+  /** The trampoline globals armed for this entry: what they hold is its data still to be taken in. */
+  readonly cells: TrampolineCell[] = [];
 
   constructor(
     readonly keys: readonly (bigint | Uint8Array)[],
@@ -398,7 +429,46 @@ class AggregationBucket implements AggregationEntry {
 
   get data(): bigint[] {
     if (this.pending !== 0) this.fold();
+    for (let i = 0; i < this.cells.length; i++) this.absorb(this.cells[i]!);
     return this.words;
+  }
+
+  /**
+   * Takes in what a trampoline's cell in the shared memory added, and
+   * empties it (count, sum: wrapping int64 additions; min, max; avg: count
+   * and sum).
+   */
+  absorb(c: TrampolineCell): void {
+    const words = sharedBlock().i64;
+    const at = (c.armed.value as number) >> 3;
+    const a = words[at]!;
+    const start = cellStart(c.fn);
+    if (a === start && (c.fn !== 'avg' || words[at + 1] === 0n)) return;
+    const d = this.words;
+    switch (c.fn) {
+      case 'count':
+      case 'sum': d[0] = BigInt.asIntN(64, d[0]! + a); break;
+      case 'min': if (a < d[0]!) d[0] = a; break;
+      case 'max': if (a > d[0]!) d[0] = a; break;
+      case 'avg':
+        d[0] = d[0]! + a;
+        d[1] = BigInt.asIntN(64, d[1]! + words[at + 1]!);
+        words[at + 1] = 0n;
+        break;
+    }
+    words[at] = start;
+  }
+
+  /** Takes in an armed cell (every one without `only`), disarms it and hands it back (at a snapshot, when a trampoline is replaced, at stop). */
+  settle(only?: TrampolineCell): void {
+    for (const c of this.cells) {
+      if (only !== undefined && c !== only) continue;
+      this.absorb(c);
+      freeCell(c.armed.value as number);
+      c.armed.value = 0;
+    }
+    if (only === undefined) this.cells.length = 0;
+    else this.cells.splice(this.cells.indexOf(only), 1);
   }
 
   /** Adds `n` (a safe integer, at most 2^32) to the first data word. */
@@ -436,6 +506,8 @@ class AggregationTable {
   noKey: AggregationBucket | undefined;
   /** How many times the entries were handed over (take): an entry found before the last take is no longer the table's. */
   takes = 0;
+  /** The steps whose trampoline cells are armed for an entry of this table (disarmed at take). */
+  armed: AggregationStep[] = [];
   private readonly byHash = new Map<number, AggregationBucket | AggregationBucket[]>();
   /** lquantize's parameters, as bigints. */
   readonly lquantize: { readonly base: bigint; readonly levels: number; readonly limit: bigint; readonly step: bigint } | undefined;
@@ -452,11 +524,21 @@ class AggregationTable {
   /** Hands the entries over and starts empty (the aggregation buffer switch). */
   take(): Map<string, AggregationBucket> {
     this.takes++;
+    this.disarm();
     const taken = this.entries;
     this.entries = new Map();
     this.noKey = undefined;
     this.byHash.clear();
     return taken;
+  }
+
+  /** Takes in and disarms every trampoline cell armed for the entries (see AggregationBucket.settle). */
+  disarm(): void {
+    for (const step of this.armed) {
+      step.cellBucket?.settle();
+      step.cellBucket = undefined;
+    }
+    if (this.armed.length !== 0) this.armed = [];
   }
 
   /** The entries whose key values hash to `h`: one, several, or none. */
@@ -474,6 +556,9 @@ class AggregationTable {
 
 /** A 64-bit word: an integer key's halves to hash, a record's or timestamp's low bytes, read without BigInt arithmetic. */
 const WORD = new DataView(new ArrayBuffer(8));
+
+/** Whether a trampoline runs (a firing inside it, in any state, takes the JavaScript loop). */
+let trampolineRunning = false;
 
 export class DTraceState {
   readonly options: DTraceOptions;
@@ -601,9 +686,18 @@ export class DTraceState {
     if (v.errors.length > 0) throw new LoadError(`invalid DIF in ${where}: ${v.errors[0]}`);
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
     const ld = loadDifo(difo, this.arena);
-    if (this.options.backend === 'wasm') ld.compiled = wasmCompile(ld, this.machine);
+    if (this.options.backend === 'wasm') {
+      const w = wasmTranslate(ld, this.machine);
+      if (w !== undefined) {
+        ld.compiled = w.run;
+        this.translated.set(ld, w);
+      }
+    }
     return ld;
   }
+
+  /** The WebAssembly translation of each DIFO that has one. */
+  private readonly translated = new Map<LoadedDifo, WasmDifo>();
 
   /** Each ECB with its loaded DIF and the probes it is enabled on (for retained enablings). */
   private readonly loadedEcbs: { ecb: EcbDescription; predicate: LoadedDifo | undefined; actions: (LoadedDifo | undefined)[]; probes: Set<number> }[] = [];
@@ -623,11 +717,13 @@ export class DTraceState {
       const dtrace = probe.provider === 'dtrace';
       const isEnd = dtrace && probe.name === 'END';
       const activities = !dtrace ? FIRES_ORDINARY : probe.name === 'BEGIN' ? FIRES_BEGIN : isEnd ? FIRES_END : probe.name === 'ERROR' ? FIRES_ERROR : FIRES_ORDINARY;
-      plan = { activities, isEnd, ecbs: [], needsTimestamp: false };
+      plan = { activities, isEnd, ecbs: [], trampoline: undefined, trampolineNeeds: 0, needsTimestamp: false };
       this.plans.set(probe.id, plan);
       this.planById[probe.id] = plan;
     }
+    if (plan.trampoline) this.retireCells(plan);
     plan.ecbs.push(ep);
+    plan.trampoline = undefined;
     if ((ep.storesData && ecb.headerSize >= 12) || readsTimestamp(predicate) || actions.some(readsTimestamp)) plan.needsTimestamp = true;
     return fresh;
   }
@@ -662,7 +758,7 @@ export class DTraceState {
       const table = this.tables.get(Number(act.uarg));
       const lookup = !table ? LOOKUP_TUPLE : keys.length === 0 ? LOOKUP_NONE : hashable ? LOOKUP_HASH : LOOKUP_TUPLE;
       const constantKeys = lookup === LOOKUP_HASH && keys.every((k) => probeConstant(k.difo!));
-      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0 });
+      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0, cell: undefined, cellBucket: undefined });
     }
     return steps;
   }
@@ -728,6 +824,17 @@ export class DTraceState {
     const locals = (this.localsByDepth[depth] ??= new Map<number, bigint | Uint8Array>());
     if (locals.size > 0) locals.clear();
     try {
+      // With the wasm backend a probe's trampoline runs its ECBs; a firing
+      // inside a trampoline's (ERROR, a probe fired from a call-out) takes
+      // the loop below, as every firing with the dif backend.
+      if (this.options.backend === 'wasm' && !trampolineRunning) {
+        let t = plan.trampoline;
+        if (t === undefined) t = this.makeTrampoline(plan);
+        if (t !== null) {
+          this.fireTrampoline(probeId, plan, t, cpu, args, rest, timestamp, locals);
+          return;
+        }
+      }
       const ecbs = plan.ecbs;
       for (let i = 0; i < ecbs.length; i++) {
         // The activity is checked for each ECB, as dtrace_probe does: once a
@@ -741,6 +848,230 @@ export class DTraceState {
   }
   private firingDepth = 0;
   private readonly localsByDepth: Map<number, bigint | Uint8Array>[] = [];
+
+  // -------------------------------------------------------------------------
+  // DTrace Probe Context: trampolines. A probe's trampoline (trampoline.ts)
+  // calls its ECBs' translated predicates itself and these hooks for the
+  // rest; the firing it runs is kept in the fields below while it runs (one
+  // trampoline runs at a time: see probe()).
+
+  private makeTrampoline(plan: ProbePlan): Trampoline | null {
+    let needs = 0;
+    const ecbs = plan.ecbs.map((ep): TrampolineEcb => {
+      const w = ep.predicate === undefined ? undefined : this.translated.get(ep.predicate);
+      if (w !== undefined) needs = unionNeeds(needs, w.needs);
+      const aggregation = this.cellAggregation(ep);
+      if (aggregation?.value !== undefined) needs = unionNeeds(needs, aggregation.value.needs);
+      const records = this.stagedRecords(ep);
+      for (const r of records ?? []) if (r.value !== undefined) needs = unionNeeds(needs, r.value.needs);
+      return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation, records };
+    });
+    plan.trampolineNeeds = needs;
+    plan.ecbs.forEach((ep, i) => {
+      ep.stagedRanges = ecbs[i]!.records?.flatMap((r) => [r.offset, r.size]) ?? [];
+    });
+    const t = trampoline(ecbs, needsIds(needs), this.trampolineHooks);
+    if (t !== undefined) {
+      for (const [i, cell] of t.cells) (plan.ecbs[i]!.steps[0] as AggregationStep).cell = cell;
+    }
+    plan.trampoline = t ?? null;
+    return plan.trampoline;
+  }
+
+  /**
+   * The aggregation a trampoline can update itself for `ep` (see
+   * trampoline.ts): its one action aggregates with count(), sum(), min(),
+   * max() or avg(), by no key or keys the same at each firing, and its
+   * value's DIF, if any, is translated and calls nothing out.
+   */
+  private cellAggregation(ep: Ecb): TrampolineEcb['aggregation'] {
+    if (ep.steps.length !== 1) return undefined;
+    const step = ep.steps[0]!;
+    if (!step.aggregation || step.table === undefined || step.increment !== undefined) return undefined;
+    if (step.lookup !== LOOKUP_NONE && !step.constantKeys) return undefined;
+    const fn = CELL_FUNCTIONS.get(step.table.desc.function);
+    if (fn === undefined) return undefined;
+    const value = step.value === undefined ? undefined : this.translated.get(step.value);
+    if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
+    return { fn, value, ndx: step.ndx };
+  }
+
+  /**
+   * The records a trampoline writes itself for `ep` (see trampoline.ts):
+   * every action records an integer of 1, 2, 4 or 8 bytes (its DIF's
+   * value, translated and calling nothing out, or the action's argument)
+   * and does nothing else; its chunk fits the record stage.
+   */
+  private stagedRecords(ep: Ecb): TrampolineRecord[] | undefined {
+    if (!ep.storesData || ep.steps.length === 0 || ep.ecb.size > RECORD_STAGE_SIZE || ep.ecb.actions.length !== ep.steps.length) return undefined;
+    const records: TrampolineRecord[] = [];
+    for (const step of ep.steps) {
+      if (step.aggregation) return undefined;
+      const act = step.act;
+      const rec = act.record;
+      if (rec === undefined || ACTING_KINDS.has(act.kind) || SPECIAL_RECORD_KINDS.has(act.kind) || step.byRef) return undefined;
+      if ((rec.size !== 1 && rec.size !== 2 && rec.size !== 4 && rec.size !== 8) || rec.offset < ep.ecb.headerSize || rec.offset + rec.size > ep.ecb.size) return undefined;
+      let value: WasmDifo | undefined;
+      if (step.difo !== undefined) {
+        value = this.translated.get(step.difo);
+        if (value === undefined || value.callsOut) return undefined;
+      }
+      records.push({ offset: rec.offset, size: rec.size, value, constant: BigInt.asIntN(64, act.arg), ndx: step.ndx });
+    }
+    return records;
+  }
+
+  /** Takes in what a plan's trampoline cells hold before the trampoline is replaced (an ECB added to the probe). */
+  private retireCells(plan: ProbePlan): void {
+    for (const ep of plan.ecbs) {
+      const step = ep.steps[0];
+      if (step === undefined || !step.aggregation || step.cell === undefined) continue;
+      if (step.cellBucket !== undefined) {
+        step.cellBucket.settle(step.cell);
+        step.table!.armed = step.table!.armed.filter((s) => s !== step);
+        step.cellBucket = undefined;
+      }
+      step.cell = undefined;
+    }
+  }
+
+  private tramProbe = 0;
+  private tramPlan: ProbePlan | undefined;
+  private tramCpu = 0;
+  private tramArgs: readonly bigint[] = [];
+  private tramRest: ProbeArgumentSource | undefined;
+  private tramTimestamp = 0n;
+  private tramLocals = new Map<number, bigint | Uint8Array>();
+  /** The firing context prepare() made for the ECB whose predicate runs (busy until its steps run or the next ECB's is made). */
+  private tramPrepared: ReusedFiring | undefined;
+  /** blockFills() when the trampoline's block was last filled. */
+  private tramFills = 0;
+
+  /** Fills the firing block with what the trampoline's predicates read, when something else filled it since. */
+  private trampolineRefill(force: boolean): void {
+    if (!force && blockFills() === this.tramFills) return;
+    const needs = this.tramPlan!.trampolineNeeds;
+    if (needs !== 0) fillFiringBlock(sharedBlock(), this.machine, this.tramCpu, this.tramProbe, 0, this.tramArgs, this.tramRest, this.tramTimestamp, undefined, needs);
+    this.tramFills = blockFills();
+  }
+
+  private readonly trampolineHooks: TrampolineHooks = {
+    prepare: (i) => {
+      const ep = this.tramPlan!.ecbs[i]!;
+      if (this.tramPrepared !== undefined) this.tramPrepared.busy = false;
+      const f = this.firing(ep, this.tramCpu, this.tramArgs, this.tramRest, this.tramTimestamp, this.tramLocals);
+      f.busy = true;
+      this.arena.resetScratch();
+      this.tramPrepared = f;
+      this.translated.get(ep.predicate!)!.reset();
+      setCurrentFiring(f, this.tramPlan!.trampolineNeeds);
+    },
+    steps: (i, mode) => {
+      const plan = this.tramPlan!;
+      const ep = plan.ecbs[i]!;
+      if (mode === STEPS_WHOLE) {
+        this.runEcb(ep, this.tramCpu, this.tramArgs, this.tramRest, this.tramTimestamp, this.tramLocals);
+      } else {
+        let f = this.tramPrepared;
+        if (mode === STEPS_PREPARED && f !== undefined) {
+          this.tramPrepared = undefined;
+        } else {
+          f = this.firing(ep, this.tramCpu, this.tramArgs, this.tramRest, this.tramTimestamp, this.tramLocals);
+          f.busy = true;
+          this.arena.resetScratch();
+        }
+        this.runSteps(ep, f, this.tramCpu, this.tramTimestamp);
+      }
+      if ((plan.activities & this.activityBit) === 0) return 0;
+      if (i + 1 < plan.ecbs.length) this.trampolineRefill(false);
+      return 1;
+    },
+    append: (i) => {
+      // The records the trampoline wrote in the stage, into a chunk with the header, appended as runSteps appends its own.
+      const ep = this.tramPlan!.ecbs[i]!;
+      const ecb = ep.ecb;
+      const size = ecb.size;
+      const cpu = this.tramCpu;
+      const slab = this.slab(cpu, size);
+      const base = slab.top;
+      slab.top = (base + size + 7) & ~7;
+      const view = slab.view;
+      view.setUint32(base, ep.epid, true);
+      if (ecb.headerSize >= 12) {
+        WORD.setBigUint64(0, this.tramTimestamp, true);
+        view.setUint32(base + 4, WORD.getUint32(4, true), true);
+        view.setUint32(base + 8, WORD.getUint32(0, true), true);
+      }
+      // Byte by byte: a record is at most 8 bytes, and subarrays would be objects made per firing.
+      const stage = sharedBlock().u8;
+      const bytes = slab.bytes;
+      const ranges = ep.stagedRanges;
+      for (let r = 0; r < ranges.length; r += 2) {
+        const offset = ranges[r]!;
+        for (let k = 0, n = ranges[r + 1]!; k < n; k++) bytes[base + offset + k] = stage[B_STAGE + offset + k]!;
+      }
+      this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: slab.bytes.subarray(base, base + size) });
+    },
+  };
+
+  /**
+   * A firing run by the probe's trampoline. A fault in a predicate unwinds
+   * out of it to here: the ECB it was at fires ERROR, and the trampoline
+   * goes on from the next ECB.
+   */
+  private fireTrampoline(
+    probeId: number, plan: ProbePlan, t: Trampoline, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined,
+    timestamp: bigint, locals: Map<number, bigint | Uint8Array>,
+  ): void {
+    trampolineRunning = true;
+    this.tramProbe = probeId;
+    this.tramPlan = plan;
+    this.tramCpu = cpu;
+    this.tramArgs = args;
+    this.tramRest = rest;
+    this.tramTimestamp = timestamp;
+    this.tramLocals = locals;
+    const counter = sharedBlock().i32;
+    const outer = counter[B_COUNT >> 2]!;
+    counter[B_COUNT >> 2] = 0;
+    // A fault unwinding out of a predicate reads as action 0 (a value's writes its ndx first).
+    counter[B_NDX >> 2] = 0;
+    this.trampolineRefill(true);
+    let from = 0;
+    try {
+      for (;;) {
+        try {
+          t.fire(from);
+          return;
+        } catch (e) {
+          if (!(e instanceof DifFault)) throw e;
+          const { ecb: i, ndx } = trampolineFault();
+          const ep = plan.ecbs[i]!;
+          if (ndx === 0) this.translated.get(ep.predicate!)?.reset();
+          const f = this.tramPrepared;
+          if (f !== undefined) {
+            this.instructions += f.instructions;
+            f.busy = false;
+            this.tramPrepared = undefined;
+          }
+          this.error(ep, cpu, ndx, e);
+          if ((plan.activities & this.activityBit) === 0) return;
+          from = i + 1;
+          if (from >= plan.ecbs.length) return;
+          this.trampolineRefill(false);
+        }
+      }
+    } finally {
+      this.instructions += counter[B_COUNT >> 2]!;
+      counter[B_COUNT >> 2] = outer;
+      if (this.tramPrepared !== undefined) {
+        this.tramPrepared.busy = false;
+        this.tramPrepared = undefined;
+      }
+      setCurrentFiring(undefined);
+      trampolineRunning = false;
+    }
+  }
 
   /**
    * The firing context of `ep` (dtrace_mstate_t): one object per ECB, reset
@@ -800,11 +1131,29 @@ export class DTraceState {
     const f = this.firing(ep, cpu, args, rest, timestamp, locals);
     f.busy = true;
     this.arena.resetScratch();
-    try {
-      if (ep.predicate !== undefined && difRun(ep.predicate, f) === 0n) {
+    if (ep.predicate !== undefined) {
+      let passed: boolean;
+      try {
+        passed = difRun(ep.predicate, f) !== 0n;
+      } catch (e) {
         this.instructions += f.instructions;
+        f.busy = false;
+        if (!(e instanceof DifFault)) throw e;
+        this.error(ep, cpu, f.ndx, e);
         return;
       }
+      if (!passed) {
+        this.instructions += f.instructions;
+        f.busy = false;
+        return;
+      }
+    }
+    this.runSteps(ep, f, cpu, timestamp);
+  }
+
+  /** The steps of an ECB whose predicate passed, in its firing context `f` (made busy, scratch reset). */
+  private runSteps(ep: Ecb, f: ReusedFiring, cpu: number, timestamp: bigint): void {
+    try {
       const ecb = ep.ecb;
       const size = ecb.size;
       let bytes: Uint8Array;
@@ -983,6 +1332,17 @@ export class DTraceState {
     if (step.constantKeys) {
       step.constantBucket = bucket;
       step.constantTakes = t.takes;
+    }
+    if (step.cell !== undefined && step.cellBucket !== bucket) {
+      // The probe's trampoline updates this entry from the next firing on (until the next snapshot), in a cell of the shared memory.
+      const address = allocateCell(cellStart(step.cell.fn));
+      if (address !== 0) {
+        step.cell.instructions.value = step.constantKeys ? step.constantInstructions : 0;
+        step.cell.armed.value = address;
+        step.cellBucket = bucket;
+        bucket.cells.push(step.cell);
+        t.armed.push(step);
+      }
     }
     this.aggregate(t, bucket, value, increment);
   }
@@ -1667,6 +2027,8 @@ export class DTraceState {
     fireEnd(cpu);
     this.activity = 'stopped';
     this.disable();
+    // Nothing fires any more: the trampolines' cells are taken in and handed back.
+    for (const t of this.tables.values()) t.disarm();
   }
 }
 

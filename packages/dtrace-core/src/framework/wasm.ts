@@ -16,7 +16,9 @@
 // epid, id, cpu, ipl, pid, ppid, tid, uid, gid, errno): before a run the
 // JavaScript side writes the ones the DIFO reads into the firing block of
 // the memory every module shares (see "The firing block"), as Numbers or as the
-// BigInts the firing already holds, so no BigInt is made for them. Every
+// BigInts the firing already holds, so no BigInt is made for them. A probe's
+// trampoline (trampoline.ts) fills it once per firing for the DIFOs it calls
+// itself, through their exported functions. Every
 // other instruction (other builtins, loads, variables, tuples, scratch,
 // stores, subroutines) is one call of an imported helper with the
 // instruction's index and its register fields' values; the helper runs
@@ -56,7 +58,7 @@ import { DIF_VAR } from '../dif/constants.js';
 import { DIF_OP, DIF_OPCODES } from '../dif/opcodes.js';
 import { DTRACEFLT, DifFault } from './faults.js';
 import type { GuestMemoryWindow, MachineInterface } from './machine.js';
-import { firingArg, loadValue, type TupleEntry, type VmFiring } from './firing.js';
+import { loadValue, probeArgument, type ProbeArgumentSource, type TupleEntry, type VmFiring } from './firing.js';
 import { difEmulate, difStep, type LoadedDifo } from './vm.js';
 import { Bytes, Code, I32, I64, OP } from './wasm-encoding.js';
 import { guestWalk, walkWords } from './wasm-walk.js';
@@ -103,9 +105,22 @@ const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: 
  *   96   f64  epid, id, cpu, pid, ppid, tid, uid, gid, errno (Numbers, exact)
  *   168  u32  the translation registers of the loads (TRANSLATION_WORDS of
  *             GuestMemoryWindow.translationRegisters): kernel root, user
- *             root, then what else the walk takes
+ *             root, then what else the walk takes (at most 6 words)
+ *   192  i32  the index of the ECB a probe's trampoline runs (trampoline.ts),
+ *             which a fault unwinding out of it is reported against
+ *   196  i32  the id of the predicate DIFO the trampoline has called, while it
+ *             runs (0 otherwise): a run of that DIFO entered meanwhile is
+ *             left to the interpreter
+ *   200  i32  the action index (ndx) of the aggregation or record whose DIFO
+ *             the trampoline runs, 0 while it runs a predicate
+ *   1024      the record stage: the chunk of an ECB whose records the
+ *             trampoline writes itself, at the records' offsets, before the
+ *             firing plan copies them into the CPU's buffer (RECORD_STAGE_SIZE)
  */
 const B_COUNT = 0, B_ARGC = 4, B_ARGS = 8, B_TIMESTAMP = 88, B_NUMBERS = 96, B_TRANSLATION = 168;
+export const B_ECB = 192, B_PREDICATE = 196, B_NDX = 200, B_STAGE = 1024, RECORD_STAGE_SIZE = 4096;
+export { B_COUNT };
+export { B_NUMBERS };
 /** The f64 slot of each Number builtin, and what its value needs written. */
 const NEED_ARGS = 1, NEED_TIMESTAMP = 2, NEED_IDS = 4, NEED_THREAD = 8, NEED_ERRNO = 16;
 /** Translation registers, for a DIFO whose loads walk guest RAM: kernel loads, user loads. */
@@ -426,49 +441,107 @@ interface Block {
   readonly i32: Int32Array;
   readonly u32: Uint32Array;
   readonly u64: BigUint64Array;
+  readonly i64: BigInt64Array;
   readonly f64: Float64Array;
+  readonly u8: Uint8Array;
 }
+/**
+ * The shared memory: the firing block in its first page, the aggregation
+ * cells of trampolines (see allocateCell) in the second. It never grows,
+ * so the views over it are never detached.
+ */
 let block: Block | undefined;
-function sharedBlock(): Block {
+export function sharedBlock(): Block {
   if (block === undefined) {
-    const memory = new WebAssembly.Memory({ initial: 1 });
+    const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
     const buffer = memory.buffer;
-    block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), f64: new Float64Array(buffer) };
+    block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), i64: new BigInt64Array(buffer), f64: new Float64Array(buffer), u8: new Uint8Array(buffer) };
   }
   return block;
 }
 
+/** Aggregation cells: 16 bytes each, in the shared memory's second page. */
+const CELLS_START = 65536, CELL_SIZE = 16, CELLS_END = 131072;
+const freeCells: number[] = [];
+let cellsTop = CELLS_START;
+
+/**
+ * A cell of the shared memory for a trampoline's aggregation (two i64
+ * words, set to `first` and 0), or 0 when every cell is taken (the
+ * aggregation then stays with the firing plan's JavaScript). Cells are
+ * handed back with freeCell when their entry is snapshot, their
+ * trampoline replaced or tracing stopped.
+ */
+export function allocateCell(first: bigint): number {
+  let address = freeCells.pop();
+  if (address === undefined) {
+    if (cellsTop + CELL_SIZE > CELLS_END) return 0;
+    address = cellsTop;
+    cellsTop += CELL_SIZE;
+  }
+  const b = sharedBlock();
+  b.i64[address >> 3] = first;
+  b.i64[(address >> 3) + 1] = 0n;
+  return address;
+}
+export function freeCell(address: number): void {
+  freeCells.push(address);
+}
+
+/** How many times the block was filled: a trampoline refills it for its later ECBs when a run in between did. */
+let fills = 0;
+export const blockFills = (): number => fills;
+
 /** Writes what `needs` asks of firing `f` into the firing block. */
 function fillBlock(b: Block, f: VmFiring, needs: number): void {
+  fillFiringBlock(b, f.machine, f.cpu, f.probeId, f.epid, f.args, f.restArgs, f.timestamp, f.errno, needs);
+}
+
+/**
+ * Writes what `needs` asks of a firing into the firing block: of probe
+ * `probeId` on `cpu`, with the provider's `args` (the rest read through
+ * `rest`), at `timestamp`, for the ECB `epid`.
+ */
+export function fillFiringBlock(
+  b: Block, machine: MachineInterface, cpu: number, probeId: number, epid: number,
+  args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, errno: number | undefined, needs: number,
+): void {
+  fills++;
   if (needs & NEED_ARGS) {
     // A provider that reads its arguments lazily (fbt, sdt, pid: registers,
     // then stack words) passes none: the argN the DIFO names are read here,
     // one call each, so that the run reads them without calling out.
-    const args = f.args;
     const passed = args.length < 10 ? args.length : 10;
     const named = needs >>> 8;
     const n = passed > named ? passed : named;
     b.i32[B_ARGC >> 2] = n;
-    for (let i = 0; i < n; i++) b.u64[(B_ARGS >> 3) + i] = i < passed ? args[i]! : firingArg(f, i);
+    for (let i = 0; i < n; i++) b.u64[(B_ARGS >> 3) + i] = i < passed ? args[i]! : probeArgument(args, rest, i);
   }
-  if (needs & NEED_TIMESTAMP) b.u64[B_TIMESTAMP >> 3] = f.timestamp;
+  if (needs & NEED_TIMESTAMP) b.u64[B_TIMESTAMP >> 3] = timestamp;
   const nums = B_NUMBERS >> 3;
   if (needs & NEED_IDS) {
-    b.f64[nums] = f.epid;
-    b.f64[nums + 1] = f.probeId;
-    b.f64[nums + 2] = f.cpu;
+    b.f64[nums] = epid;
+    b.f64[nums + 1] = probeId;
+    b.f64[nums + 2] = cpu;
   }
   if (needs & (NEED_THREAD | NEED_ERRNO)) {
-    const th = f.machine.thread(f.cpu);
+    const th = machine.thread(cpu);
     b.f64[nums + 3] = th.pid;
     b.f64[nums + 4] = th.ppid;
     b.f64[nums + 5] = th.tid;
     b.f64[nums + 6] = th.uid;
     b.f64[nums + 7] = th.gid;
-    b.f64[nums + 8] = f.errno ?? th.errno ?? 0;
+    b.f64[nums + 8] = errno ?? th.errno ?? 0;
   }
   // The DIFO's loads walk guest RAM: the machine's translation registers of now.
-  if (needs & (NEED_KERNEL_WALK | NEED_USER_WALK)) f.machine.guestMemory!.translationRegisters(b.u32, B_TRANSLATION >> 2, (needs & NEED_USER_WALK) !== 0);
+  if (needs & (NEED_KERNEL_WALK | NEED_USER_WALK)) machine.guestMemory!.translationRegisters(b.u32, B_TRANSLATION >> 2, (needs & NEED_USER_WALK) !== 0);
+}
+
+/** Whether `needs` asks for the ECB's identifiers (epid, id, cpu), which a trampoline writes per ECB. */
+export const needsIds = (needs: number): boolean => (needs & NEED_IDS) !== 0;
+/** The union of two DIFOs' needs (the highest argN of either). */
+export function unionNeeds(a: number, b: number): number {
+  return (a | b) & 0xff | (Math.max(a >>> 8, b >>> 8) << 8);
 }
 
 /** The runs in progress, innermost last (a run inside another is rare: the outer's block is refilled after it). */
@@ -477,12 +550,26 @@ const runningNeeds: number[] = [];
 let running = 0;
 
 /**
+ * The firing whose DIF runs now: the call-outs of every module read it. A
+ * DIFO's own entry (WasmDifo.run) sets it for its run; a probe's trampoline
+ * sets it once per ECB whose predicate calls out (setCurrentFiring), with
+ * the needs of its block, which a run entered from a call-out of that
+ * predicate refills when it returns.
+ */
+let current: VmFiring | undefined;
+let trampolineNeeds = 0;
+export function setCurrentFiring(f: VmFiring | undefined, needs = 0): void {
+  current = f;
+  trampolineNeeds = needs;
+}
+
+/**
  * Compiled modules by their bytes: the same small DIFO in many clauses
  * (`ldgs probefunc; ret`), or the same program enabled again, is compiled
  * once (the D compiler's corpus has 206 distinct modules among 385 DIFOs).
  */
 const modules = new Map<string, WebAssembly.Module>();
-function compiledModule(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Module {
+export function compiledModule(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Module {
   let key = '';
   for (let i = 0; i < bytes.length; i += 1024) key += String.fromCharCode(...bytes.subarray(i, i + 1024));
   let m = modules.get(key);
@@ -497,13 +584,38 @@ function compiledModule(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Module {
 /** The helper's registers: filled from its arguments, read back after difStep. */
 const helperRegs: bigint[] = new Array<bigint>(256).fill(0n);
 
+/** Ids of translated DIFOs (B_PREDICATE), from 1. */
+let nextDifoId = 1;
+
+/** A DIFO translated to WebAssembly. */
+export interface WasmDifo {
+  /** Runs it in a firing (the block filled for it, the current firing set): what DTraceState calls. */
+  readonly run: (f: VmFiring) => bigint;
+  /** The module's exported function: what a trampoline imports and calls, the block and current firing being its caller's. */
+  readonly exported: () => bigint;
+  /** What of the firing block it reads (NEED_ bits). */
+  readonly needs: number;
+  /** Whether a run may call into JavaScript for more than a division fault: it needs the current firing then. */
+  readonly callsOut: boolean;
+  /** Its id, which a trampoline writes at B_PREDICATE while it runs it. */
+  readonly id: number;
+  /** Empties its tuple stack (after a run that faulted or left entries). */
+  reset(): void;
+}
+
 /**
  * Translates `ld` and returns the function that runs it in a firing, or
- * undefined when it stays with the interpreter (no WebAssembly, or a module
- * over MODULE_LIMIT). Its loads walk the guest RAM of `machine` where it
- * offers it (every firing it runs in must be of that machine).
+ * undefined when it stays with the interpreter
+ * (no WebAssembly, or a module over MODULE_LIMIT). Its loads walk the guest
+ * RAM of `machine` where it offers it (every firing it runs in must be of
+ * that machine).
  */
 export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: VmFiring) => bigint) | undefined {
+  return wasmTranslate(ld, machine)?.run;
+}
+
+/** wasmCompile's translation with what a trampoline needs of it. */
+export function wasmTranslate(ld: LoadedDifo, machine?: MachineInterface): WasmDifo | undefined {
   if (typeof WebAssembly === 'undefined') return undefined;
   const text = ld.difo.buf;
   const kinds = loadKinds(text);
@@ -514,8 +626,14 @@ export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: Vm
   const b = sharedBlock();
   const counter = b.i32;
   const needs = blockNeeds(text) | (walk === undefined ? 0 : (kinds & 1 ? NEED_KERNEL_WALK : 0) | (kinds & 2 ? NEED_USER_WALK : 0));
+  let callsOut = kinds !== 0;
+  for (let pc = 0; pc < text.length && !callsOut; pc++) {
+    const instr = text[pc]!;
+    const op = instr >>> 24;
+    if (difCallsOut(op) && !(op === DIF_OP.LDGS && inlineBuiltin((instr >>> 8) & 0xffff))) callsOut = true;
+  }
+  const id = nextDifoId++;
   const tuple: TupleEntry[] = [];
-  let cur: VmFiring | undefined;
   const op = (pc: number, a: bigint, b: bigint, d: bigint): bigint => {
     const instr = text[pc]!;
     const regs = helperRegs;
@@ -523,7 +641,7 @@ export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: Vm
     regs[(instr >>> 8) & 0xff] = BigInt.asUintN(64, b);
     regs[instr & 0xff] = BigInt.asUintN(64, d);
     try {
-      const r = difStep(ld, cur!, instr, regs, tuple);
+      const r = difStep(ld, current!, instr, regs, tuple);
       return instr >>> 24 === DIF_OP.SCMP ? BigInt(r) : regs[instr & 0xff]!;
     } catch (e) {
       if (e instanceof DifFault && e.difOffset < 0) e.difOffset = pc * 4;
@@ -533,7 +651,7 @@ export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: Vm
   const op0 = (pc: number): bigint => {
     const instr = text[pc]!;
     try {
-      difStep(ld, cur!, instr, helperRegs, tuple);
+      difStep(ld, current!, instr, helperRegs, tuple);
       return helperRegs[instr & 0xff]!;
     } catch (e) {
       if (e instanceof DifFault && e.difOffset < 0) e.difOffset = pc * 4;
@@ -543,7 +661,7 @@ export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: Vm
   const load = (pc: number, addr: bigint): bigint => {
     const [size, signed, user] = LOADS.get(text[pc]! >>> 24)!;
     try {
-      return loadValue(cur!, BigInt.asUintN(64, addr), size, signed, user);
+      return loadValue(current!, BigInt.asUintN(64, addr), size, signed, user);
     } catch (e) {
       if (e instanceof DifFault && e.difOffset < 0) e.difOffset = pc * 4;
       throw e;
@@ -555,11 +673,15 @@ export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: Vm
   const imports: WebAssembly.ModuleImports = { op, fault, op0, load, m: b.memory };
   if (walk !== undefined) imports['walk'] = walk;
   const instance = new WebAssembly.Instance(compiledModule(bytes), { d: imports });
-  const run = instance.exports['run'] as () => bigint;
-  return (f: VmFiring): bigint => {
+  const exported = instance.exports['run'] as () => bigint;
+  let busy = false;
+  const run = (f: VmFiring): bigint => {
     // A DIFO that is already running (a probe fired from inside it) runs the second time in the interpreter.
-    if (cur !== undefined) return difEmulate(ld, f);
-    cur = f;
+    if (busy || counter[B_PREDICATE >> 2] === id) return difEmulate(ld, f);
+    busy = true;
+    const outerFiring = current;
+    const outerTrampolineNeeds = trampolineNeeds;
+    current = f;
     if (needs !== 0) fillBlock(b, f, needs);
     const depth = running++;
     runningFirings[depth] = f;
@@ -567,14 +689,25 @@ export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: Vm
     const outer = counter[B_COUNT >> 2]!;
     counter[B_COUNT >> 2] = 0;
     try {
-      return BigInt.asUintN(64, run());
+      return BigInt.asUintN(64, exported());
     } finally {
       f.instructions += counter[B_COUNT >> 2]!;
       counter[B_COUNT >> 2] = outer;
       if (tuple.length !== 0) tuple.length = 0;
-      cur = undefined;
+      busy = false;
+      current = outerFiring;
+      trampolineNeeds = outerTrampolineNeeds;
       running = depth;
-      if (depth > 0 && runningNeeds[depth - 1] !== 0) fillBlock(b, runningFirings[depth - 1]!, runningNeeds[depth - 1]!);
+      if (depth > 0) {
+        if (runningNeeds[depth - 1] !== 0) fillBlock(b, runningFirings[depth - 1]!, runningNeeds[depth - 1]!);
+      } else if (counter[B_PREDICATE >> 2] !== 0 && outerFiring !== undefined && outerTrampolineNeeds !== 0) {
+        // Entered from a call-out of a predicate a trampoline runs: its block again.
+        fillBlock(b, outerFiring, outerTrampolineNeeds);
+      }
     }
   };
+  const reset = (): void => {
+    if (tuple.length !== 0) tuple.length = 0;
+  };
+  return { run, exported, needs, callsOut, id, reset };
 }

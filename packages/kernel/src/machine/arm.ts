@@ -17,7 +17,7 @@ import { createArmCore, ramView, ArmException, ArmState, StopReason, type ArmCor
 import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE } from '../board/constants.js';
 import { DEVICE_WINDOW, type MemoryWindow } from './guest-memory.js';
 import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
-import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap } from './types.js';
+import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap, TrapHandler } from './types.js';
 
 /** CPSR at boot and for started secondaries: SVC mode, A, I and F masked (BOARD.md 6.2, 7). */
 export const ARM_BOOT_CPSR = 0x1d3;
@@ -41,6 +41,7 @@ const W_STOP_PC = ArmState.STOP_PC >>> 2;
 const W_STOP_WORD = ArmState.STOP_WORD >>> 2;
 const W_PENDING_EXC = ArmState.PENDING_EXC >>> 2;
 const W_CPU_ID = ArmState.CPU_ID >>> 2;
+const W_IRQ_LINE = ArmState.IRQ_LINE >>> 2;
 
 /** The ARM vector-table offset of each exception code. */
 const VECTOR_OFFSET: Record<number, number> = {
@@ -68,6 +69,49 @@ export interface ArmPortOptions {
 /** Stops without data are shared (a stop is never changed). */
 const BUDGET_STOP: CpuStop = Object.freeze({ kind: 'budget' });
 const HALT_STOP: CpuStop = Object.freeze({ kind: 'halt' });
+const TRAPPED_STOP: CpuStop = Object.freeze({ kind: 'trapped' });
+
+/**
+ * A CPU's trap, filled in again at each of its traps (see Trap: handlers
+ * that keep traps get copies). The pc is kept as a number; its bigint is
+ * made when first read. The trap's own enumerable properties are Trap's
+ * (pc an accessor), so it reads and compares as a plain trap does.
+ */
+class ArmTrap implements Trap {
+  kind: Trap['kind'] = 'undefined';
+  word = 0;
+  user = false;
+  declare readonly pc: bigint;
+  #pc = 0;
+  #pcBig: bigint | undefined = undefined;
+
+  constructor(readonly cpu: number) {
+    Object.defineProperty(this, 'pc', { enumerable: true, get: () => (this.#pcBig ??= BigInt(this.#pc)) });
+  }
+
+  get pcLow32(): number {
+    return this.#pc;
+  }
+
+  get pcHigh32(): number {
+    return 0;
+  }
+
+  fill(kind: Trap['kind'], pc: number, word: number, user: boolean): this {
+    this.kind = kind;
+    this.#pc = pc;
+    this.#pcBig = undefined;
+    this.word = word;
+    this.user = user;
+    return this;
+  }
+}
+
+/** A CPU's trap stop, its trap filled in again at each trap. */
+interface ArmTrapStop {
+  readonly kind: 'trap';
+  readonly trap: ArmTrap;
+}
 
 export class ArmPort implements CpuPort {
   readonly isa = 'arm' as const;
@@ -88,6 +132,10 @@ export class ArmPort implements CpuPort {
   private readonly blockWords: number;
   /** Set while the core runs: device callbacks then see the running CPU's retired count through the core (it keeps part of it in a register). */
   private running = false;
+  /** Per CPU: the stop its traps return, and the trap a trap handler is given (one object each, filled in at each trap). */
+  private readonly trapStops: ArmTrapStop[];
+  /** Traps taken inside `run` go here (setTrapHandler). */
+  private trapHandler: TrapHandler | undefined;
 
   private constructor(core: ArmCoreExports, cpuCount: number, ramSize: number) {
     this.core = core;
@@ -99,6 +147,7 @@ export class ArmPort implements CpuPort {
     this.blockWords = core.stateSize() >>> 2;
     this.space = { ram: () => this.ram(), ramBytes: ramSize, address: (va, offset) => (offset === 0 ? va : va + BigInt(offset)) };
     for (let cpu = 0; cpu < cpuCount; cpu++) this.files.push(new ArmRegisterFile(this, cpu));
+    this.trapStops = Array.from({ length: cpuCount }, (_, cpu) => ({ kind: 'trap', trap: new ArmTrap(cpu) }));
   }
 
   /** Instantiates the core with `cpuCount` CPUs (all powered off but CPU 0's reset state) and `ramSize` bytes of RAM. */
@@ -108,12 +157,15 @@ export class ArmPort implements CpuPort {
     if (!Number.isInteger(ramSize) || ramSize <= 0 || ramSize > DEVICE_BASE) {
       throw new RangeError(`ARM machine: RAM size must be a positive number of bytes below 0x${DEVICE_BASE.toString(16)}, not ${ramSize}`);
     }
+    // The port is made after its core, whose trap callback calls into it.
+    let port: ArmPort | undefined;
     const core = await createArmCore(options.build ?? 'release', {
       mmioRead: (cpu, paddr, size) => options.mmioRead(cpu, paddr, size),
       mmioWrite: (cpu, paddr, size, value) => options.mmioWrite(cpu, paddr, size, value),
+      trap: (cpu, reason) => port!.trapInRun(cpu, reason),
     });
     if (core.init(cpuCount, ramSize) !== 0) throw new RangeError(`ARM machine: the core cannot lay out ${cpuCount} CPUs and ${ramSize} bytes of RAM`);
-    const port = new ArmPort(core, cpuCount, ramSize);
+    port = new ArmPort(core, cpuCount, ramSize);
     for (let cpu = 0; cpu < cpuCount; cpu++) core.setStopMask(cpu, TRAP_STOP_MASK);
     return port;
   }
@@ -169,27 +221,45 @@ export class ArmPort implements CpuPort {
         return BUDGET_STOP;
       case StopReason.HALT:
         return HALT_STOP;
+      case StopReason.TRAPPED:
+        return TRAPPED_STOP;
       case StopReason.DTRACE_BREAKPOINT:
       case StopReason.UNDEFINED:
-        return { kind: 'trap', trap: this.trapOf(cpu, 'undefined') };
-      case StopReason.BKPT:
-        return { kind: 'trap', trap: this.trapOf(cpu, 'breakpoint') };
+      case StopReason.BKPT: {
+        const stop = this.trapStops[cpu]!;
+        this.trapOf(stop.trap, reason);
+        return stop;
+      }
       default:
         return this.exceptionStop(cpu);
     }
   }
 
-  /** The stop's details, read in place (no call into the core). */
-  private trapOf(cpu: number, kind: Trap['kind']): Trap {
+  /** Fills in `trap` with the details of its CPU's trap stop of `reason`, read in place (no call into the core). */
+  private trapOf(trap: ArmTrap, reason: number): ArmTrap {
     const words = this.memoryWords();
-    const block = this.blockOf(cpu, words);
-    return {
-      cpu,
-      kind,
-      pc: BigInt(words[block + W_STOP_PC]!),
-      word: words[block + W_STOP_WORD]!,
-      user: (words[block + W_CPSR_CTL]! & MODE_MASK) === MODE_USR,
-    };
+    const block = this.blockOf(trap.cpu, words);
+    return trap.fill(reason === StopReason.BKPT ? 'breakpoint' : 'undefined', words[block + W_STOP_PC]!, words[block + W_STOP_WORD]!, (words[block + W_CPSR_CTL]! & MODE_MASK) === MODE_USR);
+  }
+
+  setTrapHandler(handler: TrapHandler | undefined): void {
+    this.trapHandler = handler;
+    this.core.setTrapHook(handler ? 1 : 0);
+  }
+
+  /**
+   * The core's trap callback: CPU `cpu` took a trap inside `run`, whose
+   * instructions so far have retired (the core keeps none of its count in a
+   * register while the handler runs).
+   */
+  private trapInRun(cpu: number, reason: number): number {
+    const trap = this.trapOf(this.trapStops[cpu]!.trap, reason);
+    this.running = false;
+    try {
+      return this.trapHandler!(trap);
+    } finally {
+      this.running = true;
+    }
   }
 
   private exceptionStop(cpu: number): CpuStop {
@@ -207,7 +277,9 @@ export class ArmPort implements CpuPort {
   }
 
   setInterruptLine(cpu: number, line: number): void {
-    this.core.setIrqLine(cpu, line >= 0 ? 1 : 0);
+    // The core's setIrqLine, in place.
+    const words = this.memoryWords();
+    words[this.blockOf(cpu, words) + W_IRQ_LINE] = line >= 0 ? 1 : 0;
   }
 
   deliverStop(cpu: number): void {
@@ -220,7 +292,7 @@ export class ArmPort implements CpuPort {
     this.clearPending(cpu);
     // The core checks the class itself (decoding the word once per trap) and
     // changes nothing but the stop reason when the word is not of it.
-    const reason = this.core.emulate(cpu, code, displaced >>> 0, Number(trap.pc));
+    const reason = this.core.emulate(cpu, code, displaced >>> 0, trap.pcLow32 ?? Number(trap.pc));
     if (reason === StopReason.UNDEFINED && !this.core.emulationMatches(code, displaced >>> 0)) {
       throw new Error(`ARM emulate: 0x${(displaced >>> 0).toString(16).padStart(8, '0')} at 0x${trap.pc.toString(16)} is not of emulation class ${code}`);
     }
@@ -238,12 +310,12 @@ export class ArmPort implements CpuPort {
       const hw0 = bytes[0]! | (bytes[1]! << 8);
       const value = bytes.length === 2 ? hw0 : ((hw0 << 16) | bytes[2]! | (bytes[3]! << 8)) >>> 0;
       this.clearPending(cpu);
-      return this.afterDisplaced(cpu, this.core.executeDisplacedT32(cpu, value, Number(trap.pc)));
+      return this.afterDisplaced(cpu, this.core.executeDisplacedT32(cpu, value, trap.pcLow32 ?? Number(trap.pc)));
     }
     if (bytes.length !== 4) throw new Error(`ARM displaced execution at 0x${trap.pc.toString(16)}: an A32 instruction is 4 bytes, not ${bytes.length}`);
     const word = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
     this.clearPending(cpu);
-    return this.afterDisplaced(cpu, this.core.executeDisplaced(cpu, word, Number(trap.pc)));
+    return this.afterDisplaced(cpu, this.core.executeDisplaced(cpu, word, trap.pcLow32 ?? Number(trap.pc)));
   }
 
   /**

@@ -40,6 +40,7 @@ import { keptTrap, type CpuPort, type CpuStop, type InvopHandler, type InvopResu
 import { ELF_MACHINE, ISAS, type Isa } from '../isa.js';
 
 const MiB = 1024 * 1024;
+const STOPPED: RunResult = Object.freeze({ kind: 'stopped' });
 
 export interface MachineOptions {
   isa: Isa;
@@ -354,6 +355,7 @@ export class Machine {
     clock = (cpu) => m.cpuNow(cpu);
     boardHost = m.boardHost();
     port.resetBoot(kernel.header.entry);
+    port.setTrapHandler?.(m.trapInRun);
     for (const mod of options.modules ?? []) m.loadModule(mod.bytes, mod.name);
     return m;
   }
@@ -578,29 +580,84 @@ export class Machine {
   private turn(cpu: number, end: number, stopAt: number): { progressed: boolean; result?: RunResult } {
     let progressed = false;
     this.turnCpu = cpu;
+    this.turnEnd = end;
+    this.turnStopAt = stopAt;
+    this.turnResult = undefined;
+    this.trappedInRun = false;
     try {
+      let budget = this.turnBudget(cpu);
       for (;;) {
-        let budget = Math.floor((end - this.cpuTime[cpu]!) / this.nsPerInsn);
-        if (stopAt !== Infinity) budget = Math.min(budget, stopAt - this.retiredTotal);
         const stop = this.runSlice(cpu, budget);
         // A trap or exception handled with no instruction retired is progress too (the CPU is somewhere new).
-        if (this.sliceRetired > 0 || stop.kind === 'trap' || stop.kind === 'exception') progressed = true;
-        const fatal = this.handleStop(cpu, stop);
-        this.flushOutput();
-        if (fatal) return { progressed, result: fatal };
-        if (this.ended) return { progressed, result: this.ended };
-        if (this.stopRequested) {
-          this.stopRequested = false;
-          return { progressed, result: { kind: 'stopped' } };
-        }
-        if ((stop.kind !== 'trap' && stop.kind !== 'exception') || this.halted[cpu]) break;
-        if (end - this.cpuTime[cpu]! < this.nsPerInsn || this.retiredTotal >= stopAt) break;
+        if (this.sliceRetired > 0 || stop.kind === 'trap' || stop.kind === 'exception' || this.trappedInRun) progressed = true;
+        // A trap handled inside the run (trapInRun) ended the turn.
+        if (stop.kind === 'trapped') break;
+        budget = this.afterStop(cpu, stop.kind === 'trap' || stop.kind === 'exception', this.handleStop(cpu, stop));
+        if (budget < 0) break;
       }
     } finally {
       this.turnCpu = -1;
     }
-    return { progressed };
+    const result = this.turnResult;
+    return result ? { progressed, result } : { progressed };
   }
+
+  /** The turn in progress: the time it ends at, the machine's instruction count it stops at, and a result it ended with. */
+  private turnEnd = 0;
+  private turnStopAt = Infinity;
+  private turnResult: RunResult | undefined;
+  /** Whether the turn's CPU took a trap inside a run (trapInRun). */
+  private trappedInRun = false;
+
+  /** How many instructions CPU `cpu` may run in the rest of its turn. */
+  private turnBudget(cpu: number): number {
+    const budget = Math.floor((this.turnEnd - this.cpuTime[cpu]!) / this.nsPerInsn);
+    return this.turnStopAt === Infinity ? budget : Math.min(budget, this.turnStopAt - this.retiredTotal);
+  }
+
+  /**
+   * After CPU `cpu`'s stop was handled (`fatal`: what handling it ended the
+   * machine with): how many more instructions its turn runs, or -1 when the
+   * turn is over — `turnResult` then holds the result the run returns, if
+   * any. A handled trap or exception does not end the turn; a wait does.
+   */
+  private afterStop(cpu: number, trapOrException: boolean, fatal: RunResult | undefined): number {
+    this.flushOutput();
+    if (fatal) {
+      this.turnResult = fatal;
+      return -1;
+    }
+    if (this.ended) {
+      this.turnResult = this.ended;
+      return -1;
+    }
+    if (this.stopRequested) {
+      this.stopRequested = false;
+      this.turnResult = STOPPED;
+      return -1;
+    }
+    if (!trapOrException || this.halted[cpu]) return -1;
+    if (this.turnEnd - this.cpuTime[cpu]! < this.nsPerInsn || this.retiredTotal >= this.turnStopAt) return -1;
+    return this.turnBudget(cpu);
+  }
+
+  /**
+   * The port's trap handler: the turn's CPU took `trap` inside its run. It
+   * is handled here as `turn` handles a trap stop — the slice's bookkeeping,
+   * the invop handlers, the turn's checks — and the answer is how many more
+   * instructions the run goes on for (-1: the turn is over). So a trap costs
+   * neither a stop nor a second run call, and every CPU runs and interleaves
+   * exactly as with trap stops.
+   */
+  private readonly trapInRun = (trap: Trap): number => {
+    const cpu = trap.cpu;
+    this.trappedInRun = true;
+    this.account(cpu);
+    this.board.update();
+    this.pushLines();
+    this.halted[cpu] = false;
+    return this.afterStop(cpu, true, this.handleTrap(cpu, trap));
+  };
 
   private sliceRetired = 0;
 
@@ -661,6 +718,9 @@ export class Machine {
         this.ended = { kind: 'fatal', cpu, reason: stop.reason, pc: stop.pc };
         this.flushOutput();
         return this.ended;
+      case 'trapped':
+        // Handled inside the run already (trapInRun).
+        return undefined;
     }
   }
 

@@ -30,6 +30,14 @@ export interface Trap {
   readonly kind: 'breakpoint' | 'undefined';
   /** Address of the trapping instruction. */
   readonly pc: bigint;
+  /**
+   * The same address as two unsigned 32-bit numbers, low and high — both or
+   * neither, when the port has them at hand (the ARM port does): a handler
+   * that looks the address up by them makes no bigint (ARM's `pc` is made
+   * when first read).
+   */
+  readonly pcLow32?: number;
+  readonly pcHigh32?: number;
   /** ARM: the trapping instruction word. x86-64: undefined. */
   readonly word?: number;
   /** Whether the CPU was in user mode (CPL 3 / ARM USR). */
@@ -74,7 +82,16 @@ export type CpuStop =
    */
   | { readonly kind: 'exception'; readonly vector: number; readonly pc: bigint }
   /** The CPU cannot go on (x86-64 triple fault, an exception with no vector yet). */
-  | { readonly kind: 'fatal'; readonly reason: string; readonly pc: bigint };
+  | { readonly kind: 'fatal'; readonly reason: string; readonly pc: bigint }
+  /** The port's trap handler (`setTrapHandler`), called inside the run, ended it: the trap is handled. */
+  | { readonly kind: 'trapped' };
+
+/**
+ * Handles a trap a CPU took inside `CpuPort.run`, as the machine handles a
+ * 'trap' stop, and answers how many more instructions the run may execute
+ * (from where the CPU now is), or -1 to end it with a 'trapped' stop.
+ */
+export type TrapHandler = (trap: Trap) => number;
 
 /** A NOFAULT read's answer: the bytes, or the first virtual address that did not translate (or is toxic). */
 export type SafeRead = { readonly bytes: Uint8Array } | { readonly fault: bigint };
@@ -112,6 +129,15 @@ export interface CpuPort {
   startSecondary(request: CpuStartRequest): void;
   /** Run `cpu` for at most `budget` instructions. */
   run(cpu: number, budget: number): CpuStop;
+  /**
+   * Traps taken inside `run` (optional; undefined: traps end the run as
+   * 'trap' stops again). With a handler set, a trap does not end `run`: the
+   * port calls the handler while the CPU stays inside it (no stop, no second
+   * `run` call), and the run goes on for as many instructions as the handler
+   * answers. The handler may call any method of the port but `run`, for any
+   * CPU; the trap's CPU's retired count is exact then.
+   */
+  setTrapHandler?(handler: TrapHandler | undefined): void;
   /**
    * Called from a device access during `run` (power-off): the running CPU
    * stops after the current instruction and `run` returns a `budget` stop.
