@@ -152,8 +152,9 @@ describe.runIf(haveToolchain)('wdtrace dis agrees with llvm-objdump -d', () => {
     expect(ours.stdout).toBe(spawnSync('llvm-objdump', ['-d', 'long.elf'], { cwd: scratch, encoding: 'utf8' }).stdout);
   });
 
-  // x86-64: immediate and RIP-relative comments, system instructions; ARM: literal pools, branch and literal comments.
-  it.each(['x86_64', 'arm'])('on the whole %s guest kernel, byte for byte', (arch) => {
+  // x86-64: immediate and RIP-relative comments, system instructions; ARM: literal pools, branch and literal comments;
+  // Thumb-2: BLX to A32 library code from kernel addresses above 2 GiB.
+  it.each(['x86_64', 'arm', 'arm-thumb'])('on the whole %s guest kernel, byte for byte', (arch) => {
     const file = join(images, `${arch}/kernel.elf`);
     const ours = wdtrace('dis', file);
     expect(ours.status, ours.stderr).toBe(0);

@@ -33,8 +33,10 @@ function annotated(insn: ArmInstruction, pcOffset: number, symbolize: (address: 
   if (insn.target !== undefined && insn.classes.has('branch')) {
     const sym = symbolize(BigInt(insn.target));
     if (sym) text += ` <${sym}>`;
+    // BLX (immediate) from Thumb counts from Align(PC, 4); the offset is a
+    // signed 32-bit value whatever half of the address space the code is in.
     const base = insn.mnemonic === 'blx' && pcOffset === 4 ? (insn.address + 4) & ~3 : insn.address + pcOffset;
-    return { text, comment: `@ imm = #${insn.target - base}` };
+    return { text, comment: `@ imm = #${(insn.target - base) | 0}` };
   }
   if (insn.literalAddress !== undefined) {
     const sym = symbolize(BigInt(insn.literalAddress));
