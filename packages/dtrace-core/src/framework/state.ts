@@ -866,6 +866,13 @@ export class DTraceState {
       for (const r of records ?? []) if (r.value !== undefined) needs = unionNeeds(needs, r.value.needs);
       return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation, records };
     });
+    // A trampoline that would only call back for every ECB's whole run
+    // (no translated predicate, no cell, no staged records) saves nothing
+    // and costs two crossings per ECB: the loop in probe() runs them.
+    if (ecbs.every((e) => e.predicate === undefined && e.aggregation === undefined && e.records === undefined)) {
+      plan.trampoline = null;
+      return null;
+    }
     plan.trampolineNeeds = needs;
     plan.ecbs.forEach((ep, i) => {
       ep.stagedRanges = ecbs[i]!.records?.flatMap((r) => [r.offset, r.size]) ?? [];
