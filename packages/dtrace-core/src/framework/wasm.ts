@@ -447,17 +447,24 @@ interface Block {
 }
 /**
  * The shared memory: the firing block in its first page, the aggregation
- * cells of trampolines (see allocateCell) in the second. It never grows,
- * so the views over it are never detached.
+ * cells of trampolines (see allocateCell) in the second, then the regions
+ * wmem.ts hands out. Only wmem.ts grows it, and it then makes the views
+ * again (refreshSharedViews): a view or Block taken from sharedBlock() is
+ * good until the next region is allocated, so none is kept across one.
  */
 let block: Block | undefined;
 export function sharedBlock(): Block {
-  if (block === undefined) {
-    const memory = new WebAssembly.Memory({ initial: 2, maximum: 2 });
-    const buffer = memory.buffer;
-    block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), i64: new BigInt64Array(buffer), f64: new Float64Array(buffer), u8: new Uint8Array(buffer) };
-  }
-  return block;
+  if (block === undefined) refreshSharedViews(new WebAssembly.Memory({ initial: SHARED_PAGES, maximum: SHARED_MAXIMUM_PAGES }));
+  return block!;
+}
+/** Pages the shared memory starts with: the firing block's and the cells'. */
+export const SHARED_PAGES = 2;
+/** The most pages the shared memory grows to (1 GiB). */
+export const SHARED_MAXIMUM_PAGES = 16384;
+/** Makes the views over the shared memory again, after it has grown (or at first). */
+export function refreshSharedViews(memory: WebAssembly.Memory): void {
+  const buffer = memory.buffer;
+  block = { memory, i32: new Int32Array(buffer), u32: new Uint32Array(buffer), u64: new BigUint64Array(buffer), i64: new BigInt64Array(buffer), f64: new Float64Array(buffer), u8: new Uint8Array(buffer) };
 }
 
 /** Aggregation cells: 16 bytes each, in the shared memory's second page. */
@@ -623,8 +630,6 @@ export function wasmTranslate(ld: LoadedDifo, machine?: MachineInterface): WasmD
   const walk = window === undefined ? undefined : guestWalk(window);
   const bytes = difoModuleBytes(ld, walk === undefined ? undefined : window!.translation);
   if (bytes.length > MODULE_LIMIT) return undefined;
-  const b = sharedBlock();
-  const counter = b.i32;
   const needs = blockNeeds(text) | (walk === undefined ? 0 : (kinds & 1 ? NEED_KERNEL_WALK : 0) | (kinds & 2 ? NEED_USER_WALK : 0));
   let callsOut = kinds !== 0;
   for (let pc = 0; pc < text.length && !callsOut; pc++) {
@@ -670,12 +675,15 @@ export function wasmTranslate(ld: LoadedDifo, machine?: MachineInterface): WasmD
   const fault = (pc: number): never => {
     throw new DifFault(DTRACEFLT.DIVZERO, 0n, pc * 4);
   };
-  const imports: WebAssembly.ModuleImports = { op, fault, op0, load, m: b.memory };
+  const imports: WebAssembly.ModuleImports = { op, fault, op0, load, m: sharedBlock().memory };
   if (walk !== undefined) imports['walk'] = walk;
   const instance = new WebAssembly.Instance(compiledModule(bytes), { d: imports });
   const exported = instance.exports['run'] as () => bigint;
   let busy = false;
   const run = (f: VmFiring): bigint => {
+    // The views are taken afresh: the shared memory may have grown since (wmem.ts).
+    let b = sharedBlock();
+    let counter = b.i32;
     // A DIFO that is already running (a probe fired from inside it) runs the second time in the interpreter.
     if (busy || counter[B_PREDICATE >> 2] === id) return difEmulate(ld, f);
     busy = true;
@@ -691,6 +699,8 @@ export function wasmTranslate(ld: LoadedDifo, machine?: MachineInterface): WasmD
     try {
       return BigInt.asUintN(64, exported());
     } finally {
+      b = sharedBlock();
+      counter = b.i32;
       f.instructions += counter[B_COUNT >> 2]!;
       counter[B_COUNT >> 2] = outer;
       if (tuple.length !== 0) tuple.length = 0;
