@@ -34,6 +34,7 @@ import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
+import { KeyedTable, absorbCell, type KeyedOwner } from './aggtable.js';
 
 export const DTRACE_EPIDNONE = 0;
 
@@ -291,6 +292,12 @@ interface AggregationStep {
    */
   cell: TrampolineCell | undefined;
   cellBucket: AggregationBucket | undefined;
+  /**
+   * Its aggregation's keyed table (aggtable.ts) when the probe's trampoline
+   * finds its entries there by their integer keys: each entry it makes or
+   * finds goes in the table.
+   */
+  keyed: KeyedTable | undefined;
 }
 
 /** Whether a DIFO reads timestamp or vtimestamp (see ProbePlan.needsTimestamp). */
@@ -415,11 +422,14 @@ const SLAB_SIZE = 64 * 1024;
 const SMALL_ADDEND = 0xffffffffn;
 const PENDING_LIMIT = 2 ** 52;
 
-class AggregationBucket implements AggregationEntry {
+class AggregationBucket implements AggregationEntry, KeyedOwner {
   private words: bigint[];
   private pending = 0;
   /** The trampoline globals armed for this entry: what they hold is its data still to be taken in. */
   readonly cells: TrampolineCell[] = [];
+  /** Its slot in its aggregation's keyed table, while it has one: its cell there is data still to be taken in. */
+  slot = -1;
+  keyed: KeyedTable | undefined = undefined;
 
   constructor(
     readonly keys: readonly (bigint | Uint8Array)[],
@@ -431,7 +441,14 @@ class AggregationBucket implements AggregationEntry {
   get data(): bigint[] {
     if (this.pending !== 0) this.fold();
     for (let i = 0; i < this.cells.length; i++) this.absorb(this.cells[i]!);
+    const keyed = this.keyed;
+    if (keyed !== undefined) absorbCell(keyed.fn, keyed.cellAddress(this.slot), this.words);
     return this.words;
+  }
+
+  /** Takes in its cell of a keyed table (KeyedOwner). */
+  absorbCell(fn: CellFunction, address: number): void {
+    absorbCell(fn, address, this.words);
   }
 
   /**
@@ -440,24 +457,7 @@ class AggregationBucket implements AggregationEntry {
    * and sum).
    */
   absorb(c: TrampolineCell): void {
-    const words = sharedBlock().i64;
-    const at = (c.armed.value as number) >> 3;
-    const a = words[at]!;
-    const start = cellStart(c.fn);
-    if (a === start && (c.fn !== 'avg' || words[at + 1] === 0n)) return;
-    const d = this.words;
-    switch (c.fn) {
-      case 'count':
-      case 'sum': d[0] = BigInt.asIntN(64, d[0]! + a); break;
-      case 'min': if (a < d[0]!) d[0] = a; break;
-      case 'max': if (a > d[0]!) d[0] = a; break;
-      case 'avg':
-        d[0] = d[0]! + a;
-        d[1] = BigInt.asIntN(64, d[1]! + words[at + 1]!);
-        words[at + 1] = 0n;
-        break;
-    }
-    words[at] = start;
+    absorbCell(c.fn, c.armed.value as number, this.words);
   }
 
   /** Takes in an armed cell (every one without `only`), disarms it and hands it back (at a snapshot, when a trampoline is replaced, at stop). */
@@ -533,8 +533,12 @@ class AggregationTable {
     return taken;
   }
 
-  /** Takes in and disarms every trampoline cell armed for the entries (see AggregationBucket.settle). */
+  /** The keyed table a trampoline finds its entries in by integer keys (aggtable.ts), once one does. */
+  keyed: KeyedTable | undefined;
+
+  /** Takes in and disarms every trampoline cell armed for the entries (see AggregationBucket.settle), and empties the keyed table. */
   disarm(): void {
+    this.keyed?.clear();
     for (const step of this.armed) {
       step.cellBucket?.settle();
       step.cellBucket = undefined;
@@ -777,7 +781,7 @@ export class DTraceState {
       const table = this.tables.get(Number(act.uarg));
       const lookup = !table ? LOOKUP_TUPLE : keys.length === 0 ? LOOKUP_NONE : hashable ? LOOKUP_HASH : LOOKUP_TUPLE;
       const constantKeys = lookup === LOOKUP_HASH && keys.every((k) => probeConstant(k.difo!));
-      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0, cell: undefined, cellBucket: undefined });
+      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0, cell: undefined, cellBucket: undefined, keyed: undefined });
     }
     return steps;
   }
@@ -881,6 +885,7 @@ export class DTraceState {
       if (w !== undefined) needs = unionNeeds(needs, w.needs);
       const aggregation = this.cellAggregation(ep);
       if (aggregation?.value !== undefined) needs = unionNeeds(needs, aggregation.value.needs);
+      for (const key of aggregation?.keyed?.keys ?? []) needs = unionNeeds(needs, key.value.needs);
       const records = this.stagedRecords(ep);
       for (const r of records ?? []) if (r.value !== undefined) needs = unionNeeds(needs, r.value.needs);
       return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation, records };
@@ -899,6 +904,12 @@ export class DTraceState {
     const t = trampoline(ecbs, needsIds(needs), this.trampolineHooks);
     if (t !== undefined) {
       for (const [i, cell] of t.cells) (plan.ecbs[i]!.steps[0] as AggregationStep).cell = cell;
+      ecbs.forEach((e, i) => {
+        if (e.aggregation?.keyed !== undefined) {
+          const step = plan.ecbs[i]!.steps[0] as AggregationStep;
+          step.keyed = step.table!.keyed;
+        }
+      });
     }
     plan.trampoline = t ?? null;
     return plan.trampoline;
@@ -914,12 +925,22 @@ export class DTraceState {
     if (ep.steps.length !== 1) return undefined;
     const step = ep.steps[0]!;
     if (!step.aggregation || step.table === undefined || step.increment !== undefined) return undefined;
-    if (step.lookup !== LOOKUP_NONE && !step.constantKeys) return undefined;
     const fn = CELL_FUNCTIONS.get(step.table.desc.function);
     if (fn === undefined) return undefined;
     const value = step.value === undefined ? undefined : this.translated.get(step.value);
     if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
-    return { fn, value, ndx: step.ndx };
+    if (step.lookup === LOOKUP_NONE || step.constantKeys) return { fn, value, ndx: step.ndx };
+    // Integer keys whose DIF is translated and calls nothing out: found in the aggregation's keyed table.
+    if (step.lookup !== LOOKUP_HASH) return undefined;
+    const keys: { value: WasmDifo; ndx: number }[] = [];
+    for (const key of step.keys) {
+      const w = key.string ? undefined : this.translated.get(key.difo!);
+      if (w === undefined || w.callsOut) return undefined;
+      keys.push({ value: w, ndx: key.ndx });
+    }
+    const table = (step.table.keyed ??= KeyedTable.make(fn, keys.length));
+    if (table === undefined || table.nkeys !== keys.length) return undefined;
+    return { fn, value, ndx: step.ndx, keyed: { keys, descriptor: table.descriptor, slotSize: table.slotSize } };
   }
 
   /**
@@ -1358,6 +1379,13 @@ export class DTraceState {
     if (step.constantKeys) {
       step.constantBucket = bucket;
       step.constantTakes = t.takes;
+    }
+    if (step.keyed !== undefined && bucket.keyed === undefined) {
+      // The probe's trampoline finds this entry in the keyed table from the next firing on (until the next snapshot).
+      const k = bucket.keys as bigint[];
+      let integers = true;
+      for (let i = 0; i < k.length; i++) if (typeof k[i] !== 'bigint' || k[i]! < 0n || k[i]! > 0xffffffffffffffffn) integers = false;
+      if (integers) step.keyed.insert(k, bucket);
     }
     if (step.cell !== undefined && step.cellBucket !== bucket) {
       // The probe's trampoline updates this entry from the next firing on (until the next snapshot), in a cell of the shared memory.
@@ -2052,8 +2080,12 @@ export class DTraceState {
     fireEnd(cpu);
     this.activity = 'stopped';
     this.disable();
-    // Nothing fires any more: the trampolines' cells are taken in and handed back.
-    for (const t of this.tables.values()) t.disarm();
+    // Nothing fires any more: the trampolines' cells are taken in and handed back, and the keyed tables' regions.
+    for (const t of this.tables.values()) {
+      t.disarm();
+      t.keyed?.free();
+      t.keyed = undefined;
+    }
     this.freeDynamicVariables();
   }
 }
