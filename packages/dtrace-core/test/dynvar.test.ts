@@ -205,6 +205,17 @@ describe('dynamic-variable table', () => {
     }
   });
 
+  it('is handed back when the state fails to enable', () => {
+    const difo = buildDifo([difInstrLdv(DIF_OP.LDTS, ID, 1), difInstrRet(1)], {
+      strings: ['x'],
+      vartab: [{ name: 0, id: ID, kind: DIFV_KIND_SCALAR, scope: DIFV_SCOPE_THREAD, flags: DIFV_F_REF, type: DIF_INT64 }],
+    });
+    const program = buildProgram([buildEcb(0, ['fbt::nosuch:entry'], [{ kind: DTRACEACT.DIFEXPR, difo, noRecord: true }])]);
+    const before = regionBytesInUse();
+    expect(() => new DTraceState(program, new ProbeRegistry(), new IdleMachine(1), defaultOptions())).toThrow('probe description fbt::nosuch:entry does not match any probes');
+    expect(regionBytesInUse()).toBe(before);
+  });
+
   it('sizes its slots from dynvarsize', () => {
     expect(tableShape(1024 * 1024)).toEqual({ slots: 33826, buckets: 65536, bytes: 64 + 4 * 65536 + SLOT * 33826 });
     expect(tableShape(1).slots).toBe(1);
