@@ -71,6 +71,15 @@ const M1 = 0x9e3779b1 | 0, M2 = 0x85ebca6b | 0, M3 = 0xc2b2ae35 | 0;
 const low32 = (v: number): number => v >>> 0;
 const high32 = (v: number): number => Math.floor(v / 4294967296) >>> 0;
 
+/** A non-negative i64 of the header at byte `at`, read and written as two u32 halves (no BigInt): byte counts and drops stay far below 2^53. */
+function header64(u32: Uint32Array, at: number): number {
+  return u32[at >> 2]! + u32[(at >> 2) + 1]! * 4294967296;
+}
+function setHeader64(u32: Uint32Array, at: number, v: number): void {
+  u32[at >> 2] = low32(v);
+  u32[(at >> 2) + 1] = high32(v);
+}
+
 /** The hash of a thread-local's key (the WebAssembly `hash` computes the same). */
 export function threadHash(idkind: number, tid: number): number {
   let h = Math.imul(idkind ^ M3, M1);
@@ -146,7 +155,7 @@ export class DynamicVariables implements ThreadLocalTable {
 
   /** Dynamic-variable drops so far. */
   get drops(): number {
-    return this.freed ? this.finalDrops : Number(sharedBlock().i64[(this.address + H_DROPS) >> 3]);
+    return this.freed ? this.finalDrops : header64(sharedBlock().u32, this.address + H_DROPS);
   }
 
   /** Live variables. */
@@ -156,7 +165,7 @@ export class DynamicVariables implements ThreadLocalTable {
 
   /** Bytes in use, as the accounting counts them. */
   get bytesInUse(): number {
-    return this.freed ? 0 : Number(sharedBlock().i64[(this.address + H_BYTES) >> 3]);
+    return this.freed ? 0 : header64(sharedBlock().u32, this.address + H_BYTES);
   }
 
   /** Hands the region back (at stop); the drops stay readable, the variables are gone. */
@@ -243,9 +252,10 @@ export class DynamicVariables implements ThreadLocalTable {
     const link = this.link;
     let b = sharedBlock();
     const t = this.address;
-    const bytesAt = (t + H_BYTES) >> 3;
+    let bytes = header64(b.u32, t + H_BYTES);
     if (slot >= 0) {
-      b.i64[bytesAt] = b.i64[bytesAt]! - BigInt(b.u32[(this.slotAddress(slot) + S_SIZE) >> 2]!);
+      bytes -= b.u32[(this.slotAddress(slot) + S_SIZE) >> 2]!;
+      setHeader64(b.u32, t + H_BYTES, bytes);
       if (v === undefined) {
         this.release(slot, link);
         return;
@@ -253,7 +263,7 @@ export class DynamicVariables implements ThreadLocalTable {
     } else if (v === undefined) return;
     const size = (typeof v === 'bigint' ? 8 : v.length) + keyLength + 16;
     const found = slot >= 0 ? 1 : 0;
-    if (b.i64[bytesAt]! + BigInt(size) > b.i64[(t + H_LIMIT) >> 3]! && b.u32[(t + H_COUNT) >> 2]! > found) {
+    if (bytes + size > header64(b.u32, t + H_LIMIT) && b.u32[(t + H_COUNT) >> 2]! > found) {
       if (slot >= 0) this.release(slot, link);
       this.drop();
       return;
@@ -290,12 +300,12 @@ export class DynamicVariables implements ThreadLocalTable {
       b.u64[(a + S_VALUE) >> 3] = 0n;
       this.blobs[s] = v;
     }
-    b.i64[bytesAt] = b.i64[bytesAt]! + BigInt(size);
+    setHeader64(b.u32, t + H_BYTES, bytes + size);
   }
 
   private drop(): void {
     const b = sharedBlock();
-    b.i64[(this.address + H_DROPS) >> 3] = b.i64[(this.address + H_DROPS) >> 3]! + 1n;
+    setHeader64(b.u32, this.address + H_DROPS, header64(b.u32, this.address + H_DROPS) + 1);
   }
 }
 
