@@ -154,6 +154,31 @@ describe('keyed aggregations in a trampoline', () => {
     });
   }
 
+  it("finds entries whose keys all hash to one slot, each past the others, with the interpreter's results", () => {
+    // 24 keys whose hash names the same slot of the first 64, and keys that differ from them in the second key only.
+    const colliding: bigint[] = [];
+    for (let k = 0n; colliding.length < 24; k++) if ((keyHash([k, 1n]) & 63) === (keyHash([0n, 1n]) & 63)) colliding.push(k);
+    const fire = (backend: 'dif' | 'wasm') => {
+      const reg = registry();
+      const options = defaultOptions();
+      setOption(options, 'backend', backend);
+      const state = new DTraceState(program(DTRACEAGG.SUM, 8, DIF_VAR.ARG2), reg, new IdleMachine(1), options);
+      const spy = vi.spyOn(state as unknown as { aggregateStep: () => void }, 'aggregateStep');
+      state.go(0);
+      const id = reg.lookup('test', '', 'f', 'fire')!.id;
+      for (let round = 0; round < 5; round++) for (const k of colliding) state.probe(id, 0, [k, 1n, k * 3n + BigInt(round)]);
+      state.probe(id, 0, [colliding[23]!, 2n, 5n]);
+      const out = [...state.takeAggregations().get(0)!].map(([k, e]) => `${k} ${e.data.join(',')}`);
+      state.stop(0);
+      return { out, calls: spy.mock.calls.length };
+    };
+    const dif = fire('dif');
+    const wasm = fire('wasm');
+    expect(wasm.out).toEqual(dif.out);
+    expect(dif.out).toHaveLength(25);
+    expect(wasm.calls).toBe(25);
+  });
+
   it('drops as the interpreter does when aggsize is full, and a dropped key stays with the JavaScript', () => {
     // Room for 10 entries of two keys and a count.
     const dif = run('dif', DTRACEAGG.COUNT, 8, undefined, 240);
