@@ -38,6 +38,15 @@ describe('trampoline modules', () => {
         interpreted: false,
         aggregation: { fn, value: n === 1 ? undefined : pure, ndx: n + 1, keyed: { keys: Array.from({ length: n }, (_k, j) => ({ value: pure, ndx: j + 1 })), descriptor: 2048, slotSize: 8 + 8 * n + 16 } },
       }))),
+      ...(['quantize', 'lquantize'] as const).flatMap((fn, i) => [1, 2].map((n) => ({
+        epid: 50 + 2 * i + n,
+        predicate: undefined,
+        interpreted: false,
+        aggregation: {
+          fn, value: pure, ndx: n + 1, increment: n === 2 ? { value: pure, ndx: n + 2 } : undefined, linear: { base: -10n, levels: 5, limit: 15n, step: 5n },
+          keyed: { keys: Array.from({ length: n }, (_k, j) => ({ value: pure, ndx: j + 1 })), descriptor: 2048, slotSize: 8 + 8 * n + 8 * 127 },
+        },
+      }))),
       { epid: 20, predicate: callsOut, interpreted: false, records: [1, 2, 4, 8].map((size, j) => ({ offset: 16 + 8 * j, size, value: j % 2 === 0 ? pure : undefined, constant: -3n, ndx: j + 1 })) },
     ];
     for (const epids of [false, true]) expect(WebAssembly.validate(trampolineBytes(ecbs, epids))).toBe(true);

@@ -29,12 +29,12 @@ import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
 import { B_COUNT, B_NDX, B_STAGE, RECORD_STAGE_SIZE, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
-import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type Trampoline, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
+import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type HistogramFunction, type Trampoline, type TrampolineAggregation, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
-import { KeyedTable, absorbCell, type KeyedOwner } from './aggtable.js';
+import { KeyedTable, absorbCell, type KeyedFunction, type KeyedOwner } from './aggtable.js';
 
 export const DTRACE_EPIDNONE = 0;
 
@@ -197,6 +197,8 @@ const FIRES_ERROR = 1 | 2 | 4 | 8;
 const CELL_FUNCTIONS: ReadonlyMap<number, CellFunction> = new Map([
   [DTRACEAGG.COUNT, 'count'], [DTRACEAGG.SUM, 'sum'], [DTRACEAGG.MIN, 'min'], [DTRACEAGG.MAX, 'max'], [DTRACEAGG.AVG, 'avg'],
 ]);
+/** The histograms a trampoline updates itself by integer keys found in a keyed table (aggtable.ts). */
+const HISTOGRAM_FUNCTIONS: ReadonlyMap<number, HistogramFunction> = new Map([[DTRACEAGG.QUANTIZE, 'quantize'], [DTRACEAGG.LQUANTIZE, 'lquantize']]);
 
 // ---------------------------------------------------------------------------
 // DTrace Probe Context: firing plans.
@@ -447,7 +449,7 @@ class AggregationBucket implements AggregationEntry, KeyedOwner {
   }
 
   /** Takes in its cell of a keyed table (KeyedOwner). */
-  absorbCell(fn: CellFunction, address: number): void {
+  absorbCell(fn: KeyedFunction, address: number): void {
     absorbCell(fn, address, this.words);
   }
 
@@ -886,6 +888,7 @@ export class DTraceState {
       const aggregation = this.cellAggregation(ep);
       if (aggregation?.value !== undefined) needs = unionNeeds(needs, aggregation.value.needs);
       for (const key of aggregation?.keyed?.keys ?? []) needs = unionNeeds(needs, key.value.needs);
+      if (aggregation?.increment !== undefined) needs = unionNeeds(needs, aggregation.increment.value.needs);
       const records = this.stagedRecords(ep);
       for (const r of records ?? []) if (r.value !== undefined) needs = unionNeeds(needs, r.value.needs);
       return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation, records };
@@ -901,7 +904,16 @@ export class DTraceState {
     plan.ecbs.forEach((ep, i) => {
       ep.stagedRanges = ecbs[i]!.records?.flatMap((r) => [r.offset, r.size]) ?? [];
     });
-    const t = trampoline(ecbs, needsIds(needs), this.trampolineHooks);
+    // Probes whose plans run the same clauses share one trampoline instance
+    // when nothing in it is the probe's own (no epids, no cells armed for
+    // the probe's entries): fbt:::entry's thousands of probes make one.
+    let shareKey: string | undefined;
+    if (!needsIds(needs) && ecbs.every((e) => e.aggregation === undefined || e.aggregation.keyed !== undefined)) {
+      shareKey = plan.ecbs.map((ep) => this.clauseIds.get(ep.ecb) ?? this.clauseIds.set(ep.ecb, this.clauseIds.size).size - 1).join(',');
+    }
+    const shared = shareKey === undefined ? undefined : this.sharedTrampolines.get(shareKey);
+    const t = shared ?? trampoline(ecbs, needsIds(needs), this.trampolineHooks);
+    if (t !== undefined && shareKey !== undefined && shared === undefined) this.sharedTrampolines.set(shareKey, t);
     if (t !== undefined) {
       for (const [i, cell] of t.cells) (plan.ecbs[i]!.steps[0] as AggregationStep).cell = cell;
       ecbs.forEach((e, i) => {
@@ -924,23 +936,31 @@ export class DTraceState {
   private cellAggregation(ep: Ecb): TrampolineEcb['aggregation'] {
     if (ep.steps.length !== 1) return undefined;
     const step = ep.steps[0]!;
-    if (!step.aggregation || step.table === undefined || step.increment !== undefined) return undefined;
-    const fn = CELL_FUNCTIONS.get(step.table.desc.function);
+    if (!step.aggregation || step.table === undefined) return undefined;
+    const fn = CELL_FUNCTIONS.get(step.table.desc.function) ?? HISTOGRAM_FUNCTIONS.get(step.table.desc.function);
     if (fn === undefined) return undefined;
     const value = step.value === undefined ? undefined : this.translated.get(step.value);
     if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
-    if (step.lookup === LOOKUP_NONE || step.constantKeys) return { fn, value, ndx: step.ndx };
+    const histogram = fn === 'quantize' || fn === 'lquantize';
+    if (step.lookup === LOOKUP_NONE || step.constantKeys) return histogram || step.increment !== undefined ? undefined : { fn, value, ndx: step.ndx };
     // Integer keys whose DIF is translated and calls nothing out: found in the aggregation's keyed table.
     if (step.lookup !== LOOKUP_HASH) return undefined;
+    let increment: TrampolineAggregation['increment'];
+    if (step.increment !== undefined) {
+      const w = this.translated.get(step.increment.difo!);
+      if (w === undefined || w.callsOut) return undefined;
+      increment = { value: w, ndx: step.increment.ndx };
+    }
     const keys: { value: WasmDifo; ndx: number }[] = [];
     for (const key of step.keys) {
       const w = key.string ? undefined : this.translated.get(key.difo!);
       if (w === undefined || w.callsOut) return undefined;
       keys.push({ value: w, ndx: key.ndx });
     }
-    const table = (step.table.keyed ??= KeyedTable.make(fn, keys.length));
+    const table = (step.table.keyed ??= KeyedTable.make(fn, keys.length, initialAggregationData(step.table.desc).length));
     if (table === undefined || table.nkeys !== keys.length) return undefined;
-    return { fn, value, ndx: step.ndx, keyed: { keys, descriptor: table.descriptor, slotSize: table.slotSize } };
+    const keyed = { keys, descriptor: table.descriptor, slotSize: table.slotSize };
+    return { fn, value, ndx: step.ndx, keyed, increment, linear: step.table.lquantize };
   }
 
   /**
@@ -981,6 +1001,10 @@ export class DTraceState {
       step.cell = undefined;
     }
   }
+
+  /** Trampolines shared by the probes whose plans run the same clauses (see makeTrampoline), by their clauses' ids. */
+  private readonly sharedTrampolines = new Map<string, Trampoline>();
+  private readonly clauseIds = new Map<EcbDescription, number>();
 
   private tramProbe = 0;
   private tramPlan: ProbePlan | undefined;

@@ -30,8 +30,10 @@
 //     o<i> ? (count += k<i>; cell op= value()) : steps(i, mode)
 //
 // Keyed aggregations in the trampoline: an ECB whose one action is such
-// an aggregation by integer keys whose DIF is translated and calls nothing
-// out (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`) evaluates its keys
+// an aggregation, or quantize() or lquantize() (with or without an
+// increment), by integer keys whose DIF is translated and calls nothing
+// out (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
+// quantize(arg0)`) evaluates its keys
 // itself, hashes them and looks their entry up in the aggregation's table
 // in the shared memory (aggtable.ts); found, it updates the entry's cell
 // there. Not found, the count of the keys' instructions is taken back and
@@ -71,6 +73,15 @@ export const STEPS_WHOLE = 2;
 
 /** The aggregating functions a trampoline updates (see the top). */
 export type CellFunction = 'count' | 'sum' | 'min' | 'max' | 'avg';
+/** The histograms a trampoline updates in a keyed table's cells (aggtable.ts), whose cells are as long as their data. */
+export type HistogramFunction = 'quantize' | 'lquantize';
+/** lquantize()'s parameters as the trampoline's constants. */
+export interface LinearParams {
+  readonly base: bigint;
+  readonly levels: number;
+  readonly limit: bigint;
+  readonly step: bigint;
+}
 
 /** One ECB as the trampoline sees it. */
 export interface TrampolineEcb {
@@ -79,7 +90,7 @@ export interface TrampolineEcb {
   readonly predicate: WasmDifo | undefined;
   readonly interpreted: boolean;
   /** The aggregation it updates itself: its function, its value's DIF (none for count()), the action's index + 1. */
-  readonly aggregation?: { readonly fn: CellFunction; readonly value: WasmDifo | undefined; readonly ndx: number; readonly keyed?: TrampolineKeys | undefined } | undefined;
+  readonly aggregation?: TrampolineAggregation | undefined;
   /** The records it writes itself (see the top), in the actions' order. */
   readonly records?: readonly TrampolineRecord[] | undefined;
 }
@@ -88,6 +99,20 @@ export interface TrampolineEcb {
 export const KEY_HASH_MULTIPLIER = 0x9e3779b97f4a7c15n;
 /** Bytes of a keyed table's slot before its keys: its tag and padding. */
 export const SLOT_KEYS = 8;
+
+/**
+ * An aggregation a trampoline updates: its function (a histogram only by
+ * keys found in a table), its value's and increment's DIF (none for
+ * count(), and for an increment of 1), the action's index + 1.
+ */
+export interface TrampolineAggregation {
+  readonly fn: CellFunction | HistogramFunction;
+  readonly value: WasmDifo | undefined;
+  readonly ndx: number;
+  readonly keyed?: TrampolineKeys | undefined;
+  readonly increment?: { readonly value: WasmDifo; readonly ndx: number } | undefined;
+  readonly linear?: LinearParams | undefined;
+}
 
 /** The integer keys of an aggregation the trampoline finds in its table (see the top and aggtable.ts). */
 export interface TrampolineKeys {
@@ -117,7 +142,7 @@ export interface TrampolineCell {
 }
 
 /** What a cell's first word holds when nothing was added: min's and max's identities. */
-export const cellStart = (fn: CellFunction): bigint => (fn === 'min' ? 0x7fffffffffffffffn : fn === 'max' ? -0x8000000000000000n : 0n);
+export const cellStart = (fn: CellFunction | HistogramFunction): bigint => (fn === 'min' ? 0x7fffffffffffffffn : fn === 'max' ? -0x8000000000000000n : 0n);
 
 export interface TrampolineHooks {
   /** Sets up ECB i's firing context before its predicate calls out. */
@@ -140,7 +165,8 @@ export interface Trampoline {
 /**
  * The trampoline module's bytes. Its imports: d.m (the shared memory),
  * d.prepare, d.steps, d.append, then p.<i> for each ECB with a translated
- * predicate, v.<i> for each aggregation's value DIF, k.<i>.<j> for each
+ * predicate, v.<i> for each aggregation's value DIF, n.<i> for each
+ * histogram's increment DIF, k.<i>.<j> for each
  * key DIF of a keyed aggregation, r.<i>.<j> for each
  * record's DIF, and, with `epids`, g.<i>, each ECB's epid as an f64 global,
  * so that the probes of one program share one compiled module. It exports
@@ -155,10 +181,11 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   m.section(1, types);
   const predicates = ecbs.filter((e) => e.predicate !== undefined).length;
   const values = ecbs.filter((e) => e.aggregation?.value !== undefined).length;
+  const incrementFns = ecbs.filter((e) => e.aggregation?.increment !== undefined).length;
   const keyFns = ecbs.reduce((n, e) => n + (e.aggregation?.keyed?.keys.length ?? 0), 0);
   const maxKeys = ecbs.reduce((n, e) => Math.max(n, e.aggregation?.keyed?.keys.length ?? 0), 0);
   const recordFns = ecbs.reduce((n, e) => n + (e.records?.filter((r) => r.value !== undefined).length ?? 0), 0);
-  const imports = new Bytes().uleb(4 + predicates + values + keyFns + recordFns + (epids ? ecbs.length : 0));
+  const imports = new Bytes().uleb(4 + predicates + values + incrementFns + keyFns + recordFns + (epids ? ecbs.length : 0));
   imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   imports.name('d').name('prepare').u8(0x00).uleb(1);
   imports.name('d').name('steps').u8(0x00).uleb(2);
@@ -177,6 +204,12 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
     if (e.aggregation?.value === undefined) return;
     imports.name('v').name(String(i)).u8(0x00).uleb(0);
     valueFn[i] = fn++;
+  });
+  const incrementFn: number[] = [];
+  ecbs.forEach((e, i) => {
+    if (e.aggregation?.increment === undefined) return;
+    imports.name('n').name(String(i)).u8(0x00).uleb(0);
+    incrementFn[i] = fn++;
   });
   ecbs.forEach((e, i) => {
     keyFn[i] = [];
@@ -221,7 +254,7 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   // Locals: (from) TMP CELL CUR, and a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ...
   const TMP = 1, CELL = 2, CUR = 3, SAVED = 4, BASE = 5, MASK = 6, IDX = 7, H = 8, K0 = 9;
   c.uleb(5).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64);
-  const anyValue = values > 0 || keyFns > 0 || recordFns > 0;
+  const anyValue = values > 0 || incrementFns > 0 || keyFns > 0 || recordFns > 0;
   ecbs.forEach((e, i) => {
     c.block('next');
     c.get(0).i32(i).u8(OP.i32_gt_u).brIf('next');
@@ -306,6 +339,36 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
           update(0, (c) => c.i64(1).u8(OP.i64_add));
           update(1, (c) => c.get(TMP).u8(OP.i64_add));
           break;
+        case 'quantize':
+        case 'lquantize': {
+          // The increment (after the value, as the interpreter evaluates them), then the bucket's word of the cell, as the data's.
+          if (agg.increment !== undefined) {
+            c.i32(0).i32(agg.increment.ndx).mem(OP.i32_store, 2, B_NDX);
+            c.u8(OP.call).uleb(incrementFn[i]!).set(CUR);
+          } else c.i64(1).set(CUR);
+          c.block('bucket');
+          if (agg.fn === 'quantize') {
+            // dtrace_aggregate_quantize: 0 in the zero bucket (63); v > 0 in 64 + log2(v) = 127 - clz(v);
+            // v < 0 in 62 - min(log2(-v), 62) = max(clz(-v) - 1, 0) (-INT64_MIN's clz is 0).
+            c.i32(63).set(IDX).get(TMP).u8(OP.i64_eqz).brIf('bucket');
+            c.get(TMP).i64(0).u8(OP.i64_gt_s).if_();
+            c.i32(127).get(TMP).u8(OP.i64_clz, OP.i32_wrap_i64, OP.i32_sub).set(IDX);
+            c.else_();
+            c.i64(0).get(TMP).u8(OP.i64_sub, OP.i64_clz, OP.i32_wrap_i64).set(IDX);
+            c.i32(0).get(IDX).i32(1).u8(OP.i32_sub).get(IDX).u8(OP.i32_eqz, OP.select).set(IDX);
+            c.end();
+          } else {
+            // dtrace_aggregate_lquantize: word 1 below base, word levels + 2 at or above the limit, else 2 + (v - base) / step.
+            const l = agg.linear!;
+            c.i32(1).set(IDX).get(TMP).i64(l.base).u8(OP.i64_lt_s).brIf('bucket');
+            c.i32(l.levels + 2).set(IDX).get(TMP).i64(l.limit).u8(OP.i64_ge_s).brIf('bucket');
+            c.get(TMP).i64(l.base).u8(OP.i64_sub).i64(l.step).u8(OP.i64_div_s, OP.i32_wrap_i64).i32(2).u8(OP.i32_add).set(IDX);
+          }
+          c.end();
+          c.get(CELL).get(IDX).i32(3).u8(OP.i32_shl, OP.i32_add).set(CELL);
+          update(0, (c) => c.get(CUR).u8(OP.i64_add));
+          break;
+        }
       }
       c.br('next');
       c.end();
@@ -346,11 +409,13 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   const p: WebAssembly.ModuleImports = {};
   const v: WebAssembly.ModuleImports = {};
   const k: WebAssembly.ModuleImports = {};
+  const n: WebAssembly.ModuleImports = {};
   const r: WebAssembly.ModuleImports = {};
   const g: WebAssembly.ModuleImports = {};
   ecbs.forEach((e, i) => {
     if (e.predicate !== undefined) p[String(i)] = e.predicate.exported;
     if (e.aggregation?.value !== undefined) v[String(i)] = e.aggregation.value.exported;
+    if (e.aggregation?.increment !== undefined) n[String(i)] = e.aggregation.increment.value.exported;
     e.aggregation?.keyed?.keys.forEach((key, j) => (k[`${i}.${j}`] = key.value.exported));
     e.records?.forEach((rec, j) => {
       if (rec.value !== undefined) r[`${i}.${j}`] = rec.value.exported;
@@ -361,6 +426,7 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
     d: { m: sharedBlock().memory, prepare: hooks.prepare, steps: hooks.steps, append: hooks.append },
     p,
     v,
+    n,
     k,
     r,
   };
@@ -371,7 +437,7 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   ecbs.forEach((e, i) => {
     if (e.aggregation === undefined || e.aggregation.keyed !== undefined) return;
     const global = (name: string): WebAssembly.Global => x[name + String(i)] as WebAssembly.Global;
-    cells.set(i, { fn: e.aggregation.fn, armed: global('o'), instructions: global('k') });
+    cells.set(i, { fn: e.aggregation.fn as CellFunction, armed: global('o'), instructions: global('k') });
   });
   return { fire: x['fire'] as TrampolineFire, cells };
 }
