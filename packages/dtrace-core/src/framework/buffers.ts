@@ -214,6 +214,16 @@ export class PrincipalBuffers {
    * memory may have grown), or -1 when it is dropped.
    */
   reserve(cpu: number, size: number): number {
+    const d = this.descriptors + cpu * DESCRIPTOR_SIZE;
+    if (this.descriptors !== 0) {
+      // Below the limit: in place, as a trampoline places it.
+      const i32 = sharedBlock().i32;
+      const t = i32[(d + D_TAIL) >> 2]!;
+      if (t + size <= i32[(d + D_LIMIT) >> 2]!) {
+        i32[(d + D_TAIL) >> 2] = t + size;
+        return i32[(d + D_BASE) >> 2]! + t;
+      }
+    }
     const b = this.cpus[cpu];
     if (b === undefined || !this.laidOut) return -1;
     const cap = this.cap();

@@ -388,13 +388,11 @@ class Ecb implements EnabledProbe {
   }
 }
 
-/** A CPU's slab: the bytes firings' chunks are cut from, each handed out once (so zeroed). */
-interface Slab {
+/** A chunk the firing plan builds an ECB's records in, one per nesting depth of runSteps, zeroed for each firing. */
+interface Chunk {
   readonly bytes: Uint8Array;
   readonly view: DataView;
-  top: number;
 }
-const SLAB_SIZE = 64 * 1024;
 
 /**
  * An entry of an aggregation as the framework keeps it. count(), and sum()
@@ -563,8 +561,9 @@ export class DTraceState {
   private readonly buffers: PrincipalBuffers;
   /** What the buffers held when tracing stopped (they are then freed), until read. */
   private leftovers: (TakenBuffer | undefined)[] | undefined;
-  /** Per CPU: the slab the next chunk is cut from. */
-  private readonly slabs: Slab[] = [];
+  /** The chunks of runSteps, by nesting depth (a firing inside one runs in the next). */
+  private readonly chunks: Chunk[] = [];
+  private chunkDepth = 0;
   private readonly tables = new Map<number, AggregationTable>();
   readonly aggregationDescs = new Map<number, AggregationDescription>();
   private aggregationBytes = 0;
@@ -1110,9 +1109,10 @@ export class DTraceState {
 
   /**
    * One ECB of a firing: the predicate, then the steps. Its data goes in a
-   * chunk cut from the CPU's slab (records are written into it where they
-   * are computed), or, when the ECB stores no data, in its sink, which
-   * nothing reads.
+   * chunk (records are written into it where they are computed), copied
+   * into the CPU's buffer once the actions ran (a firing the actions cause
+   * meanwhile puts its records first, as before), or, when the ECB stores
+   * no data, in its sink, which nothing reads.
    */
   private runEcb(ep: Ecb, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
     const f = this.firing(ep, cpu, args, rest, timestamp, locals);
@@ -1140,6 +1140,7 @@ export class DTraceState {
 
   /** The steps of an ECB whose predicate passed, in its firing context `f` (made busy, scratch reset). */
   private runSteps(ep: Ecb, f: ReusedFiring, cpu: number, timestamp: bigint): void {
+    let chunked = false;
     try {
       const ecb = ep.ecb;
       const size = ecb.size;
@@ -1150,11 +1151,10 @@ export class DTraceState {
         bytes = ep.sink.bytes;
         view = ep.sink.view;
       } else {
-        const slab = this.slab(cpu, size);
-        bytes = slab.bytes;
-        view = slab.view;
-        base = slab.top;
-        slab.top = (base + size + 7) & ~7;
+        const chunk = this.chunk(this.chunkDepth++, size);
+        chunked = true;
+        bytes = chunk.bytes;
+        view = chunk.view;
         view.setUint32(base, ep.epid, true);
         if (ecb.headerSize >= 12) {
           // The timestamp's high word, then its low word.
@@ -1223,7 +1223,7 @@ export class DTraceState {
       }
       this.instructions += f.instructions;
       if (speculating) {
-        if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: bytes.subarray(base, base + size) });
+        if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: bytes.slice(base, base + size) });
       } else if (ep.storesData && !committed) {
         this.appendBytes(cpu, bytes, base, size);
       }
@@ -1231,27 +1231,28 @@ export class DTraceState {
       this.instructions += f.instructions;
       if (!(e instanceof DifFault)) throw e;
       f.busy = false;
+      if (chunked) {
+        this.chunkDepth--;
+        chunked = false;
+      }
       this.error(ep, cpu, f.ndx, e);
     } finally {
+      if (chunked) this.chunkDepth--;
       f.busy = false;
     }
   }
 
-  /**
-   * `size` fresh bytes of `cpu`'s slab (zeroed: a slab's bytes are handed out
-   * once). A chunk the slab has no room for starts a new slab; the old one
-   * lives on in the entries cut from it. A chunk bigger than a quarter slab
-   * gets bytes of its own.
-   */
-  private slab(cpu: number, size: number): Slab {
-    let s = this.slabs[cpu];
-    if (s === undefined || s.top + size > s.bytes.length) {
-      const bytes = new Uint8Array(size > SLAB_SIZE / 4 ? size : SLAB_SIZE);
-      const fresh: Slab = { bytes, view: new DataView(bytes.buffer), top: 0 };
-      if (size > SLAB_SIZE / 4 && s !== undefined) return fresh;
-      this.slabs[cpu] = s = fresh;
+  /** The chunk of nesting depth `depth`, its first `size` bytes zeroed. */
+  private chunk(depth: number, size: number): Chunk {
+    let c = this.chunks[depth];
+    if (c === undefined || c.bytes.length < size) {
+      const bytes = new Uint8Array(Math.max(size, 256));
+      c = { bytes, view: new DataView(bytes.buffer) };
+      this.chunks[depth] = c;
+    } else {
+      c.bytes.fill(0, 0, size);
     }
-    return s;
+    return c;
   }
 
   /**
@@ -1661,7 +1662,8 @@ export class DTraceState {
     const at = this.buffers.reserve(cpu, size);
     if (at < 0) return;
     const u8 = sharedBlock().u8;
-    for (let k = 0; k < size; k++) u8[at + k] = bytes[start + k]!;
+    if (size > 64) u8.set(start === 0 && size === bytes.length ? bytes : bytes.subarray(start, start + size), at);
+    else for (let k = 0; k < size; k++) u8[at + k] = bytes[start + k]!;
   }
 
   /** The library ERROR enabling's record: epid 0 (DTRACE_EPIDNONE), then the faulting ECB's epid, the action, the DIF offset, the fault and its address. */
