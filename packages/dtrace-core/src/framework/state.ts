@@ -33,6 +33,7 @@ import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, ty
 import { verifyDifo } from './verify.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
+import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
 import { KeyedTable, absorbCell, type KeyedFunction, type KeyedOwner } from './aggtable.js';
 
 export const DTRACE_EPIDNONE = 0;
@@ -581,11 +582,11 @@ export class DTraceState {
   readonly aggregationDescs = new Map<number, AggregationDescription>();
   private aggregationBytes = 0;
   private readonly aggDrops: number[] = [];
-  readonly drops: DropCounts = { aggregation: 0, dynamic: 0, speculative: 0, specBusy: 0, specUnavailable: 0, doubleError: 0 };
+  readonly drops: DropCounts = dropCounts(() => this.dynvars?.drops ?? 0);
   private readonly speculations: Speculation[] = [];
   private readonly globals = new Map<number, bigint | Uint8Array>();
-  private readonly dynamic = new Map<string, bigint | Uint8Array>();
-  private dynamicBytes = 0;
+  /** The dynamic-variable space (dynvar.ts): made before the DIFOs are translated when the program uses it, else at its first use; freed at stop. */
+  private dynvars: DynamicVariables | undefined;
   private activityNow: Activity = 'inactive';
   /** ACTIVITY_BIT of the activity. */
   private activityBit = 0;
@@ -640,6 +641,27 @@ export class DTraceState {
       this.aggregationDescs.set(a.id, a);
       this.tables.set(a.id, new AggregationTable(a));
     }
+    // The table's address is in the translated DIFOs' code: it is made first.
+    const difos = program.ecbs.flatMap((e) => [e.predicate, ...e.actions.map((a) => a.difo)]);
+    if (difos.some((d) => d !== undefined && usesDynamicVariables(d.buf))) this.dynamicVariables();
+    try {
+      this.matchedProbes = this.loadEcbs(program, registry);
+    } catch (e) {
+      this.dynvars?.free();
+      throw e;
+    }
+    const ends = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END');
+    this.endReserve = ends.reduce((n, ep) => n + ep.ecb.size, 0);
+    try {
+      this.checkBufferSizes(ends);
+    } catch (e) {
+      this.dynvars?.free();
+      throw e;
+    }
+  }
+
+  /** Loads, verifies and attaches every ECB of the program: how many probes matched. */
+  private loadEcbs(program: CompiledProgram, registry: ProbeRegistry): number {
     let matched = 0;
     for (const ecb of program.ecbs) {
       const predicate = ecb.predicate ? this.load(ecb.predicate, `clause ${ecb.clause} predicate`) : undefined;
@@ -655,10 +677,7 @@ export class DTraceState {
         for (const probe of probes) if (this.attach(loaded, probe)) matched++;
       }
     }
-    this.matchedProbes = matched;
-    const ends = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END');
-    this.endReserve = ends.reduce((n, ep) => n + ep.ecb.size, 0);
-    this.checkBufferSizes(ends);
+    return matched;
   }
 
   /**
@@ -693,7 +712,7 @@ export class DTraceState {
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
     const ld = loadDifo(difo, this.arena);
     if (this.options.backend === 'wasm') {
-      const w = wasmTranslate(ld, this.machine);
+      const w = wasmTranslate(ld, this.machine, this.dynvars);
       if (w !== undefined) {
         ld.compiled = w.run;
         this.translated.set(ld, w);
@@ -938,7 +957,12 @@ export class DTraceState {
       if (w === undefined || w.callsOut) return undefined;
       keys.push({ value: w, ndx: key.ndx });
     }
-    const table = (step.table.keyed ??= KeyedTable.make(fn, keys.length, initialAggregationData(step.table.desc).length));
+    if (step.table.keyed === undefined) {
+      const made = KeyedTable.make(fn, keys.length, initialAggregationData(step.table.desc).length);
+      if (made !== undefined) keyedRegions.register(this, made, made);
+      step.table.keyed = made;
+    }
+    const table = step.table.keyed;
     if (table === undefined || table.nkeys !== keys.length) return undefined;
     const keyed = { keys, descriptor: table.descriptor, slotSize: table.slotSize };
     return { fn, value, ndx: step.ndx, keyed, increment, linear: step.table.lquantize };
@@ -2029,29 +2053,28 @@ export class DTraceState {
   }
 
   // -------------------------------------------------------------------------
-  // DTrace Dynamic Variables: 0 (or all-zero bytes) deletes, as in D.
+  // DTrace Dynamic Variables: thread-locals and associative arrays live in
+  // the dynamic-variable table (dynvar.ts), in the shared WebAssembly memory,
+  // which translated DIFOs also read and write; a store of 0 frees, a store
+  // past dynvarsize drops.
 
-  private dynSize(v: bigint | Uint8Array, key: string): number {
-    return (typeof v === 'bigint' ? 8 : v.length) + key.length + 16;
+  /** The table, made at the first need; a state whose table could not be made (no memory) fails to enable. */
+  private dynamicVariables(): DynamicVariables {
+    if (this.dynvars === undefined) {
+      const t = DynamicVariables.create(this.options.dynvarsize);
+      if (t === undefined) throw new LoadError('could not enable tracing: Not enough space');
+      this.dynvars = t;
+      // A state dropped without stop() still hands its region back.
+      dynvarRegions.register(this, t, t);
+    }
+    return this.dynvars;
   }
 
-  private dynStore(key: string, v: bigint | Uint8Array | undefined): void {
-    const old = this.dynamic.get(key);
-    if (old !== undefined) this.dynamicBytes -= this.dynSize(old, key);
-    if (v === undefined) {
-      this.dynamic.delete(key);
-      return;
-    }
-    const size = this.dynSize(v, key);
-    // dtrace_dstate_init raises dynvarsize to at least one chunk: the first
-    // dynamic variable always fits, however small the option.
-    if (this.dynamicBytes + size > this.options.dynvarsize && this.dynamic.size > (old !== undefined ? 1 : 0)) {
-      if (old !== undefined) this.dynamic.delete(key);
-      this.drops.dynamic++;
-      return;
-    }
-    this.dynamic.set(key, v);
-    this.dynamicBytes += size;
+  /** The dynamic variables' region goes back to the shared memory (at stop). */
+  private freeDynamicVariables(): void {
+    if (this.dynvars === undefined) return;
+    dynvarRegions.unregister(this.dynvars);
+    this.dynvars.free();
   }
 
   readonly variables: VmVariables = {
@@ -2059,10 +2082,10 @@ export class DTraceState {
     storeGlobal: (id, v) => {
       this.globals.set(id, v);
     },
-    loadThread: (id, key) => this.dynamic.get(`t${id}:${key}`) ?? 0n,
-    storeThread: (id, key, v) => this.dynStore(`t${id}:${key}`, v),
-    loadAssoc: (id, tuple) => this.dynamic.get(`a${id}:${tuple}`) ?? 0n,
-    storeAssoc: (id, tuple, v) => this.dynStore(`a${id}:${tuple}`, v),
+    loadThread: (id, thread) => this.dynamicVariables().loadThread(id, thread),
+    storeThread: (id, thread, v) => this.dynamicVariables().storeThread(id, thread, v),
+    loadAssoc: (id, tuple) => this.dynamicVariables().loadAssoc(id, tuple),
+    storeAssoc: (id, tuple, v) => this.dynamicVariables().storeAssoc(id, tuple, v),
   };
 
   // -------------------------------------------------------------------------
@@ -2089,10 +2112,35 @@ export class DTraceState {
     // Nothing fires any more: the trampolines' cells are taken in and handed back, and the keyed tables' regions.
     for (const t of this.tables.values()) {
       t.disarm();
-      t.keyed?.free();
+      if (t.keyed === undefined) continue;
+      keyedRegions.unregister(t.keyed);
+      t.keyed.free();
       t.keyed = undefined;
     }
+    this.freeDynamicVariables();
   }
+}
+
+/** Regions of states dropped without stop(), handed back when they are collected. */
+const dynvarRegions = new FinalizationRegistry<DynamicVariables>((t) => t.free());
+/** The keyed aggregation tables of states dropped without stop(), handed back likewise. */
+const keyedRegions = new FinalizationRegistry<KeyedTable>((t) => t.free());
+
+/** The state's drop counts: dynamic-variable drops are the table's count. */
+function dropCounts(dynamic: () => number): DropCounts {
+  return {
+    aggregation: 0,
+    get dynamic(): number {
+      return dynamic();
+    },
+    set dynamic(_: number) {
+      throw new TypeError('dynamic-variable drops are counted by the table');
+    },
+    speculative: 0,
+    specBusy: 0,
+    specUnavailable: 0,
+    doubleError: 0,
+  };
 }
 
 function describe(d: ProbeDescription): string {
