@@ -6,7 +6,7 @@
 // equal byte for byte.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Consumer, DTraceState, IdleMachine, defaultOptions, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
+import { Consumer, DTraceState, IdleMachine, defaultOptions, regionBytesInUse, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../src/index.js';
 import { corpusOptions, corpusRegistry } from './corpus-support.js';
@@ -41,6 +41,12 @@ const written = [
   { name: 'keyed aggregations cleared, truncated, normalized', text: 'syscall:::entry { @c[arg0] = count(); } syscall:::entry { @s[arg0, arg2] = sum(arg2); } syscall:::entry { @a[timestamp % 5] = avg(arg2); } syscall::read:entry /arg0 == 7/ { clear(@c); } syscall::read:entry /arg0 == 3/ { trunc(@s, 2); } END { printa(@c); printa(@s); normalize(@c, 2); printa(@c); denormalize(@c); printa(@c); printa("%d %@d\\n", @a); }' },
   { name: 'records a trampoline writes', text: 'syscall:::entry { trace(arg0); trace((int)arg2); trace((char)arg1); trace((short)arg2); trace(timestamp); } syscall:::entry /arg0 != 7/ { trace(10 / (arg0 - 3)); trace(epid); trace(cpu); } syscall:::entry { printf("%d %x %d\\n", arg0, arg2, (int)arg1); } syscall::read:entry { trace(id); } ERROR { trace(arg2); trace(arg3); }' },
   { name: 'a probe with more ECBs than a trampoline module may hold', text: Array.from({ length: 160 }, (_, i) => `syscall::read:entry /arg0 != ${i}/ { @c${i % 5} = count(); }`).join('\n') },
+  // The principal buffers in the shared memory: records a trampoline places itself and those the policies place, drop or evict.
+  { name: 'switch buffer with drops', text: '#pragma D option bufsize=100\nsyscall:::entry { trace(arg0); trace((int)arg2); } syscall:::entry /arg0 == 7/ { trace(timestamp); trace(probefunc); } syscall:::entry { trace((char)arg1); }' },
+  { name: 'fill buffer with the END reserve', text: '#pragma D option bufsize=180\n#pragma D option bufpolicy=fill\nsyscall:::entry { trace(arg0); trace(arg2); } syscall::read:entry { printf("%s", probefunc); } END { trace(1); trace(2); trace(3); } END { trace(timestamp); }' },
+  { name: 'ring buffer that wraps, with errors', text: '#pragma D option bufsize=150\n#pragma D option bufpolicy=ring\nsyscall:::entry { trace(arg0); } syscall:::entry { trace(10 / (arg0 - 3)); trace(arg2); } syscall:::entry { trace((char)arg1); trace((short)arg2); trace(arg0); } syscall::open:entry { trace(stringof(arg0)); }' },
+  { name: 'ERROR in the middle of records', text: 'syscall:::entry { trace(arg0); trace(*(int *)arg1); trace(arg2); } syscall:::entry { trace((int)arg2); trace(10 / (arg0 - 3)); trace(arg1); } syscall:::entry { trace(arg1); trace(probefunc); trace(*(char *)arg0); } ERROR { trace(arg3); }' },
+  { name: 'speculations committed into a small buffer', text: '#pragma D option nspec=2\n#pragma D option bufsize=120\n#pragma D option specsize=64\nsyscall:::entry { self->s = speculation(); } syscall:::entry /self->s/ { speculate(self->s); trace(arg0); trace(arg2); } syscall:::entry /self->s/ { speculate(self->s); trace(probefunc); } syscall:::entry /self->s && arg0 != 7/ { commit(self->s); self->s = 0; } syscall:::entry /self->s/ { discard(self->s); self->s = 0; }' },
   { name: 'strings', text: 'syscall:::entry { this->s = strjoin(probefunc, "!"); printf("%s %d %s %s\\n", this->s, strlen(this->s), substr(this->s, 1, 3), this->s == "read!" ? "yes" : "no"); }' },
   // Dynamic variables: integer thread-locals a translated DIFO reads and writes inline, in the one table the interpreter also uses.
   { name: 'self-> across entry and return', text: 'syscall::read:entry { self->ts = timestamp + arg0; } syscall::read:return /self->ts/ { @q = quantize(timestamp - self->ts); trace(self->ts); self->ts = 0; } syscall:::entry /self->ts == 0/ { trace(probefunc); }', threads: true },
@@ -185,6 +191,30 @@ describe('backend=dif and backend=wasm give equal results', () => {
     expect(outputs[0]![1]).toContain('03000000000000004000000000000000');
     expect(outputs[0]![2]).toContain('0010000000000000');
     expect(outputs[1]).toEqual(outputs[0]);
+  });
+  it('frees the principal buffers when tracing stops; their records are read after it (both backends)', () => {
+    const text = '#pragma D option bufsize=2m\nsyscall:::entry { trace(arg0); trace(arg2); } syscall::read:entry { trace(probefunc); }';
+    const program = compile(text, corpusOptions('freed', text)).program!;
+    const records = (['dif', 'wasm'] as const).map((backend) => {
+      const before = regionBytesInUse();
+      const reg = corpusRegistry();
+      const options = defaultOptions();
+      for (const o of program.options) setOption(options, o.name, o.value);
+      setOption(options, 'backend', backend);
+      const state = new DTraceState(program, reg, new IdleMachine(2), options);
+      state.go(0);
+      expect(regionBytesInUse()).toBeGreaterThan(before);
+      // Enough records that each CPU's region grows past its first size.
+      for (let i = 0; i < 2000; i++) for (const cpu of [0, 1]) state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, cpu, [BigInt(i), 0n, BigInt(cpu)]);
+      state.stop(0);
+      expect(regionBytesInUse()).toBe(before);
+      return [0, 1].map((cpu) => {
+        const s = state.snapshot(cpu, true);
+        return { drops: s.drops, entries: s.entries.length, bytes: s.entries.map((e) => (e.kind === 'data' ? bytesHex(e.bytes) : 'error')).join(',') };
+      });
+    });
+    for (const r of records[0]!) expect([r.drops, r.entries]).toEqual([0, 4000]);
+    expect(records[1]).toEqual(records[0]);
   });
   it('drops the same thread-locals past dynvarsize both ways', () => {
     const { text } = written.find((w) => w.name === 'thread-locals past dynvarsize')!;

@@ -13,6 +13,7 @@ export { Arena, ARENA_BASE } from './framework/arena.js';
 export { difEmulate, difRun, loadDifo, type LoadedDifo } from './framework/vm.js';
 export { wasmCompile, difoModuleBytes } from './framework/wasm.js';
 export { guestMemoryReader } from './framework/wasm-walk.js';
+export { regionBytesInUse } from './framework/wmem.js';
 export type { ProbeArgumentSource, VmFiring, VmVariables, TupleEntry } from './framework/firing.js';
 export { probeArgument } from './framework/firing.js';
 export * from './framework/buckets.js';
