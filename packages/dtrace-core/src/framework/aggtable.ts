@@ -1,6 +1,7 @@
 // Keyed aggregation tables in the shared WebAssembly memory: one per
 // aggregation whose entries a probe's trampoline updates by integer keys
-// (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`), so that a firing that
+// (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
+// quantize(arg0)`), so that a firing that
 // finds its entry there costs no JavaScript. The table is an open-addressed
 // hash table (linear probing, at most half full) in a region of the shared
 // memory (wmem.ts); a descriptor of its own 16-byte region says where the
@@ -28,11 +29,11 @@
 // of the JavaScript's alone.
 
 import { KEY_HASH_MULTIPLIER, SLOT_KEYS, cellStart, type CellFunction, type HistogramFunction } from './trampoline.js';
+import { sharedBlock } from './wasm.js';
+import { allocateRegion, freeRegion } from './wmem.js';
 
 /** What a keyed table's cells hold. */
 export type KeyedFunction = CellFunction | HistogramFunction;
-import { sharedBlock } from './wasm.js';
-import { allocateRegion, freeRegion } from './wmem.js';
 
 /** A table's first capacity, in slots (a power of two). */
 const INITIAL_CAPACITY = 64;

@@ -953,7 +953,12 @@ export class DTraceState {
       if (w === undefined || w.callsOut) return undefined;
       keys.push({ value: w, ndx: key.ndx });
     }
-    const table = (step.table.keyed ??= KeyedTable.make(fn, keys.length, initialAggregationData(step.table.desc).length));
+    if (step.table.keyed === undefined) {
+      const made = KeyedTable.make(fn, keys.length, initialAggregationData(step.table.desc).length);
+      if (made !== undefined) keyedRegions.register(this, made, made);
+      step.table.keyed = made;
+    }
+    const table = step.table.keyed;
     if (table === undefined || table.nkeys !== keys.length) return undefined;
     const keyed = { keys, descriptor: table.descriptor, slotSize: table.slotSize };
     return { fn, value, ndx: step.ndx, keyed, increment, linear: step.table.lquantize };
@@ -2115,7 +2120,9 @@ export class DTraceState {
     // Nothing fires any more: the trampolines' cells are taken in and handed back, and the keyed tables' regions.
     for (const t of this.tables.values()) {
       t.disarm();
-      t.keyed?.free();
+      if (t.keyed === undefined) continue;
+      keyedRegions.unregister(t.keyed);
+      t.keyed.free();
       t.keyed = undefined;
     }
     this.freeDynamicVariables();
@@ -2128,6 +2135,8 @@ export class DTraceState {
 
 /** Regions of states dropped without stop(), handed back when they are collected. */
 const dynvarRegions = new FinalizationRegistry<DynamicVariables>((t) => t.free());
+/** The keyed aggregation tables of states dropped without stop(), handed back likewise. */
+const keyedRegions = new FinalizationRegistry<KeyedTable>((t) => t.free());
 
 /** The state's drop counts: dynamic-variable drops are the table's count. */
 function dropCounts(dynamic: () => number): DropCounts {
