@@ -34,9 +34,22 @@ const written = [
   { name: 'ring buffer under predicates', text: '#pragma D option bufsize=128\n#pragma D option bufpolicy=ring\nsyscall:::entry /arg0 != 7/ { trace(arg0); } syscall:::entry /arg2 > 0/ { trace(arg2); }' },
   { name: 'aggregating functions under predicates', text: 'syscall:::entry /arg0 != 0/ { @c = count(); @s[probefunc] = sum(arg2); @mi[probefunc] = min(arg0); @ma = max(arg0); @av[probename] = avg(arg2); @sd = stddev(arg2); } syscall:::entry /arg2 > 100/ { @c2[probefunc] = count(); }' },
   { name: 'aggregations a trampoline updates', text: 'syscall:::entry { @c = count(); } syscall:::entry { @s[probefunc] = sum(arg2); } syscall:::entry { @mi[probename, 3] = min((int)arg0); } syscall:::entry { @ma = max(arg0 - arg2); } syscall:::entry { @av["k"] = avg(arg2 * 3); } syscall:::entry /arg2 != 4096/ { @z = sum(10 / (arg0 - 3)); } syscall:::entry { @n = count(); @m = count(); } ERROR { @e[arg2, arg3, arg4] = count(); }' },
+  // Keyed aggregations a trampoline finds in its table by integer keys (aggtable.ts): keys of each width and sign, many keys, wrapping sums, faults in keys and values.
+  { name: 'keyed aggregations a trampoline finds', text: 'syscall:::entry { @c[arg0] = count(); } syscall:::entry { @s[arg0, arg1] = sum(arg2); } syscall:::entry { @w[arg2] = sum(arg0 * 0x7fffffffffffffff); } syscall:::entry { @mi[(char)arg0, (short)arg2] = min(-(long)arg2); } syscall:::entry { @ma[(int)arg1] = max(arg0 - arg2); } syscall:::entry { @av[arg2 & 3, (unsigned char)arg1, (uint16_t)arg0] = avg((int)arg0 - 5); } syscall:::entry /arg2 != 4096/ { @z[arg0] = sum(10 / (arg0 - 3)); } syscall:::entry { @f[10 / (arg2 - 64)] = count(); } syscall:::entry { @t[timestamp] = count(); } syscall:::entry { @t2[timestamp / 3, arg0] = sum(arg2); } syscall:::entry { @n[arg0] = count(); @m[arg2] = count(); } ERROR { @e[arg2, arg3, arg4] = count(); }' },
+  { name: 'keyed aggregations past aggsize', text: '#pragma D option aggsize=200\nsyscall:::entry { @[arg0, arg2] = count(); } syscall:::entry { @s[timestamp] = sum(arg2); } syscall:::entry { @m[arg1] = min(arg0); }' },
+  { name: 'keyed aggregations cleared, truncated, normalized', text: 'syscall:::entry { @c[arg0] = count(); } syscall:::entry { @s[arg0, arg2] = sum(arg2); } syscall:::entry { @a[timestamp % 5] = avg(arg2); } syscall::read:entry /arg0 == 7/ { clear(@c); } syscall::read:entry /arg0 == 3/ { trunc(@s, 2); } END { printa(@c); printa(@s); normalize(@c, 2); printa(@c); denormalize(@c); printa(@c); printa("%d %@d\\n", @a); }' },
   { name: 'records a trampoline writes', text: 'syscall:::entry { trace(arg0); trace((int)arg2); trace((char)arg1); trace((short)arg2); trace(timestamp); } syscall:::entry /arg0 != 7/ { trace(10 / (arg0 - 3)); trace(epid); trace(cpu); } syscall:::entry { printf("%d %x %d\\n", arg0, arg2, (int)arg1); } syscall::read:entry { trace(id); } ERROR { trace(arg2); trace(arg3); }' },
   { name: 'a probe with more ECBs than a trampoline module may hold', text: Array.from({ length: 160 }, (_, i) => `syscall::read:entry /arg0 != ${i}/ { @c${i % 5} = count(); }`).join('\n') },
   { name: 'strings', text: 'syscall:::entry { this->s = strjoin(probefunc, "!"); printf("%s %d %s %s\\n", this->s, strlen(this->s), substr(this->s, 1, 3), this->s == "read!" ? "yes" : "no"); }' },
+  // Dynamic variables: integer thread-locals a translated DIFO reads and writes inline, in the one table the interpreter also uses.
+  { name: 'self-> across entry and return', text: 'syscall::read:entry { self->ts = timestamp + arg0; } syscall::read:return /self->ts/ { @q = quantize(timestamp - self->ts); trace(self->ts); self->ts = 0; } syscall:::entry /self->ts == 0/ { trace(probefunc); }', threads: true },
+  { name: 'thread-locals freed by storing 0', text: 'syscall:::entry { self->a = arg0; self->b = arg2; } syscall::open:entry { self->a = 0; } syscall:::entry /self->a == 0/ { trace(self->b); self->b = 0; } syscall:::entry /self->b/ { trace(self->a); self->a = 0; self->a = 0; } END { trace(self->a); trace(self->b); }' },
+  { name: 'thread-locals past dynvarsize', text: '#pragma D option dynvarsize=100\nsyscall:::entry { self->x = arg0 + 1; self->y = arg2; self->z = timestamp; } syscall:::entry /self->x/ { trace(self->x); trace(self->y); trace(self->z); } syscall:::entry /arg0 == 7/ { self->x = 0; }', threads: true },
+  { name: 'thread-locals of many threads in few buckets', text: '#pragma D option dynvarsize=600\nself int b;\nsyscall:::entry { self->a = arg0; self->b = self->b + 1; self->c = self->a * 3 + self->b; } syscall::read:entry /self->b > 2/ { trace(self->a); trace(self->b); trace(self->c); self->b = 0; } END { trace(self->b); }', threads: true },
+  { name: 'associative arrays beside thread-locals', text: 'syscall:::entry { a[arg0] = arg2; b[probefunc, arg0] = timestamp; self->c[arg2] = arg0; self->n = arg2; } syscall:::entry /a[arg0] != 0 && self->n/ { trace(a[arg0]); trace(b["read", arg0]); trace(self->c[arg2]); trace(self->n); a[arg0] = 0; self->n = 0; }', threads: true },
+  { name: 'a by-reference thread-local beside integer ones', text: 'syscall:::entry { self->s = probefunc; self->n = arg0; } syscall:::entry /self->s == "read" && self->n != 0/ { trace(self->s); trace(self->n); self->s = "x"; } syscall:::entry { self->n = 0; trace(self->s); }', threads: true },
+  // The big action stays with the interpreter (its module would pass MODULE_LIMIT): it and the translated clauses share self->t.
+  { name: 'a thread-local the interpreter and translated DIF share', text: 'syscall:::entry { self->t = arg0 + 5; } syscall:::entry { self->t = self->t + BIG; } syscall:::entry /self->t != 0/ { trace(self->t); self->t = 0; }'.replace('BIG', 'arg0 * 1 + arg0 * 2 + arg0 * 3 + arg0 * 4 + arg0 * 5 + arg0 * 6 + arg0 * 7 + arg0 * 8 + arg0 * 9 + arg0 * 10 + arg0 * 11 + arg0 * 12 + arg0 * 13 + arg0 * 14 + arg0 * 15 + arg0 * 16 + arg0 * 17 + arg0 * 18 + arg0 * 19 + arg0 * 20 + arg0 * 21 + arg0 * 22 + arg0 * 23 + arg0 * 24 + arg0 * 25 + arg0 * 26 + arg0 * 27 + arg0 * 28 + arg0 * 29 + arg0 * 30 + arg0 * 31 + arg0 * 32 + arg0 * 33 + arg0 * 34 + arg0 * 35 + arg0 * 36 + arg0 * 37 + arg0 * 38 + arg0 * 39 + arg0 * 40 + arg0 * 41 + arg0 * 42 + arg0 * 43 + arg0 * 44 + arg0 * 45 + arg0 * 46 + arg0 * 47 + arg0 * 48 + arg0 * 49 + arg0 * 50 + arg0 * 51 + arg0 * 52 + arg0 * 53 + arg0 * 54 + arg0 * 55 + arg0 * 56 + arg0 * 57 + arg0 * 58 + arg0 * 59 + arg0 * 60 + arg0 * 61 + arg0 * 62 + arg0 * 63 + arg0 * 64 + arg0 * 65 + arg0 * 66 + arg0 * 67 + arg0 * 68 + arg0 * 69 + arg0 * 70 + arg0 * 71 + arg0 * 72 + arg0 * 73 + arg0 * 74 + arg0 * 75 + arg0 * 76 + arg0 * 77 + arg0 * 78 + arg0 * 79 + arg0 * 80 + arg0 * 81 + arg0 * 82 + arg0 * 83 + arg0 * 84 + arg0 * 85 + arg0 * 86 + arg0 * 87 + arg0 * 88 + arg0 * 89 + arg0 * 90 + arg0 * 91 + arg0 * 92 + arg0 * 93 + arg0 * 94 + arg0 * 95 + arg0 * 96 + arg0 * 97 + arg0 * 98 + arg0 * 99 + arg0 * 100 + arg0 * 101 + arg0 * 102 + arg0 * 103 + arg0 * 104 + arg0 * 105 + arg0 * 106 + arg0 * 107 + arg0 * 108 + arg0 * 109 + arg0 * 110 + arg0 * 111 + arg0 * 112 + arg0 * 113 + arg0 * 114 + arg0 * 115 + arg0 * 116 + arg0 * 117 + arg0 * 118 + arg0 * 119 + arg0 * 120 + arg0 * 121 + arg0 * 122 + arg0 * 123 + arg0 * 124 + arg0 * 125 + arg0 * 126 + arg0 * 127 + arg0 * 128 + arg0 * 129 + arg0 * 130 + arg0 * 131 + arg0 * 132 + arg0 * 133 + arg0 * 134 + arg0 * 135 + arg0 * 136 + arg0 * 137 + arg0 * 138 + arg0 * 139 + arg0 * 140 + arg0 * 141 + arg0 * 142 + arg0 * 143 + arg0 * 144 + arg0 * 145 + arg0 * 146 + arg0 * 147 + arg0 * 148 + arg0 * 149 + arg0 * 150 + arg0 * 151 + arg0 * 152 + arg0 * 153 + arg0 * 154 + arg0 * 155 + arg0 * 156 + arg0 * 157 + arg0 * 158 + arg0 * 159 + arg0 * 160 + arg0 * 161 + arg0 * 162 + arg0 * 163 + arg0 * 164 + arg0 * 165 + arg0 * 166 + arg0 * 167 + arg0 * 168 + arg0 * 169 + arg0 * 170 + arg0 * 171 + arg0 * 172 + arg0 * 173 + arg0 * 174 + arg0 * 175 + arg0 * 176 + arg0 * 177 + arg0 * 178 + arg0 * 179 + arg0 * 180 + arg0 * 181 + arg0 * 182 + arg0 * 183 + arg0 * 184 + arg0 * 185 + arg0 * 186 + arg0 * 187 + arg0 * 188 + arg0 * 189 + arg0 * 190 + arg0 * 191 + arg0 * 192 + arg0 * 193 + arg0 * 194 + arg0 * 195 + arg0 * 196 + arg0 * 197 + arg0 * 198 + arg0 * 199 + arg0 * 200 + arg0 * 201 + arg0 * 202 + arg0 * 203 + arg0 * 204 + arg0 * 205 + arg0 * 206 + arg0 * 207 + arg0 * 208 + arg0 * 209 + arg0 * 210 + arg0 * 211 + arg0 * 212 + arg0 * 213 + arg0 * 214 + arg0 * 215 + arg0 * 216 + arg0 * 217 + arg0 * 218 + arg0 * 219 + arg0 * 220 + arg0 * 221 + arg0 * 222 + arg0 * 223 + arg0 * 224 + arg0 * 225 + arg0 * 226 + arg0 * 227 + arg0 * 228 + arg0 * 229 + arg0 * 230 + arg0 * 231 + arg0 * 232 + arg0 * 233 + arg0 * 234 + arg0 * 235 + arg0 * 236 + arg0 * 237 + arg0 * 238 + arg0 * 239 + arg0 * 240 + arg0 * 241 + arg0 * 242 + arg0 * 243 + arg0 * 244 + arg0 * 245 + arg0 * 246 + arg0 * 247 + arg0 * 248 + arg0 * 249 + arg0 * 250 + arg0 * 251 + arg0 * 252 + arg0 * 253 + arg0 * 254 + arg0 * 255 + arg0 * 256 + arg0 * 257 + arg0 * 258 + arg0 * 259 + arg0 * 260 + arg0 * 261 + arg0 * 262 + arg0 * 263 + arg0 * 264 + arg0 * 265 + arg0 * 266 + arg0 * 267 + arg0 * 268 + arg0 * 269 + arg0 * 270 + arg0 * 271 + arg0 * 272 + arg0 * 273 + arg0 * 274 + arg0 * 275 + arg0 * 276 + arg0 * 277 + arg0 * 278 + arg0 * 279 + arg0 * 280 + arg0 * 281 + arg0 * 282 + arg0 * 283 + arg0 * 284 + arg0 * 285 + arg0 * 286 + arg0 * 287 + arg0 * 288 + arg0 * 289 + arg0 * 290 + arg0 * 291 + arg0 * 292 + arg0 * 293 + arg0 * 294 + arg0 * 295 + arg0 * 296 + arg0 * 297 + arg0 * 298 + arg0 * 299 + arg0 * 300 + arg0 * 301 + arg0 * 302 + arg0 * 303 + arg0 * 304 + arg0 * 305 + arg0 * 306 + arg0 * 307 + arg0 * 308 + arg0 * 309 + arg0 * 310 + arg0 * 311 + arg0 * 312 + arg0 * 313 + arg0 * 314 + arg0 * 315 + arg0 * 316 + arg0 * 317 + arg0 * 318 + arg0 * 319 + arg0 * 320 + arg0 * 321 + arg0 * 322 + arg0 * 323 + arg0 * 324 + arg0 * 325 + arg0 * 326 + arg0 * 327 + arg0 * 328 + arg0 * 329 + arg0 * 330 + arg0 * 331 + arg0 * 332 + arg0 * 333 + arg0 * 334 + arg0 * 335 + arg0 * 336 + arg0 * 337 + arg0 * 338 + arg0 * 339 + arg0 * 340 + arg0 * 341 + arg0 * 342 + arg0 * 343 + arg0 * 344 + arg0 * 345 + arg0 * 346 + arg0 * 347 + arg0 * 348 + arg0 * 349 + arg0 * 350 + arg0 * 351 + arg0 * 352 + arg0 * 353 + arg0 * 354 + arg0 * 355 + arg0 * 356 + arg0 * 357 + arg0 * 358 + arg0 * 359 + arg0 * 360 + arg0 * 361 + arg0 * 362 + arg0 * 363 + arg0 * 364 + arg0 * 365 + arg0 * 366 + arg0 * 367 + arg0 * 368 + arg0 * 369 + arg0 * 370 + arg0 * 371 + arg0 * 372 + arg0 * 373 + arg0 * 374 + arg0 * 375 + arg0 * 376 + arg0 * 377 + arg0 * 378 + arg0 * 379 + arg0 * 380 + arg0 * 381 + arg0 * 382 + arg0 * 383 + arg0 * 384 + arg0 * 385 + arg0 * 386 + arg0 * 387 + arg0 * 388 + arg0 * 389 + arg0 * 390 + arg0 * 391 + arg0 * 392 + arg0 * 393 + arg0 * 394 + arg0 * 395 + arg0 * 396 + arg0 * 397 + arg0 * 398 + arg0 * 399'), threads: true },
 ];
 
 const bytesHex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
@@ -53,14 +66,30 @@ interface Run {
   readonly translated: number;
 }
 
-/** Runs `program` with `backend`: BEGIN, each other probe with each ARGS, END. */
-function run(program: CompiledProgram, backend: 'dif' | 'wasm', consume: boolean): Run {
+/** Tids of the threads the firings of a `threads` program come from, in turn. */
+const TIDS = [1, 2, 3, 40, 77, 1000003, 9, 12, 2, 1];
+
+/** An idle machine whose CPUs run the thread the test says. */
+class ThreadsMachine extends IdleMachine {
+  readonly tids = [0, 0];
+  override thread(cpu = 0): ReturnType<IdleMachine['thread']> {
+    return { ...super.thread(), tid: this.tids[cpu]! };
+  }
+}
+
+/** Runs `program` with `backend`: BEGIN, each other probe with each ARGS, END; with `threads`, each firing from the next of TIDS. */
+function run(program: CompiledProgram, backend: 'dif' | 'wasm', consume: boolean, threads = false): Run {
   const reg = corpusRegistry();
   const options = defaultOptions();
   setOption(options, 'zdefs', null);
   for (const o of program.options) setOption(options, o.name, o.value);
   setOption(options, 'backend', backend);
-  const state = new DTraceState(program, reg, new IdleMachine(2), options);
+  const machine = new ThreadsMachine(2);
+  let turn = 0;
+  const next = (cpu: number): void => {
+    if (threads) machine.tids[cpu] = TIDS[turn++ % TIDS.length]!;
+  };
+  const state = new DTraceState(program, reg, machine, options);
   let output = '';
   const consumer = consume ? new Consumer(state, { out: (s) => (output += s), err: (s) => (output += '<err>' + s) }) : undefined;
   const fire = (provider: string, name: string) => (cpu: number) => state.probe(reg.lookup(provider, '', '', name)!.id, cpu, []);
@@ -73,7 +102,12 @@ function run(program: CompiledProgram, backend: 'dif' | 'wasm', consume: boolean
     }
   };
   for (const args of ARGS) {
-    for (const p of probes) for (const cpu of [0, 1, 0]) state.probe(p.id, cpu, args);
+    for (const p of probes) {
+      for (const cpu of [0, 1, 0]) {
+        next(cpu);
+        state.probe(p.id, cpu, args);
+      }
+    }
     // An aggregation snapshot after each round: entries start afresh (and trampolines' aggregations are disarmed and armed again).
     if (consume) consumer!.snapAggregations();
     else takeAggregations();
@@ -97,14 +131,14 @@ function run(program: CompiledProgram, backend: 'dif' | 'wasm', consume: boolean
 
 describe('backend=dif and backend=wasm give equal results', () => {
   let translated = 0;
-  for (const { name, text } of [...corpus, ...written]) {
+  for (const { name, text, threads } of [...corpus, ...written] as { name: string; text: string; threads?: boolean }[]) {
     it(name, () => {
       const r = compile(text, corpusOptions(name, text));
       expect(r.program, name).toBeDefined();
       const program = r.program!;
       for (const consume of [false, true]) {
-        const dif = run(program, 'dif', consume);
-        const wasm = run(program, 'wasm', consume);
+        const dif = run(program, 'dif', consume, threads);
+        const wasm = run(program, 'wasm', consume, threads);
         expect(dif.translated).toBe(0);
         expect(wasm.records).toBe(dif.records);
         expect(wasm.output).toBe(dif.output);
@@ -150,6 +184,13 @@ describe('backend=dif and backend=wasm give equal results', () => {
     expect(outputs[0]![1]).toContain('03000000000000004000000000000000');
     expect(outputs[0]![2]).toContain('0010000000000000');
     expect(outputs[1]).toEqual(outputs[0]);
+  });
+  it('drops the same thread-locals past dynvarsize both ways', () => {
+    const { text } = written.find((w) => w.name === 'thread-locals past dynvarsize')!;
+    const program = compile(text, corpusOptions('dynvarsize', text)).program!;
+    const [dif, wasm] = (['dif', 'wasm'] as const).map((backend) => run(program, backend, false, true));
+    expect(dif!.records).toMatch(/"dynamic":[1-9]/);
+    expect(wasm!.records).toBe(dif!.records);
   });
   it('translated the DIF of the programs above', () => {
     expect(translated).toBeGreaterThan(200);

@@ -3,9 +3,9 @@
 // machine with hand-assembled programs (the built dist/ is required).
 import {
   Arena, DTraceState, Consumer, IdleMachine, ProbeRegistry, defaultOptions, difEmulate, loadDifo,
-  buildDifo, buildEcb, buildProgram, difoInt, DTRACEACT, DTRACEAGG, difoString,
+  buildDifo, buildEcb, buildProgram, difoInt, DTRACEACT, DTRACEAGG, difoString, difoLoadGlobal, setOption,
 } from '../dist/index.js';
-import { DIF_OP, difInstrFmt, difInstrRet, difInstrSetx, difInstrBranch } from '../dist/dif/index.js';
+import { DIF_OP, DIF_VAR, difInstrFmt, difInstrRet, difInstrSetx, difInstrBranch } from '../dist/dif/index.js';
 
 function seconds(start) {
   return Number(process.hrtime.bigint() - start) / 1e9;
@@ -32,7 +32,7 @@ function seconds(start) {
   console.log(`DIF VM: ${(f.instructions / seconds(start) / 1e6).toFixed(2)} M instructions/s (${runs} runs of ${buf.length - 1} instructions)`);
 }
 
-function benchState(program) {
+function benchState(program, backend = 'wasm') {
   const registry = new ProbeRegistry();
   registry.registerProvider({
     name: 'bench',
@@ -40,7 +40,9 @@ function benchState(program) {
     ops: { provide: (r) => r.createProbe('bench', '', '', 'fire'), enable() {}, disable() {} },
   });
   const machine = new IdleMachine(1);
-  const state = new DTraceState(program, registry, machine, defaultOptions());
+  const options = defaultOptions();
+  setOption(options, 'backend', backend);
+  const state = new DTraceState(program, registry, machine, options);
   state.go(0);
   return { state, id: registry.lookup('bench', '', '', 'fire').id };
 }
@@ -78,4 +80,33 @@ function benchState(program) {
     n += 1000;
   }
   console.log(`consumer: ${(n / seconds(start) / 1e3).toFixed(1)} k records/s (probe firing + printf formatting, ${bytes} bytes out)`);
+}
+
+// 4. Keyed aggregations: @[arg0] = count() and @[arg0, arg1] = sum(arg2) over 1024 keys, both backends.
+{
+  const int64 = { kind: 0, ckind: 1, flags: 0, size: 8 };
+  const key = (v) => ({ kind: DTRACEACT.DIFEXPR, difo: difoLoadGlobal(v), noRecord: true });
+  const programs = {
+    '@[arg0] = count()': buildProgram([buildEcb(0, ['bench:::fire'], [key(DIF_VAR.ARG0), { kind: DTRACEAGG.COUNT, uarg: 0n, ntuple: 1, noRecord: true }])], {
+      aggregations: [{ id: 0, name: '', function: DTRACEAGG.COUNT, arg: 0n, keys: [{ type: int64, typeName: 'int64_t' }], dataSize: 8 }],
+    }),
+    '@[arg0, arg1] = sum(arg2)': buildProgram([buildEcb(0, ['bench:::fire'], [key(DIF_VAR.ARG0), key(DIF_VAR.ARG1), { kind: DTRACEAGG.SUM, uarg: 0n, ntuple: 2, difo: difoLoadGlobal(DIF_VAR.ARG2), noRecord: true }])], {
+      aggregations: [{ id: 0, name: '', function: DTRACEAGG.SUM, arg: 0n, keys: [{ type: int64, typeName: 'int64_t' }, { type: int64, typeName: 'int64_t' }], dataSize: 8 }],
+    }),
+  };
+  const args = Array.from({ length: 4096 }, (_, i) => [BigInt((i * 7919) & 1023), BigInt(i & 3), BigInt(i)]);
+  for (const [name, p] of Object.entries(programs)) {
+    for (const backend of ['dif', 'wasm']) {
+      const { state, id } = benchState(p, backend);
+      const start = process.hrtime.bigint();
+      let n = 0;
+      while (seconds(start) < 1) {
+        for (let i = 0; i < 4096; i++) state.probe(id, 0, args[i]);
+        n += 4096;
+      }
+      const ns = (seconds(start) * 1e9) / n;
+      state.stop(0);
+      console.log(`keyed aggregation ${name}, backend=${backend}: ${ns.toFixed(0)} ns/firing (${(n / (ns * n / 1e9) / 1e3).toFixed(0)} k firings/s)`);
+    }
+  }
 }

@@ -20,7 +20,7 @@ const pure = wasmTranslate(loadDifo(buildDifo([difInstrSetx(0, 1), difInstrFmt(D
 const callsOut = wasmTranslate(loadDifo(difoLoadGlobal(DIF_VAR.PROBEFUNC, DIF_STRING256), arena))!;
 
 describe('trampoline modules', () => {
-  it('validate for predicates that call out or not, interpreted ones, every aggregating function and record size, with and without epids', () => {
+  it('validate for predicates that call out or not, interpreted ones, every aggregating function with and without keys found in a table, and record size, with and without epids', () => {
     expect(pure.callsOut).toBe(false);
     expect(callsOut.callsOut).toBe(true);
     const ecbs: TrampolineEcb[] = [
@@ -32,6 +32,12 @@ describe('trampoline modules', () => {
         { epid: 5 + 2 * i, predicate: pure, interpreted: false, aggregation: { fn, value: pure, ndx: 1 } },
         { epid: 6 + 2 * i, predicate: undefined, interpreted: false, aggregation: { fn, value: undefined, ndx: 1 } },
       ]),
+      ...(['count', 'sum', 'min', 'max', 'avg'] as const).flatMap((fn, i) => [1, 2, 3].map((n) => ({
+        epid: 30 + 3 * i + n,
+        predicate: n === 2 ? pure : undefined,
+        interpreted: false,
+        aggregation: { fn, value: n === 1 ? undefined : pure, ndx: n + 1, keyed: { keys: Array.from({ length: n }, (_k, j) => ({ value: pure, ndx: j + 1 })), descriptor: 2048, slotSize: 8 + 8 * n + 16 } },
+      }))),
       { epid: 20, predicate: callsOut, interpreted: false, records: [1, 2, 4, 8].map((size, j) => ({ offset: 16 + 8 * j, size, value: j % 2 === 0 ? pure : undefined, constant: -3n, ndx: j + 1 })) },
     ];
     for (const epids of [false, true]) expect(WebAssembly.validate(trampolineBytes(ecbs, epids))).toBe(true);

@@ -23,8 +23,9 @@ export interface TupleEntry {
 export interface VmVariables {
   loadGlobal(id: number): bigint | Uint8Array;
   storeGlobal(id: number, v: bigint | Uint8Array): void;
-  loadThread(id: number, key: string): bigint | Uint8Array;
-  storeThread(id: number, key: string, v: bigint | Uint8Array | undefined): void;
+  /** A thread-local of the thread whose tid is `thread`. */
+  loadThread(id: number, thread: number): bigint | Uint8Array;
+  storeThread(id: number, thread: number, v: bigint | Uint8Array | undefined): void;
   loadAssoc(id: number, tuple: string): bigint | Uint8Array;
   storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void;
 }

@@ -34,6 +34,8 @@ import { verifyDifo } from './verify.js';
 import { filterGlobals, filterablePredicate, probeFilter, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
+import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
+import { KeyedTable, absorbCell, type KeyedOwner } from './aggtable.js';
 
 export const DTRACE_EPIDNONE = 0;
 
@@ -291,6 +293,12 @@ interface AggregationStep {
    */
   cell: TrampolineCell | undefined;
   cellBucket: AggregationBucket | undefined;
+  /**
+   * Its aggregation's keyed table (aggtable.ts) when the probe's trampoline
+   * finds its entries there by their integer keys: each entry it makes or
+   * finds goes in the table.
+   */
+  keyed: KeyedTable | undefined;
 }
 
 /** Whether a DIFO reads timestamp or vtimestamp (see ProbePlan.needsTimestamp). */
@@ -415,11 +423,14 @@ const SLAB_SIZE = 64 * 1024;
 const SMALL_ADDEND = 0xffffffffn;
 const PENDING_LIMIT = 2 ** 52;
 
-class AggregationBucket implements AggregationEntry {
+class AggregationBucket implements AggregationEntry, KeyedOwner {
   private words: bigint[];
   private pending = 0;
   /** The trampoline globals armed for this entry: what they hold is its data still to be taken in. */
   readonly cells: TrampolineCell[] = [];
+  /** Its slot in its aggregation's keyed table, while it has one: its cell there is data still to be taken in. */
+  slot = -1;
+  keyed: KeyedTable | undefined = undefined;
 
   constructor(
     readonly keys: readonly (bigint | Uint8Array)[],
@@ -431,7 +442,14 @@ class AggregationBucket implements AggregationEntry {
   get data(): bigint[] {
     if (this.pending !== 0) this.fold();
     for (let i = 0; i < this.cells.length; i++) this.absorb(this.cells[i]!);
+    const keyed = this.keyed;
+    if (keyed !== undefined) absorbCell(keyed.fn, keyed.cellAddress(this.slot), this.words);
     return this.words;
+  }
+
+  /** Takes in its cell of a keyed table (KeyedOwner). */
+  absorbCell(fn: CellFunction, address: number): void {
+    absorbCell(fn, address, this.words);
   }
 
   /**
@@ -440,24 +458,7 @@ class AggregationBucket implements AggregationEntry {
    * and sum).
    */
   absorb(c: TrampolineCell): void {
-    const words = sharedBlock().i64;
-    const at = (c.armed.value as number) >> 3;
-    const a = words[at]!;
-    const start = cellStart(c.fn);
-    if (a === start && (c.fn !== 'avg' || words[at + 1] === 0n)) return;
-    const d = this.words;
-    switch (c.fn) {
-      case 'count':
-      case 'sum': d[0] = BigInt.asIntN(64, d[0]! + a); break;
-      case 'min': if (a < d[0]!) d[0] = a; break;
-      case 'max': if (a > d[0]!) d[0] = a; break;
-      case 'avg':
-        d[0] = d[0]! + a;
-        d[1] = BigInt.asIntN(64, d[1]! + words[at + 1]!);
-        words[at + 1] = 0n;
-        break;
-    }
-    words[at] = start;
+    absorbCell(c.fn, c.armed.value as number, this.words);
   }
 
   /** Takes in an armed cell (every one without `only`), disarms it and hands it back (at a snapshot, when a trampoline is replaced, at stop). */
@@ -533,8 +534,12 @@ class AggregationTable {
     return taken;
   }
 
-  /** Takes in and disarms every trampoline cell armed for the entries (see AggregationBucket.settle). */
+  /** The keyed table a trampoline finds its entries in by integer keys (aggtable.ts), once one does. */
+  keyed: KeyedTable | undefined;
+
+  /** Takes in and disarms every trampoline cell armed for the entries (see AggregationBucket.settle), and empties the keyed table. */
   disarm(): void {
+    this.keyed?.clear();
     for (const step of this.armed) {
       step.cellBucket?.settle();
       step.cellBucket = undefined;
@@ -576,11 +581,11 @@ export class DTraceState {
   readonly aggregationDescs = new Map<number, AggregationDescription>();
   private aggregationBytes = 0;
   private readonly aggDrops: number[] = [];
-  readonly drops: DropCounts = { aggregation: 0, dynamic: 0, speculative: 0, specBusy: 0, specUnavailable: 0, doubleError: 0 };
+  readonly drops: DropCounts = dropCounts(() => this.dynvars?.drops ?? 0);
   private readonly speculations: Speculation[] = [];
   private readonly globals = new Map<number, bigint | Uint8Array>();
-  private readonly dynamic = new Map<string, bigint | Uint8Array>();
-  private dynamicBytes = 0;
+  /** The dynamic-variable space (dynvar.ts): made before the DIFOs are translated when the program uses it, else at its first use; freed at stop. */
+  private dynvars: DynamicVariables | undefined;
   private activityNow: Activity = 'inactive';
   /** ACTIVITY_BIT of the activity. */
   private activityBit = 0;
@@ -642,6 +647,27 @@ export class DTraceState {
       this.aggregationDescs.set(a.id, a);
       this.tables.set(a.id, new AggregationTable(a));
     }
+    // The table's address is in the translated DIFOs' code: it is made first.
+    const difos = program.ecbs.flatMap((e) => [e.predicate, ...e.actions.map((a) => a.difo)]);
+    if (difos.some((d) => d !== undefined && usesDynamicVariables(d.buf))) this.dynamicVariables();
+    try {
+      this.matchedProbes = this.loadEcbs(program, registry);
+    } catch (e) {
+      this.dynvars?.free();
+      throw e;
+    }
+    const ends = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END');
+    this.endReserve = ends.reduce((n, ep) => n + ep.ecb.size, 0);
+    try {
+      this.checkBufferSizes(ends);
+    } catch (e) {
+      this.dynvars?.free();
+      throw e;
+    }
+  }
+
+  /** Loads, verifies and attaches every ECB of the program: how many probes matched. */
+  private loadEcbs(program: CompiledProgram, registry: ProbeRegistry): number {
     let matched = 0;
     for (const ecb of program.ecbs) {
       const predicate = ecb.predicate ? this.load(ecb.predicate, `clause ${ecb.clause} predicate`) : undefined;
@@ -657,10 +683,7 @@ export class DTraceState {
         for (const probe of probes) if (this.attach(loaded, probe)) matched++;
       }
     }
-    this.matchedProbes = matched;
-    const ends = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END');
-    this.endReserve = ends.reduce((n, ep) => n + ep.ecb.size, 0);
-    this.checkBufferSizes(ends);
+    return matched;
   }
 
   /**
@@ -695,7 +718,7 @@ export class DTraceState {
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
     const ld = loadDifo(difo, this.arena);
     if (this.options.backend === 'wasm') {
-      const w = wasmTranslate(ld, this.machine);
+      const w = wasmTranslate(ld, this.machine, this.dynvars);
       if (w !== undefined) {
         ld.compiled = w.run;
         this.translated.set(ld, w);
@@ -767,7 +790,7 @@ export class DTraceState {
       const table = this.tables.get(Number(act.uarg));
       const lookup = !table ? LOOKUP_TUPLE : keys.length === 0 ? LOOKUP_NONE : hashable ? LOOKUP_HASH : LOOKUP_TUPLE;
       const constantKeys = lookup === LOOKUP_HASH && keys.every((k) => probeConstant(k.difo!));
-      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0, cell: undefined, cellBucket: undefined });
+      steps.push({ aggregation: true, ndx: i + 1, act, table, lookup, keys, value: difo, increment, constantKeys, constantBucket: undefined, constantTakes: 0, constantInstructions: 0, cell: undefined, cellBucket: undefined, keyed: undefined });
     }
     return steps;
   }
@@ -913,6 +936,7 @@ export class DTraceState {
       if (w !== undefined) needs = unionNeeds(needs, w.needs);
       const aggregation = this.cellAggregation(ep);
       if (aggregation?.value !== undefined) needs = unionNeeds(needs, aggregation.value.needs);
+      for (const key of aggregation?.keyed?.keys ?? []) needs = unionNeeds(needs, key.value.needs);
       const records = this.stagedRecords(ep);
       for (const r of records ?? []) if (r.value !== undefined) needs = unionNeeds(needs, r.value.needs);
       return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation, records };
@@ -931,6 +955,12 @@ export class DTraceState {
     const t = trampoline(ecbs, needsIds(needs), this.trampolineHooks);
     if (t !== undefined) {
       for (const [i, cell] of t.cells) (plan.ecbs[i]!.steps[0] as AggregationStep).cell = cell;
+      ecbs.forEach((e, i) => {
+        if (e.aggregation?.keyed !== undefined) {
+          const step = plan.ecbs[i]!.steps[0] as AggregationStep;
+          step.keyed = step.table!.keyed;
+        }
+      });
     }
     plan.trampoline = t ?? null;
     return plan.trampoline;
@@ -946,12 +976,22 @@ export class DTraceState {
     if (ep.steps.length !== 1) return undefined;
     const step = ep.steps[0]!;
     if (!step.aggregation || step.table === undefined || step.increment !== undefined) return undefined;
-    if (step.lookup !== LOOKUP_NONE && !step.constantKeys) return undefined;
     const fn = CELL_FUNCTIONS.get(step.table.desc.function);
     if (fn === undefined) return undefined;
     const value = step.value === undefined ? undefined : this.translated.get(step.value);
     if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
-    return { fn, value, ndx: step.ndx };
+    if (step.lookup === LOOKUP_NONE || step.constantKeys) return { fn, value, ndx: step.ndx };
+    // Integer keys whose DIF is translated and calls nothing out: found in the aggregation's keyed table.
+    if (step.lookup !== LOOKUP_HASH) return undefined;
+    const keys: { value: WasmDifo; ndx: number }[] = [];
+    for (const key of step.keys) {
+      const w = key.string ? undefined : this.translated.get(key.difo!);
+      if (w === undefined || w.callsOut) return undefined;
+      keys.push({ value: w, ndx: key.ndx });
+    }
+    const table = (step.table.keyed ??= KeyedTable.make(fn, keys.length));
+    if (table === undefined || table.nkeys !== keys.length) return undefined;
+    return { fn, value, ndx: step.ndx, keyed: { keys, descriptor: table.descriptor, slotSize: table.slotSize } };
   }
 
   /**
@@ -1390,6 +1430,13 @@ export class DTraceState {
     if (step.constantKeys) {
       step.constantBucket = bucket;
       step.constantTakes = t.takes;
+    }
+    if (step.keyed !== undefined && bucket.keyed === undefined) {
+      // The probe's trampoline finds this entry in the keyed table from the next firing on (until the next snapshot).
+      const k = bucket.keys as bigint[];
+      let integers = true;
+      for (let i = 0; i < k.length; i++) if (typeof k[i] !== 'bigint' || k[i]! < 0n || k[i]! > 0xffffffffffffffffn) integers = false;
+      if (integers) step.keyed.insert(k, bucket);
     }
     if (step.cell !== undefined && step.cellBucket !== bucket) {
       // The probe's trampoline updates this entry from the next firing on (until the next snapshot), in a cell of the shared memory.
@@ -2028,29 +2075,28 @@ export class DTraceState {
   }
 
   // -------------------------------------------------------------------------
-  // DTrace Dynamic Variables: 0 (or all-zero bytes) deletes, as in D.
+  // DTrace Dynamic Variables: thread-locals and associative arrays live in
+  // the dynamic-variable table (dynvar.ts), in the shared WebAssembly memory,
+  // which translated DIFOs also read and write; a store of 0 frees, a store
+  // past dynvarsize drops.
 
-  private dynSize(v: bigint | Uint8Array, key: string): number {
-    return (typeof v === 'bigint' ? 8 : v.length) + key.length + 16;
+  /** The table, made at the first need; a state whose table could not be made (no memory) fails to enable. */
+  private dynamicVariables(): DynamicVariables {
+    if (this.dynvars === undefined) {
+      const t = DynamicVariables.create(this.options.dynvarsize);
+      if (t === undefined) throw new LoadError('could not enable tracing: Not enough space');
+      this.dynvars = t;
+      // A state dropped without stop() still hands its region back.
+      dynvarRegions.register(this, t, t);
+    }
+    return this.dynvars;
   }
 
-  private dynStore(key: string, v: bigint | Uint8Array | undefined): void {
-    const old = this.dynamic.get(key);
-    if (old !== undefined) this.dynamicBytes -= this.dynSize(old, key);
-    if (v === undefined) {
-      this.dynamic.delete(key);
-      return;
-    }
-    const size = this.dynSize(v, key);
-    // dtrace_dstate_init raises dynvarsize to at least one chunk: the first
-    // dynamic variable always fits, however small the option.
-    if (this.dynamicBytes + size > this.options.dynvarsize && this.dynamic.size > (old !== undefined ? 1 : 0)) {
-      if (old !== undefined) this.dynamic.delete(key);
-      this.drops.dynamic++;
-      return;
-    }
-    this.dynamic.set(key, v);
-    this.dynamicBytes += size;
+  /** The dynamic variables' region goes back to the shared memory (at stop). */
+  private freeDynamicVariables(): void {
+    if (this.dynvars === undefined) return;
+    dynvarRegions.unregister(this.dynvars);
+    this.dynvars.free();
   }
 
   readonly variables: VmVariables = {
@@ -2058,10 +2104,10 @@ export class DTraceState {
     storeGlobal: (id, v) => {
       this.globals.set(id, v);
     },
-    loadThread: (id, key) => this.dynamic.get(`t${id}:${key}`) ?? 0n,
-    storeThread: (id, key, v) => this.dynStore(`t${id}:${key}`, v),
-    loadAssoc: (id, tuple) => this.dynamic.get(`a${id}:${tuple}`) ?? 0n,
-    storeAssoc: (id, tuple, v) => this.dynStore(`a${id}:${tuple}`, v),
+    loadThread: (id, thread) => this.dynamicVariables().loadThread(id, thread),
+    storeThread: (id, thread, v) => this.dynamicVariables().storeThread(id, thread, v),
+    loadAssoc: (id, tuple) => this.dynamicVariables().loadAssoc(id, tuple),
+    storeAssoc: (id, tuple, v) => this.dynamicVariables().storeAssoc(id, tuple, v),
   };
 
   // -------------------------------------------------------------------------
@@ -2085,9 +2131,34 @@ export class DTraceState {
     fireEnd(cpu);
     this.activity = 'stopped';
     this.disable();
-    // Nothing fires any more: the trampolines' cells are taken in and handed back.
-    for (const t of this.tables.values()) t.disarm();
+    // Nothing fires any more: the trampolines' cells are taken in and handed back, and the keyed tables' regions.
+    for (const t of this.tables.values()) {
+      t.disarm();
+      t.keyed?.free();
+      t.keyed = undefined;
+    }
+    this.freeDynamicVariables();
   }
+}
+
+/** Regions of states dropped without stop(), handed back when they are collected. */
+const dynvarRegions = new FinalizationRegistry<DynamicVariables>((t) => t.free());
+
+/** The state's drop counts: dynamic-variable drops are the table's count. */
+function dropCounts(dynamic: () => number): DropCounts {
+  return {
+    aggregation: 0,
+    get dynamic(): number {
+      return dynamic();
+    },
+    set dynamic(_: number) {
+      throw new TypeError('dynamic-variable drops are counted by the table');
+    },
+    speculative: 0,
+    specBusy: 0,
+    specUnavailable: 0,
+    doubleError: 0,
+  };
 }
 
 function describe(d: ProbeDescription): string {

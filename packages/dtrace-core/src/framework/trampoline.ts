@@ -29,6 +29,19 @@
 //
 //     o<i> ? (count += k<i>; cell op= value()) : steps(i, mode)
 //
+// Keyed aggregations in the trampoline: an ECB whose one action is such
+// an aggregation by integer keys whose DIF is translated and calls nothing
+// out (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`) evaluates its keys
+// itself, hashes them and looks their entry up in the aggregation's table
+// in the shared memory (aggtable.ts); found, it updates the entry's cell
+// there. Not found, the count of the keys' instructions is taken back and
+// the ECB's actions run in JavaScript, which make the entry as the
+// interpreter does (aggsize, drops, the order of entries) and put it in
+// the table:
+//
+//     keys = key_j(); slot = find(table, keys)
+//     slot ? (cell(slot) op= value()) : (count = before keys; steps(i, mode))
+//
 // Records in the trampoline: an ECB whose actions only record integers
 // (trace(arg0), printf's integer arguments, trace(timestamp) ...) from
 // translated DIF that calls nothing out, or constants, has its records
@@ -66,9 +79,23 @@ export interface TrampolineEcb {
   readonly predicate: WasmDifo | undefined;
   readonly interpreted: boolean;
   /** The aggregation it updates itself: its function, its value's DIF (none for count()), the action's index + 1. */
-  readonly aggregation?: { readonly fn: CellFunction; readonly value: WasmDifo | undefined; readonly ndx: number } | undefined;
+  readonly aggregation?: { readonly fn: CellFunction; readonly value: WasmDifo | undefined; readonly ndx: number; readonly keyed?: TrampolineKeys | undefined } | undefined;
   /** The records it writes itself (see the top), in the actions' order. */
   readonly records?: readonly TrampolineRecord[] | undefined;
+}
+
+/** KEY_HASH's multiplier (2^64 / the golden ratio): see aggtable.ts. */
+export const KEY_HASH_MULTIPLIER = 0x9e3779b97f4a7c15n;
+/** Bytes of a keyed table's slot before its keys: its tag and padding. */
+export const SLOT_KEYS = 8;
+
+/** The integer keys of an aggregation the trampoline finds in its table (see the top and aggtable.ts). */
+export interface TrampolineKeys {
+  /** Each key's DIF and its action's index + 1, which a fault in it is reported against. */
+  readonly keys: readonly { readonly value: WasmDifo; readonly ndx: number }[];
+  /** The table's descriptor address and its slots' size. */
+  readonly descriptor: number;
+  readonly slotSize: number;
 }
 
 /** A record the trampoline writes: at `offset` of the stage, `size` (1, 2, 4, 8) bytes of its DIF's value, or of `constant`. */
@@ -113,7 +140,8 @@ export interface Trampoline {
 /**
  * The trampoline module's bytes. Its imports: d.m (the shared memory),
  * d.prepare, d.steps, d.append, then p.<i> for each ECB with a translated
- * predicate, v.<i> for each aggregation's value DIF, r.<i>.<j> for each
+ * predicate, v.<i> for each aggregation's value DIF, k.<i>.<j> for each
+ * key DIF of a keyed aggregation, r.<i>.<j> for each
  * record's DIF, and, with `epids`, g.<i>, each ECB's epid as an f64 global,
  * so that the probes of one program share one compiled module. It exports
  * fire and each aggregating ECB's globals o<i> and k<i>.
@@ -127,14 +155,17 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   m.section(1, types);
   const predicates = ecbs.filter((e) => e.predicate !== undefined).length;
   const values = ecbs.filter((e) => e.aggregation?.value !== undefined).length;
+  const keyFns = ecbs.reduce((n, e) => n + (e.aggregation?.keyed?.keys.length ?? 0), 0);
+  const maxKeys = ecbs.reduce((n, e) => Math.max(n, e.aggregation?.keyed?.keys.length ?? 0), 0);
   const recordFns = ecbs.reduce((n, e) => n + (e.records?.filter((r) => r.value !== undefined).length ?? 0), 0);
-  const imports = new Bytes().uleb(4 + predicates + values + recordFns + (epids ? ecbs.length : 0));
+  const imports = new Bytes().uleb(4 + predicates + values + keyFns + recordFns + (epids ? ecbs.length : 0));
   imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   imports.name('d').name('prepare').u8(0x00).uleb(1);
   imports.name('d').name('steps').u8(0x00).uleb(2);
   imports.name('d').name('append').u8(0x00).uleb(1);
   const predicateFn: number[] = [];
   const valueFn: number[] = [];
+  const keyFn: number[][] = [];
   const recordFn: number[][] = [];
   let fn = 3;
   ecbs.forEach((e, i) => {
@@ -146,6 +177,13 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
     if (e.aggregation?.value === undefined) return;
     imports.name('v').name(String(i)).u8(0x00).uleb(0);
     valueFn[i] = fn++;
+  });
+  ecbs.forEach((e, i) => {
+    keyFn[i] = [];
+    e.aggregation?.keyed?.keys.forEach((_k, j) => {
+      imports.name('k').name(`${i}.${j}`).u8(0x00).uleb(0);
+      keyFn[i]![j] = fn++;
+    });
   });
   ecbs.forEach((e, i) => {
     recordFn[i] = [];
@@ -164,7 +202,7 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   let nglobals = 0;
   let g = epids ? ecbs.length : 0;
   ecbs.forEach((e, i) => {
-    if (e.aggregation === undefined) return;
+    if (e.aggregation === undefined || e.aggregation.keyed !== undefined) return;
     cellGlobal[i] = g;
     g += 2;
     nglobals += 2;
@@ -175,14 +213,15 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   const F_PREPARE = 0, F_STEPS = 1, F_APPEND = 2;
   const exports = new Bytes().uleb(1 + nglobals).name('fire').u8(0x00).uleb(fn);
   ecbs.forEach((e, i) => {
-    if (e.aggregation === undefined) return;
+    if (e.aggregation === undefined || e.aggregation.keyed !== undefined) return;
     ['o', 'k'].forEach((x, j) => exports.name(x + String(i)).u8(0x03).uleb(cellGlobal[i]! + j));
   });
   m.section(7, exports);
   const c = new Code();
-  const TMP = 1, CELL = 2, CUR = 3;
-  c.uleb(3).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64);
-  const anyValue = values > 0 || recordFns > 0;
+  // Locals: (from) TMP CELL CUR, and a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ...
+  const TMP = 1, CELL = 2, CUR = 3, SAVED = 4, BASE = 5, MASK = 6, IDX = 7, H = 8, K0 = 9;
+  c.uleb(5).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64);
+  const anyValue = values > 0 || keyFns > 0 || recordFns > 0;
   ecbs.forEach((e, i) => {
     c.block('next');
     c.get(0).i32(i).u8(OP.i32_gt_u).brIf('next');
@@ -211,10 +250,42 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
         value(c);
         c.mem(OP.i64_store, 3, 8 * word);
       };
-      gget(o).u8(OP.local_tee).uleb(CELL).if_();
-      // The instructions the keys' DIF counts at each firing, then the value's own.
-      c.i32(0).i32(0).mem(OP.i32_load, 2, B_COUNT);
-      gget(k).u8(OP.i32_add).mem(OP.i32_store, 2, B_COUNT);
+      const keyed = agg.keyed;
+      if (keyed !== undefined) {
+        // The keys, their hash, and the table's slots from the one the hash names on, until theirs or a free one.
+        c.i32(0).mem(OP.i32_load, 2, B_COUNT).set(SAVED);
+        keyed.keys.forEach((key, j) => {
+          c.i32(0).i32(key.ndx).mem(OP.i32_store, 2, B_NDX);
+          c.u8(OP.call).uleb(keyFn[i]![j]!).set(K0 + j);
+        });
+        c.i64(0).set(H);
+        keyed.keys.forEach((_key, j) => {
+          c.get(H).get(K0 + j).u8(OP.i64_xor).i64(KEY_HASH_MULTIPLIER).u8(OP.i64_mul).u8(OP.local_tee).uleb(H);
+          c.get(H).i64(32).u8(OP.i64_shr_u, OP.i64_xor).set(H);
+        });
+        c.i32(0).mem(OP.i32_load, 2, keyed.descriptor).set(BASE);
+        c.i32(0).mem(OP.i32_load, 2, keyed.descriptor + 4).u8(OP.local_tee).uleb(MASK);
+        c.get(H).u8(OP.i32_wrap_i64, OP.i32_and).set(IDX);
+        c.block('miss').block('hit').loop('probe');
+        c.get(BASE).get(IDX).i32(keyed.slotSize).u8(OP.i32_mul, OP.i32_add).u8(OP.local_tee).uleb(CELL);
+        c.mem(OP.i32_load, 2, 0).u8(OP.i32_eqz).brIf('miss');
+        c.block('differ');
+        keyed.keys.forEach((_key, j) => {
+          c.get(CELL).mem(OP.i64_load, 3, SLOT_KEYS + 8 * j).get(K0 + j).u8(OP.i64_ne).brIf('differ');
+        });
+        c.br('hit');
+        c.end();
+        c.get(IDX).i32(1).u8(OP.i32_add).get(MASK).u8(OP.i32_and).set(IDX);
+        c.br('probe');
+        c.end().end();
+        // Found: its cell, after the keys.
+        c.get(CELL).i32(SLOT_KEYS + 8 * keyed.keys.length).u8(OP.i32_add).set(CELL);
+      } else {
+        gget(o).u8(OP.local_tee).uleb(CELL).if_();
+        // The instructions the keys' DIF counts at each firing, then the value's own.
+        c.i32(0).i32(0).mem(OP.i32_load, 2, B_COUNT);
+        gget(k).u8(OP.i32_add).mem(OP.i32_store, 2, B_COUNT);
+      }
       if (agg.value !== undefined) {
         c.i32(0).i32(agg.ndx).mem(OP.i32_store, 2, B_NDX);
         c.u8(OP.call).uleb(valueFn[i]!).set(TMP);
@@ -238,6 +309,8 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
       }
       c.br('next');
       c.end();
+      // Not found: the JavaScript evaluates the keys again, and counts their instructions.
+      if (keyed !== undefined) c.i32(0).get(SAVED).mem(OP.i32_store, 2, B_COUNT);
     }
     if (e.records !== undefined) {
       e.records.forEach((r, j) => {
@@ -272,11 +345,13 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   if (bytes.length > MODULE_LIMIT) return undefined;
   const p: WebAssembly.ModuleImports = {};
   const v: WebAssembly.ModuleImports = {};
+  const k: WebAssembly.ModuleImports = {};
   const r: WebAssembly.ModuleImports = {};
   const g: WebAssembly.ModuleImports = {};
   ecbs.forEach((e, i) => {
     if (e.predicate !== undefined) p[String(i)] = e.predicate.exported;
     if (e.aggregation?.value !== undefined) v[String(i)] = e.aggregation.value.exported;
+    e.aggregation?.keyed?.keys.forEach((key, j) => (k[`${i}.${j}`] = key.value.exported));
     e.records?.forEach((rec, j) => {
       if (rec.value !== undefined) r[`${i}.${j}`] = rec.value.exported;
     });
@@ -286,6 +361,7 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
     d: { m: sharedBlock().memory, prepare: hooks.prepare, steps: hooks.steps, append: hooks.append },
     p,
     v,
+    k,
     r,
   };
   if (epids) imports['g'] = g;
@@ -293,7 +369,7 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   const x = instance.exports;
   const cells = new Map<number, TrampolineCell>();
   ecbs.forEach((e, i) => {
-    if (e.aggregation === undefined) return;
+    if (e.aggregation === undefined || e.aggregation.keyed !== undefined) return;
     const global = (name: string): WebAssembly.Global => x[name + String(i)] as WebAssembly.Global;
     cells.set(i, { fn: e.aggregation.fn, armed: global('o'), instructions: global('k') });
   });

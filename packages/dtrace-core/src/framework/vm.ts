@@ -70,7 +70,10 @@ function tupleKey(tuple: readonly TupleEntry[]): string {
   return tuple.map((t) => (t.bytes ? 's' + bytesString(t.bytes.subarray(0, (t.bytes.indexOf(0) + 1 || t.bytes.length + 1) - 1)) : 'i' + t.value.toString(16))).join('\u0000');
 }
 
-/** The key of the current thread's thread-local and self-> associative variables. */
+/**
+ * The key of the current thread's self-> associative variables: its tid,
+ * which also keys its thread-locals (ldts, stts).
+ */
 function threadKey(f: VmFiring): string {
   return `${f.machine.thread(f.cpu).tid}`;
 }
@@ -287,13 +290,13 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
           }
           break;
         }
-        case DIF_OP.LDTS: regs[rd] = fromStored(f, f.variables.loadThread((instr >>> 8) & 0xffff, threadKey(f))); break;
+        case DIF_OP.LDTS: regs[rd] = fromStored(f, f.variables.loadThread((instr >>> 8) & 0xffff, th(f).tid)); break;
         case DIF_OP.STTS: {
           const id = (instr >>> 8) & 0xffff;
           const v = ld.variableTypes.get(varKey(DIFV_SCOPE_THREAD, id));
           // As dtrace_dynvar is asked: a zero register frees the variable; any other value (a by-reference value's address, even of "") keeps it.
           const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
-          f.variables.storeThread(id, threadKey(f), val);
+          f.variables.storeThread(id, th(f).tid, val);
           break;
         }
         case DIF_OP.LDLS: {

@@ -54,7 +54,7 @@
 // WebAssembly block opened at the function's start (outermost = furthest
 // target); a branch to T is a br out of the blocks that end before T.
 
-import { DIF_VAR } from '../dif/constants.js';
+import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_VAR, DIFV_SCOPE_THREAD } from '../dif/constants.js';
 import { DIF_OP, DIF_OPCODES } from '../dif/opcodes.js';
 import { DTRACEFLT, DifFault } from './faults.js';
 import type { GuestMemoryWindow, MachineInterface } from './machine.js';
@@ -62,6 +62,22 @@ import { loadValue, probeArgument, type ProbeArgumentSource, type TupleEntry, ty
 import { difEmulate, difStep, type LoadedDifo } from './vm.js';
 import { Bytes, Code, I32, I64, OP } from './wasm-encoding.js';
 import { guestWalk, walkWords } from './wasm-walk.js';
+
+/**
+ * A dynamic-variable table (dynvar.ts implements it) whose integer
+ * thread-locals a DIFO reads and writes inline: its address in the shared
+ * memory, the WebAssembly functions it imports for them, and their
+ * arguments for a variable.
+ */
+export interface ThreadLocalTable {
+  readonly address: number;
+  /** tload(table, key, tid) -> value and tstore(table, key, tid, value, base). */
+  functions(): { readonly tload: (table: number, key: number, tid: bigint) => bigint; readonly tstore: (table: number, key: number, tid: bigint, value: bigint, base: number) => void };
+  /** The `key` argument for thread-local `id` ... */
+  threadKey(id: number): number;
+  /** ... and tstore's `base` (its accounting's fixed part). */
+  threadBase(id: number): number;
+}
 
 /** The largest module translated; larger DIFOs stay with the interpreter (see the strategy above). */
 export const MODULE_LIMIT = 4096;
@@ -74,8 +90,9 @@ export const MODULE_LIMIT = 4096;
 const CC_N = 8, CC_Z = 9, CC_V = 10, CC_C = 11, TMP = 12;
 // Imported functions.
 const F_OP = 0, F_FAULT = 1, F_OP0 = 2, F_LOAD = 3;
-// With guest RAM: the imported walk, then run (F_WALK + 1) and the module's own ld.
-const F_WALK = 4, F_LD = 6;
+// With guest RAM: the imported walk. With a dynamic-variable table: its
+// tload and tstore (after the walk, if any). Then run and the module's own ld.
+const F_WALK = 4;
 
 /**
  * The loads (ld*, rld*, uld*): size, signedness, user space. Where they
@@ -145,12 +162,13 @@ const inlineBuiltin = (id: number): boolean => isArgN(id) || id === DIF_VAR.TIME
  * What of the firing block the DIFO reads, as NEED_ bits; bits 8 and up
  * hold one more than the highest argN it names (0 for none).
  */
-function blockNeeds(text: ArrayLike<number>): number {
+function blockNeeds(text: ArrayLike<number>, inlineVariable: (instr: number) => boolean): number {
   let needs = 0;
   let named = 0;
   for (let pc = 0; pc < text.length; pc++) {
     const instr = text[pc]!;
     const op = instr >>> 24;
+    if (inlineVariable(instr)) needs |= NEED_THREAD;
     if (op === DIF_OP.LDGA && ((instr >>> 16) & 0xff) === DIF_VAR.ARGS) needs |= NEED_ARGS;
     if (op !== DIF_OP.LDGS) continue;
     const id = (instr >>> 8) & 0xffff;
@@ -182,6 +200,24 @@ const NO_REGISTER_INPUT = new Set<number>([
 /** Whether an instruction runs as a call of the `op` helper. */
 export const difCallsOut = (op: number): boolean => !INLINE.has(op);
 
+/**
+ * Whether `instr` is a load or store of an integer-valued thread-local
+ * (ldts, stts of a variable that is not by reference) that the DIFO does
+ * inline, calling the dynamic-variable table's tload or tstore (dynvar.ts)
+ * with the thread's key, the tid of the firing block: never with a table
+ * (`table` undefined), which the state has when its program uses dynamic
+ * variables.
+ */
+function inlineVariables(ld: LoadedDifo, table: ThreadLocalTable | undefined): (instr: number) => boolean {
+  if (table === undefined) return () => false;
+  return (instr) => {
+    const op = instr >>> 24;
+    if (op !== DIF_OP.LDTS && op !== DIF_OP.STTS) return false;
+    const v = ld.variableTypes.get(`${DIFV_SCOPE_THREAD}:${(instr >>> 8) & 0xffff}`);
+    return v === undefined || (v.type.flags & (DIF_TF_BYREF | DIF_TF_BYUREF)) === 0;
+  };
+}
+
 const BINARY: Partial<Record<number, number>> = {
   [DIF_OP.OR]: OP.i64_or, [DIF_OP.XOR]: OP.i64_xor, [DIF_OP.AND]: OP.i64_and,
   [DIF_OP.SLL]: OP.i64_shl, [DIF_OP.SRL]: OP.i64_shr_u, [DIF_OP.SRA]: OP.i64_shr_s,
@@ -189,9 +225,15 @@ const BINARY: Partial<Record<number, number>> = {
   [DIF_OP.UDIV]: OP.i64_div_u, [DIF_OP.SREM]: OP.i64_rem_s, [DIF_OP.UREM]: OP.i64_rem_u,
 };
 
-/** The function body of `ld`'s DIFO; with `walks`, its loads call the module's `ld` (see the strategy above). */
-function translateBody(ld: LoadedDifo, walks: boolean): Bytes {
+/**
+ * The function body of `ld`'s DIFO; with `walks`, its loads call the
+ * module's `ld` (function `fLd`, see the strategy above); with `table`, its
+ * integer thread-locals are that table's, read and written by the imported
+ * tload and tstore (functions `fTable` and `fTable + 1`).
+ */
+function translateBody(ld: LoadedDifo, walks: boolean, table: ThreadLocalTable | undefined, fTable: number, fLd: number): Bytes {
   const text = ld.difo.buf;
+  const inlineVariable = inlineVariables(ld, table);
   const n = text.length;
   const targets = new Set<number>();
   for (let pc = 0; pc < n; pc++) if (isBranch(text[pc]! >>> 24)) targets.add(text[pc]! & 0xffffff);
@@ -199,7 +241,7 @@ function translateBody(ld: LoadedDifo, walks: boolean): Bytes {
   // An inline builtin read cannot fault (an argument beyond those passed reads as 0 or lazily, never faulting), so it does not end a run.
   const ends = (instr: number): boolean => {
     const op = instr >>> 24;
-    return isBranch(op) || op === DIF_OP.RET || isDivision(op) || (difCallsOut(op) && !(op === DIF_OP.LDGS && inlineBuiltin((instr >>> 8) & 0xffff)));
+    return isBranch(op) || op === DIF_OP.RET || isDivision(op) || (difCallsOut(op) && !(op === DIF_OP.LDGS && inlineBuiltin((instr >>> 8) & 0xffff)) && !inlineVariable(instr));
   };
 
   const c = new Bytes();
@@ -338,6 +380,25 @@ function translateBody(ld: LoadedDifo, walks: boolean): Bytes {
           if (rd < 8) c.u8(OP.local_set, rd);
           else c.u8(OP.drop);
           break;
+        case DIF_OP.LDTS:
+        case DIF_OP.STTS: {
+          if (!inlineVariable(instr)) {
+            callOutAndStore(pc, instr);
+            break;
+          }
+          // tload(table, key, tid) or tstore(table, key, tid, value, base): see ThreadLocalTable.
+          const id = (instr >>> 8) & 0xffff;
+          c.u8(OP.i32_const).sleb(BigInt(table!.address)).u8(OP.i32_const).sleb(BigInt(table!.threadKey(id)));
+          c.u8(OP.i32_const, 0, OP.f64_load, 3).uleb(B_NUMBERS + 8 * NUMBER_BUILTINS.get(DIF_VAR.TID)!.slot).u8(OP.i64_trunc_f64_s);
+          if (op === DIF_OP.LDTS) {
+            c.u8(OP.call).uleb(fTable);
+            if (rd < 8) c.u8(OP.local_set, rd);
+            else c.u8(OP.drop);
+          } else {
+            get(rd).u8(OP.i32_const).sleb(BigInt(table!.threadBase(id))).u8(OP.call).uleb(fTable + 1);
+          }
+          break;
+        }
         default: {
           const load = walks ? LOADS.get(op) : undefined;
           if (load === undefined) {
@@ -347,7 +408,7 @@ function translateBody(ld: LoadedDifo, walks: boolean): Bytes {
           // ld(pc, address, size | user << 4): the word zero-extended (the walk's) or as `load` gives it, then sign-extended.
           const [size, signed, user] = load;
           c.u8(OP.i32_const).sleb(BigInt(pc));
-          get(r1).u8(OP.i32_const).sleb(BigInt(size | (user ? 16 : 0))).u8(OP.call, F_LD);
+          get(r1).u8(OP.i32_const).sleb(BigInt(size | (user ? 16 : 0))).u8(OP.call).uleb(fLd);
           if (signed && size < 8) c.u8(size === 1 ? OP.i64_extend8_s : size === 2 ? OP.i64_extend16_s : OP.i64_extend32_s);
           if (rd < 8) c.u8(OP.local_set, rd);
           else c.u8(OP.drop);
@@ -395,10 +456,15 @@ function ldBody(words: number): Code {
  * (a machine's guest RAM, for a DIFO that loads) d.walk of that kind;
  * exports run.
  */
-export function difoModuleBytes(ld: LoadedDifo, translation?: GuestMemoryWindow['translation']): Uint8Array<ArrayBuffer> {
+export function difoModuleBytes(ld: LoadedDifo, translation?: GuestMemoryWindow['translation'], table?: ThreadLocalTable): Uint8Array<ArrayBuffer> {
   const words = translation === undefined || loadKinds(ld.difo.buf) === 0 ? 0 : walkWords(translation);
+  const inlineVariable = inlineVariables(ld, table);
+  let variables = false;
+  for (let pc = 0; pc < ld.difo.buf.length && !variables; pc++) variables = inlineVariable(ld.difo.buf[pc]!);
+  const fTable = words === 0 ? F_LOAD + 1 : F_WALK + 1;
+  const fRun = fTable + (variables ? 2 : 0);
   const m = new Bytes().u8(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00);
-  const types = new Bytes().uleb(words === 0 ? 5 : 7);
+  const types = new Bytes().uleb((words === 0 ? 5 : 7) + (variables ? 2 : 0));
   types.u8(0x60).uleb(0).uleb(1).u8(I64); // run: () -> i64
   types.u8(0x60).uleb(4).u8(I32, I64, I64, I64).uleb(1).u8(I64); // op: (pc, r1, r2, rd) -> i64
   types.u8(0x60).uleb(1).u8(I32).uleb(0); // fault: (pc) -> ()
@@ -410,19 +476,28 @@ export function difoModuleBytes(ld: LoadedDifo, translation?: GuestMemoryWindow[
     types.uleb(2).u8(I64, I32);
     types.u8(0x60).uleb(3).u8(I32, I64, I32).uleb(1).u8(I64); // ld: (pc, address, kind) -> i64
   }
+  const tTable = words === 0 ? 5 : 7;
+  if (variables) {
+    types.u8(0x60).uleb(3).u8(I32, I32, I64).uleb(1).u8(I64); // tload: (table, idkind, tid) -> i64
+    types.u8(0x60).uleb(5).u8(I32, I32, I64, I64, I32).uleb(0); // tstore: (table, idkind, tid, value, base) -> ()
+  }
   m.section(1, types);
-  const imports = new Bytes().uleb(words === 0 ? 5 : 6);
+  const imports = new Bytes().uleb((words === 0 ? 5 : 6) + (variables ? 2 : 0));
   imports.name('d').name('op').u8(0x00).uleb(1);
   imports.name('d').name('fault').u8(0x00).uleb(2);
   imports.name('d').name('op0').u8(0x00).uleb(3);
   imports.name('d').name('load').u8(0x00).uleb(4);
   if (words !== 0) imports.name('d').name('walk').u8(0x00).uleb(5);
+  if (variables) {
+    imports.name('d').name('tload').u8(0x00).uleb(tTable);
+    imports.name('d').name('tstore').u8(0x00).uleb(tTable + 1);
+  }
   imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   m.section(2, imports);
   m.section(3, words === 0 ? new Bytes().uleb(1).uleb(0) : new Bytes().uleb(2).uleb(0).uleb(6));
   // run comes after the imported functions.
-  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(words === 0 ? F_LOAD + 1 : F_WALK + 1));
-  const code = new Bytes().uleb(words === 0 ? 1 : 2).bytes(translateBody(ld, words !== 0));
+  m.section(7, new Bytes().uleb(1).name('run').u8(0x00).uleb(fRun));
+  const code = new Bytes().uleb(words === 0 ? 1 : 2).bytes(translateBody(ld, words !== 0, table, fTable, fRun + 1));
   if (words !== 0) code.bytes(ldBody(words));
   m.section(10, code);
   return Uint8Array.from(m.b);
@@ -619,25 +694,30 @@ export interface WasmDifo {
  * RAM of `machine` where it offers it (every firing it runs in must be of
  * that machine).
  */
-export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface): ((f: VmFiring) => bigint) | undefined {
-  return wasmTranslate(ld, machine)?.run;
+export function wasmCompile(ld: LoadedDifo, machine?: MachineInterface, table?: ThreadLocalTable): ((f: VmFiring) => bigint) | undefined {
+  return wasmTranslate(ld, machine, table)?.run;
 }
 
-/** wasmCompile's translation with what a trampoline needs of it. */
-export function wasmTranslate(ld: LoadedDifo, machine?: MachineInterface): WasmDifo | undefined {
+/**
+ * wasmCompile's translation with what a trampoline needs of it. With
+ * `table` (the state's dynamic-variable table, dynvar.ts),
+ * its integer thread-locals are read and written inline.
+ */
+export function wasmTranslate(ld: LoadedDifo, machine?: MachineInterface, table?: ThreadLocalTable): WasmDifo | undefined {
   if (typeof WebAssembly === 'undefined') return undefined;
   const text = ld.difo.buf;
   const kinds = loadKinds(text);
   const window = kinds === 0 ? undefined : machine?.guestMemory;
   const walk = window === undefined ? undefined : guestWalk(window);
-  const bytes = difoModuleBytes(ld, walk === undefined ? undefined : window!.translation);
+  const bytes = difoModuleBytes(ld, walk === undefined ? undefined : window!.translation, table);
   if (bytes.length > MODULE_LIMIT) return undefined;
-  const needs = blockNeeds(text) | (walk === undefined ? 0 : (kinds & 1 ? NEED_KERNEL_WALK : 0) | (kinds & 2 ? NEED_USER_WALK : 0));
+  const inlineVariable = inlineVariables(ld, table);
+  const needs = blockNeeds(text, inlineVariable) | (walk === undefined ? 0 : (kinds & 1 ? NEED_KERNEL_WALK : 0) | (kinds & 2 ? NEED_USER_WALK : 0));
   let callsOut = kinds !== 0;
   for (let pc = 0; pc < text.length && !callsOut; pc++) {
     const instr = text[pc]!;
     const op = instr >>> 24;
-    if (difCallsOut(op) && !(op === DIF_OP.LDGS && inlineBuiltin((instr >>> 8) & 0xffff))) callsOut = true;
+    if (difCallsOut(op) && !(op === DIF_OP.LDGS && inlineBuiltin((instr >>> 8) & 0xffff)) && !inlineVariable(instr)) callsOut = true;
   }
   const id = nextDifoId++;
   const tuple: TupleEntry[] = [];
@@ -679,6 +759,11 @@ export function wasmTranslate(ld: LoadedDifo, machine?: MachineInterface): WasmD
   };
   const imports: WebAssembly.ModuleImports = { op, fault, op0, load, m: sharedBlock().memory };
   if (walk !== undefined) imports['walk'] = walk;
+  if (table !== undefined) {
+    const f = table.functions();
+    imports['tload'] = f.tload;
+    imports['tstore'] = f.tstore;
+  }
   const instance = new WebAssembly.Instance(compiledModule(bytes), { d: imports });
   const exported = instance.exports['run'] as () => bigint;
   let busy = false;

@@ -1,0 +1,210 @@
+// Keyed aggregation tables in the shared WebAssembly memory: one per
+// aggregation whose entries a probe's trampoline updates by integer keys
+// (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`), so that a firing that
+// finds its entry there costs no JavaScript. The table is an open-addressed
+// hash table (linear probing, at most half full) in a region of the shared
+// memory (wmem.ts); a descriptor of its own 16-byte region says where the
+// slots are, so the table can grow without the trampolines being rebuilt:
+//
+//   descriptor: | slots' address (i32) | mask = capacity - 1 (i32) | 0 ... |
+//
+//   slot:       | tag (i32, 1: used) | 0 | key 0 (i64) ... key n-1 | cell word 0 | cell word 1 |
+//
+// A key is the 64 bits of its DIF's value; the hash is KEY_HASH's (the same
+// in the trampoline, trampoline.ts). The cell is what the trampoline's
+// firings added since the entry was last read (count, sum: additions; min,
+// max: the least, the greatest; avg: the count and the sum), as a trampoline
+// cell of a probe-constant entry holds (see cellStart): the entry itself
+// (AggregationBucket, state.ts) lives in JavaScript, which takes the cell in
+// when it is read, at each snapshot and at stop.
+//
+// The trampoline only finds entries: one it does not find (missing, or the
+// table not holding it) is left to the firing plan's JavaScript, which
+// makes the entry as dtrace_aggregate does (aggsize, drops, its place in the
+// aggregation's order) and puts it in the table (insert). So what is in the
+// table is always an entry of the JavaScript's, and the results are those
+// of the JavaScript's alone.
+
+import { KEY_HASH_MULTIPLIER, SLOT_KEYS, cellStart, type CellFunction } from './trampoline.js';
+import { sharedBlock } from './wasm.js';
+import { allocateRegion, freeRegion } from './wmem.js';
+
+/** A table's first capacity, in slots (a power of two). */
+const INITIAL_CAPACITY = 64;
+
+/**
+ * KEY_HASH: h = 0; for each key, h = ((h ^ key) * KEY_HASH_MULTIPLIER) mod
+ * 2^64, h ^= h >> 32; the slot to start from is h's low 32 bits & mask.
+ */
+export function keyHash(keys: readonly bigint[]): number {
+  let h = 0n;
+  for (const k of keys) {
+    h = BigInt.asUintN(64, (h ^ BigInt.asUintN(64, k)) * KEY_HASH_MULTIPLIER);
+    h ^= h >> 32n;
+  }
+  return Number(h & 0xffffffffn);
+}
+
+/** An entry of a table: what the table tells it of its slot. */
+export interface KeyedOwner {
+  /** Its slot's index in `keyed`, while it has one. */
+  slot: number;
+  keyed: KeyedTable | undefined;
+  /** Takes in its cell (at `address`), which the table then empties. */
+  absorbCell(fn: CellFunction, address: number): void;
+}
+
+/**
+ * Takes what a cell at `address` holds into `words` (an entry's data) and
+ * empties the cell: count and sum add (wrapping as int64_t), min and max
+ * keep the least and the greatest, avg adds its count and sum.
+ */
+export function absorbCell(fn: CellFunction, address: number, words: bigint[]): void {
+  const mem = sharedBlock().i64;
+  const at = address >> 3;
+  const a = mem[at]!;
+  const start = cellStart(fn);
+  if (a === start && (fn !== 'avg' || mem[at + 1] === 0n)) return;
+  switch (fn) {
+    case 'count':
+    case 'sum': words[0] = BigInt.asIntN(64, words[0]! + a); break;
+    case 'min': if (a < words[0]!) words[0] = a; break;
+    case 'max': if (a > words[0]!) words[0] = a; break;
+    case 'avg':
+      words[0] = words[0]! + a;
+      words[1] = BigInt.asIntN(64, words[1]! + mem[at + 1]!);
+      mem[at + 1] = 0n;
+      break;
+  }
+  mem[at] = start;
+}
+
+/** One aggregation's keyed table (see the top). */
+export class KeyedTable {
+  /** The descriptor's address, fixed for the table's life. */
+  readonly descriptor: number;
+  /** Bytes of a slot: tag, keys, two cell words. */
+  readonly slotSize: number;
+  private base = 0;
+  private capacity = 0;
+  private count = 0;
+  /** By slot index, the entry it holds. */
+  private owners: (KeyedOwner | undefined)[] = [];
+  private freed = false;
+
+  private constructor(
+    readonly fn: CellFunction,
+    readonly nkeys: number,
+    descriptor: number,
+  ) {
+    this.descriptor = descriptor;
+    this.slotSize = SLOT_KEYS + 8 * nkeys + 16;
+  }
+
+  /** A table of `nkeys` integer keys for `fn`, or undefined when the shared memory cannot hold it. */
+  static make(fn: CellFunction, nkeys: number): KeyedTable | undefined {
+    const descriptor = allocateRegion(16);
+    if (descriptor === undefined) return undefined;
+    const t = new KeyedTable(fn, nkeys, descriptor);
+    if (!t.resize(INITIAL_CAPACITY)) {
+      freeRegion(descriptor);
+      return undefined;
+    }
+    return t;
+  }
+
+  /** The cell's address of slot `slot`. */
+  cellAddress(slot: number): number {
+    return this.base + slot * this.slotSize + SLOT_KEYS + 8 * this.nkeys;
+  }
+
+  /** How many entries it holds. */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * Puts `owner`, of integer `keys` (unsigned 64-bit values), in the table
+   * with an empty cell; returns whether it did (not when the table cannot
+   * grow to keep at most half of its slots used, nor once freed).
+   */
+  insert(keys: readonly bigint[], owner: KeyedOwner): boolean {
+    if (this.freed || keys.length !== this.nkeys) return false;
+    if ((this.count + 1) * 2 > this.capacity && !this.resize(this.capacity * 2)) return false;
+    const slot = this.place(keys);
+    const b = sharedBlock();
+    const at = this.base + slot * this.slotSize;
+    b.i32[at >> 2] = 1;
+    for (let k = 0; k < keys.length; k++) b.u64[(at + SLOT_KEYS + 8 * k) >> 3] = BigInt.asUintN(64, keys[k]!);
+    const cell = (at + SLOT_KEYS + 8 * this.nkeys) >> 3;
+    b.i64[cell] = cellStart(this.fn);
+    b.i64[cell + 1] = 0n;
+    this.owners[slot] = owner;
+    owner.slot = slot;
+    owner.keyed = this;
+    this.count++;
+    return true;
+  }
+
+  /** The free slot `keys` go to (the table has one: it is at most half full). */
+  private place(keys: readonly bigint[]): number {
+    const mask = this.capacity - 1;
+    const tags = sharedBlock().i32;
+    let slot = keyHash(keys) & mask;
+    while (tags[(this.base + slot * this.slotSize) >> 2] !== 0) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  /** Moves the entries to a table of `capacity` slots; false when the memory cannot hold it. */
+  private resize(capacity: number): boolean {
+    const base = allocateRegion(capacity * this.slotSize);
+    if (base === undefined) return false;
+    const oldBase = this.base;
+    const oldOwners = this.owners;
+    this.base = base;
+    this.capacity = capacity;
+    this.owners = new Array<KeyedOwner | undefined>(capacity);
+    const b = sharedBlock();
+    for (let slot = 0; slot < oldOwners.length; slot++) {
+      const owner = oldOwners[slot];
+      if (owner === undefined) continue;
+      const from = oldBase + slot * this.slotSize;
+      const keys: bigint[] = [];
+      for (let k = 0; k < this.nkeys; k++) keys.push(b.u64[(from + SLOT_KEYS + 8 * k) >> 3]!);
+      const to = this.place(keys);
+      b.u8.copyWithin(base + to * this.slotSize, from, from + this.slotSize);
+      this.owners[to] = owner;
+      owner.slot = to;
+    }
+    if (oldBase !== 0) freeRegion(oldBase);
+    b.i32[this.descriptor >> 2] = base;
+    b.i32[(this.descriptor >> 2) + 1] = capacity - 1;
+    return true;
+  }
+
+  /** Takes every entry's cell in and empties the table (the aggregation buffer switch). */
+  clear(): void {
+    if (this.count === 0) return;
+    for (let slot = 0; slot < this.owners.length; slot++) {
+      const owner = this.owners[slot];
+      if (owner === undefined) continue;
+      owner.absorbCell(this.fn, this.cellAddress(slot));
+      owner.slot = -1;
+      owner.keyed = undefined;
+    }
+    this.owners = new Array<KeyedOwner | undefined>(this.capacity);
+    this.count = 0;
+    sharedBlock().u8.fill(0, this.base, this.base + this.capacity * this.slotSize);
+  }
+
+  /** Takes every cell in and hands the regions back: nothing fires any more. */
+  free(): void {
+    if (this.freed) return;
+    this.clear();
+    this.freed = true;
+    freeRegion(this.base);
+    freeRegion(this.descriptor);
+    this.base = 0;
+    this.capacity = 0;
+  }
+}

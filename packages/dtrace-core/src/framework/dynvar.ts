@@ -1,0 +1,435 @@
+// DTrace Dynamic Variables: the dynamic-variable space of a state (illumos's
+// dtrace_dstate_t), thread-locals and associative arrays, laid out in a
+// region of the shared WebAssembly memory (wmem.ts) sized from dynvarsize.
+// Both backends use this one table: the interpreter (vm.ts difStep, through
+// the state's VmVariables) reads and writes it with views taken afresh at
+// each access, since the memory can grow; a translated DIFO (wasm.ts) loads
+// and stores integer-valued thread-locals inline, calling the `tload` and
+// `tstore` functions of this file's WebAssembly module, which follow the
+// same steps as the JavaScript below, so that mixed access gives the same
+// bytes.
+//
+// DTrace Probe Context Functions: nothing here allocates in the memory or
+// grows it; a store that does not fit is a dynamic-variable drop.
+//
+// The region (offsets from its start, little-endian):
+//
+//   0   u32  live variables                 24  i64  bytes in use (accounting)
+//   4   u32  free slot list (slot + 1)      32  i64  dynvarsize (the limit)
+//   8   u32  slots handed out so far        40  i64  dynamic-variable drops
+//   12  u32  slots                          64       buckets: u32 (slot + 1) each,
+//   16  u32  bucket mask (buckets - 1)                heads of their chains
+//   20  u32  address of slot 0              ...      slots, SLOT bytes each
+//
+//   slot:  +------+------+------------------+------+-----------+-----------+
+//          | next | hash | id | kind << 16  | size | key (i64) | value i64 |
+//          +------+------+------------------+------+-----------+-----------+
+//          0      4      8                  12     16          24          32
+//
+// A thread-local (kind 1) is keyed by its id and the thread's key, the tid
+// (as vm.ts's threadKey); an associative array's variable (kind 2, also
+// self->x[...]) by its id and its key string (vm.ts tupleKey, with the
+// thread's key in front for self->), which JavaScript keeps beside the slot,
+// as it keeps the bytes of a by-reference value (a string, a struct): those
+// stay with the interpreter's path this round. A slot is found by hashing
+// its key into a bucket and walking the bucket's chain; a new variable goes
+// at the end of its chain, in the slot at the head of the free list or
+// else the next never used one; a freed slot goes to the head of the free
+// list. A store of 0 frees the variable, as dtrace_dynvar does; a load of an
+// absent variable gives 0.
+//
+// Accounting (the same as before the table): a variable counts its value's
+// size (8 for an integer, the bytes of a by-reference one) plus its key
+// string's length (`t<id>:<tid>` or `a<id>:<tuple>`) plus 16; a store that
+// would take the bytes in use past dynvarsize drops, unless it is the only
+// variable (dtrace_dstate_init always leaves room for one chunk); a drop
+// that replaced a variable frees it. The slots are as many as the smallest
+// variables (31 bytes: an id is at least DIF_VAR_OTHER_UBASE, four digits)
+// that fit, plus one, at most MAX_SLOTS; past those a store drops too.
+
+import { DIF_OP } from '../dif/opcodes.js';
+import { allocateRegion, freeRegion } from './wmem.js';
+import { sharedBlock, type ThreadLocalTable } from './wasm.js';
+import { Bytes, Code, I32, I64, OP } from './wasm-encoding.js';
+
+export const SLOT = 32;
+const HEADER = 64;
+const H_COUNT = 0, H_FREE = 4, H_TOP = 8, H_NSLOTS = 12, H_MASK = 16, H_SLOTS = 20, H_BYTES = 24, H_LIMIT = 32, H_DROPS = 40;
+const S_NEXT = 0, S_HASH = 4, S_IDKIND = 8, S_SIZE = 12, S_KEY = 16, S_VALUE = 24;
+export const KIND_THREAD = 1, KIND_ASSOC = 2;
+/** The smallest variable's accounted size: `t1280:0` with an integer value. */
+const SMALLEST = 8 + 7 + 16;
+/** The most slots a table has (32 MiB of slots). */
+export const MAX_SLOTS = 1 << 20;
+
+/** The accounting's fixed part of an integer thread-local `id`: its value, `t`, `:`, the id's digits and 16. */
+export const threadBase = (id: number): number => 8 + 2 + String(id).length + 16;
+
+const M1 = 0x9e3779b1 | 0, M2 = 0x85ebca6b | 0, M3 = 0xc2b2ae35 | 0;
+
+/** The hash of a thread-local's key (the WebAssembly `hash` computes the same). */
+export function threadHash(idkind: number, tid: bigint): number {
+  let h = Math.imul(idkind ^ M3, M1);
+  h = Math.imul(h ^ Number(BigInt.asUintN(32, tid)), M2);
+  h = Math.imul(h ^ Number(BigInt.asUintN(32, tid >> 32n)), M1);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The hash of an associative array variable's key string (FNV-1a). */
+export function assocHash(idkind: number, key: string): number {
+  let h = Math.imul(0x811c9dc5 ^ idkind, 0x01000193);
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+const VARIABLE_OPS: ReadonlySet<number> = new Set([DIF_OP.LDTS, DIF_OP.STTS, DIF_OP.LDGAA, DIF_OP.STGAA, DIF_OP.LDTAA, DIF_OP.STTAA]);
+/** Whether DIF text reads or writes dynamic variables (thread-locals, associative arrays). */
+export function usesDynamicVariables(text: ArrayLike<number>): boolean {
+  for (let pc = 0; pc < text.length; pc++) if (VARIABLE_OPS.has(text[pc]! >>> 24)) return true;
+  return false;
+}
+
+/** The slots and buckets of a table for `dynvarsize`. */
+export function tableShape(dynvarsize: number): { slots: number; buckets: number; bytes: number } {
+  const slots = Math.min(MAX_SLOTS, Math.floor(dynvarsize / SMALLEST) + 1);
+  // At least two buckets, so that the slots after them are 8-byte aligned.
+  let buckets = 2;
+  while (buckets < slots) buckets *= 2;
+  return { slots, buckets, bytes: HEADER + 4 * buckets + SLOT * slots };
+}
+
+/** One state's dynamic-variable table in the shared memory. */
+export class DynamicVariables implements ThreadLocalTable {
+  /** The region's address, which a translated DIFO's code names. */
+  readonly address: number;
+  /** Per slot: an associative array variable's key string ... */
+  private readonly keys: (string | undefined)[] = [];
+  /** ... and a by-reference value's bytes. */
+  private readonly blobs: (Uint8Array | undefined)[] = [];
+  private freed = false;
+  private finalDrops = 0;
+
+  /** A table for `dynvarsize` bytes of variables; undefined when the memory cannot grow for it. */
+  static create(dynvarsize: number): DynamicVariables | undefined {
+    const shape = tableShape(dynvarsize);
+    const address = allocateRegion(shape.bytes);
+    return address === undefined ? undefined : new DynamicVariables(address, shape.slots, shape.buckets, dynvarsize);
+  }
+
+  private constructor(address: number, slots: number, buckets: number, limit: number) {
+    this.address = address;
+    const b = sharedBlock();
+    const w = address >> 2;
+    b.u32[w + (H_NSLOTS >> 2)] = slots;
+    b.u32[w + (H_MASK >> 2)] = buckets - 1;
+    b.u32[w + (H_SLOTS >> 2)] = address + HEADER + 4 * buckets;
+    b.i64[(address + H_LIMIT) >> 3] = BigInt(limit);
+  }
+
+  functions(): DynvarFunctions {
+    return dynvarFunctions();
+  }
+
+  threadKey(id: number): number {
+    return id | (KIND_THREAD << 16);
+  }
+
+  threadBase(id: number): number {
+    return threadBase(id);
+  }
+
+  /** Dynamic-variable drops so far. */
+  get drops(): number {
+    return this.freed ? this.finalDrops : Number(sharedBlock().i64[(this.address + H_DROPS) >> 3]);
+  }
+
+  /** Live variables. */
+  get count(): number {
+    return this.freed ? 0 : sharedBlock().u32[(this.address + H_COUNT) >> 2]!;
+  }
+
+  /** Bytes in use, as the accounting counts them. */
+  get bytesInUse(): number {
+    return this.freed ? 0 : Number(sharedBlock().i64[(this.address + H_BYTES) >> 3]);
+  }
+
+  /** Hands the region back (at stop); the drops stay readable, the variables are gone. */
+  free(): void {
+    if (this.freed) return;
+    this.finalDrops = this.drops;
+    this.freed = true;
+    this.keys.length = 0;
+    this.blobs.length = 0;
+    freeRegion(this.address);
+  }
+
+  loadThread(id: number, tid: number): bigint | Uint8Array {
+    if (this.freed) return 0n;
+    const key = BigInt(tid);
+    const idkind = id | (KIND_THREAD << 16);
+    const s = this.find(threadHash(idkind, key), idkind, key, undefined).slot;
+    return s < 0 ? 0n : this.value(s);
+  }
+
+  storeThread(id: number, tid: number, v: bigint | Uint8Array | undefined): void {
+    if (this.freed) return;
+    const key = BigInt(tid);
+    const idkind = id | (KIND_THREAD << 16);
+    this.store(threadHash(idkind, key), idkind, key, undefined, 1 + String(id).length + 1 + String(tid).length, v);
+  }
+
+  loadAssoc(id: number, tuple: string): bigint | Uint8Array {
+    if (this.freed) return 0n;
+    const idkind = id | (KIND_ASSOC << 16);
+    const s = this.find(assocHash(idkind, tuple), idkind, 0n, tuple).slot;
+    return s < 0 ? 0n : this.value(s);
+  }
+
+  storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void {
+    if (this.freed) return;
+    const idkind = id | (KIND_ASSOC << 16);
+    this.store(assocHash(idkind, tuple), idkind, 0n, tuple, 1 + String(id).length + 1 + tuple.length, v);
+  }
+
+  private slotAddress(s: number): number {
+    return sharedBlock().u32[(this.address + H_SLOTS) >> 2]! + s * SLOT;
+  }
+
+  private value(s: number): bigint | Uint8Array {
+    return this.blobs[s] ?? sharedBlock().u64[(this.slotAddress(s) + S_VALUE) >> 3]!;
+  }
+
+  /** The slot of a key (-1 if absent), and the address of the link that points at it (a bucket or the previous slot's next). */
+  private find(hash: number, idkind: number, key: bigint, tuple: string | undefined): { slot: number; link: number } {
+    const b = sharedBlock();
+    const t = this.address;
+    let link = t + HEADER + 4 * (hash & b.u32[(t + H_MASK) >> 2]!);
+    const slots = b.u32[(t + H_SLOTS) >> 2]!;
+    for (let p = b.u32[link >> 2]!; p !== 0; p = b.u32[link >> 2]!) {
+      const a = slots + (p - 1) * SLOT;
+      if (b.u32[(a + S_HASH) >> 2] === hash && b.u32[(a + S_IDKIND) >> 2] === idkind && b.i64[(a + S_KEY) >> 3] === key && this.keys[p - 1] === tuple) {
+        return { slot: p - 1, link };
+      }
+      link = a + S_NEXT;
+    }
+    return { slot: -1, link };
+  }
+
+  /** Unlinks slot `s` (reached through `link`) and puts it at the head of the free list. */
+  private release(s: number, link: number): void {
+    const b = sharedBlock();
+    const t = this.address;
+    const a = this.slotAddress(s);
+    b.u32[link >> 2] = b.u32[(a + S_NEXT) >> 2]!;
+    b.u32[(a + S_NEXT) >> 2] = b.u32[(t + H_FREE) >> 2]!;
+    b.u32[(t + H_FREE) >> 2] = s + 1;
+    b.u32[(t + H_COUNT) >> 2]!--;
+    this.keys[s] = undefined;
+    this.blobs[s] = undefined;
+  }
+
+  /** The store of dtrace_dynvar and the accounting above: `v` undefined (a zero) frees. */
+  private store(hash: number, idkind: number, key: bigint, tuple: string | undefined, keyLength: number, v: bigint | Uint8Array | undefined): void {
+    const { slot, link } = this.find(hash, idkind, key, tuple);
+    let b = sharedBlock();
+    const t = this.address;
+    const bytesAt = (t + H_BYTES) >> 3;
+    if (slot >= 0) {
+      b.i64[bytesAt] = b.i64[bytesAt]! - BigInt(b.u32[(this.slotAddress(slot) + S_SIZE) >> 2]!);
+      if (v === undefined) {
+        this.release(slot, link);
+        return;
+      }
+    } else if (v === undefined) return;
+    const size = (typeof v === 'bigint' ? 8 : v.length) + keyLength + 16;
+    const found = slot >= 0 ? 1 : 0;
+    if (b.i64[bytesAt]! + BigInt(size) > b.i64[(t + H_LIMIT) >> 3]! && b.u32[(t + H_COUNT) >> 2]! > found) {
+      if (slot >= 0) this.release(slot, link);
+      this.drop();
+      return;
+    }
+    let s = slot;
+    if (s < 0) {
+      const free = b.u32[(t + H_FREE) >> 2]!;
+      if (free !== 0) {
+        s = free - 1;
+        b.u32[(t + H_FREE) >> 2] = b.u32[(this.slotAddress(s) + S_NEXT) >> 2]!;
+      } else if (b.u32[(t + H_TOP) >> 2]! < b.u32[(t + H_NSLOTS) >> 2]!) {
+        s = b.u32[(t + H_TOP) >> 2]!++;
+      } else {
+        this.drop();
+        return;
+      }
+      b = sharedBlock();
+      const a = this.slotAddress(s);
+      b.u32[(a + S_NEXT) >> 2] = b.u32[link >> 2]!;
+      b.u32[(a + S_HASH) >> 2] = hash;
+      b.u32[(a + S_IDKIND) >> 2] = idkind;
+      b.i64[(a + S_KEY) >> 3] = key;
+      b.u32[link >> 2] = s + 1;
+      b.u32[(t + H_COUNT) >> 2]!++;
+      this.keys[s] = tuple;
+    }
+    const a = this.slotAddress(s);
+    b.u32[(a + S_SIZE) >> 2] = size;
+    if (typeof v === 'bigint') {
+      b.u64[(a + S_VALUE) >> 3] = BigInt.asUintN(64, v);
+      this.blobs[s] = undefined;
+    } else {
+      b.u64[(a + S_VALUE) >> 3] = 0n;
+      this.blobs[s] = v;
+    }
+    b.i64[bytesAt] = b.i64[bytesAt]! + BigInt(size);
+  }
+
+  private drop(): void {
+    const b = sharedBlock();
+    b.i64[(this.address + H_DROPS) >> 3] = b.i64[(this.address + H_DROPS) >> 3]! + 1n;
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+/* The WebAssembly side                                                   */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * `hash(idkind, tid)` into local `h`: threadHash's steps. Locals: IDKIND
+ * (i32) and TID (i64) are parameters 1 and 2 of both functions.
+ */
+function emitHash(c: Code, h: number): void {
+  c.get(1).i32(M3).u8(OP.i32_xor).i32(M1).u8(OP.i32_mul);
+  c.get(2).u8(OP.i32_wrap_i64, OP.i32_xor).i32(M2).u8(OP.i32_mul);
+  c.get(2).i64(32).u8(OP.i64_shr_u, OP.i32_wrap_i64, OP.i32_xor).i32(M1).u8(OP.i32_mul).set(h);
+  c.get(h).get(h).i32(16).u8(OP.i32_shr_u, OP.i32_xor).set(h);
+}
+
+/**
+ * The walk of `find`: from the bucket of `h`, `link` is the address of the
+ * link to the slot at `a` with number `p` (slot + 1) that matches, or the
+ * end's link with `p` 0. Parameters: 0 the table, 1 idkind, 2 tid.
+ */
+function emitFind(c: Code, h: number, link: number, p: number, a: number): void {
+  c.get(0).get(h).get(0).mem(OP.i32_load, 2, H_MASK).u8(OP.i32_and).i32(2).u8(OP.i32_shl, OP.i32_add).i32(HEADER).u8(OP.i32_add).set(link);
+  c.block('search').loop('walk');
+  c.get(link).mem(OP.i32_load, 2, 0).u8(OP.local_tee).uleb(p).u8(OP.i32_eqz).brIf('search');
+  c.get(0).mem(OP.i32_load, 2, H_SLOTS).get(p).i32(1).u8(OP.i32_sub).i32(5).u8(OP.i32_shl, OP.i32_add).set(a);
+  c.get(a).mem(OP.i32_load, 2, S_HASH).get(h).u8(OP.i32_eq);
+  c.get(a).mem(OP.i32_load, 2, S_IDKIND).get(1).u8(OP.i32_eq, OP.i32_and);
+  c.get(a).mem(OP.i64_load, 3, S_KEY).get(2).u8(OP.i64_eq, OP.i32_and).brIf('search');
+  c.get(a).i32(S_NEXT).u8(OP.i32_add).set(link).br('walk');
+  c.end().end();
+}
+
+/** `tload(table, idkind, tid) -> value`: loadThread of an integer thread-local. */
+function tloadBody(): Code {
+  const H = 3, LINK = 4, P = 5, A = 6;
+  const c = new Code();
+  c.uleb(1).uleb(4).u8(I32);
+  emitHash(c, H);
+  emitFind(c, H, LINK, P, A);
+  c.get(P).if_(I64).get(A).mem(OP.i64_load, 3, S_VALUE).else_().i64(0).end();
+  c.u8(OP.end);
+  return c;
+}
+
+/** `tstore(table, idkind, tid, value, base)`: storeThread of an integer thread-local, `base` its threadBase. */
+function tstoreBody(): Code {
+  const VALUE = 3, BASE = 4, H = 5, LINK = 6, P = 7, A = 8, FOUND = 9, SIZE = 10, T = 11;
+  const c = new Code();
+  c.uleb(2).uleb(6).u8(I32).uleb(1).u8(I64);
+  const bytes = (): Code => c.get(0).mem(OP.i64_load, 3, H_BYTES);
+  const setBytes = (delta: () => void): void => {
+    c.get(0);
+    bytes();
+    delta();
+    c.mem(OP.i64_store, 3, H_BYTES);
+  };
+  const release = (): void => {
+    c.get(LINK).get(A).mem(OP.i32_load, 2, S_NEXT).mem(OP.i32_store, 2, 0);
+    c.get(A).get(0).mem(OP.i32_load, 2, H_FREE).mem(OP.i32_store, 2, S_NEXT);
+    c.get(0).get(P).mem(OP.i32_store, 2, H_FREE);
+    c.get(0).get(0).mem(OP.i32_load, 2, H_COUNT).i32(1).u8(OP.i32_sub).mem(OP.i32_store, 2, H_COUNT);
+  };
+  const drop = (): void => {
+    c.get(0).get(0).mem(OP.i64_load, 3, H_DROPS).i64(1).u8(OP.i64_add).mem(OP.i64_store, 3, H_DROPS);
+  };
+  emitHash(c, H);
+  emitFind(c, H, LINK, P, A);
+  c.get(P).i32(0).u8(OP.i32_ne).set(FOUND);
+  c.get(FOUND).if_();
+  setBytes(() => c.get(A).mem(OP.i32_load, 2, S_SIZE).u8(OP.i64_extend_i32_u, OP.i64_sub));
+  c.get(VALUE).u8(OP.i64_eqz).if_();
+  release();
+  c.u8(OP.return).end();
+  c.else_().get(VALUE).u8(OP.i64_eqz).if_().u8(OP.return).end().end();
+  // size = base + the tid's decimal digits (and its sign).
+  c.get(BASE).i32(1).u8(OP.i32_add).set(SIZE).get(2).set(T);
+  c.get(2).i64(0).u8(OP.i64_lt_s).if_().get(SIZE).i32(1).u8(OP.i32_add).set(SIZE).i64(0).get(2).u8(OP.i64_sub).set(T).end();
+  c.block('digits').loop('more');
+  c.get(T).i64(10).u8(OP.i64_lt_u).brIf('digits');
+  c.get(T).i64(10).u8(OP.i64_div_u).set(T).get(SIZE).i32(1).u8(OP.i32_add).set(SIZE).br('more');
+  c.end().end();
+  // Past dynvarsize, unless it is the only variable: a drop, which frees what it replaced.
+  bytes().get(SIZE).u8(OP.i64_extend_i32_u, OP.i64_add).get(0).mem(OP.i64_load, 3, H_LIMIT).u8(OP.i64_gt_s);
+  c.get(0).mem(OP.i32_load, 2, H_COUNT).get(FOUND).u8(OP.i32_gt_u, OP.i32_and).if_();
+  c.get(FOUND).if_();
+  release();
+  c.end();
+  drop();
+  c.u8(OP.return).end();
+  // A new variable: the free list's head, else the next slot never used, else a drop.
+  c.get(FOUND).u8(OP.i32_eqz).if_();
+  c.get(0).mem(OP.i32_load, 2, H_FREE).u8(OP.local_tee).uleb(P).if_();
+  c.get(0).mem(OP.i32_load, 2, H_SLOTS).get(P).i32(1).u8(OP.i32_sub).i32(5).u8(OP.i32_shl, OP.i32_add).set(A);
+  c.get(0).get(A).mem(OP.i32_load, 2, S_NEXT).mem(OP.i32_store, 2, H_FREE);
+  c.else_();
+  c.get(0).mem(OP.i32_load, 2, H_TOP).get(0).mem(OP.i32_load, 2, H_NSLOTS).u8(OP.i32_lt_u).if_();
+  c.get(0).mem(OP.i32_load, 2, H_TOP).i32(1).u8(OP.i32_add).set(P);
+  c.get(0).get(P).mem(OP.i32_store, 2, H_TOP);
+  c.get(0).mem(OP.i32_load, 2, H_SLOTS).get(P).i32(1).u8(OP.i32_sub).i32(5).u8(OP.i32_shl, OP.i32_add).set(A);
+  c.else_();
+  drop();
+  c.u8(OP.return).end();
+  c.end();
+  c.get(A).get(LINK).mem(OP.i32_load, 2, 0).mem(OP.i32_store, 2, S_NEXT);
+  c.get(A).get(H).mem(OP.i32_store, 2, S_HASH);
+  c.get(A).get(1).mem(OP.i32_store, 2, S_IDKIND);
+  c.get(A).get(2).mem(OP.i64_store, 3, S_KEY);
+  c.get(LINK).get(P).mem(OP.i32_store, 2, 0);
+  c.get(0).get(0).mem(OP.i32_load, 2, H_COUNT).i32(1).u8(OP.i32_add).mem(OP.i32_store, 2, H_COUNT);
+  c.end();
+  c.get(A).get(SIZE).mem(OP.i32_store, 2, S_SIZE);
+  c.get(A).get(VALUE).mem(OP.i64_store, 3, S_VALUE);
+  setBytes(() => c.get(SIZE).u8(OP.i64_extend_i32_u, OP.i64_add));
+  c.u8(OP.end);
+  return c;
+}
+
+/** The module: imports d.m (the shared memory), exports tload and tstore. */
+export function dynvarModuleBytes(): Uint8Array<ArrayBuffer> {
+  const m = new Bytes().u8(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00);
+  const types = new Bytes().uleb(2);
+  types.u8(0x60).uleb(3).u8(I32, I32, I64).uleb(1).u8(I64);
+  types.u8(0x60).uleb(5).u8(I32, I32, I64, I64, I32).uleb(0);
+  m.section(1, types);
+  m.section(2, new Bytes().uleb(1).name('d').name('m').u8(0x02, 0x00).uleb(1));
+  m.section(3, new Bytes().uleb(2).uleb(0).uleb(1));
+  m.section(7, new Bytes().uleb(2).name('tload').u8(0x00).uleb(0).name('tstore').u8(0x00).uleb(1));
+  m.section(10, new Bytes().uleb(2).bytes(tloadBody()).bytes(tstoreBody()));
+  return Uint8Array.from(m.b);
+}
+
+export interface DynvarFunctions {
+  readonly tload: (table: number, idkind: number, tid: bigint) => bigint;
+  readonly tstore: (table: number, idkind: number, tid: bigint, value: bigint, base: number) => void;
+}
+
+let runtime: DynvarFunctions | undefined;
+/** The instance over the shared memory (one per process, as the memory): what translated DIFOs import. */
+export function dynvarFunctions(): DynvarFunctions {
+  if (runtime === undefined) {
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(dynvarModuleBytes()), { d: { m: sharedBlock().memory } });
+    runtime = instance.exports as unknown as DynvarFunctions;
+  }
+  return runtime;
+}
