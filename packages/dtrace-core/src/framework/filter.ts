@@ -31,6 +31,7 @@
 
 import type { LoadedDifo } from './vm.js';
 import { DIF_OP } from '../dif/opcodes.js';
+import { DIF_VAR } from '../dif/constants.js';
 import { B_ARGC, B_ARGS, B_COUNT, B_NUMBERS, MODULE_LIMIT, NEED_ARGS, NEED_IDS, compiledModule, sharedBlock, type WasmDifo } from './wasm.js';
 import { Bytes, Code, F64, I32, I64, OP } from './wasm-encoding.js';
 
@@ -69,16 +70,26 @@ export function filterGlobals(): FilterGlobals | undefined {
   };
 }
 
-const DIVISIONS = new Set<number>([DIF_OP.SDIV, DIF_OP.UDIV, DIF_OP.SREM, DIF_OP.UREM]);
+/** The DIF a filter's predicate may hold: arithmetic without division, compares, branches, constants, and the builtins below. */
+const PURE_OPS = new Set<number>([
+  DIF_OP.OR, DIF_OP.XOR, DIF_OP.AND, DIF_OP.SLL, DIF_OP.SRL, DIF_OP.SRA, DIF_OP.SUB, DIF_OP.ADD, DIF_OP.MUL, DIF_OP.NOT, DIF_OP.MOV,
+  DIF_OP.CMP, DIF_OP.TST, DIF_OP.BA, DIF_OP.BE, DIF_OP.BNE, DIF_OP.BG, DIF_OP.BGU, DIF_OP.BGE, DIF_OP.BGEU, DIF_OP.BL, DIF_OP.BLU,
+  DIF_OP.BLE, DIF_OP.BLEU, DIF_OP.RET, DIF_OP.NOP, DIF_OP.SETX, DIF_OP.SETS,
+]);
+/** The builtins (ldgs) it may read: what the filter writes into the firing block. */
+const FILTER_BUILTINS = new Set<number>([DIF_VAR.ARG0, DIF_VAR.ARG0 + 1, DIF_VAR.ARG0 + 2, DIF_VAR.ARG0 + 3, DIF_VAR.EPID, DIF_VAR.ID, DIF_VAR.CPU]);
 
-/** Whether a translated predicate may run in a filter (see the top). */
+/** Whether a translated predicate may run in a filter (see the top): checked on its DIF, instruction by instruction. */
 export function filterablePredicate(ld: LoadedDifo, w: WasmDifo): boolean {
   if (w.callsOut) return false;
   const needs = w.needs;
-  if ((needs & 0xff & ~(NEED_ARGS | NEED_IDS)) !== 0) return false;
-  if (needs >>> 8 > FILTER_ARGS) return false;
+  if ((needs & 0xff & ~(NEED_ARGS | NEED_IDS)) !== 0 || needs >>> 8 > FILTER_ARGS) return false;
   const text = ld.difo.buf;
-  for (let pc = 0; pc < text.length; pc++) if (DIVISIONS.has(text[pc]! >>> 24)) return false;
+  for (let pc = 0; pc < text.length; pc++) {
+    const instr = text[pc]!;
+    const op = instr >>> 24;
+    if (op === DIF_OP.LDGS ? !FILTER_BUILTINS.has((instr >>> 8) & 0xffff) : !PURE_OPS.has(op)) return false;
+  }
   return true;
 }
 
