@@ -6,7 +6,7 @@
 // equal byte for byte.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Consumer, DTraceState, IdleMachine, defaultOptions, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
+import { Consumer, DTraceState, IdleMachine, defaultOptions, regionBytesInUse, setOption, type CompiledProgram } from '@wdtrace/dtrace-core';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../src/index.js';
 import { corpusOptions, corpusRegistry } from './corpus-support.js';
@@ -36,10 +36,17 @@ const written = [
   { name: 'aggregations a trampoline updates', text: 'syscall:::entry { @c = count(); } syscall:::entry { @s[probefunc] = sum(arg2); } syscall:::entry { @mi[probename, 3] = min((int)arg0); } syscall:::entry { @ma = max(arg0 - arg2); } syscall:::entry { @av["k"] = avg(arg2 * 3); } syscall:::entry /arg2 != 4096/ { @z = sum(10 / (arg0 - 3)); } syscall:::entry { @n = count(); @m = count(); } ERROR { @e[arg2, arg3, arg4] = count(); }' },
   // Keyed aggregations a trampoline finds in its table by integer keys (aggtable.ts): keys of each width and sign, many keys, wrapping sums, faults in keys and values.
   { name: 'keyed aggregations a trampoline finds', text: 'syscall:::entry { @c[arg0] = count(); } syscall:::entry { @s[arg0, arg1] = sum(arg2); } syscall:::entry { @w[arg2] = sum(arg0 * 0x7fffffffffffffff); } syscall:::entry { @mi[(char)arg0, (short)arg2] = min(-(long)arg2); } syscall:::entry { @ma[(int)arg1] = max(arg0 - arg2); } syscall:::entry { @av[arg2 & 3, (unsigned char)arg1, (uint16_t)arg0] = avg((int)arg0 - 5); } syscall:::entry /arg2 != 4096/ { @z[arg0] = sum(10 / (arg0 - 3)); } syscall:::entry { @f[10 / (arg2 - 64)] = count(); } syscall:::entry { @t[timestamp] = count(); } syscall:::entry { @t2[timestamp / 3, arg0] = sum(arg2); } syscall:::entry { @n[arg0] = count(); @m[arg2] = count(); } ERROR { @e[arg2, arg3, arg4] = count(); }' },
+  { name: 'keyed histograms a trampoline finds', text: 'syscall:::entry { @q[arg0] = quantize(arg2 * 1000 - arg0); } syscall:::entry { @q2[arg0, arg2] = quantize((long)(arg0 << 63), arg2); } syscall:::entry { @q3[(short)arg2] = quantize(-(long)arg2, -3); } syscall:::entry { @l[arg1 & 0xff] = lquantize((int)arg0, -5, 20, 3); } syscall:::entry { @l2[arg2] = lquantize(arg0, 0, 100, 10, arg1); } syscall:::entry { @ll[arg0] = llquantize(arg2, 10, 0, 6, 20); } syscall:::entry { @z[arg0] = quantize(arg2, 10 / (arg0 - 3)); }' },
   { name: 'keyed aggregations past aggsize', text: '#pragma D option aggsize=200\nsyscall:::entry { @[arg0, arg2] = count(); } syscall:::entry { @s[timestamp] = sum(arg2); } syscall:::entry { @m[arg1] = min(arg0); }' },
   { name: 'keyed aggregations cleared, truncated, normalized', text: 'syscall:::entry { @c[arg0] = count(); } syscall:::entry { @s[arg0, arg2] = sum(arg2); } syscall:::entry { @a[timestamp % 5] = avg(arg2); } syscall::read:entry /arg0 == 7/ { clear(@c); } syscall::read:entry /arg0 == 3/ { trunc(@s, 2); } END { printa(@c); printa(@s); normalize(@c, 2); printa(@c); denormalize(@c); printa(@c); printa("%d %@d\\n", @a); }' },
   { name: 'records a trampoline writes', text: 'syscall:::entry { trace(arg0); trace((int)arg2); trace((char)arg1); trace((short)arg2); trace(timestamp); } syscall:::entry /arg0 != 7/ { trace(10 / (arg0 - 3)); trace(epid); trace(cpu); } syscall:::entry { printf("%d %x %d\\n", arg0, arg2, (int)arg1); } syscall::read:entry { trace(id); } ERROR { trace(arg2); trace(arg3); }' },
   { name: 'a probe with more ECBs than a trampoline module may hold', text: Array.from({ length: 160 }, (_, i) => `syscall::read:entry /arg0 != ${i}/ { @c${i % 5} = count(); }`).join('\n') },
+  // The principal buffers in the shared memory: records a trampoline places itself and those the policies place, drop or evict.
+  { name: 'switch buffer with drops', text: '#pragma D option bufsize=100\nsyscall:::entry { trace(arg0); trace((int)arg2); } syscall:::entry /arg0 == 7/ { trace(timestamp); trace(probefunc); } syscall:::entry { trace((char)arg1); }' },
+  { name: 'fill buffer with the END reserve', text: '#pragma D option bufsize=180\n#pragma D option bufpolicy=fill\nsyscall:::entry { trace(arg0); trace(arg2); } syscall::read:entry { printf("%s", probefunc); } END { trace(1); trace(2); trace(3); } END { trace(timestamp); }' },
+  { name: 'ring buffer that wraps, with errors', text: '#pragma D option bufsize=150\n#pragma D option bufpolicy=ring\nsyscall:::entry { trace(arg0); } syscall:::entry { trace(10 / (arg0 - 3)); trace(arg2); } syscall:::entry { trace((char)arg1); trace((short)arg2); trace(arg0); } syscall::open:entry { trace(stringof(arg0)); }' },
+  { name: 'ERROR in the middle of records', text: 'syscall:::entry { trace(arg0); trace(*(int *)arg1); trace(arg2); } syscall:::entry { trace((int)arg2); trace(10 / (arg0 - 3)); trace(arg1); } syscall:::entry { trace(arg1); trace(probefunc); trace(*(char *)arg0); } ERROR { trace(arg3); }' },
+  { name: 'speculations committed into a small buffer', text: '#pragma D option nspec=2\n#pragma D option bufsize=120\n#pragma D option specsize=64\nsyscall:::entry { self->s = speculation(); } syscall:::entry /self->s/ { speculate(self->s); trace(arg0); trace(arg2); } syscall:::entry /self->s/ { speculate(self->s); trace(probefunc); } syscall:::entry /self->s && arg0 != 7/ { commit(self->s); self->s = 0; } syscall:::entry /self->s/ { discard(self->s); self->s = 0; }' },
   { name: 'strings', text: 'syscall:::entry { this->s = strjoin(probefunc, "!"); printf("%s %d %s %s\\n", this->s, strlen(this->s), substr(this->s, 1, 3), this->s == "read!" ? "yes" : "no"); }' },
   // Dynamic variables: integer thread-locals a translated DIFO reads and writes inline, in the one table the interpreter also uses.
   { name: 'self-> across entry and return', text: 'syscall::read:entry { self->ts = timestamp + arg0; } syscall::read:return /self->ts/ { @q = quantize(timestamp - self->ts); trace(self->ts); self->ts = 0; } syscall:::entry /self->ts == 0/ { trace(probefunc); }', threads: true },
@@ -184,6 +191,30 @@ describe('backend=dif and backend=wasm give equal results', () => {
     expect(outputs[0]![1]).toContain('03000000000000004000000000000000');
     expect(outputs[0]![2]).toContain('0010000000000000');
     expect(outputs[1]).toEqual(outputs[0]);
+  });
+  it('frees the principal buffers when tracing stops; their records are read after it (both backends)', () => {
+    const text = '#pragma D option bufsize=2m\nsyscall:::entry { trace(arg0); trace(arg2); } syscall::read:entry { trace(probefunc); }';
+    const program = compile(text, corpusOptions('freed', text)).program!;
+    const records = (['dif', 'wasm'] as const).map((backend) => {
+      const before = regionBytesInUse();
+      const reg = corpusRegistry();
+      const options = defaultOptions();
+      for (const o of program.options) setOption(options, o.name, o.value);
+      setOption(options, 'backend', backend);
+      const state = new DTraceState(program, reg, new IdleMachine(2), options);
+      state.go(0);
+      expect(regionBytesInUse()).toBeGreaterThan(before);
+      // Enough records that each CPU's region grows past its first size.
+      for (let i = 0; i < 2000; i++) for (const cpu of [0, 1]) state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, cpu, [BigInt(i), 0n, BigInt(cpu)]);
+      state.stop(0);
+      expect(regionBytesInUse()).toBe(before);
+      return [0, 1].map((cpu) => {
+        const s = state.snapshot(cpu, true);
+        return { drops: s.drops, entries: s.entries.length, bytes: s.entries.map((e) => (e.kind === 'data' ? bytesHex(e.bytes) : 'error')).join(',') };
+      });
+    });
+    for (const r of records[0]!) expect([r.drops, r.entries]).toEqual([0, 4000]);
+    expect(records[1]).toEqual(records[0]);
   });
   it('drops the same thread-locals past dynvarsize both ways', () => {
     const { text } = written.find((w) => w.name === 'thread-locals past dynvarsize')!;

@@ -45,7 +45,7 @@ describe('probe filters', () => {
 
   it('offers none for a clause without a predicate, one that calls out or divides, or the dif backend', () => {
     expect(start('syscall::read:entry { @ = count(); }').state.probeFilter(1)).toBeUndefined();
-    for (const d of ['syscall::read:entry /execname == "x"/ {}', 'syscall::read:entry /arg0 / arg1 == 2/ {}', 'syscall::read:entry /arg5 == 1/ {}', 'syscall::read:entry /timestamp == 1/ {}', 'syscall::read:entry /self->x == 0/ {}', 'int g; syscall::read:entry /g == 0/ {}']) {
+    for (const d of ['syscall::read:entry /execname == "x"/ {}', 'syscall::read:entry /arg0 / arg1 == 2/ {}', 'syscall::read:entry /arg5 == 1/ {}', 'syscall::read:entry /timestamp == 1/ {}', 'self int x; syscall::read:entry /self->x == 0/ {}', 'int g; syscall::read:entry /g == 0/ {}']) {
       const { state, id } = start(d);
       expect(state.probeFilter(id('read'))).toBeUndefined();
     }

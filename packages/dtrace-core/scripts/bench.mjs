@@ -3,9 +3,11 @@
 // machine with hand-assembled programs (the built dist/ is required).
 import {
   Arena, DTraceState, Consumer, IdleMachine, ProbeRegistry, defaultOptions, difEmulate, loadDifo,
-  buildDifo, buildEcb, buildProgram, difoInt, DTRACEACT, DTRACEAGG, difoString, difoLoadGlobal, setOption,
+  buildDifo, buildEcb, buildProgram, difoInt, DTRACEACT, DTRACEAGG, difoString, difoLoadGlobal, setOption, DIF_INT64,
 } from '../dist/index.js';
-import { DIF_OP, DIF_VAR, difInstrFmt, difInstrRet, difInstrSetx, difInstrBranch } from '../dist/dif/index.js';
+import {
+  DIF_OP, DIF_VAR, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_SCALAR, DIFV_SCOPE_THREAD, difInstrFmt, difInstrLdv, difInstrRet, difInstrSetx, difInstrBranch,
+} from '../dist/dif/index.js';
 
 function seconds(start) {
   return Number(process.hrtime.bigint() - start) / 1e9;
@@ -37,14 +39,14 @@ function benchState(program, backend = 'wasm') {
   registry.registerProvider({
     name: 'bench',
     attributes: { provider: '', module: '', function: '', name: '', args: '' },
-    ops: { provide: (r) => r.createProbe('bench', '', '', 'fire'), enable() {}, disable() {} },
+    ops: { provide: (r) => { r.createProbe('bench', '', '', 'fire'); r.createProbe('bench', '', '', 'return'); }, enable() {}, disable() {} },
   });
   const machine = new IdleMachine(1);
   const options = defaultOptions();
   setOption(options, 'backend', backend);
   const state = new DTraceState(program, registry, machine, options);
   state.go(0);
-  return { state, id: registry.lookup('bench', '', '', 'fire').id };
+  return { state, id: registry.lookup('bench', '', '', 'fire').id, ret: registry.lookup('bench', '', '', 'return').id };
 }
 
 // 2. Aggregation updates: @[key] = count() with 16 distinct integer keys.
@@ -108,5 +110,34 @@ function benchState(program, backend = 'wasm') {
       state.stop(0);
       console.log(`keyed aggregation ${name}, backend=${backend}: ${ns.toFixed(0)} ns/firing (${(n / (ns * n / 1e9) / 1e3).toFixed(0)} k firings/s)`);
     }
+  }
+}
+
+// 5. Thread-locals: bench:::fire { self->ts = timestamp; } bench:::return /self->ts/ { self->ts = 0; },
+// with each backend (the translated DIF reads and writes the dynamic-variable table inline).
+{
+  const ID = 0x500;
+  const vartab = [{ name: 0, id: ID, kind: DIFV_KIND_SCALAR, scope: DIFV_SCOPE_THREAD, flags: DIFV_F_REF | DIFV_F_MOD, type: DIF_INT64 }];
+  const difo = (buf) => buildDifo(buf, { strings: ['ts'], vartab });
+  const set = difo([difInstrLdv(DIF_OP.LDGS, DIF_VAR.TIMESTAMP, 1), difInstrLdv(DIF_OP.STTS, ID, 1), difInstrRet(1)]);
+  const test = difo([difInstrLdv(DIF_OP.LDTS, ID, 1), difInstrRet(1)]);
+  const clear = difo([difInstrLdv(DIF_OP.STTS, ID, 0), difInstrRet(0)]);
+  const p = buildProgram([
+    buildEcb(0, ['bench:::fire'], [{ kind: DTRACEACT.DIFEXPR, difo: set, noRecord: true }]),
+    buildEcb(1, ['bench:::return'], [{ kind: DTRACEACT.DIFEXPR, difo: clear, noRecord: true }], test),
+  ]);
+  for (const backend of ['dif', 'wasm']) {
+    const { state, id, ret } = benchState(p, backend);
+    const start = process.hrtime.bigint();
+    let n = 0;
+    while (seconds(start) < 1) {
+      for (let i = 0; i < 1000; i++) {
+        state.probe(id, 0, []);
+        state.probe(ret, 0, []);
+      }
+      n += 2000;
+    }
+    console.log(`thread-locals (${backend}): ${(n / seconds(start) / 1e3).toFixed(1)} k firings/s (self->ts = timestamp; /self->ts/ { self->ts = 0; })`);
+    state.stop(0);
   }
 }

@@ -14,6 +14,7 @@ export { difEmulate, difRun, loadDifo, type LoadedDifo } from './framework/vm.js
 export { wasmCompile, difoModuleBytes } from './framework/wasm.js';
 export { FILTER_ARGS, type ProbeFilterFunction } from './framework/filter.js';
 export { guestMemoryReader } from './framework/wasm-walk.js';
+export { regionBytesInUse } from './framework/wmem.js';
 export type { ProbeArgumentSource, VmFiring, VmVariables, TupleEntry } from './framework/firing.js';
 export { probeArgument } from './framework/firing.js';
 export * from './framework/buckets.js';

@@ -5,7 +5,7 @@
 // the interpreter's results.
 import { describe, expect, it, vi } from 'vitest';
 import { DIF_VAR } from '../src/dif/index.js';
-import { DTRACEACT, DTRACEAGG } from '../src/program/actions.js';
+import { DTRACEACT, DTRACEAGG, lquantizeArg } from '../src/program/actions.js';
 import { KeyedTable, keyHash, type KeyedOwner } from '../src/framework/aggtable.js';
 import { cellStart, type CellFunction } from '../src/framework/trampoline.js';
 import { sharedBlock } from '../src/framework/wasm.js';
@@ -89,19 +89,27 @@ describe('keyed aggregations in a trampoline', () => {
     return r;
   };
   const key = (id: number) => ({ kind: DTRACEACT.DIFEXPR, difo: difoLoadGlobal(id), noRecord: true });
-  const program = (fn: number, dataSize: number, value: number | undefined) =>
+  /** @a[arg0, arg1] = fn(value[, increment]) */
+  const program = (fn: number, dataSize: number, value: number | undefined, arg = 0n, increment?: number) =>
     buildProgram(
-      [buildEcb(0, ['test:::fire'], [key(DIF_VAR.ARG0), key(DIF_VAR.ARG1), { kind: fn, uarg: 0n, ntuple: 2, difo: value === undefined ? undefined : difoLoadGlobal(value), noRecord: true }])],
-      { aggregations: [{ id: 0, name: 'a', function: fn, arg: 0n, keys: [{ type: DIF_INT64, typeName: 'int64_t' }, { type: DIF_INT64, typeName: 'int64_t' }], dataSize }] },
+      [
+        buildEcb(0, ['test:::fire'], [
+          key(DIF_VAR.ARG0),
+          key(DIF_VAR.ARG1),
+          { kind: fn, uarg: 0n, ntuple: 2, arg, difo: value === undefined ? undefined : difoLoadGlobal(value), noRecord: true },
+          ...(increment === undefined ? [] : [{ kind: DTRACEACT.DIFEXPR, uarg: 0n, difo: difoLoadGlobal(increment), noRecord: true }]),
+        ]),
+      ],
+      { aggregations: [{ id: 0, name: 'a', function: fn, arg, keys: [{ type: DIF_INT64, typeName: 'int64_t' }, { type: DIF_INT64, typeName: 'int64_t' }], dataSize }] },
     );
 
   /** Fires rounds of arguments, snapshots after each; returns the entries and how many firings the JavaScript aggregated. */
-  const run = (backend: 'dif' | 'wasm', fn: number, dataSize: number, value: number | undefined, aggsize?: number) => {
+  const run = (backend: 'dif' | 'wasm', fn: number, dataSize: number, value: number | undefined, aggsize?: number, arg = 0n, increment?: number) => {
     const reg = registry();
     const options = defaultOptions();
     setOption(options, 'backend', backend);
     if (aggsize !== undefined) setOption(options, 'aggsize', String(aggsize));
-    const state = new DTraceState(program(fn, dataSize, value), reg, new IdleMachine(2), options);
+    const state = new DTraceState(program(fn, dataSize, value, arg, increment), reg, new IdleMachine(2), options);
     const inUse = regionBytesInUse();
     const spy = vi.spyOn(state as unknown as { aggregateStep: () => void }, 'aggregateStep');
     state.go(0);
@@ -121,16 +129,22 @@ describe('keyed aggregations in a trampoline', () => {
     return { out, calls, grew: during - inUse, after: regionBytesInUse() - inUse };
   };
 
-  for (const [name, fn, size, value] of [
-    ['count', DTRACEAGG.COUNT, 8, undefined],
-    ['sum', DTRACEAGG.SUM, 8, DIF_VAR.ARG2],
-    ['min', DTRACEAGG.MIN, 8, DIF_VAR.ARG2],
-    ['max', DTRACEAGG.MAX, 8, DIF_VAR.ARG2],
-    ['avg', DTRACEAGG.AVG, 16, DIF_VAR.ARG2],
+  // lquantize(arg0, 5, 25, 2): values below, within and above.
+  const linear = lquantizeArg(5, 10, 2);
+  for (const [name, fn, size, value, arg, increment] of [
+    ['count', DTRACEAGG.COUNT, 8, undefined, 0n, undefined],
+    ['sum', DTRACEAGG.SUM, 8, DIF_VAR.ARG2, 0n, undefined],
+    ['min', DTRACEAGG.MIN, 8, DIF_VAR.ARG2, 0n, undefined],
+    ['max', DTRACEAGG.MAX, 8, DIF_VAR.ARG2, 0n, undefined],
+    ['avg', DTRACEAGG.AVG, 16, DIF_VAR.ARG2, 0n, undefined],
+    ['quantize', DTRACEAGG.QUANTIZE, 127 * 8, DIF_VAR.ARG2, 0n, undefined],
+    ['quantize (with an increment)', DTRACEAGG.QUANTIZE, 127 * 8, DIF_VAR.ARG2, 0n, DIF_VAR.ARG0],
+    ['lquantize', DTRACEAGG.LQUANTIZE, (10 + 3) * 8, DIF_VAR.ARG0, linear, undefined],
+    ['lquantize (with an increment)', DTRACEAGG.LQUANTIZE, (10 + 3) * 8, DIF_VAR.ARG0, linear, DIF_VAR.ARG2],
   ] as const) {
     it(`finds the entries of @[arg0, arg1] = ${name}() without JavaScript once made, with the interpreter's results, and frees its table at stop`, () => {
-      const dif = run('dif', fn, size, value);
-      const wasm = run('wasm', fn, size, value);
+      const dif = run('dif', fn, size, value, undefined, arg, increment);
+      const wasm = run('wasm', fn, size, value, undefined, arg, increment);
       expect(wasm.out).toEqual(dif.out);
       expect(dif.calls).toBe(1200);
       // 37 * 3 keys (fewer: i % 37 and i % 3 pair up as i % 111) made in each of three rounds; every other firing found in the table.
@@ -139,6 +153,31 @@ describe('keyed aggregations in a trampoline', () => {
       expect(wasm.after).toBe(0);
     });
   }
+
+  it("finds entries whose keys all hash to one slot, each past the others, with the interpreter's results", () => {
+    // 24 keys whose hash names the same slot of the first 64, and keys that differ from them in the second key only.
+    const colliding: bigint[] = [];
+    for (let k = 0n; colliding.length < 24; k++) if ((keyHash([k, 1n]) & 63) === (keyHash([0n, 1n]) & 63)) colliding.push(k);
+    const fire = (backend: 'dif' | 'wasm') => {
+      const reg = registry();
+      const options = defaultOptions();
+      setOption(options, 'backend', backend);
+      const state = new DTraceState(program(DTRACEAGG.SUM, 8, DIF_VAR.ARG2), reg, new IdleMachine(1), options);
+      const spy = vi.spyOn(state as unknown as { aggregateStep: () => void }, 'aggregateStep');
+      state.go(0);
+      const id = reg.lookup('test', '', 'f', 'fire')!.id;
+      for (let round = 0; round < 5; round++) for (const k of colliding) state.probe(id, 0, [k, 1n, k * 3n + BigInt(round)]);
+      state.probe(id, 0, [colliding[23]!, 2n, 5n]);
+      const out = [...state.takeAggregations().get(0)!].map(([k, e]) => `${k} ${e.data.join(',')}`);
+      state.stop(0);
+      return { out, calls: spy.mock.calls.length };
+    };
+    const dif = fire('dif');
+    const wasm = fire('wasm');
+    expect(wasm.out).toEqual(dif.out);
+    expect(dif.out).toHaveLength(25);
+    expect(wasm.calls).toBe(25);
+  });
 
   it('drops as the interpreter does when aggsize is full, and a dropped key stays with the JavaScript', () => {
     // Room for 10 entries of two keys and a count.

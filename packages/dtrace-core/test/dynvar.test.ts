@@ -78,9 +78,9 @@ describe('dynamic-variable table', () => {
     // A table with few buckets: find keys that fall in one bucket.
     const { buckets } = tableShape(200);
     const idkind = ID | (KIND_THREAD << 16);
-    const bucket = threadHash(idkind, 0n) & (buckets - 1);
+    const bucket = threadHash(idkind, 0) & (buckets - 1);
     const tids: number[] = [];
-    for (let tid = 0; tids.length < 4; tid++) if ((threadHash(idkind, BigInt(tid)) & (buckets - 1)) === bucket) tids.push(tid);
+    for (let tid = 0; tids.length < 4; tid++) if ((threadHash(idkind, tid) & (buckets - 1)) === bucket) tids.push(tid);
     const stores: [number, number, bigint][] = tids.map((tid, i) => [ID, tid, BigInt(i + 1)]);
     // Free the middle, then the head, then add one that reuses the freed slots.
     stores.push([ID, tids[1]!, 0n], [ID, tids[0]!, 0n], [ID, tids[1]!, 5n]);
@@ -203,6 +203,17 @@ describe('dynamic-variable table', () => {
       state.stop(0);
       expect(regionBytesInUse()).toBe(before);
     }
+  });
+
+  it('is handed back when the state fails to enable', () => {
+    const difo = buildDifo([difInstrLdv(DIF_OP.LDTS, ID, 1), difInstrRet(1)], {
+      strings: ['x'],
+      vartab: [{ name: 0, id: ID, kind: DIFV_KIND_SCALAR, scope: DIFV_SCOPE_THREAD, flags: DIFV_F_REF, type: DIF_INT64 }],
+    });
+    const program = buildProgram([buildEcb(0, ['fbt::nosuch:entry'], [{ kind: DTRACEACT.DIFEXPR, difo, noRecord: true }])]);
+    const before = regionBytesInUse();
+    expect(() => new DTraceState(program, new ProbeRegistry(), new IdleMachine(1), defaultOptions())).toThrow('probe description fbt::nosuch:entry does not match any probes');
+    expect(regionBytesInUse()).toBe(before);
   });
 
   it('sizes its slots from dynvarsize', () => {

@@ -8,13 +8,15 @@
 //
 //   descriptor: | slots' address (i32) | mask = capacity - 1 (i32) | 0 ... |
 //
-//   slot:       | tag (i32, 1: used) | 0 | key 0 (i64) ... key n-1 | cell word 0 | cell word 1 |
+//   slot:       | tag (i32, 1: used) | 0 | key 0 (i64) ... key n-1 | cell words |
 //
 // A key is the 64 bits of its DIF's value; the hash is KEY_HASH's (the same
 // in the trampoline, trampoline.ts). The cell is what the trampoline's
 // firings added since the entry was last read (count, sum: additions; min,
-// max: the least, the greatest; avg: the count and the sum), as a trampoline
-// cell of a probe-constant entry holds (see cellStart): the entry itself
+// max: the least, the greatest; avg: the count and the sum: two words, as a
+// trampoline cell of a probe-constant entry holds, see cellStart; quantize,
+// lquantize: what was added to each bucket, as many words as the data,
+// each at its data word's place): the entry itself
 // (AggregationBucket, state.ts) lives in JavaScript, which takes the cell in
 // when it is read, at each snapshot and at stop.
 //
@@ -25,7 +27,10 @@
 // table is always an entry of the JavaScript's, and the results are those
 // of the JavaScript's alone.
 
-import { KEY_HASH_MULTIPLIER, SLOT_KEYS, cellStart, type CellFunction } from './trampoline.js';
+import { KEY_HASH_MULTIPLIER, SLOT_KEYS, cellStart, type CellFunction, type HistogramFunction } from './trampoline.js';
+
+/** What a keyed table's cells hold. */
+export type KeyedFunction = CellFunction | HistogramFunction;
 import { sharedBlock } from './wasm.js';
 import { allocateRegion, freeRegion } from './wmem.js';
 
@@ -51,17 +56,27 @@ export interface KeyedOwner {
   slot: number;
   keyed: KeyedTable | undefined;
   /** Takes in its cell (at `address`), which the table then empties. */
-  absorbCell(fn: CellFunction, address: number): void;
+  absorbCell(fn: KeyedFunction, address: number): void;
 }
 
 /**
  * Takes what a cell at `address` holds into `words` (an entry's data) and
  * empties the cell: count and sum add (wrapping as int64_t), min and max
- * keep the least and the greatest, avg adds its count and sum.
+ * keep the least and the greatest, avg adds its count and sum; a
+ * histogram's buckets add (lquantize's first word is its parameters).
  */
-export function absorbCell(fn: CellFunction, address: number, words: bigint[]): void {
+export function absorbCell(fn: KeyedFunction, address: number, words: bigint[]): void {
   const mem = sharedBlock().i64;
   const at = address >> 3;
+  if (fn === 'quantize' || fn === 'lquantize') {
+    for (let j = fn === 'lquantize' ? 1 : 0; j < words.length; j++) {
+      const a = mem[at + j]!;
+      if (a === 0n) continue;
+      words[j] = BigInt.asIntN(64, words[j]! + a);
+      mem[at + j] = 0n;
+    }
+    return;
+  }
   const a = mem[at]!;
   const start = cellStart(fn);
   if (a === start && (fn !== 'avg' || mem[at + 1] === 0n)) return;
@@ -93,19 +108,25 @@ export class KeyedTable {
   private freed = false;
 
   private constructor(
-    readonly fn: CellFunction,
+    readonly fn: KeyedFunction,
     readonly nkeys: number,
+    /** Words of a cell: 2, or a histogram's data words. */
+    readonly cellWords: number,
     descriptor: number,
   ) {
     this.descriptor = descriptor;
-    this.slotSize = SLOT_KEYS + 8 * nkeys + 16;
+    this.slotSize = SLOT_KEYS + 8 * nkeys + 8 * cellWords;
   }
 
-  /** A table of `nkeys` integer keys for `fn`, or undefined when the shared memory cannot hold it. */
-  static make(fn: CellFunction, nkeys: number): KeyedTable | undefined {
+  /**
+   * A table of `nkeys` integer keys for `fn` (for a histogram, of
+   * `dataWords`, its data's words), or undefined when the shared memory
+   * cannot hold it.
+   */
+  static make(fn: KeyedFunction, nkeys: number, dataWords = 2): KeyedTable | undefined {
     const descriptor = allocateRegion(16);
     if (descriptor === undefined) return undefined;
-    const t = new KeyedTable(fn, nkeys, descriptor);
+    const t = new KeyedTable(fn, nkeys, fn === 'quantize' || fn === 'lquantize' ? dataWords : 2, descriptor);
     if (!t.resize(INITIAL_CAPACITY)) {
       freeRegion(descriptor);
       return undefined;
@@ -137,8 +158,8 @@ export class KeyedTable {
     b.i32[at >> 2] = 1;
     for (let k = 0; k < keys.length; k++) b.u64[(at + SLOT_KEYS + 8 * k) >> 3] = BigInt.asUintN(64, keys[k]!);
     const cell = (at + SLOT_KEYS + 8 * this.nkeys) >> 3;
+    b.i64.fill(0n, cell, cell + this.cellWords);
     b.i64[cell] = cellStart(this.fn);
-    b.i64[cell + 1] = 0n;
     this.owners[slot] = owner;
     owner.slot = slot;
     owner.keyed = this;

@@ -67,11 +67,15 @@ export const threadBase = (id: number): number => 8 + 2 + String(id).length + 16
 
 const M1 = 0x9e3779b1 | 0, M2 = 0x85ebca6b | 0, M3 = 0xc2b2ae35 | 0;
 
+/** The low and high 32 bits of an integral Number, as of its 64-bit two's complement. */
+const low32 = (v: number): number => v >>> 0;
+const high32 = (v: number): number => Math.floor(v / 4294967296) >>> 0;
+
 /** The hash of a thread-local's key (the WebAssembly `hash` computes the same). */
-export function threadHash(idkind: number, tid: bigint): number {
+export function threadHash(idkind: number, tid: number): number {
   let h = Math.imul(idkind ^ M3, M1);
-  h = Math.imul(h ^ Number(BigInt.asUintN(32, tid)), M2);
-  h = Math.imul(h ^ Number(BigInt.asUintN(32, tid >> 32n)), M1);
+  h = Math.imul(h ^ low32(tid), M2);
+  h = Math.imul(h ^ high32(tid), M1);
   return (h ^ (h >>> 16)) >>> 0;
 }
 
@@ -108,6 +112,8 @@ export class DynamicVariables implements ThreadLocalTable {
   private readonly blobs: (Uint8Array | undefined)[] = [];
   private freed = false;
   private finalDrops = 0;
+  /** What find leaves besides the slot: the address of the link that points at it (a bucket or the previous slot's next) or ends the chain. */
+  private link = 0;
 
   /** A table for `dynvarsize` bytes of variables; undefined when the memory cannot grow for it. */
   static create(dynvarsize: number): DynamicVariables | undefined {
@@ -165,30 +171,28 @@ export class DynamicVariables implements ThreadLocalTable {
 
   loadThread(id: number, tid: number): bigint | Uint8Array {
     if (this.freed) return 0n;
-    const key = BigInt(tid);
     const idkind = id | (KIND_THREAD << 16);
-    const s = this.find(threadHash(idkind, key), idkind, key, undefined).slot;
+    const s = this.find(threadHash(idkind, tid), idkind, low32(tid), high32(tid), undefined);
     return s < 0 ? 0n : this.value(s);
   }
 
   storeThread(id: number, tid: number, v: bigint | Uint8Array | undefined): void {
     if (this.freed) return;
-    const key = BigInt(tid);
     const idkind = id | (KIND_THREAD << 16);
-    this.store(threadHash(idkind, key), idkind, key, undefined, 1 + String(id).length + 1 + String(tid).length, v);
+    this.store(threadHash(idkind, tid), idkind, low32(tid), high32(tid), undefined, 1 + String(id).length + 1 + String(tid).length, v);
   }
 
   loadAssoc(id: number, tuple: string): bigint | Uint8Array {
     if (this.freed) return 0n;
     const idkind = id | (KIND_ASSOC << 16);
-    const s = this.find(assocHash(idkind, tuple), idkind, 0n, tuple).slot;
+    const s = this.find(assocHash(idkind, tuple), idkind, 0, 0, tuple);
     return s < 0 ? 0n : this.value(s);
   }
 
   storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void {
     if (this.freed) return;
     const idkind = id | (KIND_ASSOC << 16);
-    this.store(assocHash(idkind, tuple), idkind, 0n, tuple, 1 + String(id).length + 1 + tuple.length, v);
+    this.store(assocHash(idkind, tuple), idkind, 0, 0, tuple, 1 + String(id).length + 1 + tuple.length, v);
   }
 
   private slotAddress(s: number): number {
@@ -199,20 +203,25 @@ export class DynamicVariables implements ThreadLocalTable {
     return this.blobs[s] ?? sharedBlock().u64[(this.slotAddress(s) + S_VALUE) >> 3]!;
   }
 
-  /** The slot of a key (-1 if absent), and the address of the link that points at it (a bucket or the previous slot's next). */
-  private find(hash: number, idkind: number, key: bigint, tuple: string | undefined): { slot: number; link: number } {
-    const b = sharedBlock();
+  /**
+   * The slot of a key (-1 if absent), its 64-bit part given as low and high
+   * halves; this.link is left at the address of the link that points at it.
+   */
+  private find(hash: number, idkind: number, low: number, high: number, tuple: string | undefined): number {
+    const u32 = sharedBlock().u32;
     const t = this.address;
-    let link = t + HEADER + 4 * (hash & b.u32[(t + H_MASK) >> 2]!);
-    const slots = b.u32[(t + H_SLOTS) >> 2]!;
-    for (let p = b.u32[link >> 2]!; p !== 0; p = b.u32[link >> 2]!) {
-      const a = slots + (p - 1) * SLOT;
-      if (b.u32[(a + S_HASH) >> 2] === hash && b.u32[(a + S_IDKIND) >> 2] === idkind && b.i64[(a + S_KEY) >> 3] === key && this.keys[p - 1] === tuple) {
-        return { slot: p - 1, link };
+    let link = t + HEADER + 4 * (hash & u32[(t + H_MASK) >> 2]!);
+    const slots = u32[(t + H_SLOTS) >> 2]!;
+    for (let p = u32[link >> 2]!; p !== 0; p = u32[link >> 2]!) {
+      const w = (slots + (p - 1) * SLOT) >> 2;
+      if (u32[w + (S_HASH >> 2)] === hash && u32[w + (S_IDKIND >> 2)] === idkind && u32[w + (S_KEY >> 2)] === low && u32[w + (S_KEY >> 2) + 1] === high && this.keys[p - 1] === tuple) {
+        this.link = link;
+        return p - 1;
       }
-      link = a + S_NEXT;
+      link = (w << 2) + S_NEXT;
     }
-    return { slot: -1, link };
+    this.link = link;
+    return -1;
   }
 
   /** Unlinks slot `s` (reached through `link`) and puts it at the head of the free list. */
@@ -229,8 +238,9 @@ export class DynamicVariables implements ThreadLocalTable {
   }
 
   /** The store of dtrace_dynvar and the accounting above: `v` undefined (a zero) frees. */
-  private store(hash: number, idkind: number, key: bigint, tuple: string | undefined, keyLength: number, v: bigint | Uint8Array | undefined): void {
-    const { slot, link } = this.find(hash, idkind, key, tuple);
+  private store(hash: number, idkind: number, low: number, high: number, tuple: string | undefined, keyLength: number, v: bigint | Uint8Array | undefined): void {
+    const slot = this.find(hash, idkind, low, high, tuple);
+    const link = this.link;
     let b = sharedBlock();
     const t = this.address;
     const bytesAt = (t + H_BYTES) >> 3;
@@ -265,7 +275,8 @@ export class DynamicVariables implements ThreadLocalTable {
       b.u32[(a + S_NEXT) >> 2] = b.u32[link >> 2]!;
       b.u32[(a + S_HASH) >> 2] = hash;
       b.u32[(a + S_IDKIND) >> 2] = idkind;
-      b.i64[(a + S_KEY) >> 3] = key;
+      b.u32[(a + S_KEY) >> 2] = low;
+      b.u32[((a + S_KEY) >> 2) + 1] = high;
       b.u32[link >> 2] = s + 1;
       b.u32[(t + H_COUNT) >> 2]!++;
       this.keys[s] = tuple;

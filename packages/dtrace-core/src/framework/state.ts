@@ -28,14 +28,15 @@ import { type DTraceOptions, defaultOptions } from './options.js';
 import { Arena } from './arena.js';
 import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, type VmVariables } from './firing.js';
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
-import { B_COUNT, B_NDX, B_STAGE, RECORD_STAGE_SIZE, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
-import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type Trampoline, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
+import { B_BUFFER, B_COUNT, B_NDX, B_STAGE, NEED_TIMESTAMP, RECORD_STAGE_SIZE, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
+import { ERROR_EPID, ERROR_RECORD_SIZE, PrincipalBuffers, type TakenBuffer } from './buffers.js';
+import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type HistogramFunction, type Trampoline, type TrampolineAggregation, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
 import { verifyDifo } from './verify.js';
 import { filterGlobals, filterablePredicate, probeFilter, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
-import { KeyedTable, absorbCell, type KeyedOwner } from './aggtable.js';
+import { KeyedTable, absorbCell, type KeyedFunction, type KeyedOwner } from './aggtable.js';
 
 export const DTRACE_EPIDNONE = 0;
 
@@ -112,14 +113,6 @@ export type BufferEntry =
   | { readonly kind: 'data'; readonly epid: number; readonly bytes: Uint8Array }
   | { readonly kind: 'error'; readonly epid: number; readonly action: number; readonly offset: number; readonly fault: number; readonly address: bigint };
 
-interface PrincipalBuffer {
-  entries: BufferEntry[];
-  used: number;
-  drops: number;
-  /** Fill policy: the buffer filled up and tracing stopped on it. */
-  full: boolean;
-}
-
 /** One aggregation entry: key tuple values and the aggregated data words. */
 export interface AggregationEntry {
   readonly keys: readonly (bigint | Uint8Array)[];
@@ -176,7 +169,6 @@ type ReusedFiring = { -readonly [K in keyof VmFiring]: VmFiring[K] } & {
   readonly keyIntegers: bigint[];
 };
 
-const ERROR_RECORD_SIZE = 48;
 /** dtrace_chill_interval and dtrace_chill_max: at most 500 ms of chill() per CPU in any one second. */
 const CHILL_INTERVAL = 1_000_000_000n;
 const CHILL_MAX = 500_000_000n;
@@ -198,6 +190,8 @@ const FIRES_ERROR = 1 | 2 | 4 | 8;
 const CELL_FUNCTIONS: ReadonlyMap<number, CellFunction> = new Map([
   [DTRACEAGG.COUNT, 'count'], [DTRACEAGG.SUM, 'sum'], [DTRACEAGG.MIN, 'min'], [DTRACEAGG.MAX, 'max'], [DTRACEAGG.AVG, 'avg'],
 ]);
+/** The histograms a trampoline updates itself by integer keys found in a keyed table (aggtable.ts). */
+const HISTOGRAM_FUNCTIONS: ReadonlyMap<number, HistogramFunction> = new Map([[DTRACEAGG.QUANTIZE, 'quantize'], [DTRACEAGG.LQUANTIZE, 'lquantize']]);
 
 // ---------------------------------------------------------------------------
 // DTrace Probe Context: firing plans.
@@ -380,7 +374,6 @@ class Ecb implements EnabledProbe {
   /** The most string-key bytes one of its aggregation steps copies (ReusedFiring.keyBytes). */
   readonly keyBytes: number;
   /** The records its probe's trampoline writes in the stage, as offset, size pairs (see trampoline.ts). */
-  stagedRanges: number[] = [];
 
   constructor(
     readonly epid: number,
@@ -406,13 +399,11 @@ class Ecb implements EnabledProbe {
   }
 }
 
-/** A CPU's slab: the bytes firings' chunks are cut from, each handed out once (so zeroed). */
-interface Slab {
+/** A chunk the firing plan builds an ECB's records in, one per nesting depth of runSteps, zeroed for each firing. */
+interface Chunk {
   readonly bytes: Uint8Array;
   readonly view: DataView;
-  top: number;
 }
-const SLAB_SIZE = 64 * 1024;
 
 /**
  * An entry of an aggregation as the framework keeps it. count(), and sum()
@@ -448,7 +439,7 @@ class AggregationBucket implements AggregationEntry, KeyedOwner {
   }
 
   /** Takes in its cell of a keyed table (KeyedOwner). */
-  absorbCell(fn: CellFunction, address: number): void {
+  absorbCell(fn: KeyedFunction, address: number): void {
     absorbCell(fn, address, this.words);
   }
 
@@ -574,9 +565,13 @@ export class DTraceState {
   private readonly plans = new Map<number, ProbePlan>();
   /** ... and by probe id, for dtrace_probe(). */
   private readonly planById: (ProbePlan | undefined)[] = [];
-  private readonly buffers: PrincipalBuffer[] = [];
-  /** Per CPU: the slab the next chunk is cut from. */
-  private readonly slabs: Slab[] = [];
+  /** Each CPU's principal buffer, in the shared memory (buffers.ts). */
+  private readonly buffers: PrincipalBuffers;
+  /** What the buffers held when tracing stopped (they are then freed), until read. */
+  private leftovers: (TakenBuffer | undefined)[] | undefined;
+  /** The chunks of runSteps, by nesting depth (a firing inside one runs in the next). */
+  private readonly chunks: Chunk[] = [];
+  private chunkDepth = 0;
   private readonly tables = new Map<number, AggregationTable>();
   readonly aggregationDescs = new Map<number, AggregationDescription>();
   private aggregationBytes = 0;
@@ -596,6 +591,8 @@ export class DTraceState {
     this.activityNow = a;
     this.activityBit = ACTIVITY_BIT[a];
     if (this.filterShared !== undefined) this.filterShared.gate.value = a === 'active' ? 1 : 0;
+    // Fill buffers keep room for the END enablings (dts_reserve); only END may use it.
+    this.buffers.setEnding(a === 'cooldown');
   }
   /** The panic() message once a panic action ran (dtrace_panicked): the machine is down and tracing ends. */
   panicked: string | undefined;
@@ -636,7 +633,6 @@ export class DTraceState {
     const staticSize = 64 * 1024 + program.ecbs.reduce((n, e) => n + e.actions.reduce((m, a) => m + difoSize(a.difo), difoSize(e.predicate)), 0);
     this.arena = new Arena(staticSize, Math.max(this.options.scratchsize, this.options.strsize * 8));
     for (let i = 0; i < machine.ncpus; i++) {
-      this.buffers.push({ entries: [], used: 0, drops: 0, full: false });
       this.aggDrops.push(0);
     }
     // dtrace_state_go refuses more speculations than an int counts (ENOMEM); the
@@ -664,6 +660,9 @@ export class DTraceState {
       this.dynvars?.free();
       throw e;
     }
+    const largest = program.ecbs.reduce((n, e) => Math.max(n, e.size), ERROR_RECORD_SIZE);
+    this.buffers = new PrincipalBuffers(machine.ncpus, this.options.bufpolicy, this.options.bufsize, this.endReserve, largest);
+    this.buffers.sizeOf = (epid) => this.enabled[epid - 1]!.ecb.size;
   }
 
   /** Loads, verifies and attaches every ECB of the program: how many probes matched. */
@@ -888,8 +887,7 @@ export class DTraceState {
   probe(probeId: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void {
     const plan = this.planById[probeId];
     if (plan === undefined || (plan.activities & this.activityBit) === 0) return;
-    const buf = this.buffers[cpu]!;
-    if (buf.full && !plan.isEnd) return;
+    if (!plan.isEnd && this.buffers.isFull(cpu)) return;
     const timestamp = plan.needsTimestamp ? this.machine.now() : 0n;
     // Clause-local (this->) variables live for the whole firing, across its
     // clauses. One map per nesting depth (ERROR fires inside a firing) is
@@ -937,9 +935,12 @@ export class DTraceState {
       const aggregation = this.cellAggregation(ep);
       if (aggregation?.value !== undefined) needs = unionNeeds(needs, aggregation.value.needs);
       for (const key of aggregation?.keyed?.keys ?? []) needs = unionNeeds(needs, key.value.needs);
+      if (aggregation?.increment !== undefined) needs = unionNeeds(needs, aggregation.increment.value.needs);
       const records = this.stagedRecords(ep);
       for (const r of records ?? []) if (r.value !== undefined) needs = unionNeeds(needs, r.value.needs);
-      return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation, records };
+      // The trampoline writes the header's timestamp from the block.
+      if (records !== undefined && ep.ecb.headerSize >= 12) needs |= NEED_TIMESTAMP;
+      return { epid: ep.epid, predicate: w, interpreted: ep.predicate !== undefined && w === undefined, aggregation, records, size: ep.ecb.size, headerSize: ep.ecb.headerSize };
     });
     // A trampoline that would only call back for every ECB's whole run
     // (no translated predicate, no cell, no staged records) saves nothing
@@ -949,10 +950,17 @@ export class DTraceState {
       return null;
     }
     plan.trampolineNeeds = needs;
-    plan.ecbs.forEach((ep, i) => {
-      ep.stagedRanges = ecbs[i]!.records?.flatMap((r) => [r.offset, r.size]) ?? [];
-    });
-    const t = trampoline(ecbs, needsIds(needs), this.trampolineHooks);
+    // Probes whose plans run the same clauses share one trampoline instance
+    // when nothing in it is the probe's own (no epids, no records, whose
+    // headers hold the probe's epids, no cells armed for the probe's
+    // entries): fbt:::entry's thousands of probes make one.
+    let shareKey: string | undefined;
+    if (!needsIds(needs) && ecbs.every((e) => e.records === undefined && (e.aggregation === undefined || e.aggregation.keyed !== undefined))) {
+      shareKey = plan.ecbs.map((ep) => this.clauseIds.get(ep.ecb) ?? this.clauseIds.set(ep.ecb, this.clauseIds.size).size - 1).join(',');
+    }
+    const shared = shareKey === undefined ? undefined : this.sharedTrampolines.get(shareKey);
+    const t = shared ?? trampoline(ecbs, needsIds(needs), this.trampolineHooks);
+    if (t !== undefined && shareKey !== undefined && shared === undefined) this.sharedTrampolines.set(shareKey, t);
     if (t !== undefined) {
       for (const [i, cell] of t.cells) (plan.ecbs[i]!.steps[0] as AggregationStep).cell = cell;
       ecbs.forEach((e, i) => {
@@ -975,23 +983,31 @@ export class DTraceState {
   private cellAggregation(ep: Ecb): TrampolineEcb['aggregation'] {
     if (ep.steps.length !== 1) return undefined;
     const step = ep.steps[0]!;
-    if (!step.aggregation || step.table === undefined || step.increment !== undefined) return undefined;
-    const fn = CELL_FUNCTIONS.get(step.table.desc.function);
+    if (!step.aggregation || step.table === undefined) return undefined;
+    const fn = CELL_FUNCTIONS.get(step.table.desc.function) ?? HISTOGRAM_FUNCTIONS.get(step.table.desc.function);
     if (fn === undefined) return undefined;
     const value = step.value === undefined ? undefined : this.translated.get(step.value);
     if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
-    if (step.lookup === LOOKUP_NONE || step.constantKeys) return { fn, value, ndx: step.ndx };
+    const histogram = fn === 'quantize' || fn === 'lquantize';
+    if (step.lookup === LOOKUP_NONE || step.constantKeys) return histogram || step.increment !== undefined ? undefined : { fn, value, ndx: step.ndx };
     // Integer keys whose DIF is translated and calls nothing out: found in the aggregation's keyed table.
     if (step.lookup !== LOOKUP_HASH) return undefined;
+    let increment: TrampolineAggregation['increment'];
+    if (step.increment !== undefined) {
+      const w = this.translated.get(step.increment.difo!);
+      if (w === undefined || w.callsOut) return undefined;
+      increment = { value: w, ndx: step.increment.ndx };
+    }
     const keys: { value: WasmDifo; ndx: number }[] = [];
     for (const key of step.keys) {
       const w = key.string ? undefined : this.translated.get(key.difo!);
       if (w === undefined || w.callsOut) return undefined;
       keys.push({ value: w, ndx: key.ndx });
     }
-    const table = (step.table.keyed ??= KeyedTable.make(fn, keys.length));
+    const table = (step.table.keyed ??= KeyedTable.make(fn, keys.length, initialAggregationData(step.table.desc).length));
     if (table === undefined || table.nkeys !== keys.length) return undefined;
-    return { fn, value, ndx: step.ndx, keyed: { keys, descriptor: table.descriptor, slotSize: table.slotSize } };
+    const keyed = { keys, descriptor: table.descriptor, slotSize: table.slotSize };
+    return { fn, value, ndx: step.ndx, keyed, increment, linear: step.table.lquantize };
   }
 
   /**
@@ -1032,6 +1048,10 @@ export class DTraceState {
       step.cell = undefined;
     }
   }
+
+  /** Trampolines shared by the probes whose plans run the same clauses (see makeTrampoline), by their clauses' ids. */
+  private readonly sharedTrampolines = new Map<string, Trampoline>();
+  private readonly clauseIds = new Map<EcbDescription, number>();
 
   private tramProbe = 0;
   private tramPlan: ProbePlan | undefined;
@@ -1085,30 +1105,11 @@ export class DTraceState {
       return 1;
     },
     append: (i) => {
-      // The records the trampoline wrote in the stage, into a chunk with the header, appended as runSteps appends its own.
-      const ep = this.tramPlan!.ecbs[i]!;
-      const ecb = ep.ecb;
-      const size = ecb.size;
-      const cpu = this.tramCpu;
-      const slab = this.slab(cpu, size);
-      const base = slab.top;
-      slab.top = (base + size + 7) & ~7;
-      const view = slab.view;
-      view.setUint32(base, ep.epid, true);
-      if (ecb.headerSize >= 12) {
-        WORD.setBigUint64(0, this.tramTimestamp, true);
-        view.setUint32(base + 4, WORD.getUint32(4, true), true);
-        view.setUint32(base + 8, WORD.getUint32(0, true), true);
-      }
-      // Byte by byte: a record is at most 8 bytes, and subarrays would be objects made per firing.
-      const stage = sharedBlock().u8;
-      const bytes = slab.bytes;
-      const ranges = ep.stagedRanges;
-      for (let r = 0; r < ranges.length; r += 2) {
-        const offset = ranges[r]!;
-        for (let k = 0, n = ranges[r + 1]!; k < n; k++) bytes[base + offset + k] = stage[B_STAGE + offset + k]!;
-      }
-      this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: slab.bytes.subarray(base, base + size) });
+      // A chunk the trampoline wrote in the stage (it did not fit below the
+      // buffer's limit): the buffer's policy places or drops it.
+      const size = this.tramPlan!.ecbs[i]!.ecb.size;
+      const at = this.buffers.reserve(this.tramCpu, size);
+      if (at >= 0) sharedBlock().u8.copyWithin(at, B_STAGE, B_STAGE + size);
     },
   };
 
@@ -1130,6 +1131,7 @@ export class DTraceState {
     this.tramTimestamp = timestamp;
     this.tramLocals = locals;
     const counter = sharedBlock().i32;
+    counter[B_BUFFER >> 2] = this.buffers.descriptor(cpu);
     const outer = counter[B_COUNT >> 2]!;
     counter[B_COUNT >> 2] = 0;
     // A fault unwinding out of a predicate reads as action 0 (a value's writes its ndx first).
@@ -1160,8 +1162,10 @@ export class DTraceState {
         }
       }
     } finally {
-      this.instructions += counter[B_COUNT >> 2]!;
-      counter[B_COUNT >> 2] = outer;
+      // The memory may have grown meanwhile (a buffer's region): a fresh view.
+      const words = sharedBlock().i32;
+      this.instructions += words[B_COUNT >> 2]!;
+      words[B_COUNT >> 2] = outer;
       if (this.tramPrepared !== undefined) {
         this.tramPrepared.busy = false;
         this.tramPrepared = undefined;
@@ -1221,9 +1225,10 @@ export class DTraceState {
 
   /**
    * One ECB of a firing: the predicate, then the steps. Its data goes in a
-   * chunk cut from the CPU's slab (records are written into it where they
-   * are computed), or, when the ECB stores no data, in its sink, which
-   * nothing reads.
+   * chunk (records are written into it where they are computed), copied
+   * into the CPU's buffer once the actions ran (a firing the actions cause
+   * meanwhile puts its records first, as before), or, when the ECB stores
+   * no data, in its sink, which nothing reads.
    */
   private runEcb(ep: Ecb, cpu: number, args: readonly bigint[], rest: ProbeArgumentSource | undefined, timestamp: bigint, locals: Map<number, bigint | Uint8Array>): void {
     const f = this.firing(ep, cpu, args, rest, timestamp, locals);
@@ -1251,6 +1256,7 @@ export class DTraceState {
 
   /** The steps of an ECB whose predicate passed, in its firing context `f` (made busy, scratch reset). */
   private runSteps(ep: Ecb, f: ReusedFiring, cpu: number, timestamp: bigint): void {
+    let chunked = false;
     try {
       const ecb = ep.ecb;
       const size = ecb.size;
@@ -1261,11 +1267,10 @@ export class DTraceState {
         bytes = ep.sink.bytes;
         view = ep.sink.view;
       } else {
-        const slab = this.slab(cpu, size);
-        bytes = slab.bytes;
-        view = slab.view;
-        base = slab.top;
-        slab.top = (base + size + 7) & ~7;
+        const chunk = this.chunk(this.chunkDepth++, size);
+        chunked = true;
+        bytes = chunk.bytes;
+        view = chunk.view;
         view.setUint32(base, ep.epid, true);
         if (ecb.headerSize >= 12) {
           // The timestamp's high word, then its low word.
@@ -1305,7 +1310,7 @@ export class DTraceState {
           }
           case DTRACEACT.COMMIT: {
             const which = this.speculationId(value as bigint);
-            if (ep.storesData && !speculating) this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: bytes.subarray(base, base + size) });
+            if (ep.storesData && !speculating) this.appendBytes(cpu, bytes, base, size);
             committed = true;
             this.speculationCommit(which, cpu);
             break;
@@ -1334,35 +1339,36 @@ export class DTraceState {
       }
       this.instructions += f.instructions;
       if (speculating) {
-        if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: bytes.subarray(base, base + size) });
+        if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: bytes.slice(base, base + size) });
       } else if (ep.storesData && !committed) {
-        this.bufferAppend(cpu, { kind: 'data', epid: ep.epid, bytes: bytes.subarray(base, base + size) });
+        this.appendBytes(cpu, bytes, base, size);
       }
     } catch (e) {
       this.instructions += f.instructions;
       if (!(e instanceof DifFault)) throw e;
       f.busy = false;
+      if (chunked) {
+        this.chunkDepth--;
+        chunked = false;
+      }
       this.error(ep, cpu, f.ndx, e);
     } finally {
+      if (chunked) this.chunkDepth--;
       f.busy = false;
     }
   }
 
-  /**
-   * `size` fresh bytes of `cpu`'s slab (zeroed: a slab's bytes are handed out
-   * once). A chunk the slab has no room for starts a new slab; the old one
-   * lives on in the entries cut from it. A chunk bigger than a quarter slab
-   * gets bytes of its own.
-   */
-  private slab(cpu: number, size: number): Slab {
-    let s = this.slabs[cpu];
-    if (s === undefined || s.top + size > s.bytes.length) {
-      const bytes = new Uint8Array(size > SLAB_SIZE / 4 ? size : SLAB_SIZE);
-      const fresh: Slab = { bytes, view: new DataView(bytes.buffer), top: 0 };
-      if (size > SLAB_SIZE / 4 && s !== undefined) return fresh;
-      this.slabs[cpu] = s = fresh;
+  /** The chunk of nesting depth `depth`, its first `size` bytes zeroed. */
+  private chunk(depth: number, size: number): Chunk {
+    let c = this.chunks[depth];
+    if (c === undefined || c.bytes.length < size) {
+      const bytes = new Uint8Array(Math.max(size, 256));
+      c = { bytes, view: new DataView(bytes.buffer) };
+      this.chunks[depth] = c;
+    } else {
+      c.bytes.fill(0, 0, size);
     }
-    return s;
+    return c;
   }
 
   /**
@@ -1759,7 +1765,7 @@ export class DTraceState {
       this.drops.doubleError++;
       return;
     }
-    this.bufferAppend(cpu, { kind: 'error', epid: ep.epid, action: ndx, offset: fault.difOffset, fault: fault.fault, address: fault.address });
+    this.appendError(cpu, ep.epid, ndx, fault);
     const errorProbe = this.registry.lookup('dtrace', '', '', 'ERROR');
     if (!errorProbe || !this.plans.has(errorProbe.id)) return;
     this.inError = true;
@@ -1774,48 +1780,73 @@ export class DTraceState {
   // -------------------------------------------------------------------------
   // DTrace Buffer Functions
 
-  private bufferAppend(cpu: number, entry: BufferEntry): void {
-    const buf = this.buffers[cpu]!;
-    const size = entry.kind === 'data' ? entry.bytes.length : ERROR_RECORD_SIZE;
-    // Fill buffers keep room for the END enablings (dts_reserve); only END may use it.
-    const isEnd = this.activity === 'cooldown';
-    const cap = this.options.bufpolicy === 'fill' && !isEnd ? Math.max(0, this.options.bufsize - this.endReserve) : this.options.bufsize;
-    if (buf.used + size > cap) {
-      if (this.options.bufpolicy === 'ring' && size <= cap) {
-        while (buf.used + size > cap && buf.entries.length > 0) {
-          const old = buf.entries.shift()!;
-          buf.used -= old.kind === 'data' ? old.bytes.length : ERROR_RECORD_SIZE;
-        }
-      } else {
-        buf.drops++;
-        if (this.options.bufpolicy === 'fill') buf.full = true;
-        return;
-      }
-    }
-    buf.entries.push(entry);
-    buf.used += size;
+  /** A record the firing plan built (`size` bytes of `bytes` from `start`), copied into the CPU's buffer as its policy allows. */
+  private appendBytes(cpu: number, bytes: Uint8Array, start: number, size: number): void {
+    const at = this.buffers.reserve(cpu, size);
+    if (at < 0) return;
+    const u8 = sharedBlock().u8;
+    if (size > 64) u8.set(start === 0 && size === bytes.length ? bytes : bytes.subarray(start, start + size), at);
+    else for (let k = 0; k < size; k++) u8[at + k] = bytes[start + k]!;
+  }
+
+  /** The library ERROR enabling's record: epid 0 (DTRACE_EPIDNONE), then the faulting ECB's epid, the action, the DIF offset, the fault and its address. */
+  private appendError(cpu: number, epid: number, ndx: number, fault: DifFault): void {
+    const at = this.buffers.reserve(cpu, ERROR_RECORD_SIZE);
+    if (at < 0) return;
+    const b = sharedBlock();
+    b.u8.fill(0, at, at + ERROR_RECORD_SIZE);
+    const view = new DataView(b.memory.buffer, at, ERROR_RECORD_SIZE);
+    view.setUint32(0, ERROR_EPID, true);
+    view.setUint32(4, epid, true);
+    view.setUint32(8, ndx, true);
+    view.setInt32(12, fault.difOffset, true);
+    view.setUint32(16, fault.fault, true);
+    view.setBigUint64(24, BigInt.asUintN(64, fault.address), true);
+    view.setUint8(32, fault.address < 0n ? 1 : 0);
   }
 
   /**
    * dtrace_buffer_switch / BUFSNAP: hands the consumer the CPU's buffered
    * entries and drops, leaving an empty buffer. A ring buffer is only read
-   * when tracing stops (its oldest data is overwritten meanwhile).
+   * when tracing stops (its oldest data is overwritten meanwhile). The
+   * records are copied out of the shared memory; after tracing stopped
+   * they are what the buffers held then.
    */
   snapshot(cpu: number, final: boolean): { entries: BufferEntry[]; drops: number } {
     this.cleanSpeculations(final);
-    const buf = this.buffers[cpu]!;
     if (this.options.bufpolicy === 'ring' && !final) return { entries: [], drops: 0 };
-    if (this.options.bufpolicy === 'fill' && !final && !buf.full) return { entries: [], drops: 0 };
-    const out = { entries: buf.entries, drops: buf.drops };
-    buf.entries = [];
-    buf.used = 0;
-    buf.drops = 0;
-    return out;
+    if (this.options.bufpolicy === 'fill' && !final && !this.buffers.isFull(cpu)) return { entries: [], drops: 0 };
+    let taken: TakenBuffer | undefined;
+    if (this.leftovers !== undefined) {
+      taken = this.leftovers[cpu];
+      this.leftovers[cpu] = undefined;
+    } else taken = this.buffers.take(cpu);
+    return taken === undefined ? { entries: [], drops: 0 } : { entries: this.bufferEntries(taken.bytes), drops: taken.drops };
+  }
+
+  /** The entries of a buffer's records, as a consumer walks them (dtrace_bufdesc): by epid, each ECB's size. */
+  private bufferEntries(bytes: Uint8Array): BufferEntry[] {
+    const entries: BufferEntry[] = [];
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let at = 0; at < bytes.length; ) {
+      const epid = view.getUint32(at, true);
+      if (epid === ERROR_EPID) {
+        const magnitude = view.getBigUint64(at + 24, true);
+        const address = view.getUint8(at + 32) !== 0 ? BigInt.asIntN(64, magnitude) : magnitude;
+        entries.push({ kind: 'error', epid: view.getUint32(at + 4, true), action: view.getUint32(at + 8, true), offset: view.getInt32(at + 12, true), fault: view.getUint32(at + 16, true), address });
+        at += ERROR_RECORD_SIZE;
+        continue;
+      }
+      const size = this.enabled[epid - 1]!.ecb.size;
+      entries.push({ kind: 'data', epid, bytes: bytes.subarray(at, at + size) });
+      at += size;
+    }
+    return entries;
   }
 
   /** Whether a fill-policy buffer filled (dtrace(1) then stops, as with exit). */
   anyBufferFull(): boolean {
-    return this.buffers.some((b) => b.full);
+    return this.buffers.anyFull();
   }
 
   /**
@@ -2040,7 +2071,7 @@ export class DTraceState {
         break;
     }
     spec.state = next;
-    for (const e of src.entries) this.bufferAppend(cpu, e);
+    for (const e of src.entries) if (e.kind === 'data') this.appendBytes(cpu, e.bytes, 0, e.bytes.length);
     if (current === 'active' || (current === 'activeone' && next === 'committing')) spec.state = 'inactive';
     this.drops.speculative += src.drops;
     src.entries = [];
@@ -2115,6 +2146,7 @@ export class DTraceState {
 
   /** dtrace_go: enable, fire BEGIN, become active. */
   go(cpu = 0, fireBegin: (cpu: number) => void = () => {}): void {
+    if (!this.buffers.layout()) throw new LoadError('could not enable tracing: Not enough space');
     this.enable();
     this.nextClean = this.machine.now() + this.options.cleanrate;
     this.activity = 'warmup';
@@ -2138,6 +2170,10 @@ export class DTraceState {
       t.keyed = undefined;
     }
     this.freeDynamicVariables();
+    // The cleaner's last run (the final read would run it), then the buffers' records are copied out and their regions freed.
+    this.cleanSpeculations(true);
+    this.leftovers = Array.from({ length: this.machine.ncpus }, (_, cpu) => this.buffers.take(cpu));
+    this.buffers.free();
   }
 }
 

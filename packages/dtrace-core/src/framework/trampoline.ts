@@ -30,8 +30,10 @@
 //     o<i> ? (count += k<i>; cell op= value()) : steps(i, mode)
 //
 // Keyed aggregations in the trampoline: an ECB whose one action is such
-// an aggregation by integer keys whose DIF is translated and calls nothing
-// out (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`) evaluates its keys
+// an aggregation, or quantize() or lquantize() (with or without an
+// increment), by integer keys whose DIF is translated and calls nothing
+// out (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
+// quantize(arg0)`) evaluates its keys
 // itself, hashes them and looks their entry up in the aggregation's table
 // in the shared memory (aggtable.ts); found, it updates the entry's cell
 // there. Not found, the count of the keys' instructions is taken back and
@@ -44,13 +46,20 @@
 //
 // Records in the trampoline: an ECB whose actions only record integers
 // (trace(arg0), printf's integer arguments, trace(timestamp) ...) from
-// translated DIF that calls nothing out, or constants, has its records
-// written by the trampoline, with i64 stores of the record's size at the
-// offsets the program gives, into the record stage of the shared memory
-// (B_STAGE); `append(i)` then copies them into the CPU's buffer with the
-// header, as the firing plan's own records are appended:
+// translated DIF that calls nothing out, or constants, has its chunk
+// written by the trampoline straight into the firing CPU's principal
+// buffer (buffers.ts), whose descriptor block[B_BUFFER] points to: its
+// epid (imported global e<i>), the header's timestamp (the block's, high
+// word first), zeroes between the records, and each record with an i64
+// store of its size at the offset the program gives. When the chunk does
+// not fit below the descriptor's limit, it is written in the record stage
+// (B_STAGE) instead, and `append(i)` has the buffer's policy place or drop
+// it; otherwise the trampoline moves the buffer's tail itself, and the
+// firing costs no JavaScript:
 //
-//     stage[offset_j] = record_j(); append(i)
+//     d = block[B_BUFFER]; at = d.tail + size <= d.limit ? d.base + d.tail : B_STAGE
+//     at[0] = e<i>; at[4] = ts >> 32; at[8] = ts; at[offset_j] = record_j()
+//     at == B_STAGE ? append(i) : d.tail += size
 //
 // The firing block (wasm.ts) is filled once per firing with the union of
 // what the predicates read; a fault in a predicate unwinds through the
@@ -59,7 +68,8 @@
 // cannot take (no WebAssembly, a module over MODULE_LIMIT) leaves the probe
 // to the JavaScript loop over its plan.
 
-import { B_COUNT, B_ECB, B_NDX, B_NUMBERS, B_PREDICATE, B_STAGE, MODULE_LIMIT, compiledModule, sharedBlock, type WasmDifo } from './wasm.js';
+import { D_BASE, D_LIMIT, D_TAIL } from './buffers.js';
+import { B_BUFFER, B_COUNT, B_ECB, B_NDX, B_NUMBERS, B_PREDICATE, B_STAGE, B_TIMESTAMP, MODULE_LIMIT, compiledModule, sharedBlock, type WasmDifo } from './wasm.js';
 import { Bytes, Code, F64, I32, I64, OP } from './wasm-encoding.js';
 
 /** How `steps(i, mode)` finds ECB i's firing context. */
@@ -71,6 +81,15 @@ export const STEPS_WHOLE = 2;
 
 /** The aggregating functions a trampoline updates (see the top). */
 export type CellFunction = 'count' | 'sum' | 'min' | 'max' | 'avg';
+/** The histograms a trampoline updates in a keyed table's cells (aggtable.ts), whose cells are as long as their data. */
+export type HistogramFunction = 'quantize' | 'lquantize';
+/** lquantize()'s parameters as the trampoline's constants. */
+export interface LinearParams {
+  readonly base: bigint;
+  readonly levels: number;
+  readonly limit: bigint;
+  readonly step: bigint;
+}
 
 /** One ECB as the trampoline sees it. */
 export interface TrampolineEcb {
@@ -79,15 +98,32 @@ export interface TrampolineEcb {
   readonly predicate: WasmDifo | undefined;
   readonly interpreted: boolean;
   /** The aggregation it updates itself: its function, its value's DIF (none for count()), the action's index + 1. */
-  readonly aggregation?: { readonly fn: CellFunction; readonly value: WasmDifo | undefined; readonly ndx: number; readonly keyed?: TrampolineKeys | undefined } | undefined;
+  readonly aggregation?: TrampolineAggregation | undefined;
   /** The records it writes itself (see the top), in the actions' order. */
   readonly records?: readonly TrampolineRecord[] | undefined;
+  /** With records: the chunk's size and header size (a header of 12 bytes or more holds the timestamp). */
+  readonly size?: number;
+  readonly headerSize?: number;
 }
 
 /** KEY_HASH's multiplier (2^64 / the golden ratio): see aggtable.ts. */
 export const KEY_HASH_MULTIPLIER = 0x9e3779b97f4a7c15n;
 /** Bytes of a keyed table's slot before its keys: its tag and padding. */
 export const SLOT_KEYS = 8;
+
+/**
+ * An aggregation a trampoline updates: its function (a histogram only by
+ * keys found in a table), its value's and increment's DIF (none for
+ * count(), and for an increment of 1), the action's index + 1.
+ */
+export interface TrampolineAggregation {
+  readonly fn: CellFunction | HistogramFunction;
+  readonly value: WasmDifo | undefined;
+  readonly ndx: number;
+  readonly keyed?: TrampolineKeys | undefined;
+  readonly increment?: { readonly value: WasmDifo; readonly ndx: number } | undefined;
+  readonly linear?: LinearParams | undefined;
+}
 
 /** The integer keys of an aggregation the trampoline finds in its table (see the top and aggtable.ts). */
 export interface TrampolineKeys {
@@ -117,14 +153,14 @@ export interface TrampolineCell {
 }
 
 /** What a cell's first word holds when nothing was added: min's and max's identities. */
-export const cellStart = (fn: CellFunction): bigint => (fn === 'min' ? 0x7fffffffffffffffn : fn === 'max' ? -0x8000000000000000n : 0n);
+export const cellStart = (fn: CellFunction | HistogramFunction): bigint => (fn === 'min' ? 0x7fffffffffffffffn : fn === 'max' ? -0x8000000000000000n : 0n);
 
 export interface TrampolineHooks {
   /** Sets up ECB i's firing context before its predicate calls out. */
   prepare(i: number): void;
   /** Runs ECB i's actions (and with STEPS_WHOLE its predicate); returns 0 when the probe's later ECBs must not run. */
   steps(i: number, mode: number): number;
-  /** Appends the records ECB i wrote in the stage to the CPU's buffer, with its header. */
+  /** Has the CPU's buffer place (or drop) the chunk ECB i wrote in the stage. */
   append(i: number): void;
 }
 
@@ -140,10 +176,12 @@ export interface Trampoline {
 /**
  * The trampoline module's bytes. Its imports: d.m (the shared memory),
  * d.prepare, d.steps, d.append, then p.<i> for each ECB with a translated
- * predicate, v.<i> for each aggregation's value DIF, k.<i>.<j> for each
- * key DIF of a keyed aggregation, r.<i>.<j> for each
- * record's DIF, and, with `epids`, g.<i>, each ECB's epid as an f64 global,
- * so that the probes of one program share one compiled module. It exports
+ * predicate, v.<i> for each aggregation's value DIF, n.<i> for each
+ * histogram's increment DIF, k.<i>.<j> for each key DIF of a keyed
+ * aggregation, r.<i>.<j> for each record's DIF, with `epids` g.<i>, each
+ * ECB's epid as an f64 global, and e.<i>, the epid of each ECB with
+ * records as an i32 global, so that the probes of one program share one
+ * compiled module. It exports
  * fire and each aggregating ECB's globals o<i> and k<i>.
  */
 export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean): Uint8Array<ArrayBuffer> {
@@ -155,10 +193,12 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   m.section(1, types);
   const predicates = ecbs.filter((e) => e.predicate !== undefined).length;
   const values = ecbs.filter((e) => e.aggregation?.value !== undefined).length;
+  const incrementFns = ecbs.filter((e) => e.aggregation?.increment !== undefined).length;
   const keyFns = ecbs.reduce((n, e) => n + (e.aggregation?.keyed?.keys.length ?? 0), 0);
   const maxKeys = ecbs.reduce((n, e) => Math.max(n, e.aggregation?.keyed?.keys.length ?? 0), 0);
   const recordFns = ecbs.reduce((n, e) => n + (e.records?.filter((r) => r.value !== undefined).length ?? 0), 0);
-  const imports = new Bytes().uleb(4 + predicates + values + keyFns + recordFns + (epids ? ecbs.length : 0));
+  const recordEcbs = ecbs.filter((e) => e.records !== undefined).length;
+  const imports = new Bytes().uleb(4 + predicates + values + incrementFns + keyFns + recordFns + (epids ? ecbs.length : 0) + recordEcbs);
   imports.name('d').name('m').u8(0x02, 0x00).uleb(1);
   imports.name('d').name('prepare').u8(0x00).uleb(1);
   imports.name('d').name('steps').u8(0x00).uleb(2);
@@ -178,6 +218,12 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
     imports.name('v').name(String(i)).u8(0x00).uleb(0);
     valueFn[i] = fn++;
   });
+  const incrementFn: number[] = [];
+  ecbs.forEach((e, i) => {
+    if (e.aggregation?.increment === undefined) return;
+    imports.name('n').name(String(i)).u8(0x00).uleb(0);
+    incrementFn[i] = fn++;
+  });
   ecbs.forEach((e, i) => {
     keyFn[i] = [];
     e.aggregation?.keyed?.keys.forEach((_k, j) => {
@@ -194,13 +240,20 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
     });
   });
   if (epids) ecbs.forEach((_e, i) => imports.name('g').name(String(i)).u8(0x03, F64, 0x00));
+  // The epid global of each ECB with records, after the f64 ones.
+  const epidGlobal: number[] = [];
+  let g = epids ? ecbs.length : 0;
+  ecbs.forEach((e, i) => {
+    if (e.records === undefined) return;
+    imports.name('e').name(String(i)).u8(0x03, I32, 0x00);
+    epidGlobal[i] = g++;
+  });
   m.section(2, imports);
   m.section(3, new Bytes().uleb(1).uleb(1));
   // The aggregation globals, after the imported epids: o, k (i32) of each such ECB.
   const cellGlobal: number[] = [];
   const globals = new Bytes();
   let nglobals = 0;
-  let g = epids ? ecbs.length : 0;
   ecbs.forEach((e, i) => {
     if (e.aggregation === undefined || e.aggregation.keyed !== undefined) return;
     cellGlobal[i] = g;
@@ -218,10 +271,11 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   });
   m.section(7, exports);
   const c = new Code();
-  // Locals: (from) TMP CELL CUR, and a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ...
+  // Locals: (from) TMP CELL CUR, a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ..., then a record chunk's DESC TAIL AT.
   const TMP = 1, CELL = 2, CUR = 3, SAVED = 4, BASE = 5, MASK = 6, IDX = 7, H = 8, K0 = 9;
-  c.uleb(5).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64);
-  const anyValue = values > 0 || keyFns > 0 || recordFns > 0;
+  const DESC = K0 + maxKeys, TAIL = DESC + 1, AT = DESC + 2;
+  c.uleb(6).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64).uleb(3).u8(I32);
+  const anyValue = values > 0 || incrementFns > 0 || keyFns > 0 || recordFns > 0;
   ecbs.forEach((e, i) => {
     c.block('next');
     c.get(0).i32(i).u8(OP.i32_gt_u).brIf('next');
@@ -306,6 +360,36 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
           update(0, (c) => c.i64(1).u8(OP.i64_add));
           update(1, (c) => c.get(TMP).u8(OP.i64_add));
           break;
+        case 'quantize':
+        case 'lquantize': {
+          // The increment (after the value, as the interpreter evaluates them), then the bucket's word of the cell, as the data's.
+          if (agg.increment !== undefined) {
+            c.i32(0).i32(agg.increment.ndx).mem(OP.i32_store, 2, B_NDX);
+            c.u8(OP.call).uleb(incrementFn[i]!).set(CUR);
+          } else c.i64(1).set(CUR);
+          c.block('bucket');
+          if (agg.fn === 'quantize') {
+            // dtrace_aggregate_quantize: 0 in the zero bucket (63); v > 0 in 64 + log2(v) = 127 - clz(v);
+            // v < 0 in 62 - min(log2(-v), 62) = max(clz(-v) - 1, 0) (-INT64_MIN's clz is 0).
+            c.i32(63).set(IDX).get(TMP).u8(OP.i64_eqz).brIf('bucket');
+            c.get(TMP).i64(0).u8(OP.i64_gt_s).if_();
+            c.i32(127).get(TMP).u8(OP.i64_clz, OP.i32_wrap_i64, OP.i32_sub).set(IDX);
+            c.else_();
+            c.i64(0).get(TMP).u8(OP.i64_sub, OP.i64_clz, OP.i32_wrap_i64).set(IDX);
+            c.i32(0).get(IDX).i32(1).u8(OP.i32_sub).get(IDX).u8(OP.i32_eqz, OP.select).set(IDX);
+            c.end();
+          } else {
+            // dtrace_aggregate_lquantize: word 1 below base, word levels + 2 at or above the limit, else 2 + (v - base) / step.
+            const l = agg.linear!;
+            c.i32(1).set(IDX).get(TMP).i64(l.base).u8(OP.i64_lt_s).brIf('bucket');
+            c.i32(l.levels + 2).set(IDX).get(TMP).i64(l.limit).u8(OP.i64_ge_s).brIf('bucket');
+            c.get(TMP).i64(l.base).u8(OP.i64_sub).i64(l.step).u8(OP.i64_div_s, OP.i32_wrap_i64).i32(2).u8(OP.i32_add).set(IDX);
+          }
+          c.end();
+          c.get(CELL).get(IDX).i32(3).u8(OP.i32_shl, OP.i32_add).set(CELL);
+          update(0, (c) => c.get(CUR).u8(OP.i64_add));
+          break;
+        }
       }
       c.br('next');
       c.end();
@@ -313,16 +397,42 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
       if (keyed !== undefined) c.i32(0).get(SAVED).mem(OP.i32_store, 2, B_COUNT);
     }
     if (e.records !== undefined) {
+      const size = e.size!;
+      const stamped = e.headerSize! >= 12;
+      // at = tail + size <= limit ? base + tail : B_STAGE
+      c.i32(0).mem(OP.i32_load, 2, B_BUFFER).u8(OP.local_tee).uleb(DESC);
+      c.mem(OP.i32_load, 2, D_TAIL).u8(OP.local_tee).uleb(TAIL).i32(size).u8(OP.i32_add);
+      c.get(DESC).mem(OP.i32_load, 2, D_LIMIT).u8(OP.i32_gt_u);
+      c.if_(I32).i32(B_STAGE).else_().get(DESC).mem(OP.i32_load, 2, D_BASE).get(TAIL).u8(OP.i32_add).end().set(AT);
+      // The header: the epid, then the timestamp's high word and its low word.
+      c.get(AT).u8(OP.global_get).uleb(epidGlobal[i]!).mem(OP.i32_store, 0, 0);
+      const covered: [number, number][] = [[0, 4]];
+      if (stamped) {
+        c.get(AT).i32(0).mem(OP.i64_load, 3, B_TIMESTAMP).i64(32).u8(OP.i64_shr_u).mem(OP.i64_store32, 0, 4);
+        c.get(AT).i32(0).mem(OP.i64_load, 3, B_TIMESTAMP).mem(OP.i64_store32, 0, 8);
+        covered.push([4, 12]);
+      }
+      for (const r of e.records) covered.push([r.offset, r.offset + r.size]);
+      // The bytes no record covers are zero, as in a chunk the firing plan fills.
+      for (const [from, to] of gaps(covered, size)) {
+        for (let at = from; at < to; ) {
+          const n = to - at >= 8 ? 8 : to - at >= 4 ? 4 : to - at >= 2 ? 2 : 1;
+          c.get(AT).i64(0).mem(n === 8 ? OP.i64_store : n === 4 ? OP.i64_store32 : n === 2 ? OP.i64_store16 : OP.i64_store8, 0, at);
+          at += n;
+        }
+      }
       e.records.forEach((r, j) => {
-        c.i32(0);
+        c.get(AT);
         if (r.value !== undefined) {
           c.i32(0).i32(r.ndx).mem(OP.i32_store, 2, B_NDX);
           c.u8(OP.call).uleb(recordFn[i]![j]!);
         } else c.i64(r.constant);
         const store = r.size === 1 ? OP.i64_store8 : r.size === 2 ? OP.i64_store16 : r.size === 4 ? OP.i64_store32 : OP.i64_store;
-        c.mem(store, 0, B_STAGE + r.offset);
+        c.mem(store, 0, r.offset);
       });
-      c.i32(i).u8(OP.call).uleb(F_APPEND);
+      c.get(AT).i32(B_STAGE).u8(OP.i32_eq);
+      c.if_().i32(i).u8(OP.call).uleb(F_APPEND);
+      c.else_().get(DESC).get(TAIL).i32(size).u8(OP.i32_add).mem(OP.i32_store, 2, D_TAIL).end();
       c.end();
       return;
     }
@@ -332,6 +442,19 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   c.u8(OP.end);
   m.section(10, new Bytes().uleb(1).bytes(c));
   return Uint8Array.from(m.b);
+}
+
+/** The extents of [0, size) that none of `covered` ([from, to) each) covers. */
+function gaps(covered: readonly [number, number][], size: number): [number, number][] {
+  const sorted = [...covered].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  let at = 0;
+  for (const [from, to] of sorted) {
+    if (from > at) out.push([at, from]);
+    if (to > at) at = to;
+  }
+  if (at < size) out.push([at, size]);
+  return out;
 }
 
 /**
@@ -346,11 +469,15 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   const p: WebAssembly.ModuleImports = {};
   const v: WebAssembly.ModuleImports = {};
   const k: WebAssembly.ModuleImports = {};
+  const n: WebAssembly.ModuleImports = {};
   const r: WebAssembly.ModuleImports = {};
   const g: WebAssembly.ModuleImports = {};
+  const ep: WebAssembly.ModuleImports = {};
   ecbs.forEach((e, i) => {
+    if (e.records !== undefined) ep[String(i)] = new WebAssembly.Global({ value: 'i32', mutable: false }, e.epid);
     if (e.predicate !== undefined) p[String(i)] = e.predicate.exported;
     if (e.aggregation?.value !== undefined) v[String(i)] = e.aggregation.value.exported;
+    if (e.aggregation?.increment !== undefined) n[String(i)] = e.aggregation.increment.value.exported;
     e.aggregation?.keyed?.keys.forEach((key, j) => (k[`${i}.${j}`] = key.value.exported));
     e.records?.forEach((rec, j) => {
       if (rec.value !== undefined) r[`${i}.${j}`] = rec.value.exported;
@@ -361,8 +488,10 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
     d: { m: sharedBlock().memory, prepare: hooks.prepare, steps: hooks.steps, append: hooks.append },
     p,
     v,
+    n,
     k,
     r,
+    e: ep,
   };
   if (epids) imports['g'] = g;
   const instance = new WebAssembly.Instance(compiledModule(bytes), imports);
@@ -371,7 +500,7 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   ecbs.forEach((e, i) => {
     if (e.aggregation === undefined || e.aggregation.keyed !== undefined) return;
     const global = (name: string): WebAssembly.Global => x[name + String(i)] as WebAssembly.Global;
-    cells.set(i, { fn: e.aggregation.fn, armed: global('o'), instructions: global('k') });
+    cells.set(i, { fn: e.aggregation.fn as CellFunction, armed: global('o'), instructions: global('k') });
   });
   return { fire: x['fire'] as TrampolineFire, cells };
 }

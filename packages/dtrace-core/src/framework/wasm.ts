@@ -130,13 +130,16 @@ const LOADS: ReadonlyMap<number, readonly [size: number, signed: boolean, user: 
  *             left to the interpreter
  *   200  i32  the action index (ndx) of the aggregation or record whose DIFO
  *             the trampoline runs, 0 while it runs a predicate
+ *   248  i32  the address of the firing CPU's principal-buffer descriptor
+ *             (buffers.ts), where the trampoline writes its records
  *   1024      the record stage: the chunk of an ECB whose records the
- *             trampoline writes itself, at the records' offsets, before the
- *             firing plan copies them into the CPU's buffer (RECORD_STAGE_SIZE)
+ *             trampoline writes itself when they do not fit below the
+ *             buffer's limit, which the buffer's policy then places
+ *             (RECORD_STAGE_SIZE)
  */
 const B_COUNT = 0, B_ARGC = 4, B_ARGS = 8, B_TIMESTAMP = 88, B_NUMBERS = 96, B_TRANSLATION = 168;
-export const B_ECB = 192, B_PREDICATE = 196, B_NDX = 200, B_STAGE = 1024, RECORD_STAGE_SIZE = 4096;
-export { B_COUNT };
+export const B_ECB = 192, B_PREDICATE = 196, B_NDX = 200, B_BUFFER = 248, B_STAGE = 1024, RECORD_STAGE_SIZE = 4096;
+export { B_COUNT, B_TIMESTAMP };
 export { B_NUMBERS };
 /** For filter.ts, which fills the block's arguments and identifiers itself. */
 export { B_ARGC, B_ARGS };
