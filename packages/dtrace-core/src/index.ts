@@ -12,6 +12,7 @@ export * from './framework/stability.js';
 export { Arena, ARENA_BASE } from './framework/arena.js';
 export { difEmulate, difRun, loadDifo, type LoadedDifo } from './framework/vm.js';
 export { wasmCompile, difoModuleBytes } from './framework/wasm.js';
+export { FILTER_ARGS, type ProbeFilterFunction } from './framework/filter.js';
 export { guestMemoryReader } from './framework/wasm-walk.js';
 export { regionBytesInUse } from './framework/wmem.js';
 export type { ProbeArgumentSource, VmFiring, VmVariables, TupleEntry } from './framework/firing.js';

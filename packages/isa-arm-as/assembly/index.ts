@@ -11,3 +11,4 @@ export { decodeA32 } from './generated/a32-decoder';
 export { decodeT16, decodeT32 } from './generated/t32-decoder';
 export * from './host';
 export { emulate, emulationMatches } from './dtrace';
+export { fastSitesOffset, fastLimitsOffset, fastSiteCapacity, setFastSites } from './fastsite';

@@ -27,6 +27,7 @@ import {
   EXC_BKPT, EXC_DTRACE, EXC_WFI,
 } from './semantics';
 import { decodeA32, PURE } from './generated/a32-decoder';
+import { fastTrap, fastSitesOn } from './fastsite';
 import { HANDLERS } from './generated/a32-dispatch';
 import { decodeT16, decodeT32, isT32Wide, T32_CLASS, T32_REGISTER_FIELDS } from './generated/t32-decoder';
 import { HANDLERS as T32_HANDLERS } from './generated/t32-dispatch';
@@ -1091,6 +1092,23 @@ export function run(cpu: u32, budget: u32): u32 {
     done++;
     }
     if (reason != 0) {
+      if (reason == STOP_DTRACE && fastSitesOn()) {
+        // A fast probe site whose filter says the firing does nothing (fastsite.ts):
+        // the core performed the displaced instruction; the run goes on.
+        const took = fastTrap(cpu, done);
+        if (took != 0) {
+          budget -= took - 1;
+          done = 0;
+          reason = 0;
+          store<u32>(CTX, budget, CTX_BUDGET);
+          if (st(WAITING) != 0) {
+            reason = STOP_HALT;
+            break;
+          }
+          pc = reg(15);
+          continue;
+        }
+      }
       if (!trapHook || reason < STOP_DTRACE || reason > STOP_UNDEFINED) break;
       // A trap taken inside the run (see setTrapHook): what ran so far retires first.
       store<u64>(S + RETIRED, load<u64>(S + RETIRED) + u64(done));

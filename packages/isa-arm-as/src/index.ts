@@ -10,6 +10,7 @@ export { disassembleA32, disassembleT32, walkT32, disassembleElf, type Disassemb
 export { describeT32, thumbExpandImmediate, itStateAfter, isT32Wide } from './describe-t32.js';
 export type { ArmInstruction, ArmClass } from './arm-syntax.js';
 export { armObjdumpLines, columnOf, type ArmMapping } from './objdump.js';
+export { ArmFastSites, type ArmFastFilter, type ArmFastPerform } from './fast-sites.js';
 
 /** Reasons `run` returns (and `stopReason` reports). */
 export const StopReason = {
@@ -159,6 +160,13 @@ export interface ArmCoreExports {
   readVirtual(cpu: number, va: number, size: number): number;
   peekFault(): number;
   peekFaultAddress(): number;
+  /** The core's function table (growable): fast sites' filters go into it (ArmFastSites). */
+  table: WebAssembly.Table;
+  /** Fast probe sites (assembly/fastsite.ts): where their table and the per-CPU limits are, its capacity, the switch. */
+  fastSitesOffset(): number;
+  fastLimitsOffset(): number;
+  fastSiteCapacity(): number;
+  setFastSites(on: number): void;
 }
 
 /** Host callbacks: the device window, and traps taken inside `run`. */

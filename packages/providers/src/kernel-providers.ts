@@ -27,6 +27,11 @@ class KernelSink implements ProbeSink {
     if (this.taps.size !== 0) this.taps.get(probeId)?.(cpu, args, rest);
     this.target.probe(probeId, cpu, args, rest);
   }
+  /** A tapped probe has none: its firings must reach the tap. */
+  probeFilter(probeId: number): ReturnType<NonNullable<ProbeSink['probeFilter']>> {
+    if (this.target === undefined || (this.taps.size !== 0 && this.taps.has(probeId))) return undefined;
+    return this.target.probeFilter?.(probeId);
+  }
 }
 
 export class KernelProviders {

@@ -3,7 +3,7 @@
 // provider raises for a request it cannot satisfy, and the stability
 // attributes of the providers named after the kernel's own functions.
 
-import type { ProbeArgumentSource } from '@wdtrace/dtrace-core';
+import type { ProbeArgumentSource, ProbeFilterFunction } from '@wdtrace/dtrace-core';
 
 /**
  * Where probes fire: dtrace-core's DTraceState satisfies this (dtrace_probe()).
@@ -14,6 +14,12 @@ import type { ProbeArgumentSource } from '@wdtrace/dtrace-core';
  */
 export interface ProbeSink {
   probe(probeId: number, cpu: number, args: readonly bigint[], rest?: ProbeArgumentSource): void;
+  /**
+   * The probe's filter now (DTraceState.probeFilter): a function of the
+   * CPU and arguments 0..3 that answers 0 when a firing with them would do
+   * nothing; undefined when the probe has none.
+   */
+  probeFilter?(probeId: number): ProbeFilterFunction | undefined;
 }
 
 /** The argument array of a firing whose arguments all come from its source (or that has none). */

@@ -6,7 +6,7 @@
 // invop handler serves the whole table. The kernel's table (fbt, sdt, kinst)
 // is `tracepointsOf(machine)`; the text and the traps a table claims are
 // parameters, so a process's text (pid, usdt) can have a table of its own.
-import type { InvopHandler, InvopResult, Machine, Trap } from '@wdtrace/kernel';
+import type { FastSiteFilter, InvopHandler, InvopResult, Machine, Trap } from '@wdtrace/kernel';
 
 /** The text a table patches and the trap path it listens on (a Machine, for the kernel's text). */
 export interface PatchableText {
@@ -17,6 +17,10 @@ export interface PatchableText {
   addInvopHandler(handler: InvopHandler): () => void;
   /** Differences d such that text linked at v also runs at v - d (Machine.textAliases). */
   textAliases?(): readonly bigint[];
+  /** Fast probe sites of the text's CPU cores (Machine.setFastSite and the rest), where it has them. */
+  setFastSite?(handler: InvopHandler, address: bigint, filter: FastSiteFilter, perform: Extract<InvopResult, { kind: 'emulate' | 'displaced' }>): boolean;
+  removeFastSite?(address: bigint): number;
+  fastSiteFirings?(address: bigint): number;
 }
 
 /** A probe placed on a kernel instruction. */
@@ -30,6 +34,14 @@ export interface Tracepoint {
   readonly name: string;
   /** Firing order among probes at one address, lowest first (entry probes before return probes). */
   readonly order?: number;
+  /**
+   * A tracepoint whose `fire` always answers `fastResult` and whose probe's
+   * arguments 0..3 are the ISA's first four argument registers (an fbt
+   * entry) may offer its probe's filter: while it is a site's only owner,
+   * the site is made a fast site with the filter (see TracepointTable).
+   */
+  fastFilter?(): FastSiteFilter | undefined;
+  readonly fastResult?: InvopResult;
 }
 
 /** A probe that places its tracepoints together and takes them out together (fbt's, sdt's). */
@@ -53,6 +65,9 @@ interface Site {
   firing: readonly Tracepoint[];
   /** Bytes currently written (the head owner's patch). */
   written: Uint8Array;
+  /** The filter of the fast site it is (none: not one), and a filter the machine refused for it. */
+  fast: FastSiteFilter | undefined;
+  refused: FastSiteFilter | undefined;
 }
 
 /** The owners of a site in firing order: by `order`, then as installed. */
@@ -122,8 +137,28 @@ export class TracepointTable {
    */
   private readonly byLow = new LowIndex();
   private removeHandler: (() => void) | undefined;
-  /** Traps claimed since creation (all probes). */
-  firings = 0;
+  /** The invop handler, as registered (a fast site names it). */
+  private readonly handler: InvopHandler = (trap) => this.handle(trap);
+  /** Traps claimed since creation, and firings the cores took at fast sites since taken out. */
+  private claimed = 0;
+  private fastTaken = 0;
+  /** The sites that are fast sites now. */
+  private readonly fastSites = new Set<Site>();
+
+  /**
+   * Firings since creation (all probes): the traps claimed and the firings
+   * the CPU cores took at fast sites without a trap.
+   */
+  get firings(): number {
+    return this.claimed + this.fastFirings;
+  }
+
+  /** Firings the CPU cores took at fast sites (see "Fast sites" below). */
+  get fastFirings(): number {
+    let n = this.fastTaken;
+    for (const site of this.fastSites) n += this.text.fastSiteFirings!(site.address);
+    return n;
+  }
 
   constructor(
     private readonly text: PatchableText,
@@ -156,6 +191,7 @@ export class TracepointTable {
     const site = this.sites.get(tp.address);
     if (site) {
       if (site.owners.includes(tp)) throw new Error(`${tp.name}: already installed at ${hex(tp.address)}`);
+      this.dropFast(site);
       site.owners.push(tp);
       site.firing = firingOrder(site.owners);
       // Firing order only: the head (the bytes written) stays the first installed.
@@ -170,9 +206,9 @@ export class TracepointTable {
       }
     }
     const original = this.text.readText(tp.address, tp.patch.length).slice();
-    this.addSite({ address: tp.address, high: high32(tp.address), sameLow: undefined, original, owners: [tp], firing: [tp], written: tp.patch });
+    this.addSite({ address: tp.address, high: high32(tp.address), sameLow: undefined, original, owners: [tp], firing: [tp], written: tp.patch, fast: undefined, refused: undefined });
     this.text.writeText(tp.address, tp.patch);
-    if (!this.removeHandler) this.removeHandler = this.text.addInvopHandler((trap) => this.handle(trap));
+    if (!this.removeHandler) this.removeHandler = this.text.addInvopHandler(this.handler);
   }
 
   /**
@@ -204,6 +240,7 @@ export class TracepointTable {
     const site = this.sites.get(tp.address);
     const i = site ? site.owners.indexOf(tp) : -1;
     if (!site || i < 0) throw new Error(`${tp.name}: not installed at ${hex(tp.address)}`);
+    this.dropFast(site);
     site.owners.splice(i, 1);
     site.firing = firingOrder(site.owners);
     if (site.owners.length === 0) {
@@ -232,6 +269,7 @@ export class TracepointTable {
     const dropped: Tracepoint[] = [];
     for (const [addr, site] of [...this.sites]) {
       if (addr < start || addr >= end) continue;
+      this.dropFast(site);
       dropped.push(...site.owners);
       this.deleteSite(site);
     }
@@ -284,6 +322,31 @@ export class TracepointTable {
     return s;
   }
 
+  /** How many sites are fast sites now (see "Fast sites" below). */
+  get fastSiteCount(): number {
+    return this.fastSites.size;
+  }
+
+  /** Makes `site` a fast site with its owner's filter of now, or takes it out (see "Fast sites" below). */
+  private refreshFast(site: Site, owner: Tracepoint): void {
+    const filter = owner.fastFilter!();
+    if (filter === site.fast) return;
+    this.dropFast(site);
+    const perform = owner.fastResult;
+    if (filter === undefined || filter === site.refused || this.text.setFastSite === undefined || (perform?.kind !== 'emulate' && perform?.kind !== 'displaced')) return;
+    if (this.text.setFastSite(this.handler, site.address, filter, perform)) {
+      site.fast = filter;
+      this.fastSites.add(site);
+    } else site.refused = filter;
+  }
+
+  private dropFast(site: Site): void {
+    if (site.fast === undefined) return;
+    this.fastTaken += this.text.removeFastSite!(site.address);
+    site.fast = undefined;
+    this.fastSites.delete(site);
+  }
+
   /** Whether a tracepoint is installed at `address`. */
   has(address: bigint): boolean {
     return this.sites.has(address);
@@ -310,7 +373,7 @@ export class TracepointTable {
       }
     }
     if (!site) return undefined;
-    this.firings++;
+    this.claimed++;
     const head = site.owners[0]!;
     let result: InvopResult | undefined;
     const firing = site.firing;
@@ -319,10 +382,21 @@ export class TracepointTable {
       const r = o.fire(trap);
       if (o === head) result = r;
     }
+    if (head.fastFilter !== undefined && alias === 0n && site.owners.length === 1 && site.owners[0] === head) this.refreshFast(site, head);
     if (alias !== 0n && result?.kind === 'resume' && result.pc !== undefined) return { kind: 'resume', pc: result.pc - alias };
     return result;
   }
 }
+
+// Fast sites. A site whose only owner offers its probe's filter is made a
+// fast site of the text's CPU cores (Machine.setFastSite): its breakpoint
+// stays, and a core that hits it calls the filter and, when the firing
+// would do nothing, performs the owner's displaced instruction itself
+// without a trap. Made lazily: each firing on the trap path (the first
+// one, and each one the filter sends on because it is stale or the state
+// changed) asks the owner for its probe's filter now and makes, replaces
+// or takes out the fast site to match. A change of the site's owners takes
+// the fast site out first; its firings count on in `fastTaken`.
 
 const tables = new WeakMap<Machine, TracepointTable>();
 

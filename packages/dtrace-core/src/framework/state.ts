@@ -32,6 +32,7 @@ import { B_BUFFER, B_COUNT, B_NDX, B_STAGE, NEED_TIMESTAMP, RECORD_STAGE_SIZE, a
 import { ERROR_EPID, ERROR_RECORD_SIZE, PrincipalBuffers, type TakenBuffer } from './buffers.js';
 import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type HistogramFunction, type Trampoline, type TrampolineAggregation, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
 import { verifyDifo } from './verify.js';
+import { filterGlobals, filterablePredicate, probeFilter, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
@@ -589,6 +590,7 @@ export class DTraceState {
   set activity(a: Activity) {
     this.activityNow = a;
     this.activityBit = ACTIVITY_BIT[a];
+    if (this.filterShared !== undefined) this.filterShared.gate.value = a === 'active' ? 1 : 0;
     // Fill buffers keep room for the END enablings (dts_reserve); only END may use it.
     this.buffers.setEnding(a === 'cooldown');
   }
@@ -602,8 +604,14 @@ export class DTraceState {
   exitStatus: number | undefined;
   beganOn = 0;
   endedOn = 0;
-  /** Instructions executed by the DIF VM (bench). */
-  instructions = 0;
+  /** Instructions executed by the DIF VM (bench), with those of the probes' filters (filter.ts). */
+  get instructions(): number {
+    return this.instructionsHere + (this.filterShared?.instructions.value as number | undefined ?? 0);
+  }
+  set instructions(n: number) {
+    this.instructionsHere = n - (this.filterShared?.instructions.value as number | undefined ?? 0);
+  }
+  private instructionsHere = 0;
   private inError = false;
   readonly matchedProbes: number;
   /** Bytes a fill buffer keeps for END's data (the sizes of the END ECBs). */
@@ -746,6 +754,7 @@ export class DTraceState {
     if (plan.trampoline) this.retireCells(plan);
     plan.ecbs.push(ep);
     plan.trampoline = undefined;
+    this.dropFilter(probe.id);
     if ((ep.storesData && ecb.headerSize >= 12) || readsTimestamp(predicate) || actions.some(readsTimestamp)) plan.needsTimestamp = true;
     return fresh;
   }
@@ -823,6 +832,48 @@ export class DTraceState {
 
   epid(epid: number): EnabledProbe | undefined {
     return this.enabled[epid - 1];
+  }
+
+  // DTrace Probe Context: filters (filter.ts). A probe whose ECBs all have a
+  // pure translated predicate offers its provider a function that runs
+  // them where the probe site is trapped, without JavaScript; made when
+  // first asked for, dropped (and its valid word cleared) when an ECB is
+  // put on the probe. The gate the filters share is open while the state is
+  // active; a fill buffer (whose full state makes a firing do nothing
+  // before its predicates) gets no filters.
+
+  /** The filters made, by probe id (null: the probe cannot have one). */
+  private readonly filters = new Map<number, ProbeFilter | null>();
+  private readonly filterShared = filterGlobals();
+
+  /** The filter of probe `probeId` (see filter.ts), or undefined when it has none now. */
+  probeFilter(probeId: number): ProbeFilterFunction | undefined {
+    if (this.options.backend !== 'wasm' || this.activityNow !== 'active' || this.options.bufpolicy === 'fill' || this.filterShared === undefined) return undefined;
+    let f = this.filters.get(probeId);
+    if (f === undefined) {
+      f = this.makeFilter(probeId);
+      this.filters.set(probeId, f);
+    }
+    return f?.fn;
+  }
+
+  private makeFilter(probeId: number): ProbeFilter | null {
+    const plan = this.planById[probeId];
+    if (plan === undefined || plan.activities !== FIRES_ORDINARY || plan.ecbs.length === 0) return null;
+    const ecbs: FilterEcb[] = [];
+    for (const ep of plan.ecbs) {
+      const ld = ep.predicate;
+      const w = ld === undefined ? undefined : this.translated.get(ld);
+      if (ld === undefined || w === undefined || !filterablePredicate(ld, w)) return null;
+      ecbs.push({ epid: ep.epid, predicate: ld, translated: w });
+    }
+    return probeFilter(probeId, ecbs, this.filterShared!) ?? null;
+  }
+
+  private dropFilter(probeId: number): void {
+    const f = this.filters.get(probeId);
+    if (f) f.valid.value = 0;
+    this.filters.delete(probeId);
   }
 
   isEnabled(probeId: number): boolean {

@@ -141,9 +141,10 @@ const B_COUNT = 0, B_ARGC = 4, B_ARGS = 8, B_TIMESTAMP = 88, B_NUMBERS = 96, B_T
 export const B_ECB = 192, B_PREDICATE = 196, B_NDX = 200, B_BUFFER = 248, B_STAGE = 1024, RECORD_STAGE_SIZE = 4096;
 export { B_COUNT, B_TIMESTAMP };
 export { B_NUMBERS };
+/** For filter.ts, which fills the block's arguments and identifiers itself. */
+export { B_ARGC, B_ARGS };
 /** The f64 slot of each Number builtin, and what its value needs written. */
-export const NEED_TIMESTAMP = 2;
-const NEED_ARGS = 1, NEED_IDS = 4, NEED_THREAD = 8, NEED_ERRNO = 16;
+export const NEED_ARGS = 1, NEED_TIMESTAMP = 2, NEED_IDS = 4, NEED_THREAD = 8, NEED_ERRNO = 16;
 /** Translation registers, for a DIFO whose loads walk guest RAM: kernel loads, user loads. */
 const NEED_KERNEL_WALK = 32, NEED_USER_WALK = 64;
 const NUMBER_BUILTINS: ReadonlyMap<number, { slot: number; need: number }> = new Map([

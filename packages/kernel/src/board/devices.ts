@@ -197,6 +197,11 @@ export class Board {
     return m === 0 ? -1 : 31 - Math.clz32(m & -m);
   }
 
+  /** CPU `cpu`'s armed timer deadline in ns, or undefined when its timer is not armed. */
+  timerDeadline(cpu: number): number | undefined {
+    return this.armed[cpu] ? this.deadline[cpu]! : undefined;
+  }
+
   /** The earliest armed deadline of any CPU in ns, or undefined (for idle fast-forward). */
   nextDeadline(): number | undefined {
     let best: number | undefined;

@@ -13,11 +13,11 @@
 //   (0x04 undefined, 0x08 svc, 0x0C prefetch abort, 0x10 data abort).
 // - The device window is toxic to `readVirtual`: a read that reaches it
 //   faults at its first device address.
-import { createArmCore, ramView, ArmException, ArmState, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
+import { ArmFastSites, createArmCore, ramView, ArmException, ArmState, StopReason, type ArmCoreExports, type WasmBuild } from '@wdtrace/isa-arm-as';
 import { BOARD_ID, BOOT_STACK_TOP, BOOTINFO_PHYS, DEVICE_BASE } from '../board/constants.js';
 import { DEVICE_WINDOW, type MemoryWindow } from './guest-memory.js';
 import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
-import type { CpuPort, CpuStartRequest, CpuStop, RegisterFile, SafeRead, Trap, TrapHandler } from './types.js';
+import type { CpuPort, CpuStartRequest, CpuStop, FastSitePort, RegisterFile, SafeRead, Trap, TrapHandler } from './types.js';
 
 /** CPSR at boot and for started secondaries: SVC mode, A, I and F masked (BOARD.md 6.2, 7). */
 export const ARM_BOOT_CPSR = 0x1d3;
@@ -134,6 +134,7 @@ export class ArmPort implements CpuPort {
   private running = false;
   /** Per CPU: the stop its traps return, and the trap a trap handler is given (one object each, filled in at each trap). */
   private readonly trapStops: ArmTrapStop[];
+  readonly fastSites: FastSitePort;
   /** Traps taken inside `run` go here (setTrapHandler). */
   private trapHandler: TrapHandler | undefined;
 
@@ -147,6 +148,20 @@ export class ArmPort implements CpuPort {
     this.blockWords = core.stateSize() >>> 2;
     this.space = { ram: () => this.ram(), ramBytes: ramSize, address: (va, offset) => (offset === 0 ? va : va + BigInt(offset)) };
     for (let cpu = 0; cpu < cpuCount; cpu++) this.files.push(new ArmRegisterFile(this, cpu));
+    const sites = new ArmFastSites(core);
+    // The core passes r0-r3, the AAPCS argument registers, to a site's filter.
+    this.fastSites = {
+      set: (pc, filter, perform) => {
+        if (pc > 0xffff_ffffn) return false;
+        if (perform.kind === 'displaced') return sites.set(Number(pc), filter, perform);
+        // Without its word an emulation would be of the breakpoint (see emulate).
+        return perform.word !== undefined && sites.set(Number(pc), filter, { kind: 'emulate', code: perform.code, word: perform.word });
+      },
+      remove: (pc) => (pc <= 0xffff_ffffn ? sites.remove(Number(pc)) : 0),
+      firings: (pc) => (pc <= 0xffff_ffffn ? sites.firings(Number(pc)) : 0),
+      setLimit: (cpu, retired) => sites.setLimit(cpu, retired),
+      enable: (on) => sites.enable(on),
+    };
     this.trapStops = Array.from({ length: cpuCount }, (_, cpu) => ({ kind: 'trap', trap: new ArmTrap(cpu) }));
   }
 

@@ -36,7 +36,7 @@ import { appendToInitrd, type InitrdFile } from './initrd.js';
 import type { MemoryWindow } from './guest-memory.js';
 import { KernelModules, kernelImageFromElf, moduleImageFromLinked, type KernelModuleImage, type ModuleEvent } from './kernel-modules.js';
 import { PORT_FACTORIES } from './ports.js';
-import { keptTrap, type CpuPort, type CpuStop, type InvopHandler, type InvopResult, type PortConfig, type PortFactory, type RegisterFile, type SafeRead, type Trap, type TrapUse } from './types.js';
+import { keptTrap, type CpuPort, type CpuStop, type FastSiteFilter, type InvopHandler, type InvopResult, type PortConfig, type PortFactory, type RegisterFile, type SafeRead, type Trap, type TrapUse } from './types.js';
 import { ELF_MACHINE, ISAS, type Isa } from '../isa.js';
 
 const MiB = 1024 * 1024;
@@ -467,6 +467,7 @@ export class Machine {
     this.board.mmioWrite(cpu, paddr >>> 0, size, value);
     this.board.update();
     this.pushLines();
+    if (this.fastOn) this.setFastLimit(cpu);
   }
 
   private pushLine(cpu: number): void {
@@ -656,13 +657,16 @@ export class Machine {
     this.board.update();
     this.pushLines();
     this.halted[cpu] = false;
-    return this.afterStop(cpu, true, this.handleTrap(cpu, trap));
+    const more = this.afterStop(cpu, true, this.handleTrap(cpu, trap));
+    if (this.fastOn) this.setFastLimit(cpu);
+    return more;
   };
 
   private sliceRetired = 0;
 
   private runSlice(cpu: number, budget: number): CpuStop {
     const before = this.lastRetired[cpu]!;
+    if (this.fastOn) this.setFastLimit(cpu);
     this.currentCpu = cpu;
     let stop: CpuStop;
     try {
@@ -843,9 +847,12 @@ export class Machine {
    */
   addInvopHandler(handler: InvopHandler, use: TrapUse = {}): () => void {
     const h: InvopHandler = use.keepsTraps ? (trap) => handler(keptTrap(trap)) : handler;
+    if (use.userTrapsOnly) this.userTrapHandlers.add(h);
     this.handlers = [...this.handlers, h];
+    this.updateFastPath();
     return () => {
       this.handlers = without(this.handlers, h);
+      this.updateFastPath();
     };
   }
 
@@ -863,9 +870,93 @@ export class Machine {
   onTrap(listener: (trap: Trap, result: InvopResult | undefined) => void, use: TrapUse = {}): () => void {
     const l: typeof listener = use.keepsTraps ? (trap, result) => listener(keptTrap(trap), result) : listener;
     this.trapListeners = [...this.trapListeners, l];
+    this.updateFastPath();
     return () => {
       this.trapListeners = without(this.trapListeners, l);
+      this.updateFastPath();
     };
+  }
+
+  // ---- fast probe sites --------------------------------------------------
+  //
+  // A probe site whose firing the CPU core can decide itself (the port's
+  // fastSites): at the site's breakpoint the core calls the site's filter
+  // and, when it answers 0 (the firing would do nothing), performs the
+  // displaced instruction itself and runs on; otherwise the trap takes the
+  // trap path as usual. The breakpoint stays in the guest's code either way.
+  // The core takes the fast path only where the trap path would do nothing
+  // more: every handler asked before the sites' handler claims only user
+  // traps (the core's fast path is for kernel mode), nobody listens to
+  // traps, and the CPU's retired count is below the count at which its
+  // timer deadline passes (the trap path brings the board up to date at
+  // each trap and would raise the timer's interrupt there; the limits are
+  // set again before each run, after each trap and after each device write).
+
+  private readonly userTrapHandlers = new WeakSet<InvopHandler>();
+  /** The handler the fast sites stand for (one at a time), and their addresses. */
+  private fastHandler: InvopHandler | undefined;
+  private readonly fastAddresses = new Set<bigint>();
+  private fastOn = false;
+
+  /**
+   * Makes `address` a fast site of `handler` (the invop handler that claims
+   * its traps, as registered): `filter` decides, and `perform` is what
+   * `handler` answers for the trap there. Returns false where the port or
+   * its core cannot take it (another handler has fast sites, no fast sites
+   * on this ISA, a full table, an instruction the core cannot perform so).
+   */
+  setFastSite(handler: InvopHandler, address: bigint, filter: FastSiteFilter, perform: Extract<InvopResult, { kind: 'emulate' | 'displaced' }>): boolean {
+    const sites = this.port.fastSites;
+    if (sites === undefined || (this.fastHandler !== undefined && this.fastHandler !== handler)) return false;
+    if (!sites.set(address, filter, perform)) return false;
+    this.fastHandler = handler;
+    this.fastAddresses.add(address);
+    this.updateFastPath();
+    return true;
+  }
+
+  /** Takes out the fast site at `address`; returns the firings the core took there (0 for no site). */
+  removeFastSite(address: bigint): number {
+    if (!this.fastAddresses.delete(address)) return 0;
+    const n = this.port.fastSites!.remove(address);
+    if (this.fastAddresses.size === 0) this.fastHandler = undefined;
+    this.updateFastPath();
+    return n;
+  }
+
+  /** The firings the core took at the fast site at `address` so far (0 for no site). */
+  fastSiteFirings(address: bigint): number {
+    return this.fastAddresses.has(address) ? this.port.fastSites!.firings(address) : 0;
+  }
+
+  /** How many fast sites there are. */
+  get fastSiteCount(): number {
+    return this.fastAddresses.size;
+  }
+
+  private updateFastPath(): void {
+    const sites = this.port.fastSites;
+    if (sites === undefined) return;
+    let on = this.fastAddresses.size > 0 && this.trapListeners.length === 0;
+    if (on) {
+      const handlers = this.handlers;
+      let i = 0;
+      while (i < handlers.length && handlers[i] !== this.fastHandler && this.userTrapHandlers.has(handlers[i]!)) i++;
+      on = handlers[i] === this.fastHandler;
+    }
+    if (on !== this.fastOn) {
+      this.fastOn = on;
+      sites.enable(on);
+    }
+    if (on) for (let cpu = 0; cpu < this.cpuCount; cpu++) this.setFastLimit(cpu);
+  }
+
+  /** CPU `cpu`'s fast-path limit: the retired count before which its timer deadline has not passed (one short, so no rounding of the clock can cross it). */
+  private setFastLimit(cpu: number): void {
+    if (!this.fastOn) return;
+    const deadline = this.board.timerDeadline(cpu);
+    const limit = deadline === undefined ? Infinity : this.lastRetired[cpu]! + Math.ceil((deadline - this.cpuTime[cpu]!) / this.nsPerInsn) - 1;
+    this.port.fastSites!.setLimit(cpu, limit);
   }
 
   // ---- NOFAULT access ----------------------------------------------------

@@ -53,6 +53,30 @@ export type InvopResult =
   /** The handler set the CPU state itself; resume at `pc` when given, else where the CPU is. */
   | { readonly kind: 'resume'; readonly pc?: bigint };
 
+/**
+ * A fast probe site's filter: called by the CPU core itself at the site's
+ * breakpoint with the CPU and the ISA's first four argument registers
+ * (zero-extended); 0 means the firing does nothing, so the core performs
+ * the displaced instruction and runs on without a trap; anything else
+ * takes the trap path as usual. A WebAssembly function (the core calls it
+ * through its function table).
+ */
+export type FastSiteFilter = (cpu: number, a0: bigint, a1: bigint, a2: bigint, a3: bigint) => number;
+
+/** The fast probe sites of a port whose core takes them (Machine.setFastSite). */
+export interface FastSitePort {
+  /** Registers or updates the site at `pc`; false when the core cannot take it (table full, an instruction it cannot perform so). */
+  set(pc: bigint, filter: FastSiteFilter, perform: Extract<InvopResult, { kind: 'emulate' | 'displaced' }>): boolean;
+  /** Takes the site out; returns the firings the core took at it. */
+  remove(pc: bigint): number;
+  /** The firings the core took at the site so far. */
+  firings(pc: bigint): number;
+  /** CPU `cpu` takes the fast path only while its retired count is below `retired` (Infinity: no bound). */
+  setLimit(cpu: number, retired: number): void;
+  /** Switches the fast path on or off for every site. */
+  enable(on: boolean): void;
+}
+
 /** A handler of the probe-firing path: returns undefined to decline the trap. */
 export type InvopHandler = (trap: Trap) => InvopResult | undefined;
 
@@ -60,6 +84,8 @@ export type InvopHandler = (trap: Trap) => InvopResult | undefined;
 export interface TrapUse {
   /** It keeps traps past its call: it is given copies of its own (a port may reuse its trap objects). */
   readonly keepsTraps?: boolean;
+  /** A handler that claims only traps taken in user mode (a process's probes): fast probe sites, which are kernel sites, need not ask it. */
+  readonly userTrapsOnly?: boolean;
 }
 
 /** A copy of `trap` that no port changes: what a handler or listener that keeps traps is given. */
@@ -138,6 +164,8 @@ export interface CpuPort {
    * CPU; the trap's CPU's retired count is exact then.
    */
   setTrapHandler?(handler: TrapHandler | undefined): void;
+  /** Fast probe sites, where the core can take them (see Machine.setFastSite). */
+  readonly fastSites?: FastSitePort;
   /**
    * Called from a device access during `run` (power-off): the running CPU
    * stops after the current instruction and `run` returns a `budget` stop.

@@ -200,6 +200,8 @@ export class FbtProvider {
           this.fire(probe, offset, trap.cpu);
           return result;
         },
+        // An entry firing's arguments 0..3 are the first four argument registers: it may be a fast site.
+        ...(probe.kind === 'entry' ? { fastFilter: () => this.sink.probeFilter?.(probe.id), fastResult: result } : {}),
       };
     });
     table.place(probe, tps);
