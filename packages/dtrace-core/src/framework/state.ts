@@ -611,6 +611,7 @@ export class DTraceState {
   set instructions(n: number) {
     this.instructionsHere = n - (this.filterShared?.instructions.value as number | undefined ?? 0);
   }
+  /** This state's own count: firings add to it directly, since reading the filters' WebAssembly global costs a call each time. */
   private instructionsHere = 0;
   private inError = false;
   readonly matchedProbes: number;
@@ -1155,7 +1156,7 @@ export class DTraceState {
           if (ndx === 0) this.translated.get(ep.predicate!)?.reset();
           const f = this.tramPrepared;
           if (f !== undefined) {
-            this.instructions += f.instructions;
+            this.instructionsHere += f.instructions;
             f.busy = false;
             this.tramPrepared = undefined;
           }
@@ -1169,7 +1170,7 @@ export class DTraceState {
     } finally {
       // The memory may have grown meanwhile (a buffer's region): a fresh view.
       const words = sharedBlock().i32;
-      this.instructions += words[B_COUNT >> 2]!;
+      this.instructionsHere += words[B_COUNT >> 2]!;
       words[B_COUNT >> 2] = outer;
       if (this.tramPrepared !== undefined) {
         this.tramPrepared.busy = false;
@@ -1244,14 +1245,14 @@ export class DTraceState {
       try {
         passed = difRun(ep.predicate, f) !== 0n;
       } catch (e) {
-        this.instructions += f.instructions;
+        this.instructionsHere += f.instructions;
         f.busy = false;
         if (!(e instanceof DifFault)) throw e;
         this.error(ep, cpu, f.ndx, e);
         return;
       }
       if (!passed) {
-        this.instructions += f.instructions;
+        this.instructionsHere += f.instructions;
         f.busy = false;
         return;
       }
@@ -1342,14 +1343,14 @@ export class DTraceState {
         }
         if (act.record !== undefined && !recorded) this.writeRecord(bytes, view, base, size, act, value);
       }
-      this.instructions += f.instructions;
+      this.instructionsHere += f.instructions;
       if (speculating) {
         if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: bytes.slice(base, base + size) });
       } else if (ep.storesData && !committed) {
         this.appendBytes(cpu, bytes, base, size);
       }
     } catch (e) {
-      this.instructions += f.instructions;
+      this.instructionsHere += f.instructions;
       if (!(e instanceof DifFault)) throw e;
       f.busy = false;
       if (chunked) {
