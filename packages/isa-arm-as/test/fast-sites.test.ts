@@ -6,18 +6,9 @@
 // host's trap path. Registers and retired counts end as with the host
 // handling every trap by trap stops.
 import { describe, expect, it } from 'vitest';
-import { ArmEmulation, ArmFastSites, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports, type ArmFastFilter, type WasmBuild } from '../src/index.js';
+import { ArmEmulation, ArmFastSites, createArmCore, StopReason, type ArmCoreExports, type ArmFastFilter, type WasmBuild } from '../src/index.js';
+import { BREAKPOINT, PUSH, RAM, expectSameCpu0, runByTrapStops, u, words } from './breakpoint-loop.js';
 
-const RAM = 4 << 20;
-const PUSH = 0xe92d4800; // push {r11, lr}
-const BREAKPOINT = (DTRACE_BREAKPOINT | 0xe) >>> 0;
-
-function words(core: ArmCoreExports, at: number, list: number[]): void {
-  const bytes = new Uint8Array(list.length * 4);
-  const view = new DataView(bytes.buffer);
-  list.forEach((w, i) => view.setUint32(i * 4, w, true));
-  writeRam(core, at, bytes);
-}
 
 /**
  * f called n times with r0 = n, n-1, ..., 1; f's push (0x8020) is the breakpoint; bkpt at the end:
@@ -45,8 +36,6 @@ function filterPassing(pass: number): ArmFastFilter {
   return new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports['f'] as ArmFastFilter;
 }
 
-const u = (v: number) => v >>> 0;
-const retired = (core: ArmCoreExports, cpu: number) => u(core.retiredHigh(cpu)) * 2 ** 32 + u(core.retiredLow(cpu));
 
 describe.each<WasmBuild>(['debug', 'release'])('fast probe sites (%s build)', (build) => {
   async function traced(setup: (sites: ArmFastSites) => void) {
@@ -78,18 +67,7 @@ describe.each<WasmBuild>(['debug', 'release'])('fast probe sites (%s build)', (b
     });
     expect(trapped).toEqual([2]);
     expect(sites.firings(0x8020)).toBe(4);
-    const plain = await createArmCore(build);
-    expect(plain.init(1, RAM)).toBe(0);
-    program(plain, 5);
-    let reason: number;
-    while ((reason = plain.run(0, 1_000_000)) === StopReason.DTRACE_BREAKPOINT) {
-      plain.clearPending(0);
-      plain.emulate(0, ArmEmulation.PUSHM, PUSH, plain.stopPc(0));
-    }
-    expect(reason).toBe(StopReason.BKPT);
-    expect(retired(core, 0)).toBe(retired(plain, 0));
-    for (let n = 0; n < 16; n++) expect(u(core.getReg(0, n))).toBe(u(plain.getReg(0, n)));
-    expect(u(core.getCpsr(0))).toBe(u(plain.getCpsr(0)));
+    expectSameCpu0(core, await runByTrapStops(build, (plain) => program(plain, 5)));
     // Taken out: its count comes back, and the breakpoint goes to the host again.
     expect(sites.remove(0x8020)).toBe(4);
     expect(sites.firings(0x8020)).toBe(0);

@@ -8,18 +8,9 @@
 // builds and, where it matters, is compared with the same program handled
 // by trap stops (run() returning and called again).
 import { describe, expect, it } from 'vitest';
-import { ArmEmulation, createArmCore, DTRACE_BREAKPOINT, StopReason, writeRam, type ArmCoreExports, type WasmBuild } from '../src/index.js';
+import { ArmEmulation, createArmCore, StopReason, writeRam, type ArmCoreExports, type WasmBuild } from '../src/index.js';
+import { BREAKPOINT, PUSH, RAM, expectSameCpu0, retired, runByTrapStops, u, words } from './breakpoint-loop.js';
 
-const RAM = 4 << 20;
-const PUSH = 0xe92d4800; // push {r11, lr}
-const BREAKPOINT = (DTRACE_BREAKPOINT | 0xe) >>> 0; // the DTrace breakpoint, condition AL
-
-function words(core: ArmCoreExports, at: number, list: number[]): void {
-  const bytes = new Uint8Array(list.length * 4);
-  const view = new DataView(bytes.buffer);
-  list.forEach((w, i) => view.setUint32(i * 4, w, true));
-  writeRam(core, at, bytes);
-}
 
 /**
  * A loop calling f `n` times, whose first instruction (a push, at 0x8020)
@@ -36,8 +27,6 @@ function program(core: ArmCoreExports, n: number, cpu = 0, patched = true): void
   core.setReg(cpu, 15, 0x8000);
 }
 
-const u = (v: number) => v >>> 0;
-const retired = (core: ArmCoreExports, cpu: number) => u(core.retiredHigh(cpu)) * 2 ** 32 + u(core.retiredLow(cpu));
 
 describe.each<WasmBuild>(['debug', 'release'])('traps taken inside the run (%s build)', (build) => {
   it('calls the host with the stop recorded, and the run goes on after an emulation as after trap stops', async () => {
@@ -66,18 +55,7 @@ describe.each<WasmBuild>(['debug', 'release'])('traps taken inside the run (%s b
     expect(u(core.getReg(0, 13))).toBe(0x80000);
 
     // The same program with trap stops: run() returns at each trap and is called again.
-    const plain = await createArmCore(build);
-    expect(plain.init(1, RAM)).toBe(0);
-    program(plain, 5);
-    let reason: number;
-    while ((reason = plain.run(0, 1_000_000)) === StopReason.DTRACE_BREAKPOINT) {
-      plain.clearPending(0);
-      plain.emulate(0, ArmEmulation.PUSHM, PUSH, plain.stopPc(0));
-    }
-    expect(reason).toBe(StopReason.BKPT);
-    expect(retired(plain, 0)).toBe(retired(core, 0));
-    for (let n = 0; n < 16; n++) expect(u(plain.getReg(0, n))).toBe(u(core.getReg(0, n)));
-    expect(u(plain.getCpsr(0))).toBe(u(core.getCpsr(0)));
+    expectSameCpu0(core, await runByTrapStops(build, (plain) => program(plain, 5)));
   });
 
   it('runs as many more instructions as the host answers, counted from the trap', async () => {
