@@ -8,9 +8,10 @@ import { sharedBlock } from '../src/framework/wasm.js';
 import { regionBytesInUse, regionSize } from '../src/framework/wmem.js';
 import { DIF_OP, DIF_VAR, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_SCALAR, DIFV_SCOPE_THREAD, difInstrFmt, difInstrLdv, difInstrRet } from '../src/dif/index.js';
 import { Arena } from '../src/framework/arena.js';
-import { difEmulate, loadDifo } from '../src/framework/vm.js';
+import { bytesString } from '../src/dif/difo.js';
+import { difEmulate, loadDifo, tupleKey } from '../src/framework/vm.js';
 import { wasmTranslate } from '../src/framework/wasm.js';
-import type { VmFiring } from '../src/framework/firing.js';
+import type { TupleEntry, VmFiring } from '../src/framework/firing.js';
 import { IdleMachine } from '../src/framework/machine.js';
 import { DIF_INT64, buildDifo, buildEcb, buildProgram } from '../src/builder.js';
 import { DTraceState } from '../src/framework/state.js';
@@ -133,6 +134,84 @@ describe('dynamic-variable table', () => {
     expect([t.count, t.bytesInUse]).toEqual([2, 65]);
     t.free();
     expect([t.count, t.loadThread(ID, 4)]).toEqual([0, 0n]);
+  });
+
+  it('keeps key and value bytes in its heap, reusing, compacting and growing it, as a map of the same stores would', () => {
+    const t = DynamicVariables.create(1 << 20)!;
+    const model = new Map<string, bigint | Uint8Array>();
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const key = (i: number): string => `i${i.toString(16)}\u0000s${'k'.repeat(i % 40)}`;
+    const check = (): void => {
+      for (const [k, v] of model) {
+        const [id, rest] = [Number(k.slice(0, 4)), k.slice(5)];
+        const got = k[4] === 'a' ? t.loadAssoc(id, rest) : t.loadThread(id, Number(rest));
+        expect(got).toEqual(v);
+      }
+    };
+    let peak = 0;
+    for (let round = 0; round < 3000; round++) {
+      const i = next(200);
+      const id = ID + next(3);
+      const kind = next(4);
+      const value: bigint | Uint8Array | undefined =
+        kind === 0 ? undefined : kind === 1 ? BigInt(next(1000) + 1) : Uint8Array.from({ length: 1 + next(300) }, () => next(256));
+      if (next(2) === 0) {
+        t.storeAssoc(id, key(i), value);
+        if (value === undefined) model.delete(`${id}a${key(i)}`);
+        else model.set(`${id}a${key(i)}`, value);
+      } else {
+        t.storeThread(id, i, value);
+        if (value === undefined) model.delete(`${id}t${i}`);
+        else model.set(`${id}t${i}`, value);
+      }
+      if (round % 500 === 0) check();
+      peak = Math.max(peak, t.bytesInUse);
+    }
+    check();
+    expect([t.count, t.drops]).toEqual([model.size, 0]);
+    // The key bytes and the values' bytes are in the table's heap, not beside it.
+    const heap = t.heapAddress;
+    expect(heap).not.toBe(0);
+    const text = bytesString(sharedBlock().u8.subarray(heap, heap + regionSize(heap)!));
+    // Compacted as it went: the heap is no larger than twice the most bytes the accounting counted
+    // and a value it replaced (a variable's old blob lives until its new one is made).
+    expect(regionSize(heap)!).toBeLessThanOrEqual(2 * (peak + 512));
+    for (const k of model.keys()) if (k[4] === 'a') expect(text).toContain(k.slice(5));
+    // Freeing every variable leaves nothing accounted.
+    for (const k of [...model.keys()]) {
+      const [id, rest] = [Number(k.slice(0, 4)), k.slice(5)];
+      if (k[4] === 'a') t.storeAssoc(id, rest, undefined);
+      else t.storeThread(id, Number(rest), undefined);
+    }
+    expect([t.count, t.bytesInUse]).toEqual([0, 0]);
+    t.free();
+  });
+
+  it('lets the one variable past a small dynvarsize have its bytes, and drops the next as before', () => {
+    const before = regionBytesInUse();
+    const t = DynamicVariables.create(64)!;
+    const big = Uint8Array.from({ length: 10000 }, (_, i) => i & 0xff);
+    t.storeAssoc(ID, 'sname', big);
+    expect(t.loadAssoc(ID, 'sname')).toEqual(big);
+    t.storeAssoc(ID, 'sother', 1n);
+    expect([t.drops, t.count, t.loadAssoc(ID, 'sother')]).toEqual([1, 1, 0n]);
+    // A store over the one variable that does not fit beside it replaces it.
+    t.storeAssoc(ID, 'sname', Uint8Array.of(1, 2));
+    expect(t.loadAssoc(ID, 'sname')).toEqual(Uint8Array.of(1, 2));
+    t.free();
+    expect(regionBytesInUse()).toBe(before);
+  });
+
+  it('keys by-reference tuple entries by all their bytes, strings by theirs up to the NUL', () => {
+    const struct = (...b: number[]): TupleEntry => ({ value: 0n, bytes: Uint8Array.from(b) });
+    const string = (...b: number[]): TupleEntry => ({ value: 0n, bytes: Uint8Array.from(b), string: true });
+    expect(tupleKey([struct(1, 0, 2)])).not.toBe(tupleKey([struct(1, 0, 3)]));
+    expect(tupleKey([string(104, 105, 0, 7)])).toBe(tupleKey([string(104, 105, 0, 9)]));
+    expect(tupleKey([struct(1, 0), { value: 2n }])).not.toBe(tupleKey([struct(1), { value: 0n }, { value: 2n }]));
   });
 
   it('is read and written inline by a translated DIFO, and by the interpreter in between', () => {

@@ -10,16 +10,20 @@
 // bytes.
 //
 // DTrace Probe Context Functions: nothing here allocates in the memory or
-// grows it; a store that does not fit is a dynamic-variable drop.
+// grows it, but for the byte heap below, which moves to a larger region
+// when the one variable the accounting lets exceed dynvarsize does not fit
+// it; a store that does not fit is a dynamic-variable drop.
 //
 // The region (offsets from its start, little-endian):
 //
 //   0   u32  live variables                 24  i64  bytes in use (accounting)
 //   4   u32  free slot list (slot + 1)      32  i64  dynvarsize (the limit)
 //   8   u32  slots handed out so far        40  i64  dynamic-variable drops
-//   12  u32  slots                          64       buckets: u32 (slot + 1) each,
-//   16  u32  bucket mask (buckets - 1)                heads of their chains
-//   20  u32  address of slot 0              ...      slots, SLOT bytes each
+//   12  u32  slots                          48  u32  the heap's address (0: none yet)
+//   16  u32  bucket mask (buckets - 1)      52  u32  its size   56  u32  its top
+//   20  u32  address of slot 0              60  u32  its dead blobs' bytes
+//   64       buckets: u32 (slot + 1) each, heads of their chains
+//   ...      slots, SLOT bytes each
 //
 //   slot:  +------+------+------------------+------+-----------+-----------+
 //          | next | hash | id | kind << 16  | size | key (i64) | value i64 |
@@ -27,16 +31,21 @@
 //          0      4      8                  12     16          24          32
 //
 // A thread-local (kind 1) is keyed by its id and the thread's key, the tid
-// (as vm.ts's threadKey); an associative array's variable (kind 2, also
-// self->x[...]) by its id and its key string (vm.ts tupleKey, with the
-// thread's key in front for self->), which JavaScript keeps beside the slot,
-// as it keeps the bytes of a by-reference value (a string, a struct): those
-// stay with the interpreter's path this round. A slot is found by hashing
-// its key into a bucket and walking the bucket's chain; a new variable goes
-// at the end of its chain, in the slot at the head of the free list or
-// else the next never used one; a freed slot goes to the head of the free
-// list. A store of 0 frees the variable, as dtrace_dynvar does; a load of an
-// absent variable gives 0.
+// (as vm.ts's threadKey), in the slot's key word; an associative array's
+// variable (kind 2, also self->x[...]) by its id and its key string (vm.ts
+// tupleKey, with the thread's key in front for self->), whose code units
+// are bytes. Those bytes, and the bytes of a by-reference value (a string,
+// a struct; the slot's idkind then has BYREF set), are kept in the table's
+// byte heap, a region of its own, as illumos's dtrace_dynvar_t holds its
+// key tuple and data in the dynamic variable space: one blob per variable,
+// its key bytes then its value bytes; the key word then holds the key
+// bytes' address and length, the value word the value bytes' address and
+// length. So the table alone is the variables' storage. A slot is found by
+// hashing its key into a bucket and walking the bucket's chain; a new
+// variable goes at the end of its chain, in the slot at the head of the
+// free list or else the next never used one; a freed slot goes to the head
+// of the free list. A store of 0 frees the variable, as dtrace_dynvar does;
+// a load of an absent variable gives 0.
 //
 // Accounting (the same as before the table): a variable counts its value's
 // size (8 for an integer, the bytes of a by-reference one) plus its key
@@ -56,6 +65,13 @@ export const SLOT = 32;
 const HEADER = 64;
 const H_COUNT = 0, H_FREE = 4, H_TOP = 8, H_NSLOTS = 12, H_MASK = 16, H_SLOTS = 20, H_BYTES = 24, H_LIMIT = 32, H_DROPS = 40;
 const S_NEXT = 0, S_HASH = 4, S_IDKIND = 8, S_SIZE = 12, S_KEY = 16, S_VALUE = 24;
+const H_HEAP = 48, H_HEAPSIZE = 52, H_HEAPTOP = 56, H_HEAPDEAD = 60;
+/** The bit of a slot's idkind that says its value is by reference (its bytes in the heap). */
+const BYREF = 1 << 24;
+/** A blob: its owner (slot + 1, 0 once freed), its size with this header (a multiple of 8), then its bytes. */
+const BLOB_HEADER = 8, B_OWNER = 0, B_SIZE = 4;
+/** The heap's first size. */
+const INITIAL_HEAP = 4096;
 export const KIND_THREAD = 1, KIND_ASSOC = 2;
 /** The smallest variable's accounted size: `t1280:0` with an integer value. */
 const SMALLEST = 8 + 7 + 16;
@@ -115,10 +131,6 @@ export function tableShape(dynvarsize: number): { slots: number; buckets: number
 export class DynamicVariables implements ThreadLocalTable {
   /** The region's address, which a translated DIFO's code names. */
   readonly address: number;
-  /** Per slot: an associative array variable's key string ... */
-  private readonly keys: (string | undefined)[] = [];
-  /** ... and a by-reference value's bytes. */
-  private readonly blobs: (Uint8Array | undefined)[] = [];
   private freed = false;
   private finalDrops = 0;
   /** What find leaves besides the slot: the address of the link that points at it (a bucket or the previous slot's next) or ends the chain. */
@@ -168,13 +180,18 @@ export class DynamicVariables implements ThreadLocalTable {
     return this.freed ? 0 : header64(sharedBlock().u32, this.address + H_BYTES);
   }
 
-  /** Hands the region back (at stop); the drops stay readable, the variables are gone. */
+  /** The address of the byte heap (0 before its first blob), for tests. */
+  get heapAddress(): number {
+    return this.freed ? 0 : sharedBlock().u32[(this.address + H_HEAP) >> 2]!;
+  }
+
+  /** Hands the regions back (at stop); the drops stay readable, the variables are gone. */
   free(): void {
     if (this.freed) return;
     this.finalDrops = this.drops;
     this.freed = true;
-    this.keys.length = 0;
-    this.blobs.length = 0;
+    const heap = sharedBlock().u32[(this.address + H_HEAP) >> 2]!;
+    if (heap !== 0) freeRegion(heap);
     freeRegion(this.address);
   }
 
@@ -191,6 +208,7 @@ export class DynamicVariables implements ThreadLocalTable {
     this.store(threadHash(idkind, tid), idkind, low32(tid), high32(tid), undefined, 1 + String(id).length + 1 + String(tid).length, v);
   }
 
+  /** An associative array's variable: `tuple` is its key string (vm.ts tupleKey), whose code units are bytes. */
   loadAssoc(id: number, tuple: string): bigint | Uint8Array {
     if (this.freed) return 0n;
     const idkind = id | (KIND_ASSOC << 16);
@@ -208,22 +226,30 @@ export class DynamicVariables implements ThreadLocalTable {
     return sharedBlock().u32[(this.address + H_SLOTS) >> 2]! + s * SLOT;
   }
 
+  /** A slot's value: its integer, or a copy of its by-reference bytes out of the heap. */
   private value(s: number): bigint | Uint8Array {
-    return this.blobs[s] ?? sharedBlock().u64[(this.slotAddress(s) + S_VALUE) >> 3]!;
+    const b = sharedBlock();
+    const a = this.slotAddress(s);
+    if ((b.u32[(a + S_IDKIND) >> 2]! & BYREF) === 0) return b.u64[(a + S_VALUE) >> 3]!;
+    const at = b.u32[(a + S_VALUE) >> 2]!;
+    return b.u8.slice(at, at + b.u32[(a + S_VALUE + 4) >> 2]!);
   }
 
   /**
    * The slot of a key (-1 if absent), its 64-bit part given as low and high
-   * halves; this.link is left at the address of the link that points at it.
+   * halves, or for an associative array its key string, compared with the
+   * key bytes in the heap; this.link is left at the address of the link
+   * that points at it.
    */
   private find(hash: number, idkind: number, low: number, high: number, tuple: string | undefined): number {
-    const u32 = sharedBlock().u32;
+    const b = sharedBlock();
+    const u32 = b.u32;
     const t = this.address;
     let link = t + HEADER + 4 * (hash & u32[(t + H_MASK) >> 2]!);
     const slots = u32[(t + H_SLOTS) >> 2]!;
     for (let p = u32[link >> 2]!; p !== 0; p = u32[link >> 2]!) {
       const w = (slots + (p - 1) * SLOT) >> 2;
-      if (u32[w + (S_HASH >> 2)] === hash && u32[w + (S_IDKIND >> 2)] === idkind && u32[w + (S_KEY >> 2)] === low && u32[w + (S_KEY >> 2) + 1] === high && this.keys[p - 1] === tuple) {
+      if (u32[w + (S_HASH >> 2)] === hash && (u32[w + (S_IDKIND >> 2)]! & ~BYREF) === idkind && (tuple === undefined ? u32[w + (S_KEY >> 2)] === low && u32[w + (S_KEY >> 2) + 1] === high : sameKey(b.u8, u32[w + (S_KEY >> 2)]!, u32[w + (S_KEY >> 2) + 1]!, tuple))) {
         this.link = link;
         return p - 1;
       }
@@ -233,8 +259,20 @@ export class DynamicVariables implements ThreadLocalTable {
     return -1;
   }
 
-  /** Unlinks slot `s` (reached through `link`) and puts it at the head of the free list. */
+  /** The blob of slot `s`'s bytes (0: it has none): its key bytes' or else its value bytes' address, less the blob's header. */
+  private blobOf(s: number): number {
+    const u32 = sharedBlock().u32;
+    const a = this.slotAddress(s);
+    const idkind = u32[(a + S_IDKIND) >> 2]!;
+    if (((idkind >>> 16) & 0xff) === KIND_ASSOC) return u32[(a + S_KEY) >> 2]! - BLOB_HEADER;
+    if ((idkind & BYREF) !== 0) return u32[(a + S_VALUE) >> 2]! - BLOB_HEADER;
+    return 0;
+  }
+
+  /** Unlinks slot `s` (reached through `link`), frees its blob and puts it at the head of the free list. */
   private release(s: number, link: number): void {
+    const blob = this.blobOf(s);
+    if (blob !== 0) this.freeBlob(blob);
     const b = sharedBlock();
     const t = this.address;
     const a = this.slotAddress(s);
@@ -242,8 +280,6 @@ export class DynamicVariables implements ThreadLocalTable {
     b.u32[(a + S_NEXT) >> 2] = b.u32[(t + H_FREE) >> 2]!;
     b.u32[(t + H_FREE) >> 2] = s + 1;
     b.u32[(t + H_COUNT) >> 2]!--;
-    this.keys[s] = undefined;
-    this.blobs[s] = undefined;
   }
 
   /** The store of dtrace_dynvar and the accounting above: `v` undefined (a zero) frees. */
@@ -268,19 +304,49 @@ export class DynamicVariables implements ThreadLocalTable {
       this.drop();
       return;
     }
+    // The bytes the variable keeps in the heap: its key string's, then its value's.
+    const keyBytes = tuple === undefined ? 0 : tuple.length;
+    const valueBytes = typeof v === 'bigint' ? 0 : v.length;
     let s = slot;
-    if (s < 0) {
-      const free = b.u32[(t + H_FREE) >> 2]!;
-      if (free !== 0) {
-        s = free - 1;
-        b.u32[(t + H_FREE) >> 2] = b.u32[(this.slotAddress(s) + S_NEXT) >> 2]!;
-      } else if (b.u32[(t + H_TOP) >> 2]! < b.u32[(t + H_NSLOTS) >> 2]!) {
-        s = b.u32[(t + H_TOP) >> 2]!++;
+    let blob = 0;
+    if (s >= 0) {
+      const old = this.blobOf(s);
+      if (keyBytes + valueBytes === 0) {
+        if (old !== 0) this.freeBlob(old);
+      } else if (old !== 0 && sharedBlock().u32[(old + B_SIZE) >> 2]! === blobSize(keyBytes + valueBytes)) {
+        // The same size (a by-reference value's is its type's): in place. A
+        // blob is never kept larger than its variable needs, so the heap's
+        // live bytes stay below the accounting's.
+        blob = old;
       } else {
+        // A larger blob (the key is written again from the key string); the
+        // old one, which the new one's compaction may move, is freed after.
+        blob = this.allocateBlob(keyBytes + valueBytes, s);
+        if (blob === 0) {
+          this.release(s, link);
+          this.drop();
+          return;
+        }
+        if (old !== 0) this.freeBlob(this.blobOf(s));
+      }
+    } else {
+      const free = b.u32[(t + H_FREE) >> 2]!;
+      if (free !== 0) s = free - 1;
+      else if (b.u32[(t + H_TOP) >> 2]! < b.u32[(t + H_NSLOTS) >> 2]!) s = b.u32[(t + H_TOP) >> 2]!;
+      else {
         this.drop();
         return;
       }
+      if (keyBytes + valueBytes !== 0) {
+        blob = this.allocateBlob(keyBytes + valueBytes, s);
+        if (blob === 0) {
+          this.drop();
+          return;
+        }
+      }
       b = sharedBlock();
+      if (free !== 0) b.u32[(t + H_FREE) >> 2] = b.u32[(this.slotAddress(s) + S_NEXT) >> 2]!;
+      else b.u32[(t + H_TOP) >> 2]!++;
       const a = this.slotAddress(s);
       b.u32[(a + S_NEXT) >> 2] = b.u32[link >> 2]!;
       b.u32[(a + S_HASH) >> 2] = hash;
@@ -289,16 +355,25 @@ export class DynamicVariables implements ThreadLocalTable {
       b.u32[((a + S_KEY) >> 2) + 1] = high;
       b.u32[link >> 2] = s + 1;
       b.u32[(t + H_COUNT) >> 2]!++;
-      this.keys[s] = tuple;
     }
+    b = sharedBlock();
     const a = this.slotAddress(s);
     b.u32[(a + S_SIZE) >> 2] = size;
+    if (tuple !== undefined) {
+      const at = blob + BLOB_HEADER;
+      for (let i = 0; i < keyBytes; i++) b.u8[at + i] = tuple.charCodeAt(i);
+      b.u32[(a + S_KEY) >> 2] = at;
+      b.u32[((a + S_KEY) >> 2) + 1] = keyBytes;
+    }
     if (typeof v === 'bigint') {
+      b.u32[(a + S_IDKIND) >> 2] = idkind;
       b.u64[(a + S_VALUE) >> 3] = BigInt.asUintN(64, v);
-      this.blobs[s] = undefined;
     } else {
-      b.u64[(a + S_VALUE) >> 3] = 0n;
-      this.blobs[s] = v;
+      const at = blob + BLOB_HEADER + keyBytes;
+      b.u8.set(v, at);
+      b.u32[(a + S_IDKIND) >> 2] = idkind | BYREF;
+      b.u32[(a + S_VALUE) >> 2] = at;
+      b.u32[((a + S_VALUE) >> 2) + 1] = valueBytes;
     }
     setHeader64(b.u32, t + H_BYTES, bytes + size);
   }
@@ -307,6 +382,98 @@ export class DynamicVariables implements ThreadLocalTable {
     const b = sharedBlock();
     setHeader64(b.u32, this.address + H_DROPS, header64(b.u32, this.address + H_DROPS) + 1);
   }
+
+  /*
+   * The heap. Blobs are laid end to end from the heap's start; a freed one
+   * is marked dead (owner 0) and its bytes are taken back when the heap is
+   * compacted: a new blob goes at the top, or, when it does not fit there
+   * but the live blobs and it fit the heap, after the live blobs slid down
+   * over the dead ones; otherwise the heap moves to a region twice as large
+   * (or as large as needed). A variable's blob is never larger than its
+   * accounted size (its header and padding, at most 15 bytes, are less than
+   * the 16 plus the name the accounting adds), so the heap only grows past
+   * dynvarsize for the one variable the accounting lets exceed it.
+   */
+
+  /** A blob of `n` bytes owned by slot `s` (its address), or 0 when the memory cannot hold it. */
+  private allocateBlob(n: number, s: number): number {
+    const t = this.address;
+    const size = blobSize(n);
+    let u32 = sharedBlock().u32;
+    let heap = u32[(t + H_HEAP) >> 2]!;
+    let heapSize = u32[(t + H_HEAPSIZE) >> 2]!;
+    let top = u32[(t + H_HEAPTOP) >> 2]!;
+    const live = top - u32[(t + H_HEAPDEAD) >> 2]!;
+    if (top + size > heapSize) {
+      if (live + size <= heapSize) {
+        top = this.compact(heap, top, heap);
+      } else {
+        const grown = Math.max(live + size, heapSize * 2, INITIAL_HEAP);
+        const to = allocateRegion(grown);
+        if (to === undefined) return 0;
+        top = heap === 0 ? 0 : this.compact(heap, top, to);
+        if (heap !== 0) freeRegion(heap);
+        heap = to;
+        heapSize = grown;
+      }
+      u32 = sharedBlock().u32;
+      u32[(t + H_HEAP) >> 2] = heap;
+      u32[(t + H_HEAPSIZE) >> 2] = heapSize;
+      u32[(t + H_HEAPDEAD) >> 2] = 0;
+    }
+    const blob = heap + top;
+    u32[(blob + B_OWNER) >> 2] = s + 1;
+    u32[(blob + B_SIZE) >> 2] = size;
+    u32[(t + H_HEAPTOP) >> 2] = top + size;
+    return blob;
+  }
+
+  /** Marks a blob dead; one at the heap's top gives its bytes back at once. */
+  private freeBlob(blob: number): void {
+    const u32 = sharedBlock().u32;
+    const t = this.address;
+    const size = u32[(blob + B_SIZE) >> 2]!;
+    u32[(blob + B_OWNER) >> 2] = 0;
+    const top = u32[(t + H_HEAPTOP) >> 2]!;
+    if (blob + size === u32[(t + H_HEAP) >> 2]! + top) u32[(t + H_HEAPTOP) >> 2] = top - size;
+    else u32[(t + H_HEAPDEAD) >> 2]! += size;
+  }
+
+  /** Copies the live blobs of the heap at `from` (`top` bytes used) end to end to `to` (which may be `from`), telling their slots; returns the bytes copied. */
+  private compact(from: number, top: number, to: number): number {
+    const b = sharedBlock();
+    let out = 0;
+    for (let at = 0; at < top; ) {
+      const blob = from + at;
+      const owner = b.u32[(blob + B_OWNER) >> 2]!;
+      const size = b.u32[(blob + B_SIZE) >> 2]!;
+      if (owner !== 0) {
+        const moved = to + out;
+        if (moved !== blob) b.u8.copyWithin(moved, blob, blob + size);
+        const a = this.slotAddress(owner - 1);
+        const idkind = b.u32[(a + S_IDKIND) >> 2]!;
+        let keyBytes = 0;
+        if (((idkind >>> 16) & 0xff) === KIND_ASSOC) {
+          b.u32[(a + S_KEY) >> 2] = moved + BLOB_HEADER;
+          keyBytes = b.u32[((a + S_KEY) >> 2) + 1]!;
+        }
+        if ((idkind & BYREF) !== 0) b.u32[(a + S_VALUE) >> 2] = moved + BLOB_HEADER + keyBytes;
+        out += size;
+      }
+      at += size;
+    }
+    return out;
+  }
+}
+
+/** The size of a blob of `n` bytes, with its header. */
+const blobSize = (n: number): number => BLOB_HEADER + ((n + 7) & ~7);
+
+/** Whether the `length` key bytes at `at` are the code units of `key`. */
+function sameKey(u8: Uint8Array, at: number, length: number, key: string): boolean {
+  if (length !== key.length) return false;
+  for (let i = 0; i < length; i++) if (u8[at + i] !== key.charCodeAt(i)) return false;
+  return true;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -16,7 +16,10 @@ const U64 = (v: bigint): bigint => BigInt.asUintN(64, v);
 /** One entry of the tuple stack (pushtr/pushtv): a value, or bytes for by-reference keys. */
 export interface TupleEntry {
   readonly value: bigint;
+  /** A by-reference entry's bytes (a string's up to strsize and its NUL) ... */
   readonly bytes?: Uint8Array;
+  /** ... and whether it is a string, which keys by its bytes up to the NUL. */
+  readonly string?: boolean;
 }
 
 /** Variable storage the VM reads and writes; the framework implements it with dynvarsize accounting. */

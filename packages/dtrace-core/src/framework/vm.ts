@@ -66,8 +66,25 @@ function fromStored(f: VmFiring, stored: bigint | Uint8Array): bigint {
   return addr;
 }
 
-function tupleKey(tuple: readonly TupleEntry[]): string {
-  return tuple.map((t) => (t.bytes ? 's' + bytesString(t.bytes.subarray(0, (t.bytes.indexOf(0) + 1 || t.bytes.length + 1) - 1)) : 'i' + t.value.toString(16))).join('\u0000');
+/**
+ * The key string of a tuple (the dynamic-variable table keeps its code
+ * units as bytes): an integer as 'i' and its hex digits, a string as 's'
+ * and its bytes up to the NUL, any other by-reference entry (a struct, an
+ * array) as 'b', its length, ':' and all its bytes, zeros included; the
+ * entries joined by NUL. A string's bytes hold no NUL and a by-reference
+ * entry's say where they end, so two tuples never make the same string.
+ */
+export function tupleKey(tuple: readonly TupleEntry[]): string {
+  let key = '';
+  for (let i = 0; i < tuple.length; i++) {
+    const t = tuple[i]!;
+    if (i > 0) key += '\u0000';
+    const b = t.bytes;
+    if (b === undefined) key += 'i' + t.value.toString(16);
+    else if (t.string) key += 's' + bytesString(b.subarray(0, (b.indexOf(0) + 1 || b.length + 1) - 1));
+    else key += 'b' + b.length + ':' + bytesString(b);
+  }
+  return key;
 }
 
 /**
@@ -342,7 +359,7 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
             const s = readStringBytes(f, addr, Math.min(size || f.strsize, f.strsize));
             const bytes = new Uint8Array(s.length + 1);
             bytes.set(s);
-            tuple.push({ value: addr, bytes });
+            tuple.push({ value: addr, bytes, string: true });
           } else {
             tuple.push({ value: addr, bytes: readBytes(f, addr, size) });
           }
