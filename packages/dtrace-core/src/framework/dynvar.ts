@@ -32,9 +32,9 @@
 //
 // A thread-local (kind 1) is keyed by its id and the thread's key, the tid
 // (as vm.ts's threadKey), in the slot's key word; an associative array's
-// variable (kind 2, also self->x[...]) by its id and its key string (vm.ts
-// tupleKey, with the thread's key in front for self->), whose code units
-// are bytes. Those bytes, and the bytes of a by-reference value (a string,
+// variable (kind 2, also self->x[...]) by its id and its key bytes (the
+// tuple's, with the thread's tid in front for self->: see tupleKey).
+// Those bytes, and the bytes of a by-reference value (a string,
 // a struct; the slot's idkind then has BYREF set), are kept in the table's
 // byte heap, a region of its own, as illumos's dtrace_dynvar_t holds its
 // key tuple and data in the dynamic variable space: one blob per variable,
@@ -49,7 +49,8 @@
 //
 // Accounting (the same as before the table): a variable counts its value's
 // size (8 for an integer, the bytes of a by-reference one) plus its key
-// string's length (`t<id>:<tid>` or `a<id>:<tuple>`) plus 16; a store that
+// string's length (`t<id>:<tid>` or `a<id>:<tuple>`, the tuple as tupleKey
+// counts it) plus 16; a store that
 // would take the bytes in use past dynvarsize drops, unless it is the only
 // variable (dtrace_dstate_init always leaves room for one chunk); a drop
 // that replaced a variable frees it. The slots are as many as the smallest
@@ -59,6 +60,7 @@
 import { DIF_OP } from '../dif/opcodes.js';
 import { allocateRegion, freeRegion } from './wmem.js';
 import { sharedBlock, type ThreadLocalTable } from './wasm.js';
+import type { TupleEntry } from './firing.js';
 import { Bytes, Code, I32, I64, OP } from './wasm-encoding.js';
 
 export const SLOT = 32;
@@ -104,11 +106,111 @@ export function threadHash(idkind: number, tid: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** The hash of an associative array variable's key string (FNV-1a). */
-export function assocHash(idkind: number, key: string): number {
+/** The hash of an associative array variable's key bytes, the first `length` of `key` (FNV-1a). */
+export function assocHash(idkind: number, key: Uint8Array, length: number): number {
   let h = Math.imul(0x811c9dc5 ^ idkind, 0x01000193);
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < length; i++) h = Math.imul(h ^ key[i]!, 0x01000193);
   return (h ^ (h >>> 16)) >>> 0;
+}
+
+/*
+ * An associative array's key bytes: the thread's tid for self->x[...]
+ * (tag 't', LEB128), then each tuple entry: an integer (tag 'i', its 64
+ * bits in LEB128), a string (tag 's', its bytes up to the NUL, a NUL), any
+ * other by-reference entry, a struct or an array (tag 'b', its length in
+ * LEB128, all its bytes, zeros included). Every entry says where it ends,
+ * so two tuples never have the same bytes.
+ *
+ * The accounting counts the key as the string it was before the table kept
+ * bytes: the tid's decimal digits and one, then the entries joined by one
+ * byte each: 'i' and the integer's hex digits; 's' and the string's bytes;
+ * 'b', the length's decimal digits, one, and the bytes. The bytes are never
+ * more than that count and one, so a variable's blob (with its header and
+ * padding) is never larger than its accounted size.
+ */
+
+/** Where tupleKey encodes a key (grown as needed), and its accounted length. */
+let keyBytes = new Uint8Array(1024);
+let keyAccounted = 0;
+const KEY_WORD = new DataView(new ArrayBuffer(8));
+
+/** Room for `n` more bytes after `at` in keyBytes. */
+function keyRoom(at: number, n: number): void {
+  if (at + n <= keyBytes.length) return;
+  const grown = new Uint8Array(Math.max(keyBytes.length * 2, at + n));
+  grown.set(keyBytes.subarray(0, at));
+  keyBytes = grown;
+}
+
+/** Writes `v`'s 64 bits (taken modulo 2^64) in LEB128 at `at`; returns the end. Its hex digits go to keyAccounted. */
+function putInteger(at: number, v: bigint): number {
+  KEY_WORD.setBigUint64(0, v, true);
+  let lo = KEY_WORD.getUint32(0, true);
+  let hi = KEY_WORD.getUint32(4, true);
+  const bits = hi !== 0 ? 64 - Math.clz32(hi) : 32 - Math.clz32(lo);
+  keyAccounted += Math.max(1, Math.ceil(bits / 4));
+  keyRoom(at, 10);
+  while (hi !== 0 || lo >= 0x80) {
+    keyBytes[at++] = (lo & 0x7f) | 0x80;
+    lo = ((lo >>> 7) | ((hi & 0x7f) << 25)) >>> 0;
+    hi >>>= 7;
+  }
+  keyBytes[at++] = lo;
+  return at;
+}
+
+/**
+ * Encodes the key of an associative array variable (see above) into the
+ * shared key scratch: its tuple, after the thread's tid for self->x[...];
+ * returns its length (keyAccounted: its accounted length).
+ */
+export function tupleKey(thread: number | undefined, tuple: readonly TupleEntry[]): number {
+  let at = 0;
+  keyAccounted = 0;
+  if (thread !== undefined) {
+    keyRoom(at, 1);
+    keyBytes[at++] = 0x74;
+    at = putInteger(at, BigInt(thread));
+    keyAccounted = String(thread).length + 1;
+  }
+  for (let i = 0; i < tuple.length; i++) {
+    const t = tuple[i]!;
+    const b = t.bytes;
+    keyAccounted += i > 0 ? 2 : 1;
+    if (b === undefined) {
+      keyRoom(at, 1);
+      keyBytes[at++] = 0x69;
+      at = putInteger(at, t.value);
+    } else if (t.string === true) {
+      keyRoom(at, b.length + 2);
+      const key = keyBytes;
+      key[at++] = 0x73;
+      let n = 0;
+      for (; n < b.length; n++) {
+        const c = b[n]!;
+        if (c === 0) break;
+        key[at++] = c;
+      }
+      key[at++] = 0;
+      keyAccounted += n;
+    } else {
+      keyRoom(at, 1);
+      keyBytes[at++] = 0x62;
+      const counted = keyAccounted;
+      at = putInteger(at, BigInt(b.length));
+      keyAccounted = counted + String(b.length).length + 1 + b.length;
+      keyRoom(at, b.length);
+      keyBytes.set(b, at);
+      at += b.length;
+    }
+  }
+  return at;
+}
+
+/** The key bytes of a tuple, copied (for tests). */
+export function tupleKeyBytes(thread: number | undefined, tuple: readonly TupleEntry[]): { bytes: Uint8Array; accounted: number } {
+  const n = tupleKey(thread, tuple);
+  return { bytes: keyBytes.slice(0, n), accounted: keyAccounted };
 }
 
 const VARIABLE_OPS: ReadonlySet<number> = new Set([DIF_OP.LDTS, DIF_OP.STTS, DIF_OP.LDGAA, DIF_OP.STGAA, DIF_OP.LDTAA, DIF_OP.STTAA]);
@@ -198,28 +300,30 @@ export class DynamicVariables implements ThreadLocalTable {
   loadThread(id: number, tid: number): bigint | Uint8Array {
     if (this.freed) return 0n;
     const idkind = id | (KIND_THREAD << 16);
-    const s = this.find(threadHash(idkind, tid), idkind, low32(tid), high32(tid), undefined);
+    const s = this.find(threadHash(idkind, tid), idkind, low32(tid), high32(tid), -1);
     return s < 0 ? 0n : this.value(s);
   }
 
   storeThread(id: number, tid: number, v: bigint | Uint8Array | undefined): void {
     if (this.freed) return;
     const idkind = id | (KIND_THREAD << 16);
-    this.store(threadHash(idkind, tid), idkind, low32(tid), high32(tid), undefined, 1 + String(id).length + 1 + String(tid).length, v);
+    this.store(threadHash(idkind, tid), idkind, low32(tid), high32(tid), -1, 1 + String(id).length + 1 + String(tid).length, v);
   }
 
-  /** An associative array's variable: `tuple` is its key string (vm.ts tupleKey), whose code units are bytes. */
-  loadAssoc(id: number, tuple: string): bigint | Uint8Array {
+  /** An associative array's variable: `tuple` keys it, after the thread's tid for self->x[...] (see tupleKey). */
+  loadAssoc(id: number, tuple: readonly TupleEntry[], thread: number | undefined): bigint | Uint8Array {
     if (this.freed) return 0n;
     const idkind = id | (KIND_ASSOC << 16);
-    const s = this.find(assocHash(idkind, tuple), idkind, 0, 0, tuple);
+    const n = tupleKey(thread, tuple);
+    const s = this.find(assocHash(idkind, keyBytes, n), idkind, 0, 0, n);
     return s < 0 ? 0n : this.value(s);
   }
 
-  storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void {
+  storeAssoc(id: number, tuple: readonly TupleEntry[], thread: number | undefined, v: bigint | Uint8Array | undefined): void {
     if (this.freed) return;
     const idkind = id | (KIND_ASSOC << 16);
-    this.store(assocHash(idkind, tuple), idkind, 0, 0, tuple, 1 + String(id).length + 1 + tuple.length, v);
+    const n = tupleKey(thread, tuple);
+    this.store(assocHash(idkind, keyBytes, n), idkind, 0, 0, n, 1 + String(id).length + 1 + keyAccounted, v);
   }
 
   private slotAddress(s: number): number {
@@ -237,11 +341,11 @@ export class DynamicVariables implements ThreadLocalTable {
 
   /**
    * The slot of a key (-1 if absent), its 64-bit part given as low and high
-   * halves, or for an associative array its key string, compared with the
-   * key bytes in the heap; this.link is left at the address of the link
-   * that points at it.
+   * halves, or for an associative array the length of its key bytes in the
+   * key scratch (-1 for a thread-local), compared with the key bytes in the
+   * heap; this.link is left at the address of the link that points at it.
    */
-  private find(hash: number, idkind: number, low: number, high: number, tuple: string | undefined): number {
+  private find(hash: number, idkind: number, low: number, high: number, key: number): number {
     const b = sharedBlock();
     const u32 = b.u32;
     const t = this.address;
@@ -249,7 +353,7 @@ export class DynamicVariables implements ThreadLocalTable {
     const slots = u32[(t + H_SLOTS) >> 2]!;
     for (let p = u32[link >> 2]!; p !== 0; p = u32[link >> 2]!) {
       const w = (slots + (p - 1) * SLOT) >> 2;
-      if (u32[w + (S_HASH >> 2)] === hash && (u32[w + (S_IDKIND >> 2)]! & ~BYREF) === idkind && (tuple === undefined ? u32[w + (S_KEY >> 2)] === low && u32[w + (S_KEY >> 2) + 1] === high : sameKey(b.u8, u32[w + (S_KEY >> 2)]!, u32[w + (S_KEY >> 2) + 1]!, tuple))) {
+      if (u32[w + (S_HASH >> 2)] === hash && (u32[w + (S_IDKIND >> 2)]! & ~BYREF) === idkind && (key < 0 ? u32[w + (S_KEY >> 2)] === low && u32[w + (S_KEY >> 2) + 1] === high : sameKey(b.u8, u32[w + (S_KEY >> 2)]!, u32[w + (S_KEY >> 2) + 1]!, key))) {
         this.link = link;
         return p - 1;
       }
@@ -283,8 +387,8 @@ export class DynamicVariables implements ThreadLocalTable {
   }
 
   /** The store of dtrace_dynvar and the accounting above: `v` undefined (a zero) frees. */
-  private store(hash: number, idkind: number, low: number, high: number, tuple: string | undefined, keyLength: number, v: bigint | Uint8Array | undefined): void {
-    const slot = this.find(hash, idkind, low, high, tuple);
+  private store(hash: number, idkind: number, low: number, high: number, key: number, keyLength: number, v: bigint | Uint8Array | undefined): void {
+    const slot = this.find(hash, idkind, low, high, key);
     const link = this.link;
     let b = sharedBlock();
     const t = this.address;
@@ -304,16 +408,16 @@ export class DynamicVariables implements ThreadLocalTable {
       this.drop();
       return;
     }
-    // The bytes the variable keeps in the heap: its key string's, then its value's.
-    const keyBytes = tuple === undefined ? 0 : tuple.length;
+    // The bytes the variable keeps in the heap: its key's (in the key scratch), then its value's.
+    const keySize = key < 0 ? 0 : key;
     const valueBytes = typeof v === 'bigint' ? 0 : v.length;
     let s = slot;
     let blob = 0;
     if (s >= 0) {
       const old = this.blobOf(s);
-      if (keyBytes + valueBytes === 0) {
+      if (keySize + valueBytes === 0) {
         if (old !== 0) this.freeBlob(old);
-      } else if (old !== 0 && sharedBlock().u32[(old + B_SIZE) >> 2]! === blobSize(keyBytes + valueBytes)) {
+      } else if (old !== 0 && sharedBlock().u32[(old + B_SIZE) >> 2]! === blobSize(keySize + valueBytes)) {
         // The same size (a by-reference value's is its type's): in place. A
         // blob is never kept larger than its variable needs, so the heap's
         // live bytes stay below the accounting's.
@@ -321,7 +425,7 @@ export class DynamicVariables implements ThreadLocalTable {
       } else {
         // A larger blob (the key is written again from the key string); the
         // old one, which the new one's compaction may move, is freed after.
-        blob = this.allocateBlob(keyBytes + valueBytes, s);
+        blob = this.allocateBlob(keySize + valueBytes, s);
         if (blob === 0) {
           this.release(s, link);
           this.drop();
@@ -337,8 +441,8 @@ export class DynamicVariables implements ThreadLocalTable {
         this.drop();
         return;
       }
-      if (keyBytes + valueBytes !== 0) {
-        blob = this.allocateBlob(keyBytes + valueBytes, s);
+      if (keySize + valueBytes !== 0) {
+        blob = this.allocateBlob(keySize + valueBytes, s);
         if (blob === 0) {
           this.drop();
           return;
@@ -359,17 +463,17 @@ export class DynamicVariables implements ThreadLocalTable {
     b = sharedBlock();
     const a = this.slotAddress(s);
     b.u32[(a + S_SIZE) >> 2] = size;
-    if (tuple !== undefined) {
+    if (key >= 0) {
       const at = blob + BLOB_HEADER;
-      for (let i = 0; i < keyBytes; i++) b.u8[at + i] = tuple.charCodeAt(i);
+      b.u8.set(keyBytes.subarray(0, keySize), at);
       b.u32[(a + S_KEY) >> 2] = at;
-      b.u32[((a + S_KEY) >> 2) + 1] = keyBytes;
+      b.u32[((a + S_KEY) >> 2) + 1] = keySize;
     }
     if (typeof v === 'bigint') {
       b.u32[(a + S_IDKIND) >> 2] = idkind;
       b.u64[(a + S_VALUE) >> 3] = BigInt.asUintN(64, v);
     } else {
-      const at = blob + BLOB_HEADER + keyBytes;
+      const at = blob + BLOB_HEADER + keySize;
       b.u8.set(v, at);
       b.u32[(a + S_IDKIND) >> 2] = idkind | BYREF;
       b.u32[(a + S_VALUE) >> 2] = at;
@@ -452,12 +556,12 @@ export class DynamicVariables implements ThreadLocalTable {
         if (moved !== blob) b.u8.copyWithin(moved, blob, blob + size);
         const a = this.slotAddress(owner - 1);
         const idkind = b.u32[(a + S_IDKIND) >> 2]!;
-        let keyBytes = 0;
+        let keySize = 0;
         if (((idkind >>> 16) & 0xff) === KIND_ASSOC) {
           b.u32[(a + S_KEY) >> 2] = moved + BLOB_HEADER;
-          keyBytes = b.u32[((a + S_KEY) >> 2) + 1]!;
+          keySize = b.u32[((a + S_KEY) >> 2) + 1]!;
         }
-        if ((idkind & BYREF) !== 0) b.u32[(a + S_VALUE) >> 2] = moved + BLOB_HEADER + keyBytes;
+        if ((idkind & BYREF) !== 0) b.u32[(a + S_VALUE) >> 2] = moved + BLOB_HEADER + keySize;
         out += size;
       }
       at += size;
@@ -469,10 +573,10 @@ export class DynamicVariables implements ThreadLocalTable {
 /** The size of a blob of `n` bytes, with its header. */
 const blobSize = (n: number): number => BLOB_HEADER + ((n + 7) & ~7);
 
-/** Whether the `length` key bytes at `at` are the code units of `key`. */
-function sameKey(u8: Uint8Array, at: number, length: number, key: string): boolean {
-  if (length !== key.length) return false;
-  for (let i = 0; i < length; i++) if (u8[at + i] !== key.charCodeAt(i)) return false;
+/** Whether the `length` key bytes at `at` are the first `n` of the key scratch. */
+function sameKey(u8: Uint8Array, at: number, length: number, n: number): boolean {
+  if (length !== n) return false;
+  for (let i = 0; i < n; i++) if (u8[at + i] !== keyBytes[i]) return false;
   return true;
 }
 

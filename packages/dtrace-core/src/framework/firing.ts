@@ -29,8 +29,9 @@ export interface VmVariables {
   /** A thread-local of the thread whose tid is `thread`. */
   loadThread(id: number, thread: number): bigint | Uint8Array;
   storeThread(id: number, thread: number, v: bigint | Uint8Array | undefined): void;
-  loadAssoc(id: number, tuple: string): bigint | Uint8Array;
-  storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void;
+  /** An associative array's variable, keyed by `tuple` and, for self->x[...], the thread's tid. */
+  loadAssoc(id: number, tuple: readonly TupleEntry[], thread: number | undefined): bigint | Uint8Array;
+  storeAssoc(id: number, tuple: readonly TupleEntry[], thread: number | undefined, v: bigint | Uint8Array | undefined): void;
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { DIF_OP } from '../dif/opcodes.js';
 import { DIF_VAR, DIF_TF_BYREF, DIF_TF_BYUREF, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_VAR_OTHER_UBASE } from '../dif/constants.js';
-import { type Difo, type DifVariable, bytesString } from '../dif/difo.js';
+import { type Difo, type DifVariable } from '../dif/difo.js';
 import type { Arena } from './arena.js';
 import type { ThreadIdentity } from './machine.js';
 import { DTRACEFLT, DifFault } from './faults.js';
@@ -64,35 +64,6 @@ function fromStored(f: VmFiring, stored: bigint | Uint8Array): bigint {
   const addr = f.arena.alloc(stored.length);
   f.arena.bytes.set(stored, f.arena.offsetOf(addr, stored.length));
   return addr;
-}
-
-/**
- * The key string of a tuple (the dynamic-variable table keeps its code
- * units as bytes): an integer as 'i' and its hex digits, a string as 's'
- * and its bytes up to the NUL, any other by-reference entry (a struct, an
- * array) as 'b', its length, ':' and all its bytes, zeros included; the
- * entries joined by NUL. A string's bytes hold no NUL and a by-reference
- * entry's say where they end, so two tuples never make the same string.
- */
-export function tupleKey(tuple: readonly TupleEntry[]): string {
-  let key = '';
-  for (let i = 0; i < tuple.length; i++) {
-    const t = tuple[i]!;
-    if (i > 0) key += '\u0000';
-    const b = t.bytes;
-    if (b === undefined) key += 'i' + t.value.toString(16);
-    else if (t.string) key += 's' + bytesString(b.subarray(0, (b.indexOf(0) + 1 || b.length + 1) - 1));
-    else key += 'b' + b.length + ':' + bytesString(b);
-  }
-  return key;
-}
-
-/**
- * The key of the current thread's self-> associative variables: its tid,
- * which also keys its thread-locals (ldts, stts).
- */
-function threadKey(f: VmFiring): string {
-  return `${f.machine.thread(f.cpu).tid}`;
 }
 
 function th(f: VmFiring): ThreadIdentity {
@@ -337,16 +308,16 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
           }
           break;
         }
-        case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tupleKey(tuple))); break;
-        case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, threadKey(f) + '\u0001' + tupleKey(tuple))); break;
+        // self-> associative arrays are keyed by the thread's tid too, which also keys its thread-locals (ldts, stts).
+        case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tuple, undefined)); break;
+        case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tuple, th(f).tid)); break;
         case DIF_OP.STGAA:
         case DIF_OP.STTAA: {
           const id = (instr >>> 8) & 0xffff;
           const scope = op === DIF_OP.STGAA ? DIFV_SCOPE_GLOBAL : DIFV_SCOPE_THREAD;
           const v = ld.variableTypes.get(varKey(scope, id));
           const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
-          const key = (op === DIF_OP.STTAA ? threadKey(f) + '\u0001' : '') + tupleKey(tuple);
-          f.variables.storeAssoc(id, key, val);
+          f.variables.storeAssoc(id, tuple, op === DIF_OP.STTAA ? th(f).tid : undefined, val);
           break;
         }
         case DIF_OP.STGA: throw new DifFault(DTRACEFLT.ILLOP, 0n);
