@@ -137,6 +137,8 @@ describe('keyed aggregations in a trampoline', () => {
     ['min', DTRACEAGG.MIN, 8, DIF_VAR.ARG2, 0n, undefined],
     ['max', DTRACEAGG.MAX, 8, DIF_VAR.ARG2, 0n, undefined],
     ['avg', DTRACEAGG.AVG, 16, DIF_VAR.ARG2, 0n, undefined],
+    ['stddev', DTRACEAGG.STDDEV, 32, DIF_VAR.ARG2, 0n, undefined],
+    ['stddev (of values whose squares pass 2^64)', DTRACEAGG.STDDEV, 32, DIF_VAR.ARG0, 0n, undefined],
     ['quantize', DTRACEAGG.QUANTIZE, 127 * 8, DIF_VAR.ARG2, 0n, undefined],
     ['quantize (with an increment)', DTRACEAGG.QUANTIZE, 127 * 8, DIF_VAR.ARG2, 0n, DIF_VAR.ARG0],
     ['lquantize', DTRACEAGG.LQUANTIZE, (10 + 3) * 8, DIF_VAR.ARG0, linear, undefined],

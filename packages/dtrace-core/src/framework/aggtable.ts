@@ -17,7 +17,8 @@
 // max: the least, the greatest; avg: the count and the sum: two words, as a
 // trampoline cell of a probe-constant entry holds, see cellStart; quantize,
 // lquantize: what was added to each bucket, as many words as the data,
-// each at its data word's place): the entry itself
+// each at its data word's place; stddev: the count, the sum and the
+// sum of squares in three words, low first): the entry itself
 // (AggregationBucket, state.ts) lives in JavaScript, which takes the cell in
 // when it is read, at each snapshot and at stop.
 //
@@ -28,12 +29,12 @@
 // table is always an entry of the JavaScript's, and the results are those
 // of the JavaScript's alone.
 
-import { KEY_HASH_MULTIPLIER, SLOT_KEYS, cellStart, type CellFunction, type HistogramFunction } from './trampoline.js';
+import { KEY_HASH_MULTIPLIER, SLOT_KEYS, cellStart, type CellFunction, type TableFunction } from './trampoline.js';
 import { sharedBlock } from './wasm.js';
 import { allocateRegion, freeRegion } from './wmem.js';
 
 /** What a keyed table's cells hold. */
-export type KeyedFunction = CellFunction | HistogramFunction;
+export type KeyedFunction = CellFunction | TableFunction;
 
 /** A table's first capacity, in slots (a power of two). */
 const INITIAL_CAPACITY = 64;
@@ -69,6 +70,18 @@ export interface KeyedOwner {
 export function absorbCell(fn: KeyedFunction, address: number, words: bigint[]): void {
   const mem = sharedBlock().i64;
   const at = address >> 3;
+  if (fn === 'stddev') {
+    // The count and the sum add, the 128-bit sums of squares add (the data's low word is kept unsigned, as aggregate() keeps it).
+    if (mem[at] === 0n && mem[at + 1] === 0n && mem[at + 2] === 0n && mem[at + 3] === 0n && mem[at + 4] === 0n) return;
+    const squares = (BigInt.asUintN(64, mem[at + 4]!) << 128n) | (BigInt.asUintN(64, mem[at + 3]!) << 64n) | BigInt.asUintN(64, mem[at + 2]!);
+    words[0] = words[0]! + mem[at]!;
+    words[1] = BigInt.asIntN(64, words[1]! + mem[at + 1]!);
+    const sq = ((words[3]! << 64n) | BigInt.asUintN(64, words[2]!)) + squares;
+    words[2] = BigInt.asUintN(64, sq);
+    words[3] = sq >> 64n;
+    mem.fill(0n, at, at + 5);
+    return;
+  }
   if (fn === 'quantize' || fn === 'lquantize') {
     for (let j = fn === 'lquantize' ? 1 : 0; j < words.length; j++) {
       const a = mem[at + j]!;
@@ -111,7 +124,7 @@ export class KeyedTable {
   private constructor(
     readonly fn: KeyedFunction,
     readonly nkeys: number,
-    /** Words of a cell: 2, or a histogram's data words. */
+    /** Words of a cell: 2, a histogram's data words, or stddev()'s 5. */
     readonly cellWords: number,
     descriptor: number,
   ) {
@@ -127,7 +140,7 @@ export class KeyedTable {
   static make(fn: KeyedFunction, nkeys: number, dataWords = 2): KeyedTable | undefined {
     const descriptor = allocateRegion(16);
     if (descriptor === undefined) return undefined;
-    const t = new KeyedTable(fn, nkeys, fn === 'quantize' || fn === 'lquantize' ? dataWords : 2, descriptor);
+    const t = new KeyedTable(fn, nkeys, fn === 'stddev' ? 5 : fn === 'quantize' || fn === 'lquantize' ? dataWords : 2, descriptor);
     if (!t.resize(INITIAL_CAPACITY)) {
       freeRegion(descriptor);
       return undefined;

@@ -30,7 +30,7 @@ import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, ty
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
 import { B_BUFFER, B_COUNT, B_NDX, B_STAGE, NEED_TIMESTAMP, RECORD_STAGE_SIZE, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
 import { ERROR_EPID, ERROR_RECORD_SIZE, PrincipalBuffers, type TakenBuffer } from './buffers.js';
-import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type HistogramFunction, type Trampoline, type TrampolineAggregation, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
+import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type TableFunction, type Trampoline, type TrampolineAggregation, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
 import { verifyDifo } from './verify.js';
 import { filterGlobals, filterablePredicate, probeFilter, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
 import { DifFault, DTRACEFLT } from './faults.js';
@@ -190,8 +190,8 @@ const FIRES_ERROR = 1 | 2 | 4 | 8;
 const CELL_FUNCTIONS: ReadonlyMap<number, CellFunction> = new Map([
   [DTRACEAGG.COUNT, 'count'], [DTRACEAGG.SUM, 'sum'], [DTRACEAGG.MIN, 'min'], [DTRACEAGG.MAX, 'max'], [DTRACEAGG.AVG, 'avg'],
 ]);
-/** The histograms a trampoline updates itself by integer keys found in a keyed table (aggtable.ts). */
-const HISTOGRAM_FUNCTIONS: ReadonlyMap<number, HistogramFunction> = new Map([[DTRACEAGG.QUANTIZE, 'quantize'], [DTRACEAGG.LQUANTIZE, 'lquantize']]);
+/** The histograms and stddev(), which a trampoline updates itself only by integer keys found in a keyed table (aggtable.ts). */
+const TABLE_FUNCTIONS: ReadonlyMap<number, TableFunction> = new Map([[DTRACEAGG.QUANTIZE, 'quantize'], [DTRACEAGG.LQUANTIZE, 'lquantize'], [DTRACEAGG.STDDEV, 'stddev']]);
 
 // ---------------------------------------------------------------------------
 // DTrace Probe Context: firing plans.
@@ -985,12 +985,12 @@ export class DTraceState {
     if (ep.steps.length !== 1) return undefined;
     const step = ep.steps[0]!;
     if (!step.aggregation || step.table === undefined) return undefined;
-    const fn = CELL_FUNCTIONS.get(step.table.desc.function) ?? HISTOGRAM_FUNCTIONS.get(step.table.desc.function);
+    const fn = CELL_FUNCTIONS.get(step.table.desc.function) ?? TABLE_FUNCTIONS.get(step.table.desc.function);
     if (fn === undefined) return undefined;
     const value = step.value === undefined ? undefined : this.translated.get(step.value);
     if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
-    const histogram = fn === 'quantize' || fn === 'lquantize';
-    if (step.lookup === LOOKUP_NONE || step.constantKeys) return histogram || step.increment !== undefined ? undefined : { fn, value, ndx: step.ndx };
+    const tableOnly = TABLE_FUNCTIONS.has(step.table.desc.function);
+    if (step.lookup === LOOKUP_NONE || step.constantKeys) return tableOnly || step.increment !== undefined ? undefined : { fn: fn as CellFunction, value, ndx: step.ndx };
     // Integer keys whose DIF is translated and calls nothing out: found in the aggregation's keyed table.
     if (step.lookup !== LOOKUP_HASH) return undefined;
     let increment: TrampolineAggregation['increment'];

@@ -30,8 +30,8 @@
 //     o<i> ? (count += k<i>; cell op= value()) : steps(i, mode)
 //
 // Keyed aggregations in the trampoline: an ECB whose one action is such
-// an aggregation, or quantize() or lquantize() (with or without an
-// increment), by integer keys whose DIF is translated and calls nothing
+// an aggregation, quantize() or lquantize() (with or without an
+// increment), or stddev(), by integer keys whose DIF is translated and calls nothing
 // out (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
 // quantize(arg0)`) evaluates its keys
 // itself, hashes them and looks their entry up in the aggregation's table
@@ -83,6 +83,8 @@ export const STEPS_WHOLE = 2;
 export type CellFunction = 'count' | 'sum' | 'min' | 'max' | 'avg';
 /** The histograms a trampoline updates in a keyed table's cells (aggtable.ts), whose cells are as long as their data. */
 export type HistogramFunction = 'quantize' | 'lquantize';
+/** What a trampoline updates only in a keyed table's cells: the histograms (as long as their data) and stddev() (count, sum, and the sum of squares in three words, low first). */
+export type TableFunction = HistogramFunction | 'stddev';
 /** lquantize()'s parameters as the trampoline's constants. */
 export interface LinearParams {
   readonly base: bigint;
@@ -117,7 +119,7 @@ export const SLOT_KEYS = 8;
  * count(), and for an increment of 1), the action's index + 1.
  */
 export interface TrampolineAggregation {
-  readonly fn: CellFunction | HistogramFunction;
+  readonly fn: CellFunction | TableFunction;
   readonly value: WasmDifo | undefined;
   readonly ndx: number;
   readonly keyed?: TrampolineKeys | undefined;
@@ -153,7 +155,7 @@ export interface TrampolineCell {
 }
 
 /** What a cell's first word holds when nothing was added: min's and max's identities. */
-export const cellStart = (fn: CellFunction | HistogramFunction): bigint => (fn === 'min' ? 0x7fffffffffffffffn : fn === 'max' ? -0x8000000000000000n : 0n);
+export const cellStart = (fn: CellFunction | TableFunction): bigint => (fn === 'min' ? 0x7fffffffffffffffn : fn === 'max' ? -0x8000000000000000n : 0n);
 
 export interface TrampolineHooks {
   /** Sets up ECB i's firing context before its predicate calls out. */
@@ -271,10 +273,12 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   });
   m.section(7, exports);
   const c = new Code();
-  // Locals: (from) TMP CELL CUR, a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ..., then a record chunk's DESC TAIL AT.
+  // Locals: (from) TMP CELL CUR, a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ..., then a record chunk's DESC TAIL AT,
+  // then stddev's square: its operand's halves AH AL and its words LOW HIGH.
   const TMP = 1, CELL = 2, CUR = 3, SAVED = 4, BASE = 5, MASK = 6, IDX = 7, H = 8, K0 = 9;
   const DESC = K0 + maxKeys, TAIL = DESC + 1, AT = DESC + 2;
-  c.uleb(6).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64).uleb(3).u8(I32);
+  const AH = AT + 1, AL = AT + 2, LOW = AT + 3, HIGH = AT + 4;
+  c.uleb(7).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64).uleb(3).u8(I32).uleb(4).u8(I64);
   const anyValue = values > 0 || incrementFns > 0 || keyFns > 0 || recordFns > 0;
   ecbs.forEach((e, i) => {
     c.block('next');
@@ -359,6 +363,27 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
         case 'avg':
           update(0, (c) => c.i64(1).u8(OP.i64_add));
           update(1, (c) => c.get(TMP).u8(OP.i64_add));
+          break;
+        case 'stddev':
+          // dtrace_aggregate_stddev: the count, the sum, and the 128-bit sum of squares (low word, high word).
+          update(0, (c) => c.i64(1).u8(OP.i64_add));
+          update(1, (c) => c.get(TMP).u8(OP.i64_add));
+          // |v| as a uint64_t (INT64_MIN's is 2^63), in 32-bit halves: v*v = AH*AH << 64 + AH*AL << 33 + AL*AL.
+          c.i64(0).get(TMP).u8(OP.i64_sub).get(TMP).get(TMP).i64(0).u8(OP.i64_lt_s, OP.select).set(CUR);
+          c.get(CUR).i64(32).u8(OP.i64_shr_u).set(AH);
+          c.get(CUR).i64(0xffffffffn).u8(OP.i64_and).set(AL);
+          c.get(AH).get(AL).u8(OP.i64_mul).set(CUR);
+          c.get(AH).get(AH).u8(OP.i64_mul).get(CUR).i64(31).u8(OP.i64_shr_u, OP.i64_add).set(HIGH);
+          c.get(AL).get(AL).u8(OP.i64_mul).set(AL);
+          c.get(AL).get(CUR).i64(33).u8(OP.i64_shl, OP.i64_add).set(LOW);
+          // The carry out of the low word's addition, into the high word.
+          c.get(HIGH).get(LOW).get(AL).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add).set(HIGH);
+          // Into the cell's words 2 and 3, with the carry out of word 2, and word 3's carry into word 4 (the
+          // data's high word is not bounded to 64 bits: many squares since the last snapshot may pass 2^128).
+          update(2, (c) => c.get(LOW).u8(OP.i64_add));
+          c.get(HIGH).get(CELL).mem(OP.i64_load, 3, 16).get(LOW).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add).set(HIGH);
+          update(3, (c) => c.get(HIGH).u8(OP.i64_add));
+          update(4, (c) => c.get(CELL).mem(OP.i64_load, 3, 24).get(HIGH).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add));
           break;
         case 'quantize':
         case 'lquantize': {
