@@ -5,7 +5,8 @@
 // the interpreter's results.
 import { describe, expect, it, vi } from 'vitest';
 import { DIF_VAR } from '../src/dif/index.js';
-import { DTRACEACT, DTRACEAGG, lquantizeArg } from '../src/program/actions.js';
+import { DTRACEACT, DTRACEAGG, llquantizeArg, lquantizeArg } from '../src/program/actions.js';
+import { llquantizeBounds, llquantizeBucket, llquantizeBucketCount } from '../src/framework/buckets.js';
 import { KeyedTable, keyHash, type KeyedOwner } from '../src/framework/aggtable.js';
 import { cellStart, type CellFunction } from '../src/framework/trampoline.js';
 import { sharedBlock } from '../src/framework/wasm.js';
@@ -131,6 +132,11 @@ describe('keyed aggregations in a trampoline', () => {
 
   // lquantize(arg0, 5, 25, 2): values below, within and above.
   const linear = lquantizeArg(5, 10, 2);
+  // llquantize(v, 10, 0, 6, 20) and llquantize(v, 2, 0, 8, 4): buckets of every step, values below and above them.
+  const logLinear = llquantizeArg(10, 0, 6, 20);
+  const logSize = (llquantizeBucketCount(10, 0, 6, 20) + 1) * 8;
+  const logLinear2 = llquantizeArg(2, 0, 8, 4);
+  const logSize2 = (llquantizeBucketCount(2, 0, 8, 4) + 1) * 8;
   for (const [name, fn, size, value, arg, increment] of [
     ['count', DTRACEAGG.COUNT, 8, undefined, 0n, undefined],
     ['sum', DTRACEAGG.SUM, 8, DIF_VAR.ARG2, 0n, undefined],
@@ -143,6 +149,8 @@ describe('keyed aggregations in a trampoline', () => {
     ['quantize (with an increment)', DTRACEAGG.QUANTIZE, 127 * 8, DIF_VAR.ARG2, 0n, DIF_VAR.ARG0],
     ['lquantize', DTRACEAGG.LQUANTIZE, (10 + 3) * 8, DIF_VAR.ARG0, linear, undefined],
     ['lquantize (with an increment)', DTRACEAGG.LQUANTIZE, (10 + 3) * 8, DIF_VAR.ARG0, linear, DIF_VAR.ARG2],
+    ['llquantize', DTRACEAGG.LLQUANTIZE, logSize, DIF_VAR.ARG0, logLinear, undefined],
+    ['llquantize (with an increment)', DTRACEAGG.LLQUANTIZE, logSize2, DIF_VAR.ARG0, logLinear2, DIF_VAR.ARG2],
   ] as const) {
     it(`finds the entries of @[arg0, arg1] = ${name}() without JavaScript once made, with the interpreter's results, and frees its table at stop`, () => {
       const dif = run('dif', fn, size, value, undefined, arg, increment);
@@ -155,6 +163,15 @@ describe('keyed aggregations in a trampoline', () => {
       expect(wasm.after).toBe(0);
     });
   }
+
+  it('leaves llquantize() of more buckets than its code may search, bounds past 2^63, to the JavaScript, with the same results', () => {
+    const arg = llquantizeArg(10, 0, 18, 20);
+    const size = (llquantizeBucketCount(10, 0, 18, 20) + 1) * 8;
+    const dif = run('dif', DTRACEAGG.LLQUANTIZE, size, DIF_VAR.ARG2, undefined, arg);
+    const wasm = run('wasm', DTRACEAGG.LLQUANTIZE, size, DIF_VAR.ARG2, undefined, arg);
+    expect(wasm.out).toEqual(dif.out);
+    expect(wasm.calls).toBe(1200);
+  });
 
   it("finds entries whose keys all hash to one slot, each past the others, with the interpreter's results", () => {
     // 24 keys whose hash names the same slot of the first 64, and keys that differ from them in the second key only.
@@ -191,5 +208,20 @@ describe('keyed aggregations in a trampoline', () => {
     expect(dif.out.filter((l) => l.startsWith('drops'))).toEqual(['drops 180,180', 'drops 180,180', 'drops 180,180']);
     // Each fitting key made once a round by the JavaScript, and every dropped firing left to it.
     expect(wasm.calls).toBe(3 * (10 + 360));
+  });
+});
+
+describe('llquantize bounds', () => {
+  it('put every value in the bucket llquantizeBucket does', () => {
+    for (const [factor, low, high, nsteps] of [[10, 0, 6, 20], [2, 0, 8, 4], [10, 2, 4, 10], [3, 1, 5, 3]] as const) {
+      const arg = llquantizeArg(factor, low, high, nsteps);
+      const bounds = llquantizeBounds(arg);
+      expect(bounds.length + 1).toBe(llquantizeBucketCount(factor, low, high, nsteps));
+      const values = [-(1n << 63n), -1n, 0n, 1n, (1n << 63n) - 1n, ...bounds.flatMap((b) => [b - 1n, b, b + 1n])];
+      for (const v of values) {
+        const bucket = bounds.findIndex((b) => v < b);
+        expect(bucket < 0 ? bounds.length : bucket).toBe(llquantizeBucket(arg, v));
+      }
+    }
   });
 });

@@ -65,7 +65,7 @@ export interface KeyedOwner {
  * Takes what a cell at `address` holds into `words` (an entry's data) and
  * empties the cell: count and sum add (wrapping as int64_t), min and max
  * keep the least and the greatest, avg adds its count and sum; a
- * histogram's buckets add (lquantize's first word is its parameters).
+ * histogram's buckets add (lquantize's and llquantize's first word is its parameters).
  */
 export function absorbCell(fn: KeyedFunction, address: number, words: bigint[]): void {
   const mem = sharedBlock().i64;
@@ -82,8 +82,8 @@ export function absorbCell(fn: KeyedFunction, address: number, words: bigint[]):
     mem.fill(0n, at, at + 5);
     return;
   }
-  if (fn === 'quantize' || fn === 'lquantize') {
-    for (let j = fn === 'lquantize' ? 1 : 0; j < words.length; j++) {
+  if (fn === 'quantize' || fn === 'lquantize' || fn === 'llquantize') {
+    for (let j = fn === 'quantize' ? 0 : 1; j < words.length; j++) {
       const a = mem[at + j]!;
       if (a === 0n) continue;
       words[j] = BigInt.asIntN(64, words[j]! + a);
@@ -140,7 +140,7 @@ export class KeyedTable {
   static make(fn: KeyedFunction, nkeys: number, dataWords = 2): KeyedTable | undefined {
     const descriptor = allocateRegion(16);
     if (descriptor === undefined) return undefined;
-    const t = new KeyedTable(fn, nkeys, fn === 'stddev' ? 5 : fn === 'quantize' || fn === 'lquantize' ? dataWords : 2, descriptor);
+    const t = new KeyedTable(fn, nkeys, fn === 'stddev' ? 5 : fn === 'count' || fn === 'sum' || fn === 'min' || fn === 'max' || fn === 'avg' ? 2 : dataWords, descriptor);
     if (!t.resize(INITIAL_CAPACITY)) {
       freeRegion(descriptor);
       return undefined;

@@ -56,6 +56,26 @@ export function llquantizeBucketCount(factor: number, low: number, high: number,
   return n;
 }
 
+/**
+ * The buckets' bounds of llquantize(factor, low, high, nsteps) as
+ * llquantizeBucket walks them: `v` falls in the first bucket j whose bound
+ * it is below, or, above them all, in the last (bounds.length).
+ */
+export function llquantizeBounds(arg: bigint): bigint[] {
+  const { factor, low, high, nsteps } = llquantizeParams(arg);
+  const f = BigInt(factor);
+  let value = 1n;
+  for (let o = 0; o < low; o++) value *= f;
+  const bounds = [value];
+  for (let order = low; order <= high; order++) {
+    const next = value * f;
+    const step = next > BigInt(nsteps) ? next / BigInt(nsteps) : 1n;
+    for (let x = value; x < next; x += step) bounds.push(x + step);
+    value = next;
+  }
+  return bounds;
+}
+
 /** dtrace_aggregate_llquantize_bucket: the bucket index of `v`. */
 export function llquantizeBucket(arg: bigint, v: bigint): number {
   const { factor, low, high, nsteps } = llquantizeParams(arg);

@@ -34,7 +34,7 @@ import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, ty
 import { verifyDifo } from './verify.js';
 import { filterGlobals, filterablePredicate, probeFilter, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
 import { DifFault, DTRACEFLT } from './faults.js';
-import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
+import { quantizeBucket, llquantizeBounds, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
 import { KeyedTable, absorbCell, type KeyedFunction, type KeyedOwner } from './aggtable.js';
 
@@ -191,7 +191,11 @@ const CELL_FUNCTIONS: ReadonlyMap<number, CellFunction> = new Map([
   [DTRACEAGG.COUNT, 'count'], [DTRACEAGG.SUM, 'sum'], [DTRACEAGG.MIN, 'min'], [DTRACEAGG.MAX, 'max'], [DTRACEAGG.AVG, 'avg'],
 ]);
 /** The histograms and stddev(), which a trampoline updates itself only by integer keys found in a keyed table (aggtable.ts). */
-const TABLE_FUNCTIONS: ReadonlyMap<number, TableFunction> = new Map([[DTRACEAGG.QUANTIZE, 'quantize'], [DTRACEAGG.LQUANTIZE, 'lquantize'], [DTRACEAGG.STDDEV, 'stddev']]);
+const TABLE_FUNCTIONS: ReadonlyMap<number, TableFunction> = new Map([
+  [DTRACEAGG.QUANTIZE, 'quantize'], [DTRACEAGG.LQUANTIZE, 'lquantize'], [DTRACEAGG.LLQUANTIZE, 'llquantize'], [DTRACEAGG.STDDEV, 'stddev'],
+]);
+/** The most llquantize() buckets a trampoline searches itself (its code holds their bounds, about 23 bytes each, within MODULE_LIMIT). */
+const LLQUANTIZE_TRAMPOLINE_BUCKETS = 128;
 
 // ---------------------------------------------------------------------------
 // DTrace Probe Context: firing plans.
@@ -1005,6 +1009,12 @@ export class DTraceState {
       if (w === undefined || w.callsOut) return undefined;
       keys.push({ value: w, ndx: key.ndx });
     }
+    let logLinear: bigint[] | undefined;
+    if (fn === 'llquantize') {
+      // Bounds a signed 64-bit compare orders as the interpreter's BigInts do.
+      logLinear = llquantizeBounds(step.table.desc.arg);
+      if (logLinear.length > LLQUANTIZE_TRAMPOLINE_BUCKETS || logLinear.some((b) => b > 0x7fffffffffffffffn)) return undefined;
+    }
     if (step.table.keyed === undefined) {
       const made = KeyedTable.make(fn, keys.length, initialAggregationData(step.table.desc).length);
       if (made !== undefined) keyedRegions.register(this, made, made);
@@ -1013,7 +1023,7 @@ export class DTraceState {
     const table = step.table.keyed;
     if (table === undefined || table.nkeys !== keys.length) return undefined;
     const keyed = { keys, descriptor: table.descriptor, slotSize: table.slotSize };
-    return { fn, value, ndx: step.ndx, keyed, increment, linear: step.table.lquantize };
+    return { fn, value, ndx: step.ndx, keyed, increment, linear: step.table.lquantize, logLinear };
   }
 
   /**

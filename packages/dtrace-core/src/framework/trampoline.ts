@@ -82,7 +82,7 @@ export const STEPS_WHOLE = 2;
 /** The aggregating functions a trampoline updates (see the top). */
 export type CellFunction = 'count' | 'sum' | 'min' | 'max' | 'avg';
 /** The histograms a trampoline updates in a keyed table's cells (aggtable.ts), whose cells are as long as their data. */
-export type HistogramFunction = 'quantize' | 'lquantize';
+export type HistogramFunction = 'quantize' | 'lquantize' | 'llquantize';
 /** What a trampoline updates only in a keyed table's cells: the histograms (as long as their data) and stddev() (count, sum, and the sum of squares in three words, low first). */
 export type TableFunction = HistogramFunction | 'stddev';
 /** lquantize()'s parameters as the trampoline's constants. */
@@ -125,6 +125,8 @@ export interface TrampolineAggregation {
   readonly keyed?: TrampolineKeys | undefined;
   readonly increment?: { readonly value: WasmDifo; readonly ndx: number } | undefined;
   readonly linear?: LinearParams | undefined;
+  /** llquantize()'s buckets' bounds (buckets.ts llquantizeBounds), each below 2^63. */
+  readonly logLinear?: readonly bigint[] | undefined;
 }
 
 /** The integer keys of an aggregation the trampoline finds in its table (see the top and aggtable.ts). */
@@ -386,7 +388,8 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
           update(4, (c) => c.get(CELL).mem(OP.i64_load, 3, 24).get(HIGH).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add));
           break;
         case 'quantize':
-        case 'lquantize': {
+        case 'lquantize':
+        case 'llquantize': {
           // The increment (after the value, as the interpreter evaluates them), then the bucket's word of the cell, as the data's.
           if (agg.increment !== undefined) {
             c.i32(0).i32(agg.increment.ndx).mem(OP.i32_store, 2, B_NDX);
@@ -403,12 +406,29 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
             c.i64(0).get(TMP).u8(OP.i64_sub, OP.i64_clz, OP.i32_wrap_i64).set(IDX);
             c.i32(0).get(IDX).i32(1).u8(OP.i32_sub).get(IDX).u8(OP.i32_eqz, OP.select).set(IDX);
             c.end();
-          } else {
+          } else if (agg.fn === 'lquantize') {
             // dtrace_aggregate_lquantize: word 1 below base, word levels + 2 at or above the limit, else 2 + (v - base) / step.
             const l = agg.linear!;
             c.i32(1).set(IDX).get(TMP).i64(l.base).u8(OP.i64_lt_s).brIf('bucket');
             c.i32(l.levels + 2).set(IDX).get(TMP).i64(l.limit).u8(OP.i64_ge_s).brIf('bucket');
             c.get(TMP).i64(l.base).u8(OP.i64_sub).i64(l.step).u8(OP.i64_div_s, OP.i32_wrap_i64).i32(2).u8(OP.i32_add).set(IDX);
+          } else {
+            // dtrace_aggregate_llquantize: word 1 + the first bucket whose bound the value is below (or 1 + the
+            // bounds' count), found by a binary search over the bounds, constants of the code.
+            const bounds = agg.logLinear!;
+            const search = (lo: number, hi: number): void => {
+              if (lo === hi) {
+                c.i32(1 + lo).set(IDX);
+                return;
+              }
+              const mid = (lo + hi) >> 1;
+              c.get(TMP).i64(bounds[mid]!).u8(OP.i64_lt_s).if_();
+              search(lo, mid);
+              c.else_();
+              search(mid + 1, hi);
+              c.end();
+            };
+            search(0, bounds.length);
           }
           c.end();
           c.get(CELL).get(IDX).i32(3).u8(OP.i32_shl, OP.i32_add).set(CELL);
