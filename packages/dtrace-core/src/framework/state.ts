@@ -2175,8 +2175,8 @@ export class DTraceState {
     },
     loadThread: (id, thread) => this.dynamicVariables().loadThread(id, thread),
     storeThread: (id, thread, v) => this.dynamicVariables().storeThread(id, thread, v),
-    loadAssoc: (id, tuple) => this.dynamicVariables().loadAssoc(id, tuple),
-    storeAssoc: (id, tuple, v) => this.dynamicVariables().storeAssoc(id, tuple, v),
+    loadAssoc: (id, tuple, thread) => this.dynamicVariables().loadAssoc(id, tuple, thread),
+    storeAssoc: (id, tuple, thread, v) => this.dynamicVariables().storeAssoc(id, tuple, thread, v),
   };
 
   // -------------------------------------------------------------------------
