@@ -145,13 +145,13 @@ describe('tst.tracemem and trace of strings', () => {
 describe('err.dynvar: dynamic variable drops', () => {
   it('counts drops when dynvarsize is exhausted', () => {
     const t = setup(buildProgram([buildEcb(0, ['fbt::main:entry'], [])]), { dynvarsize: '64' });
-    t.state.variables.storeAssoc(1, 'k1', 1n);
-    t.state.variables.storeAssoc(1, 'k2', 2n);
-    t.state.variables.storeAssoc(1, 'k3', 3n);
+    t.state.variables.storeAssoc(1, [{ value: 1n }], undefined, 1n);
+    t.state.variables.storeAssoc(1, [{ value: 2n }], undefined, 2n);
+    t.state.variables.storeAssoc(1, [{ value: 3n }], undefined, 3n);
     t.consumer.consume(false);
     expect(t.errors()).toBe('dtrace: 1 dynamic variable drop\n');
-    expect(t.state.variables.loadAssoc(1, 'k1')).toBe(1n);
-    expect(t.state.variables.loadAssoc(1, 'k3')).toBe(0n);
+    expect(t.state.variables.loadAssoc(1, [{ value: 1n }], undefined)).toBe(1n);
+    expect(t.state.variables.loadAssoc(1, [{ value: 3n }], undefined)).toBe(0n);
   });
   it('counts aggregation drops when aggsize is exhausted', () => {
     const t = setup(buildProgram([buildEcb(0, ['fbt:::entry'], COUNT_BY_FUNC(DTRACEAGG.COUNT))], { aggregations: [AGG(DTRACEAGG.COUNT)] }), { aggsize: '300' });

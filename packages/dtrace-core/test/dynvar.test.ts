@@ -3,14 +3,15 @@
 // after the same stores; stores of 0 free; colliding keys share a chain;
 // dynvarsize drops as the accounting says; the region goes back when freed.
 import { describe, expect, it } from 'vitest';
-import { DynamicVariables, KIND_THREAD, SLOT, dynvarFunctions, tableShape, threadBase, threadHash } from '../src/framework/dynvar.js';
+import { DynamicVariables, KIND_THREAD, SLOT, dynvarFunctions, tableShape, threadBase, threadHash, tupleKeyBytes } from '../src/framework/dynvar.js';
 import { sharedBlock } from '../src/framework/wasm.js';
 import { regionBytesInUse, regionSize } from '../src/framework/wmem.js';
 import { DIF_OP, DIF_VAR, DIFV_F_MOD, DIFV_F_REF, DIFV_KIND_SCALAR, DIFV_SCOPE_THREAD, difInstrFmt, difInstrLdv, difInstrRet } from '../src/dif/index.js';
 import { Arena } from '../src/framework/arena.js';
+import { bytesString } from '../src/dif/difo.js';
 import { difEmulate, loadDifo } from '../src/framework/vm.js';
 import { wasmTranslate } from '../src/framework/wasm.js';
-import type { VmFiring } from '../src/framework/firing.js';
+import type { TupleEntry, VmFiring } from '../src/framework/firing.js';
 import { IdleMachine } from '../src/framework/machine.js';
 import { DIF_INT64, buildDifo, buildEcb, buildProgram } from '../src/builder.js';
 import { DTraceState } from '../src/framework/state.js';
@@ -19,6 +20,9 @@ import { defaultOptions, setOption } from '../src/framework/options.js';
 import { DTRACEACT } from '../src/program/index.js';
 
 const ID = 0x500;
+
+/** A string tuple entry: its bytes and a NUL. */
+const str = (text: string): TupleEntry => ({ value: 0n, bytes: Uint8Array.from([...text].map((c) => c.charCodeAt(0)).concat(0)), string: true });
 
 /** The table's bytes, copied out, but for slot 0's address (the one absolute address it holds). */
 function bytesOf(t: DynamicVariables): Uint8Array {
@@ -117,22 +121,112 @@ describe('dynamic-variable table', () => {
   it('keeps associative arrays and by-reference values beside integer thread-locals', () => {
     const t = DynamicVariables.create(1 << 12)!;
     const f = dynvarFunctions();
-    t.storeAssoc(ID, 'i3\u0000sread', 11n);
+    t.storeAssoc(ID, [{ value: 3n }, str('read')], undefined, 11n);
     t.storeThread(ID + 2, 4, Uint8Array.of(104, 105, 0, 0));
     f.tstore(t.address, ID | (KIND_THREAD << 16), 4n, 12n, threadBase(ID));
-    t.storeAssoc(ID, '4\u0001i3', 13n);
-    expect(t.loadAssoc(ID, 'i3\u0000sread')).toBe(11n);
-    expect(t.loadAssoc(ID, 'i3\u0000swrite')).toBe(0n);
+    t.storeAssoc(ID, [{ value: 3n }], 4, 13n);
+    expect(t.loadAssoc(ID, [{ value: 3n }, str('read')], undefined)).toBe(11n);
+    expect(t.loadAssoc(ID, [{ value: 3n }, str('write')], undefined)).toBe(0n);
+    expect(t.loadAssoc(ID, [{ value: 3n }, str('read')], 4)).toBe(0n);
     expect(t.loadThread(ID + 2, 4)).toEqual(Uint8Array.of(104, 105, 0, 0));
     expect(t.loadThread(ID, 4)).toBe(12n);
-    expect(t.loadAssoc(ID, '4\u0001i3')).toBe(13n);
+    expect(t.loadAssoc(ID, [{ value: 3n }], 4)).toBe(13n);
     // a1280:i3<NUL>sread: 8 + 14 + 16; t1282:4 with four bytes: 4 + 7 + 16; t1280:4: 31; a1280:4<SOH>i3: 8 + 10 + 16.
     expect(t.bytesInUse).toBe(38 + 27 + 31 + 34);
     t.storeThread(ID + 2, 4, undefined);
-    t.storeAssoc(ID, 'i3\u0000sread', undefined);
+    t.storeAssoc(ID, [{ value: 3n }, str('read')], undefined, undefined);
     expect([t.count, t.bytesInUse]).toEqual([2, 65]);
     t.free();
     expect([t.count, t.loadThread(ID, 4)]).toEqual([0, 0n]);
+  });
+
+  it('keeps key and value bytes in its heap, reusing, compacting and growing it, as a map of the same stores would', () => {
+    const t = DynamicVariables.create(1 << 20)!;
+    const model = new Map<string, bigint | Uint8Array>();
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const key = (i: number): TupleEntry[] => [{ value: BigInt(i) * 0x10001n }, str('k'.repeat(i % 40))];
+    const check = (): void => {
+      for (const [k, v] of model) {
+        const [id, kind, i] = k.split(':').map(Number) as [number, number, number];
+        const got = kind === 0 ? t.loadAssoc(id, key(i), i % 3 === 0 ? i : undefined) : t.loadThread(id, i);
+        expect(got).toEqual(v);
+      }
+    };
+    let peak = 0;
+    for (let round = 0; round < 3000; round++) {
+      const i = next(200);
+      const id = ID + next(3);
+      const shape = next(4);
+      const value: bigint | Uint8Array | undefined =
+        shape === 0 ? undefined : shape === 1 ? BigInt(next(1000) + 1) : Uint8Array.from({ length: 1 + next(300) }, () => next(256));
+      const kind = next(2);
+      if (kind === 0) t.storeAssoc(id, key(i), i % 3 === 0 ? i : undefined, value);
+      else t.storeThread(id, i, value);
+      if (value === undefined) model.delete(`${id}:${kind}:${i}`);
+      else model.set(`${id}:${kind}:${i}`, value);
+      if (round % 500 === 0) check();
+      peak = Math.max(peak, t.bytesInUse);
+    }
+    check();
+    expect([t.count, t.drops]).toEqual([model.size, 0]);
+    // The key bytes and the values' bytes are in the table's heap, not beside it.
+    const heap = t.heapAddress;
+    expect(heap).not.toBe(0);
+    const text = bytesString(sharedBlock().u8.subarray(heap, heap + regionSize(heap)!));
+    // Compacted as it went: the heap is no larger than twice the most bytes the accounting counted
+    // and a value it replaced (a variable's old blob lives until its new one is made).
+    expect(regionSize(heap)!).toBeLessThanOrEqual(2 * (peak + 512));
+    for (const k of model.keys()) {
+      const [, kind, i] = k.split(':').map(Number) as [number, number, number];
+      if (kind === 0) expect(text).toContain(bytesString(tupleKeyBytes(i % 3 === 0 ? i : undefined, key(i)).bytes));
+    }
+    // Freeing every variable leaves nothing accounted.
+    for (const k of [...model.keys()]) {
+      const [id, kind, i] = k.split(':').map(Number) as [number, number, number];
+      if (kind === 0) t.storeAssoc(id, key(i), i % 3 === 0 ? i : undefined, undefined);
+      else t.storeThread(id, i, undefined);
+    }
+    expect([t.count, t.bytesInUse]).toEqual([0, 0]);
+    t.free();
+  });
+
+  it('lets the one variable past a small dynvarsize have its bytes, and drops the next as before', () => {
+    const before = regionBytesInUse();
+    const t = DynamicVariables.create(64)!;
+    const big = Uint8Array.from({ length: 10000 }, (_, i) => i & 0xff);
+    t.storeAssoc(ID, [str('name')], undefined, big);
+    expect(t.loadAssoc(ID, [str('name')], undefined)).toEqual(big);
+    t.storeAssoc(ID, [str('other')], undefined, 1n);
+    expect([t.drops, t.count, t.loadAssoc(ID, [str('other')], undefined)]).toEqual([1, 1, 0n]);
+    // A store over the one variable that does not fit beside it replaces it.
+    t.storeAssoc(ID, [str('name')], undefined, Uint8Array.of(1, 2));
+    expect(t.loadAssoc(ID, [str('name')], undefined)).toEqual(Uint8Array.of(1, 2));
+    t.free();
+    expect(regionBytesInUse()).toBe(before);
+  });
+
+  it('keys by-reference tuple entries by all their bytes, strings by theirs up to the NUL', () => {
+    const struct = (...b: number[]): TupleEntry => ({ value: 0n, bytes: Uint8Array.from(b) });
+    const string = (...b: number[]): TupleEntry => ({ value: 0n, bytes: Uint8Array.from(b), string: true });
+    const key = (thread: number | undefined, ...tuple: TupleEntry[]): string => bytesString(tupleKeyBytes(thread, tuple).bytes);
+    const accounted = (thread: number | undefined, ...tuple: TupleEntry[]): number => tupleKeyBytes(thread, tuple).accounted;
+    expect(key(undefined, struct(1, 0, 2))).not.toBe(key(undefined, struct(1, 0, 3)));
+    expect(key(undefined, string(104, 105, 0, 7))).toBe(key(undefined, string(104, 105, 0, 9)));
+    expect(key(undefined, struct(1, 0), { value: 2n })).not.toBe(key(undefined, struct(1), { value: 0n }, { value: 2n }));
+    expect(key(undefined, string(1, 0), { value: 2n })).not.toBe(key(undefined, string(1, 2, 0)));
+    expect(key(3, { value: 2n })).not.toBe(key(undefined, { value: 3n }, { value: 2n }));
+    // Counted as the key strings were: i<hex>, s<bytes>, b<length>:<bytes>, joined by one byte; <tid> and one in front.
+    expect(accounted(undefined, { value: 0n })).toBe('i0'.length);
+    expect(accounted(undefined, { value: 0xffffffffffffffffn }, string(104, 105, 0))).toBe('iffffffffffffffff\0shi'.length);
+    expect(accounted(1000003, struct(1, 0, 2), { value: 0x10n })).toBe('1000003\u0001b3:xxx\0i10'.length);
+    // Its bytes are never more than that and one (see dynvar.ts).
+    for (const tuple of [[{ value: 0x7fn }], [string(0)], [struct(...new Array<number>(200).fill(0))], [{ value: 1n << 63n }, string(65, 0)]]) {
+      for (const thread of [undefined, 0, 99, 1 << 30]) expect(tupleKeyBytes(thread, tuple).bytes.length).toBeLessThanOrEqual(tupleKeyBytes(thread, tuple).accounted + 1);
+    }
   });
 
   it('is read and written inline by a translated DIFO, and by the interpreter in between', () => {

@@ -10,16 +10,20 @@
 // bytes.
 //
 // DTrace Probe Context Functions: nothing here allocates in the memory or
-// grows it; a store that does not fit is a dynamic-variable drop.
+// grows it, but for the byte heap below, which moves to a larger region
+// when the one variable the accounting lets exceed dynvarsize does not fit
+// it; a store that does not fit is a dynamic-variable drop.
 //
 // The region (offsets from its start, little-endian):
 //
 //   0   u32  live variables                 24  i64  bytes in use (accounting)
 //   4   u32  free slot list (slot + 1)      32  i64  dynvarsize (the limit)
 //   8   u32  slots handed out so far        40  i64  dynamic-variable drops
-//   12  u32  slots                          64       buckets: u32 (slot + 1) each,
-//   16  u32  bucket mask (buckets - 1)                heads of their chains
-//   20  u32  address of slot 0              ...      slots, SLOT bytes each
+//   12  u32  slots                          48  u32  the heap's address (0: none yet)
+//   16  u32  bucket mask (buckets - 1)      52  u32  its size   56  u32  its top
+//   20  u32  address of slot 0              60  u32  its dead blobs' bytes
+//   64       buckets: u32 (slot + 1) each, heads of their chains
+//   ...      slots, SLOT bytes each
 //
 //   slot:  +------+------+------------------+------+-----------+-----------+
 //          | next | hash | id | kind << 16  | size | key (i64) | value i64 |
@@ -27,20 +31,26 @@
 //          0      4      8                  12     16          24          32
 //
 // A thread-local (kind 1) is keyed by its id and the thread's key, the tid
-// (as vm.ts's threadKey); an associative array's variable (kind 2, also
-// self->x[...]) by its id and its key string (vm.ts tupleKey, with the
-// thread's key in front for self->), which JavaScript keeps beside the slot,
-// as it keeps the bytes of a by-reference value (a string, a struct): those
-// stay with the interpreter's path this round. A slot is found by hashing
-// its key into a bucket and walking the bucket's chain; a new variable goes
-// at the end of its chain, in the slot at the head of the free list or
-// else the next never used one; a freed slot goes to the head of the free
-// list. A store of 0 frees the variable, as dtrace_dynvar does; a load of an
-// absent variable gives 0.
+// (as vm.ts's threadKey), in the slot's key word; an associative array's
+// variable (kind 2, also self->x[...]) by its id and its key bytes (the
+// tuple's, with the thread's tid in front for self->: see tupleKey).
+// Those bytes, and the bytes of a by-reference value (a string,
+// a struct; the slot's idkind then has BYREF set), are kept in the table's
+// byte heap, a region of its own, as illumos's dtrace_dynvar_t holds its
+// key tuple and data in the dynamic variable space: one blob per variable,
+// its key bytes then its value bytes; the key word then holds the key
+// bytes' address and length, the value word the value bytes' address and
+// length. So the table alone is the variables' storage. A slot is found by
+// hashing its key into a bucket and walking the bucket's chain; a new
+// variable goes at the end of its chain, in the slot at the head of the
+// free list or else the next never used one; a freed slot goes to the head
+// of the free list. A store of 0 frees the variable, as dtrace_dynvar does;
+// a load of an absent variable gives 0.
 //
 // Accounting (the same as before the table): a variable counts its value's
 // size (8 for an integer, the bytes of a by-reference one) plus its key
-// string's length (`t<id>:<tid>` or `a<id>:<tuple>`) plus 16; a store that
+// string's length (`t<id>:<tid>` or `a<id>:<tuple>`, the tuple as tupleKey
+// counts it) plus 16; a store that
 // would take the bytes in use past dynvarsize drops, unless it is the only
 // variable (dtrace_dstate_init always leaves room for one chunk); a drop
 // that replaced a variable frees it. The slots are as many as the smallest
@@ -50,12 +60,20 @@
 import { DIF_OP } from '../dif/opcodes.js';
 import { allocateRegion, freeRegion } from './wmem.js';
 import { sharedBlock, type ThreadLocalTable } from './wasm.js';
+import type { TupleEntry } from './firing.js';
 import { Bytes, Code, I32, I64, OP } from './wasm-encoding.js';
 
 export const SLOT = 32;
 const HEADER = 64;
 const H_COUNT = 0, H_FREE = 4, H_TOP = 8, H_NSLOTS = 12, H_MASK = 16, H_SLOTS = 20, H_BYTES = 24, H_LIMIT = 32, H_DROPS = 40;
 const S_NEXT = 0, S_HASH = 4, S_IDKIND = 8, S_SIZE = 12, S_KEY = 16, S_VALUE = 24;
+const H_HEAP = 48, H_HEAPSIZE = 52, H_HEAPTOP = 56, H_HEAPDEAD = 60;
+/** The bit of a slot's idkind that says its value is by reference (its bytes in the heap). */
+const BYREF = 1 << 24;
+/** A blob: its owner (slot + 1, 0 once freed), its size with this header (a multiple of 8), then its bytes. */
+const BLOB_HEADER = 8, B_OWNER = 0, B_SIZE = 4;
+/** The heap's first size. */
+const INITIAL_HEAP = 4096;
 export const KIND_THREAD = 1, KIND_ASSOC = 2;
 /** The smallest variable's accounted size: `t1280:0` with an integer value. */
 const SMALLEST = 8 + 7 + 16;
@@ -88,11 +106,111 @@ export function threadHash(idkind: number, tid: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** The hash of an associative array variable's key string (FNV-1a). */
-export function assocHash(idkind: number, key: string): number {
+/** The hash of an associative array variable's key bytes, the first `length` of `key` (FNV-1a). */
+export function assocHash(idkind: number, key: Uint8Array, length: number): number {
   let h = Math.imul(0x811c9dc5 ^ idkind, 0x01000193);
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < length; i++) h = Math.imul(h ^ key[i]!, 0x01000193);
   return (h ^ (h >>> 16)) >>> 0;
+}
+
+/*
+ * An associative array's key bytes: the thread's tid for self->x[...]
+ * (tag 't', LEB128), then each tuple entry: an integer (tag 'i', its 64
+ * bits in LEB128), a string (tag 's', its bytes up to the NUL, a NUL), any
+ * other by-reference entry, a struct or an array (tag 'b', its length in
+ * LEB128, all its bytes, zeros included). Every entry says where it ends,
+ * so two tuples never have the same bytes.
+ *
+ * The accounting counts the key as the string it was before the table kept
+ * bytes: the tid's decimal digits and one, then the entries joined by one
+ * byte each: 'i' and the integer's hex digits; 's' and the string's bytes;
+ * 'b', the length's decimal digits, one, and the bytes. The bytes are never
+ * more than that count and one, so a variable's blob (with its header and
+ * padding) is never larger than its accounted size.
+ */
+
+/** Where tupleKey encodes a key (grown as needed), and its accounted length. */
+let keyBytes = new Uint8Array(1024);
+let keyAccounted = 0;
+const KEY_WORD = new DataView(new ArrayBuffer(8));
+
+/** Room for `n` more bytes after `at` in keyBytes. */
+function keyRoom(at: number, n: number): void {
+  if (at + n <= keyBytes.length) return;
+  const grown = new Uint8Array(Math.max(keyBytes.length * 2, at + n));
+  grown.set(keyBytes.subarray(0, at));
+  keyBytes = grown;
+}
+
+/** Writes `v`'s 64 bits (taken modulo 2^64) in LEB128 at `at`; returns the end. Its hex digits go to keyAccounted. */
+function putInteger(at: number, v: bigint): number {
+  KEY_WORD.setBigUint64(0, v, true);
+  let lo = KEY_WORD.getUint32(0, true);
+  let hi = KEY_WORD.getUint32(4, true);
+  const bits = hi !== 0 ? 64 - Math.clz32(hi) : 32 - Math.clz32(lo);
+  keyAccounted += Math.max(1, Math.ceil(bits / 4));
+  keyRoom(at, 10);
+  while (hi !== 0 || lo >= 0x80) {
+    keyBytes[at++] = (lo & 0x7f) | 0x80;
+    lo = ((lo >>> 7) | ((hi & 0x7f) << 25)) >>> 0;
+    hi >>>= 7;
+  }
+  keyBytes[at++] = lo;
+  return at;
+}
+
+/**
+ * Encodes the key of an associative array variable (see above) into the
+ * shared key scratch: its tuple, after the thread's tid for self->x[...];
+ * returns its length (keyAccounted: its accounted length).
+ */
+export function tupleKey(thread: number | undefined, tuple: readonly TupleEntry[]): number {
+  let at = 0;
+  keyAccounted = 0;
+  if (thread !== undefined) {
+    keyRoom(at, 1);
+    keyBytes[at++] = 0x74;
+    at = putInteger(at, BigInt(thread));
+    keyAccounted = String(thread).length + 1;
+  }
+  for (let i = 0; i < tuple.length; i++) {
+    const t = tuple[i]!;
+    const b = t.bytes;
+    keyAccounted += i > 0 ? 2 : 1;
+    if (b === undefined) {
+      keyRoom(at, 1);
+      keyBytes[at++] = 0x69;
+      at = putInteger(at, t.value);
+    } else if (t.string === true) {
+      keyRoom(at, b.length + 2);
+      const key = keyBytes;
+      key[at++] = 0x73;
+      let n = 0;
+      for (; n < b.length; n++) {
+        const c = b[n]!;
+        if (c === 0) break;
+        key[at++] = c;
+      }
+      key[at++] = 0;
+      keyAccounted += n;
+    } else {
+      keyRoom(at, 1);
+      keyBytes[at++] = 0x62;
+      const counted = keyAccounted;
+      at = putInteger(at, BigInt(b.length));
+      keyAccounted = counted + String(b.length).length + 1 + b.length;
+      keyRoom(at, b.length);
+      keyBytes.set(b, at);
+      at += b.length;
+    }
+  }
+  return at;
+}
+
+/** The key bytes of a tuple, copied (for tests). */
+export function tupleKeyBytes(thread: number | undefined, tuple: readonly TupleEntry[]): { bytes: Uint8Array; accounted: number } {
+  const n = tupleKey(thread, tuple);
+  return { bytes: keyBytes.slice(0, n), accounted: keyAccounted };
 }
 
 const VARIABLE_OPS: ReadonlySet<number> = new Set([DIF_OP.LDTS, DIF_OP.STTS, DIF_OP.LDGAA, DIF_OP.STGAA, DIF_OP.LDTAA, DIF_OP.STTAA]);
@@ -115,10 +233,6 @@ export function tableShape(dynvarsize: number): { slots: number; buckets: number
 export class DynamicVariables implements ThreadLocalTable {
   /** The region's address, which a translated DIFO's code names. */
   readonly address: number;
-  /** Per slot: an associative array variable's key string ... */
-  private readonly keys: (string | undefined)[] = [];
-  /** ... and a by-reference value's bytes. */
-  private readonly blobs: (Uint8Array | undefined)[] = [];
   private freed = false;
   private finalDrops = 0;
   /** What find leaves besides the slot: the address of the link that points at it (a bucket or the previous slot's next) or ends the chain. */
@@ -168,62 +282,78 @@ export class DynamicVariables implements ThreadLocalTable {
     return this.freed ? 0 : header64(sharedBlock().u32, this.address + H_BYTES);
   }
 
-  /** Hands the region back (at stop); the drops stay readable, the variables are gone. */
+  /** The address of the byte heap (0 before its first blob), for tests. */
+  get heapAddress(): number {
+    return this.freed ? 0 : sharedBlock().u32[(this.address + H_HEAP) >> 2]!;
+  }
+
+  /** Hands the regions back (at stop); the drops stay readable, the variables are gone. */
   free(): void {
     if (this.freed) return;
     this.finalDrops = this.drops;
     this.freed = true;
-    this.keys.length = 0;
-    this.blobs.length = 0;
+    const heap = sharedBlock().u32[(this.address + H_HEAP) >> 2]!;
+    if (heap !== 0) freeRegion(heap);
     freeRegion(this.address);
   }
 
   loadThread(id: number, tid: number): bigint | Uint8Array {
     if (this.freed) return 0n;
     const idkind = id | (KIND_THREAD << 16);
-    const s = this.find(threadHash(idkind, tid), idkind, low32(tid), high32(tid), undefined);
+    const s = this.find(threadHash(idkind, tid), idkind, low32(tid), high32(tid), -1);
     return s < 0 ? 0n : this.value(s);
   }
 
   storeThread(id: number, tid: number, v: bigint | Uint8Array | undefined): void {
     if (this.freed) return;
     const idkind = id | (KIND_THREAD << 16);
-    this.store(threadHash(idkind, tid), idkind, low32(tid), high32(tid), undefined, 1 + String(id).length + 1 + String(tid).length, v);
+    this.store(threadHash(idkind, tid), idkind, low32(tid), high32(tid), -1, 1 + String(id).length + 1 + String(tid).length, v);
   }
 
-  loadAssoc(id: number, tuple: string): bigint | Uint8Array {
+  /** An associative array's variable: `tuple` keys it, after the thread's tid for self->x[...] (see tupleKey). */
+  loadAssoc(id: number, tuple: readonly TupleEntry[], thread: number | undefined): bigint | Uint8Array {
     if (this.freed) return 0n;
     const idkind = id | (KIND_ASSOC << 16);
-    const s = this.find(assocHash(idkind, tuple), idkind, 0, 0, tuple);
+    const n = tupleKey(thread, tuple);
+    const s = this.find(assocHash(idkind, keyBytes, n), idkind, 0, 0, n);
     return s < 0 ? 0n : this.value(s);
   }
 
-  storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void {
+  storeAssoc(id: number, tuple: readonly TupleEntry[], thread: number | undefined, v: bigint | Uint8Array | undefined): void {
     if (this.freed) return;
     const idkind = id | (KIND_ASSOC << 16);
-    this.store(assocHash(idkind, tuple), idkind, 0, 0, tuple, 1 + String(id).length + 1 + tuple.length, v);
+    const n = tupleKey(thread, tuple);
+    this.store(assocHash(idkind, keyBytes, n), idkind, 0, 0, n, 1 + String(id).length + 1 + keyAccounted, v);
   }
 
   private slotAddress(s: number): number {
     return sharedBlock().u32[(this.address + H_SLOTS) >> 2]! + s * SLOT;
   }
 
+  /** A slot's value: its integer, or a copy of its by-reference bytes out of the heap. */
   private value(s: number): bigint | Uint8Array {
-    return this.blobs[s] ?? sharedBlock().u64[(this.slotAddress(s) + S_VALUE) >> 3]!;
+    const b = sharedBlock();
+    const a = this.slotAddress(s);
+    if ((b.u32[(a + S_IDKIND) >> 2]! & BYREF) === 0) return b.u64[(a + S_VALUE) >> 3]!;
+    const at = b.u32[(a + S_VALUE) >> 2]!;
+    return b.u8.slice(at, at + b.u32[(a + S_VALUE + 4) >> 2]!);
   }
 
   /**
    * The slot of a key (-1 if absent), its 64-bit part given as low and high
-   * halves; this.link is left at the address of the link that points at it.
+   * halves, or for an associative array the length of its key bytes in the
+   * key scratch (-1 for a thread-local), compared with the key bytes in the
+   * heap; this.link is left at the address of the link that points at it.
    */
-  private find(hash: number, idkind: number, low: number, high: number, tuple: string | undefined): number {
-    const u32 = sharedBlock().u32;
+  private find(hash: number, idkind: number, low: number, high: number, key: number): number {
+    const b = sharedBlock();
+    const u32 = b.u32;
     const t = this.address;
     let link = t + HEADER + 4 * (hash & u32[(t + H_MASK) >> 2]!);
     const slots = u32[(t + H_SLOTS) >> 2]!;
     for (let p = u32[link >> 2]!; p !== 0; p = u32[link >> 2]!) {
       const w = (slots + (p - 1) * SLOT) >> 2;
-      if (u32[w + (S_HASH >> 2)] === hash && u32[w + (S_IDKIND >> 2)] === idkind && u32[w + (S_KEY >> 2)] === low && u32[w + (S_KEY >> 2) + 1] === high && this.keys[p - 1] === tuple) {
+      if (u32[w + (S_HASH >> 2)] === hash && (u32[w + (S_IDKIND >> 2)]! & ~BYREF) === idkind && (key < 0 ? u32[w + (S_KEY >> 2)] === low && u32[w + (S_KEY >> 2) + 1] === high : sameKey(b.u8, u32[w + (S_KEY >> 2)]!, u32[w + (S_KEY >> 2) + 1]!, key))) {
         this.link = link;
         return p - 1;
       }
@@ -233,8 +363,20 @@ export class DynamicVariables implements ThreadLocalTable {
     return -1;
   }
 
-  /** Unlinks slot `s` (reached through `link`) and puts it at the head of the free list. */
+  /** The blob of slot `s`'s bytes (0: it has none): its key bytes' or else its value bytes' address, less the blob's header. */
+  private blobOf(s: number): number {
+    const u32 = sharedBlock().u32;
+    const a = this.slotAddress(s);
+    const idkind = u32[(a + S_IDKIND) >> 2]!;
+    if (((idkind >>> 16) & 0xff) === KIND_ASSOC) return u32[(a + S_KEY) >> 2]! - BLOB_HEADER;
+    if ((idkind & BYREF) !== 0) return u32[(a + S_VALUE) >> 2]! - BLOB_HEADER;
+    return 0;
+  }
+
+  /** Unlinks slot `s` (reached through `link`), frees its blob and puts it at the head of the free list. */
   private release(s: number, link: number): void {
+    const blob = this.blobOf(s);
+    if (blob !== 0) this.freeBlob(blob);
     const b = sharedBlock();
     const t = this.address;
     const a = this.slotAddress(s);
@@ -242,13 +384,11 @@ export class DynamicVariables implements ThreadLocalTable {
     b.u32[(a + S_NEXT) >> 2] = b.u32[(t + H_FREE) >> 2]!;
     b.u32[(t + H_FREE) >> 2] = s + 1;
     b.u32[(t + H_COUNT) >> 2]!--;
-    this.keys[s] = undefined;
-    this.blobs[s] = undefined;
   }
 
   /** The store of dtrace_dynvar and the accounting above: `v` undefined (a zero) frees. */
-  private store(hash: number, idkind: number, low: number, high: number, tuple: string | undefined, keyLength: number, v: bigint | Uint8Array | undefined): void {
-    const slot = this.find(hash, idkind, low, high, tuple);
+  private store(hash: number, idkind: number, low: number, high: number, key: number, keyLength: number, v: bigint | Uint8Array | undefined): void {
+    const slot = this.find(hash, idkind, low, high, key);
     const link = this.link;
     let b = sharedBlock();
     const t = this.address;
@@ -268,19 +408,49 @@ export class DynamicVariables implements ThreadLocalTable {
       this.drop();
       return;
     }
+    // The bytes the variable keeps in the heap: its key's (in the key scratch), then its value's.
+    const keySize = key < 0 ? 0 : key;
+    const valueBytes = typeof v === 'bigint' ? 0 : v.length;
     let s = slot;
-    if (s < 0) {
-      const free = b.u32[(t + H_FREE) >> 2]!;
-      if (free !== 0) {
-        s = free - 1;
-        b.u32[(t + H_FREE) >> 2] = b.u32[(this.slotAddress(s) + S_NEXT) >> 2]!;
-      } else if (b.u32[(t + H_TOP) >> 2]! < b.u32[(t + H_NSLOTS) >> 2]!) {
-        s = b.u32[(t + H_TOP) >> 2]!++;
+    let blob = 0;
+    if (s >= 0) {
+      const old = this.blobOf(s);
+      if (keySize + valueBytes === 0) {
+        if (old !== 0) this.freeBlob(old);
+      } else if (old !== 0 && sharedBlock().u32[(old + B_SIZE) >> 2]! === blobSize(keySize + valueBytes)) {
+        // The same size (a by-reference value's is its type's): in place. A
+        // blob is never kept larger than its variable needs, so the heap's
+        // live bytes stay below the accounting's.
+        blob = old;
       } else {
+        // A larger blob (the key is written again from the key string); the
+        // old one, which the new one's compaction may move, is freed after.
+        blob = this.allocateBlob(keySize + valueBytes, s);
+        if (blob === 0) {
+          this.release(s, link);
+          this.drop();
+          return;
+        }
+        if (old !== 0) this.freeBlob(this.blobOf(s));
+      }
+    } else {
+      const free = b.u32[(t + H_FREE) >> 2]!;
+      if (free !== 0) s = free - 1;
+      else if (b.u32[(t + H_TOP) >> 2]! < b.u32[(t + H_NSLOTS) >> 2]!) s = b.u32[(t + H_TOP) >> 2]!;
+      else {
         this.drop();
         return;
       }
+      if (keySize + valueBytes !== 0) {
+        blob = this.allocateBlob(keySize + valueBytes, s);
+        if (blob === 0) {
+          this.drop();
+          return;
+        }
+      }
       b = sharedBlock();
+      if (free !== 0) b.u32[(t + H_FREE) >> 2] = b.u32[(this.slotAddress(s) + S_NEXT) >> 2]!;
+      else b.u32[(t + H_TOP) >> 2]!++;
       const a = this.slotAddress(s);
       b.u32[(a + S_NEXT) >> 2] = b.u32[link >> 2]!;
       b.u32[(a + S_HASH) >> 2] = hash;
@@ -289,16 +459,25 @@ export class DynamicVariables implements ThreadLocalTable {
       b.u32[((a + S_KEY) >> 2) + 1] = high;
       b.u32[link >> 2] = s + 1;
       b.u32[(t + H_COUNT) >> 2]!++;
-      this.keys[s] = tuple;
     }
+    b = sharedBlock();
     const a = this.slotAddress(s);
     b.u32[(a + S_SIZE) >> 2] = size;
+    if (key >= 0) {
+      const at = blob + BLOB_HEADER;
+      b.u8.set(keyBytes.subarray(0, keySize), at);
+      b.u32[(a + S_KEY) >> 2] = at;
+      b.u32[((a + S_KEY) >> 2) + 1] = keySize;
+    }
     if (typeof v === 'bigint') {
+      b.u32[(a + S_IDKIND) >> 2] = idkind;
       b.u64[(a + S_VALUE) >> 3] = BigInt.asUintN(64, v);
-      this.blobs[s] = undefined;
     } else {
-      b.u64[(a + S_VALUE) >> 3] = 0n;
-      this.blobs[s] = v;
+      const at = blob + BLOB_HEADER + keySize;
+      b.u8.set(v, at);
+      b.u32[(a + S_IDKIND) >> 2] = idkind | BYREF;
+      b.u32[(a + S_VALUE) >> 2] = at;
+      b.u32[((a + S_VALUE) >> 2) + 1] = valueBytes;
     }
     setHeader64(b.u32, t + H_BYTES, bytes + size);
   }
@@ -307,6 +486,98 @@ export class DynamicVariables implements ThreadLocalTable {
     const b = sharedBlock();
     setHeader64(b.u32, this.address + H_DROPS, header64(b.u32, this.address + H_DROPS) + 1);
   }
+
+  /*
+   * The heap. Blobs are laid end to end from the heap's start; a freed one
+   * is marked dead (owner 0) and its bytes are taken back when the heap is
+   * compacted: a new blob goes at the top, or, when it does not fit there
+   * but the live blobs and it fit the heap, after the live blobs slid down
+   * over the dead ones; otherwise the heap moves to a region twice as large
+   * (or as large as needed). A variable's blob is never larger than its
+   * accounted size (its header and padding, at most 15 bytes, are less than
+   * the 16 plus the name the accounting adds), so the heap only grows past
+   * dynvarsize for the one variable the accounting lets exceed it.
+   */
+
+  /** A blob of `n` bytes owned by slot `s` (its address), or 0 when the memory cannot hold it. */
+  private allocateBlob(n: number, s: number): number {
+    const t = this.address;
+    const size = blobSize(n);
+    let u32 = sharedBlock().u32;
+    let heap = u32[(t + H_HEAP) >> 2]!;
+    let heapSize = u32[(t + H_HEAPSIZE) >> 2]!;
+    let top = u32[(t + H_HEAPTOP) >> 2]!;
+    const live = top - u32[(t + H_HEAPDEAD) >> 2]!;
+    if (top + size > heapSize) {
+      if (live + size <= heapSize) {
+        top = this.compact(heap, top, heap);
+      } else {
+        const grown = Math.max(live + size, heapSize * 2, INITIAL_HEAP);
+        const to = allocateRegion(grown);
+        if (to === undefined) return 0;
+        top = heap === 0 ? 0 : this.compact(heap, top, to);
+        if (heap !== 0) freeRegion(heap);
+        heap = to;
+        heapSize = grown;
+      }
+      u32 = sharedBlock().u32;
+      u32[(t + H_HEAP) >> 2] = heap;
+      u32[(t + H_HEAPSIZE) >> 2] = heapSize;
+      u32[(t + H_HEAPDEAD) >> 2] = 0;
+    }
+    const blob = heap + top;
+    u32[(blob + B_OWNER) >> 2] = s + 1;
+    u32[(blob + B_SIZE) >> 2] = size;
+    u32[(t + H_HEAPTOP) >> 2] = top + size;
+    return blob;
+  }
+
+  /** Marks a blob dead; one at the heap's top gives its bytes back at once. */
+  private freeBlob(blob: number): void {
+    const u32 = sharedBlock().u32;
+    const t = this.address;
+    const size = u32[(blob + B_SIZE) >> 2]!;
+    u32[(blob + B_OWNER) >> 2] = 0;
+    const top = u32[(t + H_HEAPTOP) >> 2]!;
+    if (blob + size === u32[(t + H_HEAP) >> 2]! + top) u32[(t + H_HEAPTOP) >> 2] = top - size;
+    else u32[(t + H_HEAPDEAD) >> 2]! += size;
+  }
+
+  /** Copies the live blobs of the heap at `from` (`top` bytes used) end to end to `to` (which may be `from`), telling their slots; returns the bytes copied. */
+  private compact(from: number, top: number, to: number): number {
+    const b = sharedBlock();
+    let out = 0;
+    for (let at = 0; at < top; ) {
+      const blob = from + at;
+      const owner = b.u32[(blob + B_OWNER) >> 2]!;
+      const size = b.u32[(blob + B_SIZE) >> 2]!;
+      if (owner !== 0) {
+        const moved = to + out;
+        if (moved !== blob) b.u8.copyWithin(moved, blob, blob + size);
+        const a = this.slotAddress(owner - 1);
+        const idkind = b.u32[(a + S_IDKIND) >> 2]!;
+        let keySize = 0;
+        if (((idkind >>> 16) & 0xff) === KIND_ASSOC) {
+          b.u32[(a + S_KEY) >> 2] = moved + BLOB_HEADER;
+          keySize = b.u32[((a + S_KEY) >> 2) + 1]!;
+        }
+        if ((idkind & BYREF) !== 0) b.u32[(a + S_VALUE) >> 2] = moved + BLOB_HEADER + keySize;
+        out += size;
+      }
+      at += size;
+    }
+    return out;
+  }
+}
+
+/** The size of a blob of `n` bytes, with its header. */
+const blobSize = (n: number): number => BLOB_HEADER + ((n + 7) & ~7);
+
+/** Whether the `length` key bytes at `at` are the first `n` of the key scratch. */
+function sameKey(u8: Uint8Array, at: number, length: number, n: number): boolean {
+  if (length !== n) return false;
+  for (let i = 0; i < n; i++) if (u8[at + i] !== keyBytes[i]) return false;
+  return true;
 }
 
 /* ---------------------------------------------------------------------- */

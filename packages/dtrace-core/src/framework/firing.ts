@@ -16,7 +16,10 @@ const U64 = (v: bigint): bigint => BigInt.asUintN(64, v);
 /** One entry of the tuple stack (pushtr/pushtv): a value, or bytes for by-reference keys. */
 export interface TupleEntry {
   readonly value: bigint;
+  /** A by-reference entry's bytes (a string's up to strsize and its NUL) ... */
   readonly bytes?: Uint8Array;
+  /** ... and whether it is a string, which keys by its bytes up to the NUL. */
+  readonly string?: boolean;
 }
 
 /** Variable storage the VM reads and writes; the framework implements it with dynvarsize accounting. */
@@ -26,8 +29,9 @@ export interface VmVariables {
   /** A thread-local of the thread whose tid is `thread`. */
   loadThread(id: number, thread: number): bigint | Uint8Array;
   storeThread(id: number, thread: number, v: bigint | Uint8Array | undefined): void;
-  loadAssoc(id: number, tuple: string): bigint | Uint8Array;
-  storeAssoc(id: number, tuple: string, v: bigint | Uint8Array | undefined): void;
+  /** An associative array's variable, keyed by `tuple` and, for self->x[...], the thread's tid. */
+  loadAssoc(id: number, tuple: readonly TupleEntry[], thread: number | undefined): bigint | Uint8Array;
+  storeAssoc(id: number, tuple: readonly TupleEntry[], thread: number | undefined, v: bigint | Uint8Array | undefined): void;
 }
 
 /**

@@ -33,7 +33,7 @@ import { ERROR_EPID, ERROR_RECORD_SIZE, PrincipalBuffers, type TakenBuffer } fro
 import { SpeculationBuffers } from './specbuffers.js';
 import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type HistogramFunction, type Trampoline, type TrampolineAggregation, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
 import { verifyDifo } from './verify.js';
-import { filterGlobals, filterablePredicate, probeFilter, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
+import { filterGlobals, filterablePredicate, probeFilter, type FilterAggregation, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
@@ -864,14 +864,50 @@ export class DTraceState {
   private makeFilter(probeId: number): ProbeFilter | null {
     const plan = this.planById[probeId];
     if (plan === undefined || plan.activities !== FIRES_ORDINARY || plan.ecbs.length === 0) return null;
+    // The cells and keyed tables a filter updates are its trampoline's.
+    const t = plan.trampoline === undefined ? this.makeTrampoline(plan) : plan.trampoline;
     const ecbs: FilterEcb[] = [];
-    for (const ep of plan.ecbs) {
+    for (let i = 0; i < plan.ecbs.length; i++) {
+      const ep = plan.ecbs[i]!;
       const ld = ep.predicate;
       const w = ld === undefined ? undefined : this.translated.get(ld);
-      if (ld === undefined || w === undefined || !filterablePredicate(ld, w)) return null;
-      ecbs.push({ epid: ep.epid, predicate: ld, translated: w });
+      if (ld !== undefined && (w === undefined || !filterablePredicate(ld, w))) return null;
+      const aggregation = t === null ? undefined : this.filterAggregation(ep, t, i);
+      if (ld === undefined && aggregation === undefined) return null;
+      ecbs.push({ epid: ep.epid, predicate: ld, translated: w, aggregation });
     }
     return probeFilter(probeId, ecbs, this.filterShared!) ?? null;
+  }
+
+  /**
+   * The aggregation a filter does whole for ECB `i` of a plan whose
+   * trampoline is `t` (see filter.ts): its one action, storing no data, is
+   * an aggregation the trampoline updates in a cell or finds in a keyed
+   * table, whose keys, value and increment a filter may run.
+   */
+  private filterAggregation(ep: Ecb, t: Trampoline, i: number): FilterAggregation | undefined {
+    if (ep.storesData || ep.steps.length !== 1) return undefined;
+    const step = ep.steps[0]!;
+    if (!step.aggregation || step.table === undefined) return undefined;
+    const pure = (ld: LoadedDifo | undefined): WasmDifo | undefined => {
+      const w = ld === undefined ? undefined : this.translated.get(ld);
+      return w !== undefined && filterablePredicate(ld!, w) ? w : undefined;
+    };
+    const value = pure(step.value);
+    if (step.value !== undefined && value === undefined) return undefined;
+    const cell = t.cells.get(i);
+    if (cell !== undefined) return { fn: cell.fn, value, increment: undefined, linear: undefined, cell };
+    const table = step.keyed;
+    if (table === undefined || step.lookup !== LOOKUP_HASH || table.nkeys !== step.keys.length) return undefined;
+    const increment = pure(step.increment?.difo);
+    if (step.increment !== undefined && increment === undefined) return undefined;
+    const keys: { value: WasmDifo; ndx: number }[] = [];
+    for (const key of step.keys) {
+      const w = key.string ? undefined : pure(key.difo);
+      if (w === undefined) return undefined;
+      keys.push({ value: w, ndx: key.ndx });
+    }
+    return { fn: table.fn, value, increment, linear: step.table.lquantize, keyed: { keys, descriptor: table.descriptor, slotSize: table.slotSize } };
   }
 
   private dropFilter(probeId: number): void {
@@ -2139,8 +2175,8 @@ export class DTraceState {
     },
     loadThread: (id, thread) => this.dynamicVariables().loadThread(id, thread),
     storeThread: (id, thread, v) => this.dynamicVariables().storeThread(id, thread, v),
-    loadAssoc: (id, tuple) => this.dynamicVariables().loadAssoc(id, tuple),
-    storeAssoc: (id, tuple, v) => this.dynamicVariables().storeAssoc(id, tuple, v),
+    loadAssoc: (id, tuple, thread) => this.dynamicVariables().loadAssoc(id, tuple, thread),
+    storeAssoc: (id, tuple, thread, v) => this.dynamicVariables().storeAssoc(id, tuple, thread, v),
   };
 
   // -------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 
 import { DIF_OP } from '../dif/opcodes.js';
 import { DIF_VAR, DIF_TF_BYREF, DIF_TF_BYUREF, DIFV_SCOPE_GLOBAL, DIFV_SCOPE_LOCAL, DIFV_SCOPE_THREAD, DIF_VAR_OTHER_UBASE } from '../dif/constants.js';
-import { type Difo, type DifVariable, bytesString } from '../dif/difo.js';
+import { type Difo, type DifVariable } from '../dif/difo.js';
 import type { Arena } from './arena.js';
 import type { ThreadIdentity } from './machine.js';
 import { DTRACEFLT, DifFault } from './faults.js';
@@ -64,18 +64,6 @@ function fromStored(f: VmFiring, stored: bigint | Uint8Array): bigint {
   const addr = f.arena.alloc(stored.length);
   f.arena.bytes.set(stored, f.arena.offsetOf(addr, stored.length));
   return addr;
-}
-
-function tupleKey(tuple: readonly TupleEntry[]): string {
-  return tuple.map((t) => (t.bytes ? 's' + bytesString(t.bytes.subarray(0, (t.bytes.indexOf(0) + 1 || t.bytes.length + 1) - 1)) : 'i' + t.value.toString(16))).join('\u0000');
-}
-
-/**
- * The key of the current thread's self-> associative variables: its tid,
- * which also keys its thread-locals (ldts, stts).
- */
-function threadKey(f: VmFiring): string {
-  return `${f.machine.thread(f.cpu).tid}`;
 }
 
 function th(f: VmFiring): ThreadIdentity {
@@ -320,16 +308,16 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
           }
           break;
         }
-        case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tupleKey(tuple))); break;
-        case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, threadKey(f) + '\u0001' + tupleKey(tuple))); break;
+        // self-> associative arrays are keyed by the thread's tid too, which also keys its thread-locals (ldts, stts).
+        case DIF_OP.LDGAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tuple, undefined)); break;
+        case DIF_OP.LDTAA: regs[rd] = fromStored(f, f.variables.loadAssoc((instr >>> 8) & 0xffff, tuple, th(f).tid)); break;
         case DIF_OP.STGAA:
         case DIF_OP.STTAA: {
           const id = (instr >>> 8) & 0xffff;
           const scope = op === DIF_OP.STGAA ? DIFV_SCOPE_GLOBAL : DIFV_SCOPE_THREAD;
           const v = ld.variableTypes.get(varKey(scope, id));
           const val = regs[rd] === 0n ? undefined : isByRef(v) ? byRefBytes(f, regs[rd]!, v!) : regs[rd]!;
-          const key = (op === DIF_OP.STTAA ? threadKey(f) + '\u0001' : '') + tupleKey(tuple);
-          f.variables.storeAssoc(id, key, val);
+          f.variables.storeAssoc(id, tuple, op === DIF_OP.STTAA ? th(f).tid : undefined, val);
           break;
         }
         case DIF_OP.STGA: throw new DifFault(DTRACEFLT.ILLOP, 0n);
@@ -342,7 +330,7 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
             const s = readStringBytes(f, addr, Math.min(size || f.strsize, f.strsize));
             const bytes = new Uint8Array(s.length + 1);
             bytes.set(s);
-            tuple.push({ value: addr, bytes });
+            tuple.push({ value: addr, bytes, string: true });
           } else {
             tuple.push({ value: addr, bytes: readBytes(f, addr, size) });
           }
