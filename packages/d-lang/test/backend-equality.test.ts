@@ -203,6 +203,42 @@ describe('backend=dif and backend=wasm give equal results', () => {
     expect(outputs[0]![2]).toContain('0010000000000000');
     expect(outputs[1]).toEqual(outputs[0]);
   });
+  it('puts the records of a probe fired from an action, and its ERROR, before the record of the clause whose action fired it (both backends)', () => {
+    const text = 'syscall::read:entry { trace(arg0); trace(execname); trace(arg2); } syscall::open:entry /arg0 == 9/ { trace(arg1); trace(*(int *)arg1); } syscall::open:entry /arg0 == 9/ { trace(arg1 + 1); }';
+    const program = compile(text, corpusOptions('nested-action', text)).program!;
+    const outputs = (['dif', 'wasm'] as const).map((backend) => {
+      const reg = corpusRegistry();
+      const options = defaultOptions();
+      setOption(options, 'backend', backend);
+      let nest = 0;
+      let state: DTraceState | undefined;
+      const open = reg.lookup('syscall', '', 'open', 'entry')!.id;
+      // A machine whose thread lookup fires syscall::open:entry once, from inside the read:entry clause's trace(execname).
+      const machine = new (class extends IdleMachine {
+        override thread(): ReturnType<IdleMachine['thread']> {
+          if (nest++ === 0) state!.probe(open, 0, [9n, 8n]);
+          return super.thread();
+        }
+      })(1);
+      state = new DTraceState(program, reg, machine, options);
+      state.go(0, () => {});
+      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [3n, 0x1000n, 64n]);
+      // A second firing, with nothing nested.
+      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [5n, 0x1000n, 65n]);
+      return state.snapshot(0, true).entries.map((e) => (e.kind === 'data' ? `${e.epid} ${bytesHex(e.bytes)}` : `error ${e.epid}`));
+    });
+    // The nested firing's ERROR and record (arg1 + 1 = 9) first, then the outer firing's whole record, then the second firing's.
+    expect(outputs[0]!.map((r) => r.slice(0, 2))).toEqual(['er', '3 ', '1 ', '1 ']);
+    expect(outputs[0]![1]).toContain('0900000000000000');
+    for (const [i, arg0, arg2] of [[2, '03', '40'], [3, '05', '41']] as const) {
+      const r = outputs[0]![i]!;
+      expect(r.slice(2 + 32, 2 + 48)).toBe(`${arg0}00000000000000`);
+      // The thread's execname follows arg0, and arg2 ends the record.
+      expect(r.slice(2 + 48, 2 + 50)).not.toBe('00');
+      expect(r.slice(-16)).toBe(`${arg2}00000000000000`);
+    }
+    expect(outputs[1]).toEqual(outputs[0]);
+  });
   it('frees the principal buffers when tracing stops; their records are read after it (both backends)', () => {
     const text = '#pragma D option bufsize=2m\nsyscall:::entry { trace(arg0); trace(arg2); } syscall::read:entry { trace(probefunc); }';
     const program = compile(text, corpusOptions('freed', text)).program!;
