@@ -48,6 +48,10 @@ const written = [
   { name: 'ring buffer that wraps, with errors', text: '#pragma D option bufsize=150\n#pragma D option bufpolicy=ring\nsyscall:::entry { trace(arg0); } syscall:::entry { trace(10 / (arg0 - 3)); trace(arg2); } syscall:::entry { trace((char)arg1); trace((short)arg2); trace(arg0); } syscall::open:entry { trace(stringof(arg0)); }' },
   { name: 'ERROR in the middle of records', text: 'syscall:::entry { trace(arg0); trace(*(int *)arg1); trace(arg2); } syscall:::entry { trace((int)arg2); trace(10 / (arg0 - 3)); trace(arg1); } syscall:::entry { trace(arg1); trace(probefunc); trace(*(char *)arg0); } ERROR { trace(arg3); }' },
   { name: 'speculations committed into a small buffer', text: '#pragma D option nspec=2\n#pragma D option bufsize=120\n#pragma D option specsize=64\nsyscall:::entry { self->s = speculation(); } syscall:::entry /self->s/ { speculate(self->s); trace(arg0); trace(arg2); } syscall:::entry /self->s/ { speculate(self->s); trace(probefunc); } syscall:::entry /self->s && arg0 != 7/ { commit(self->s); self->s = 0; } syscall:::entry /self->s/ { discard(self->s); self->s = 0; }' },
+  // Speculation buffers in the shared memory: on both CPUs, committed by the cleaner (committing-many), discarded, busy and unavailable, faulting after speculate(), and in ERROR clauses.
+  { name: 'speculations on both CPUs committed and discarded by the cleaner', text: '#pragma D option destructive\n#pragma D option cleanrate=1000hz\n#pragma D option nspec=2\nBEGIN { s = speculation(); t = speculation(); } syscall:::entry /s/ { speculate(s); trace(arg0); trace(cpu); } syscall:::entry /t/ { speculate(t); printf("%s %d\\n", probefunc, arg2); } syscall::open:entry { chill(2000000); } syscall::open:entry /arg2 == 0x31/ { commit(s); discard(t); s = 0; t = 0; } syscall::read:entry /arg0 == 7 && s/ { commit(t); discard(s); } syscall:::return /s == 0/ { s = speculation(); t = speculation(); trace(s); trace(t); }' },
+  { name: 'speculations busy, unavailable, and faulting after speculate()', text: '#pragma D option nspec=3\n#pragma D option specsize=200\nsyscall:::entry { self->s = speculation(); trace(self->s); } syscall:::entry /self->s/ { speculate(self->s); trace(arg0); trace(*(int *)arg1); } syscall:::entry /self->s/ { speculate(self->s); trace(stringof(arg0)); } syscall:::entry /self->s && cpu == 1/ { commit(self->s); self->s = 0; } syscall:::return /self->s/ { discard(self->s); self->s = 0; }' },
+  { name: 'speculation inside ERROR', text: '#pragma D option nspec=2\nBEGIN { s = speculation(); } syscall:::entry { trace(10 / (arg0 - 3)); } syscall:::entry { trace(*(char *)arg1); } ERROR { speculate(s); trace(arg1); trace(arg3); trace(arg4); } ERROR /arg4 == 2/ { @e[arg1] = count(); } syscall::read:return { commit(s); } syscall::open:return { discard(s); } syscall:::return { s = speculation(); }' },
   { name: 'strings', text: 'syscall:::entry { this->s = strjoin(probefunc, "!"); printf("%s %d %s %s\\n", this->s, strlen(this->s), substr(this->s, 1, 3), this->s == "read!" ? "yes" : "no"); }' },
   // Dynamic variables: integer thread-locals a translated DIFO reads and writes inline, in the one table the interpreter also uses.
   { name: 'self-> across entry and return', text: 'syscall::read:entry { self->ts = timestamp + arg0; } syscall::read:return /self->ts/ { @q = quantize(timestamp - self->ts); trace(self->ts); self->ts = 0; } syscall:::entry /self->ts == 0/ { trace(probefunc); }', threads: true },
@@ -198,6 +202,42 @@ describe('backend=dif and backend=wasm give equal results', () => {
     expect(outputs[0]![0]).toContain('0800000000000000');
     expect(outputs[0]![1]).toContain('03000000000000004000000000000000');
     expect(outputs[0]![2]).toContain('0010000000000000');
+    expect(outputs[1]).toEqual(outputs[0]);
+  });
+  it('puts the records of a probe fired from an action, and its ERROR, before the record of the clause whose action fired it (both backends)', () => {
+    const text = 'syscall::read:entry { trace(arg0); trace(execname); trace(arg2); } syscall::open:entry /arg0 == 9/ { trace(arg1); trace(*(int *)arg1); } syscall::open:entry /arg0 == 9/ { trace(arg1 + 1); }';
+    const program = compile(text, corpusOptions('nested-action', text)).program!;
+    const outputs = (['dif', 'wasm'] as const).map((backend) => {
+      const reg = corpusRegistry();
+      const options = defaultOptions();
+      setOption(options, 'backend', backend);
+      let nest = 0;
+      let state: DTraceState | undefined;
+      const open = reg.lookup('syscall', '', 'open', 'entry')!.id;
+      // A machine whose thread lookup fires syscall::open:entry once, from inside the read:entry clause's trace(execname).
+      const machine = new (class extends IdleMachine {
+        override thread(): ReturnType<IdleMachine['thread']> {
+          if (nest++ === 0) state!.probe(open, 0, [9n, 8n]);
+          return super.thread();
+        }
+      })(1);
+      state = new DTraceState(program, reg, machine, options);
+      state.go(0, () => {});
+      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [3n, 0x1000n, 64n]);
+      // A second firing, with nothing nested.
+      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [5n, 0x1000n, 65n]);
+      return state.snapshot(0, true).entries.map((e) => (e.kind === 'data' ? `${e.epid} ${bytesHex(e.bytes)}` : `error ${e.epid}`));
+    });
+    // The nested firing's ERROR and record (arg1 + 1 = 9) first, then the outer firing's whole record, then the second firing's.
+    expect(outputs[0]!.map((r) => r.slice(0, 2))).toEqual(['er', '3 ', '1 ', '1 ']);
+    expect(outputs[0]![1]).toContain('0900000000000000');
+    for (const [i, arg0, arg2] of [[2, '03', '40'], [3, '05', '41']] as const) {
+      const r = outputs[0]![i]!;
+      expect(r.slice(2 + 32, 2 + 48)).toBe(`${arg0}00000000000000`);
+      // The thread's execname follows arg0, and arg2 ends the record.
+      expect(r.slice(2 + 48, 2 + 50)).not.toBe('00');
+      expect(r.slice(-16)).toBe(`${arg2}00000000000000`);
+    }
     expect(outputs[1]).toEqual(outputs[0]);
   });
   it('frees the principal buffers when tracing stops; their records are read after it (both backends)', () => {

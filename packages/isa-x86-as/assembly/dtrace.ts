@@ -42,13 +42,14 @@ export function emulate(code: i32): i32 {
 }
 
 /**
- * Executes the instruction whose `length` original bytes the host placed at
- * DECODE_INPUT as if it sat at `address` (= the current rip): RIP-relative
- * operands, relative jumps and calls, and ret behave exactly as in place.
- * Returns STOP_NONE or a stop code (state unchanged on a fault).
+ * Executes the instruction whose `length` original bytes are at `input` (the
+ * host places them at DECODE_INPUT; a fast site keeps its own) as if it sat
+ * at `address` (= the current rip): RIP-relative operands, relative jumps
+ * and calls, and ret behave exactly as in place. Returns STOP_NONE or a stop
+ * code (state unchanged on a fault).
  */
-export function executeDisplaced(length: i32, address: u64): i32 {
-  const len = decodeInstruction(DECODE_INPUT, length);
+export function executeDisplaced(length: i32, address: u64, input: usize = DECODE_INPUT): i32 {
+  const len = decodeInstruction(input, length);
   if (len != length) { raise(len < 0 ? VEC_GP : VEC_UD, 0); return finishStop(); }
   // the handlers read the current instruction's record (never cached: the bytes are not guest RAM)
   saveDecoded(INSN_SCRATCH);

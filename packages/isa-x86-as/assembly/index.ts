@@ -88,6 +88,9 @@ export function readVirtualSafe(lo: u32, hi: u32, length: i32): i32 { return dt.
 import * as dt from './dtrace';
 /** Executes the displaced instruction placed at DECODE_INPUT at the current rip. */
 export function executeDisplaced(length: i32): i32 { return dt.executeDisplaced(length, cpu.rip); }
+/** Whether the last exception stop is a fast site's displaced instruction faulting (fastsite.ts): to deliver, not a trap. */
+export function stoppedAtFastSite(): bool { return run_.stopAtFastSite; }
+export { fastSitesOffset, fastLimitsOffset, fastSiteCapacity, setFastSites } from './fastsite';
 export function safeFaultAddressLo(): u32 { return <u32>dt.safeFaultAddress; }
 export function safeFaultAddressHi(): u32 { return <u32>(dt.safeFaultAddress >> 32); }
 

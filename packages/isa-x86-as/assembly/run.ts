@@ -16,7 +16,8 @@ import { cacheEnabled, cacheLookup, cacheClaim } from './code-cache';
 import { saveDecoded } from './decode';
 import { deliverException, interruptShadow, clearInterruptShadow } from './exec-system';
 let clearInterruptShadowAfterNext: bool = false;
-import { rflags, IF, tlbHit, flushFlags, simdGate, cr0 } from './cpu';
+import { rflags, IF, tlbHit, flushFlags, simdGate, cr0, retired } from './cpu';
+import { fastTrap, fastSitesOn, FAST_TAKEN, FAST_STOPPED } from './fastsite';
 const VEC_NM: i32 = 7;
 
 export const STOP_NONE: i32 = -1;
@@ -96,6 +97,8 @@ export function setAutoDeliver(mask: u32): void { autoDeliverMask = mask; }
 export let stopNextRip: u64 = 0;
 
 export let stopPc: u64 = 0;
+/** Whether the last stop is a fault of a fast site's displaced instruction (fastsite.ts): an exception to deliver, not a trap. */
+export let stopAtFastSite: bool = false;
 export let stopVector: i32 = -1;
 export let stopError: i32 = 0;
 export let stopAddress: u64 = 0;
@@ -278,6 +281,8 @@ export function runLoop(budget: i32): i32 {
   stopVector = -1;
   stopError = 0;
   stopRequested = false;
+  stopAtFastSite = false;
+  const start = retired;
   let i = 0;
   while (i < budget) {
     // one test for the usual case: nothing pending, nothing asked for
@@ -359,6 +364,21 @@ export function runLoop(budget: i32): i32 {
       // a fault uses up one instruction of the budget, delivered or not
       i++;
       const v = faultVector;
+      if (v == 3 && fastSitesOn()) {
+        // A fast probe site whose filter says the firing does nothing
+        // (fastsite.ts): the core performed the displaced instruction. The
+        // budget left is what the host would give the run after a trap
+        // stop: the run's budget less the instructions it retired.
+        const f = fastTrap();
+        if (f == FAST_TAKEN) {
+          i = <i32>(retired - start);
+          continue;
+        }
+        if (f == FAST_STOPPED) {
+          stopAtFastSite = true;
+          return STOP_EXCEPTION;
+        }
+      }
       if (v < 32 && ((autoDeliverMask >> <u32>v) & 1) != 0) {
         const err = faultError;
         const ret = v == 3 ? nextRip : rip;

@@ -11,6 +11,7 @@ export type { DecodedFields, InstructionDescription, DecoderExports } from './de
 /** Stop reasons returned by `run`. */
 export const X86Stop = { budget: 0, halt: 1, exception: 2, tripleFault: 3, interruptWindow: 4 } as const;
 export { X86Emulation } from './emulation.js';
+export { X86FastSites, type X86FastFilter, type X86FastPerform } from './fast-sites.js';
 
 /**
  * The functions the x86-64 core exports. 64-bit values cross as lo/hi 32-bit
@@ -77,6 +78,15 @@ export interface X86CoreExports extends DecoderExports {
   readVirtualSafe(lo: number, hi: number, length: number): number;
   safeFaultAddressLo(): number; safeFaultAddressHi(): number;
   SAFE_BUFFER: WebAssembly.Global;
+  /** Whether the last exception stop is a fast site's displaced instruction faulting: an exception to deliver, not a trap (1 or 0). */
+  stoppedAtFastSite(): number;
+  /** The core's function table (growable): fast sites' filters go into it (X86FastSites). */
+  table: WebAssembly.Table;
+  /** Fast probe sites (assembly/fastsite.ts): where their table and the per-CPU limits are, its capacity, the switch. */
+  fastSitesOffset(): number;
+  fastLimitsOffset(): number;
+  fastSiteCapacity(): number;
+  setFastSites(on: number): void;
 }
 
 /** Host functions for the device window [0xF000_0000, 0xF100_0000). */

@@ -165,4 +165,49 @@ describe('x86-64 port', () => {
     expect(p.readVirtual(0, 0x4000_0000n, 1, BigInt(BOOT_PML4))).toEqual({ bytes: Uint8Array.of(0x42) });
     expect(p.translate(0, 0x4000_0000n)).toBe(0x32_0000);
   });
+
+  it('gives a fast site\'s filter rdi, rsi, rdx, rcx and, while its interrupt line is asserted, leaves the int3 to the trap path', async () => {
+    const p = await port();
+    // mov $1,%edi; mov $2,%esi; mov $3,%edx; mov $4,%ecx; call f; hlt / f: int3 (push %rbp); pop %rbp; ret
+    p.ram().set([0xbf, 1, 0, 0, 0, 0xbe, 2, 0, 0, 0, 0xba, 3, 0, 0, 0, 0xb9, 4, 0, 0, 0, 0xe8, 0xdb, 0, 0, 0, 0xf4], 0x10_0000);
+    p.ram().set([0xcc, 0x5d, 0xc3], 0x10_0100);
+    p.codeWritten(0x10_0000, 0x200);
+    const { filter, args } = recordingFilter();
+    expect(p.fastSites.set(0x10_0100n, filter, { kind: 'emulate', code: X86Emulation.pushRbp })).toBe(true);
+    p.fastSites.setLimit(0, Infinity);
+    p.fastSites.enable(true);
+    // The line asserted (interrupts masked): the trap path, which raises the line again at the trap.
+    p.setInterruptLine(0, 0);
+    expect(p.run(0, 100)).toMatchObject({ kind: 'trap', trap: { pc: 0x10_0100n } });
+    expect(p.fastSites.firings(0x10_0100n)).toBe(0);
+    // The line low: the core calls the filter and goes on.
+    p.setInterruptLine(0, -1);
+    p.registers(0).setPc(0x10_0000n);
+    p.registers(0).set(4, 0xffff_ffff_8001_0000n);
+    expect(p.run(0, 100)).toEqual({ kind: 'halt' });
+    expect(args()).toEqual([1n, 2n, 3n, 4n]);
+    expect(p.fastSites.firings(0x10_0100n)).toBe(1);
+    expect(p.registers(0).sp()).toBe(0xffff_ffff_8001_0000n);
+    expect(p.fastSites.remove(0x10_0100n)).toBe(1);
+  });
 });
+
+/** A filter (a WebAssembly function, as the core's table needs) that keeps a0..a3 of its last call and answers 0. */
+function recordingFilter(): { filter: (cpu: number, a0: bigint, a1: bigint, a2: bigint, a3: bigint) => number; args: () => bigint[] } {
+  const section = (id: number, content: number[]) => [id, content.length, ...content];
+  const name = (c: string) => [1, c.charCodeAt(0)];
+  const body = [0, ...[0, 1, 2, 3].flatMap((g) => [0x20, g + 1, 0x24, g]), 0x41, 0, 0x0b]; // local.get a_g; global.set g ... i32.const 0
+  const bytes = Uint8Array.from([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [1, 0x60, 5, 0x7f, 0x7e, 0x7e, 0x7e, 0x7e, 1, 0x7f]), // (i32 i64 i64 i64 i64) -> i32
+    ...section(3, [1, 0]),
+    ...section(6, [4, ...[0, 1, 2, 3].flatMap(() => [0x7e, 1, 0x42, 0, 0x0b])]), // 4 mutable i64 globals
+    ...section(7, [5, ...name('f'), 0, 0, ...['a', 'b', 'c', 'd'].flatMap((c, g) => [...name(c), 3, g])]),
+    ...section(10, [1, body.length, ...body]),
+  ]);
+  const e = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports as Record<string, unknown>;
+  return {
+    filter: e['f'] as (cpu: number, a0: bigint, a1: bigint, a2: bigint, a3: bigint) => number,
+    args: () => ['a', 'b', 'c', 'd'].map((g) => (e[g] as WebAssembly.Global).value as bigint),
+  };
+}

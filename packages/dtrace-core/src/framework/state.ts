@@ -30,9 +30,10 @@ import { readBytes, readStringBytes, type ProbeArgumentSource, type VmFiring, ty
 import { difRun, loadDifo, type LoadedDifo } from './vm.js';
 import { B_BUFFER, B_COUNT, B_NDX, B_STAGE, NEED_TIMESTAMP, RECORD_STAGE_SIZE, allocateCell, blockFills, freeCell, fillFiringBlock, needsIds, setCurrentFiring, sharedBlock, unionNeeds, wasmTranslate, type WasmDifo } from './wasm.js';
 import { ERROR_EPID, ERROR_RECORD_SIZE, PrincipalBuffers, type TakenBuffer } from './buffers.js';
+import { SpeculationBuffers } from './specbuffers.js';
 import { STEPS_PREPARED, STEPS_WHOLE, cellStart, trampoline, trampolineFault, type CellFunction, type TableFunction, type Trampoline, type TrampolineAggregation, type TrampolineCell, type TrampolineEcb, type TrampolineHooks, type TrampolineRecord } from './trampoline.js';
 import { verifyDifo } from './verify.js';
-import { filterGlobals, filterablePredicate, probeFilter, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
+import { filterGlobals, filterablePredicate, probeFilter, type FilterAggregation, type FilterEcb, type ProbeFilter, type ProbeFilterFunction } from './filter.js';
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBounds, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
@@ -129,17 +130,13 @@ export interface AggregationEntry {
  */
 type SpeculationState = 'inactive' | 'active' | 'activeone' | 'activemany' | 'committing' | 'committingmany' | 'discarding';
 
-/** One CPU's buffer of a speculation (dtsp_buffer[cpu]). */
-interface SpeculationBuffer {
-  entries: BufferEntry[];
-  used: number;
-  /** Records that did not fit (dtb_drops); counted as speculative drops once committed (dtb_xamot_drops). */
-  drops: number;
-}
-
+/**
+ * A speculation: its state, and the index of its buffers (dtsp_buffer[cpu],
+ * one per CPU) in the state's speculation buffers (specbuffers.ts).
+ */
 interface Speculation {
   state: SpeculationState;
-  readonly buffers: SpeculationBuffer[];
+  readonly buffers: number;
 }
 
 export interface DropCounts {
@@ -582,6 +579,8 @@ export class DTraceState {
   private readonly aggDrops: number[] = [];
   readonly drops: DropCounts = dropCounts(() => this.dynvars?.drops ?? 0);
   private readonly speculations: Speculation[] = [];
+  /** Each speculation's per-CPU buffers, in the shared memory (specbuffers.ts). */
+  private readonly specBuffers: SpeculationBuffers;
   private readonly globals = new Map<number, bigint | Uint8Array>();
   /** The dynamic-variable space (dynvar.ts): made before the DIFOs are translated when the program uses it, else at its first use; freed at stop. */
   private dynvars: DynamicVariables | undefined;
@@ -667,8 +666,12 @@ export class DTraceState {
     }
     const largest = program.ecbs.reduce((n, e) => Math.max(n, e.size), ERROR_RECORD_SIZE);
     this.buffers = new PrincipalBuffers(machine.ncpus, this.options.bufpolicy, this.options.bufsize, this.endReserve, largest);
-    this.buffers.sizeOf = (epid) => this.enabled[epid - 1]!.ecb.size;
+    this.buffers.sizeOf = this.sizeOfEpid;
+    this.specBuffers = new SpeculationBuffers(machine.ncpus, this.options.specsize);
   }
+
+  /** The size of an ECB's records by its epid. */
+  private readonly sizeOfEpid = (epid: number): number => this.enabled[epid - 1]!.ecb.size;
 
   /** Loads, verifies and attaches every ECB of the program: how many probes matched. */
   private loadEcbs(program: CompiledProgram, registry: ProbeRegistry): number {
@@ -865,14 +868,52 @@ export class DTraceState {
   private makeFilter(probeId: number): ProbeFilter | null {
     const plan = this.planById[probeId];
     if (plan === undefined || plan.activities !== FIRES_ORDINARY || plan.ecbs.length === 0) return null;
+    // The cells and keyed tables a filter updates are its trampoline's.
+    const t = plan.trampoline === undefined ? this.makeTrampoline(plan) : plan.trampoline;
     const ecbs: FilterEcb[] = [];
-    for (const ep of plan.ecbs) {
+    for (let i = 0; i < plan.ecbs.length; i++) {
+      const ep = plan.ecbs[i]!;
       const ld = ep.predicate;
       const w = ld === undefined ? undefined : this.translated.get(ld);
-      if (ld === undefined || w === undefined || !filterablePredicate(ld, w)) return null;
-      ecbs.push({ epid: ep.epid, predicate: ld, translated: w });
+      if (ld !== undefined && (w === undefined || !filterablePredicate(ld, w))) return null;
+      const aggregation = t === null ? undefined : this.filterAggregation(ep, t, i);
+      if (ld === undefined && aggregation === undefined) return null;
+      ecbs.push({ epid: ep.epid, predicate: ld, translated: w, aggregation });
     }
     return probeFilter(probeId, ecbs, this.filterShared!) ?? null;
+  }
+
+  /**
+   * The aggregation a filter does whole for ECB `i` of a plan whose
+   * trampoline is `t` (see filter.ts): its one action, storing no data, is
+   * an aggregation the trampoline updates in a cell or finds in a keyed
+   * table, whose keys, value and increment a filter may run.
+   */
+  private filterAggregation(ep: Ecb, t: Trampoline, i: number): FilterAggregation | undefined {
+    if (ep.storesData || ep.steps.length !== 1) return undefined;
+    const step = ep.steps[0]!;
+    if (!step.aggregation || step.table === undefined) return undefined;
+    const pure = (ld: LoadedDifo | undefined): WasmDifo | undefined => {
+      const w = ld === undefined ? undefined : this.translated.get(ld);
+      return w !== undefined && filterablePredicate(ld!, w) ? w : undefined;
+    };
+    const value = pure(step.value);
+    if (step.value !== undefined && value === undefined) return undefined;
+    const cell = t.cells.get(i);
+    if (cell !== undefined) return { fn: cell.fn, value, increment: undefined, linear: undefined, cell };
+    const table = step.keyed;
+    if (table === undefined || step.lookup !== LOOKUP_HASH || table.nkeys !== step.keys.length) return undefined;
+    // stddev() and llquantize() are the trampoline's alone (their locals and bounds).
+    if (table.fn === 'stddev' || table.fn === 'llquantize') return undefined;
+    const increment = pure(step.increment?.difo);
+    if (step.increment !== undefined && increment === undefined) return undefined;
+    const keys: { value: WasmDifo; ndx: number }[] = [];
+    for (const key of step.keys) {
+      const w = key.string ? undefined : pure(key.difo);
+      if (w === undefined) return undefined;
+      keys.push({ value: w, ndx: key.ndx });
+    }
+    return { fn: table.fn, value, increment, linear: step.table.lquantize, keyed: { keys, descriptor: table.descriptor, slotSize: table.slotSize } };
   }
 
   private dropFilter(probeId: number): void {
@@ -1295,7 +1336,8 @@ export class DTraceState {
           view.setUint32(base + 8, WORD.getUint32(0, true), true);
         }
       }
-      let spec: SpeculationBuffer | undefined;
+      /** The speculation buffers speculate() chose (-1: none; the clause's data is not recorded). */
+      let spec = -1;
       let speculating = false;
       // commit() first records the clause's own data, then copies the speculation after it (DTRACEACT_COMMIT).
       let committed = false;
@@ -1355,7 +1397,7 @@ export class DTraceState {
       }
       this.instructionsHere += f.instructions;
       if (speculating) {
-        if (spec) this.specAppend(spec, { kind: 'data', epid: ep.epid, bytes: bytes.slice(base, base + size) });
+        if (spec >= 0) this.specAppend(spec, cpu, bytes, base, size);
       } else if (ep.storesData && !committed) {
         this.appendBytes(cpu, bytes, base, size);
       }
@@ -1973,18 +2015,13 @@ export class DTraceState {
     if (!force && now < this.nextClean) return;
     const rate = this.options.cleanrate > 0n ? this.options.cleanrate : 1n;
     if (now >= this.nextClean) this.nextClean += ((now - this.nextClean) / rate + 1n) * rate;
+    const ncpus = this.machine.ncpus;
     this.speculations.forEach((spec, i) => {
       if (spec.state === 'discarding') {
-        for (const b of spec.buffers) {
-          b.entries = [];
-          b.used = 0;
-          b.drops = 0;
-        }
+        for (let cpu = 0; cpu < ncpus; cpu++) this.specBuffers.clear(spec.buffers, cpu);
         spec.state = 'inactive';
       } else if (spec.state === 'committingmany') {
-        spec.buffers.forEach((b, cpu) => {
-          if (b.entries.length > 0) this.speculationCommit(i + 1, cpu);
-        });
+        for (let cpu = 0; cpu < ncpus; cpu++) if (this.specBuffers.used(spec.buffers, cpu) > 0) this.speculationCommit(i + 1, cpu);
         spec.state = 'inactive';
       }
     });
@@ -2009,9 +2046,13 @@ export class DTraceState {
       if (s.state === 'committing' || s.state === 'committingmany' || s.state === 'discarding') busy = true;
     }
     // Every speculation made so far is in use: the next id (inactive, never made yet), while there is one.
-    if (this.speculations.length < this.nspec) {
-      this.speculations.push({ state: 'active', buffers: Array.from({ length: this.machine.ncpus }, () => ({ entries: [], used: 0, drops: 0 })) });
-      return this.speculations.length;
+    // Its buffers are laid out now; a speculation the memory cannot hold is unavailable.
+    if (this.speculations.length < this.nspec && this.activityNow !== 'stopped') {
+      const buffers = this.specBuffers.make();
+      if (buffers !== undefined) {
+        this.speculations.push({ state: 'active', buffers });
+        return this.speculations.length;
+      }
     }
     if (busy) this.drops.specBusy++;
     else this.drops.specUnavailable++;
@@ -2024,36 +2065,35 @@ export class DTraceState {
    * or a speculation that is inactive or being committed or discarded. An
    * id beyond nspec is an illegal operation.
    */
-  private speculationBuffer(cpu: number, value: bigint): SpeculationBuffer | undefined {
+  private speculationBuffer(cpu: number, value: bigint): number {
     this.cleanSpeculations();
     const which = this.speculationId(value);
-    if (which === 0) return undefined;
+    if (which === 0) return -1;
     const spec = this.speculations[which - 1];
-    if (!spec) return undefined; // never allocated: inactive
-    const buf = spec.buffers[cpu]!;
+    if (!spec) return -1; // never allocated: inactive
+    const buf = spec.buffers;
     switch (spec.state) {
       case 'active':
         spec.state = 'activeone';
         return buf;
       case 'activeone':
         // Data in this CPU's buffer means it is the one CPU; otherwise another CPU's speculate() makes it active on many.
-        if (buf.used === 0) spec.state = 'activemany';
+        if (this.specBuffers.used(buf, cpu) === 0) spec.state = 'activemany';
         return buf;
       case 'activemany':
         return buf;
       default:
-        return undefined;
+        return -1;
     }
   }
 
-  private specAppend(spec: SpeculationBuffer, entry: BufferEntry): void {
-    const size = entry.kind === 'data' ? entry.bytes.length : ERROR_RECORD_SIZE;
-    if (spec.used + size > this.options.specsize) {
-      spec.drops++;
-      return;
-    }
-    spec.entries.push(entry);
-    spec.used += size;
+  /** A speculative chunk the firing plan built (`size` bytes of `bytes` from `start`), copied into `cpu`'s buffer of `spec` unless it drops. */
+  private specAppend(spec: number, cpu: number, bytes: Uint8Array, start: number, size: number): void {
+    const at = this.specBuffers.reserve(spec, cpu, size);
+    if (at < 0) return;
+    const u8 = sharedBlock().u8;
+    if (size > 64) u8.set(start === 0 && size === bytes.length ? bytes : bytes.subarray(start, start + size), at);
+    else for (let k = 0; k < size; k++) u8[at + k] = bytes[start + k]!;
   }
 
   /**
@@ -2066,7 +2106,7 @@ export class DTraceState {
     this.cleanSpeculations();
     const spec = this.speculations[id - 1];
     if (!spec) return;
-    const src = spec.buffers[cpu]!;
+    const src = spec.buffers;
     const current = spec.state;
     let next: SpeculationState = current;
     switch (current) {
@@ -2080,19 +2120,15 @@ export class DTraceState {
         next = 'committing';
         break;
       case 'activeone':
-        next = src.used > 0 ? 'committing' : 'committingmany';
+        next = this.specBuffers.used(src, cpu) > 0 ? 'committing' : 'committingmany';
         break;
       case 'activemany':
         next = 'committingmany';
         break;
     }
     spec.state = next;
-    for (const e of src.entries) if (e.kind === 'data') this.appendBytes(cpu, e.bytes, 0, e.bytes.length);
+    this.drops.speculative += this.specBuffers.commit(src, cpu, this.buffers, this.sizeOfEpid);
     if (current === 'active' || (current === 'activeone' && next === 'committing')) spec.state = 'inactive';
-    this.drops.speculative += src.drops;
-    src.entries = [];
-    src.used = 0;
-    src.drops = 0;
   }
 
   /**
@@ -2104,21 +2140,19 @@ export class DTraceState {
     this.cleanSpeculations();
     const spec = this.speculations[id - 1];
     if (!spec) return;
-    const buf = spec.buffers[cpu]!;
+    const buf = spec.buffers;
     switch (spec.state) {
       case 'active':
       case 'activemany':
         spec.state = 'discarding';
         break;
       case 'activeone':
-        spec.state = buf.used > 0 ? 'inactive' : 'discarding';
+        spec.state = this.specBuffers.used(buf, cpu) > 0 ? 'inactive' : 'discarding';
         break;
       default:
         return;
     }
-    buf.entries = [];
-    buf.used = 0;
-    buf.drops = 0;
+    this.specBuffers.clear(buf, cpu);
   }
 
   // -------------------------------------------------------------------------
@@ -2192,6 +2226,7 @@ export class DTraceState {
     this.cleanSpeculations(true);
     this.leftovers = Array.from({ length: this.machine.ncpus }, (_, cpu) => this.buffers.take(cpu));
     this.buffers.free();
+    this.specBuffers.free();
   }
 }
 

@@ -30,8 +30,8 @@
 //     o<i> ? (count += k<i>; cell op= value()) : steps(i, mode)
 //
 // Keyed aggregations in the trampoline: an ECB whose one action is such
-// an aggregation, quantize() or lquantize() (with or without an
-// increment), or stddev(), by integer keys whose DIF is translated and calls nothing
+// an aggregation, quantize(), lquantize() or llquantize() (with or without
+// an increment), or stddev(), by integer keys whose DIF is translated and calls nothing
 // out (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
 // quantize(arg0)`) evaluates its keys
 // itself, hashes them and looks their entry up in the aggregation's table
@@ -275,11 +275,11 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   });
   m.section(7, exports);
   const c = new Code();
-  // Locals: (from) TMP CELL CUR, a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ..., then a record chunk's DESC TAIL AT,
-  // then stddev's square: its operand's halves AH AL and its words LOW HIGH.
+  // Locals: (from) TMP CELL CUR, a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ..., then a record chunk's DESC TAIL AT.
   const TMP = 1, CELL = 2, CUR = 3, SAVED = 4, BASE = 5, MASK = 6, IDX = 7, H = 8, K0 = 9;
   const DESC = K0 + maxKeys, TAIL = DESC + 1, AT = DESC + 2;
-  const AH = AT + 1, AL = AT + 2, LOW = AT + 3, HIGH = AT + 4;
+  // Then stddev's square's four i64 locals (AggregationLocals.SQ).
+  const L: AggregationLocals = { TMP, CELL, CUR, BASE, MASK, IDX, H, K0, SQ: DESC + 3 };
   c.uleb(7).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64).uleb(3).u8(I32).uleb(4).u8(I64);
   const anyValue = values > 0 || incrementFns > 0 || keyFns > 0 || recordFns > 0;
   ecbs.forEach((e, i) => {
@@ -304,42 +304,13 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
     if (agg !== undefined) {
       const o = cellGlobal[i]!, k = o + 1;
       const gget = (x: number): Code => c.u8(OP.global_get).uleb(x);
-      /** cell[word] = (what `value` leaves on the stack, given cell[word] pushed). */
-      const update = (word: number, value: (c: Code) => void): void => {
-        c.get(CELL).get(CELL).mem(OP.i64_load, 3, 8 * word);
-        value(c);
-        c.mem(OP.i64_store, 3, 8 * word);
-      };
       const keyed = agg.keyed;
       if (keyed !== undefined) {
-        // The keys, their hash, and the table's slots from the one the hash names on, until theirs or a free one.
         c.i32(0).mem(OP.i32_load, 2, B_COUNT).set(SAVED);
-        keyed.keys.forEach((key, j) => {
-          c.i32(0).i32(key.ndx).mem(OP.i32_store, 2, B_NDX);
-          c.u8(OP.call).uleb(keyFn[i]![j]!).set(K0 + j);
+        keyedLookup(c, keyed, L, (j) => {
+          c.i32(0).i32(keyed.keys[j]!.ndx).mem(OP.i32_store, 2, B_NDX);
+          c.u8(OP.call).uleb(keyFn[i]![j]!);
         });
-        c.i64(0).set(H);
-        keyed.keys.forEach((_key, j) => {
-          c.get(H).get(K0 + j).u8(OP.i64_xor).i64(KEY_HASH_MULTIPLIER).u8(OP.i64_mul).u8(OP.local_tee).uleb(H);
-          c.get(H).i64(32).u8(OP.i64_shr_u, OP.i64_xor).set(H);
-        });
-        c.i32(0).mem(OP.i32_load, 2, keyed.descriptor).set(BASE);
-        c.i32(0).mem(OP.i32_load, 2, keyed.descriptor + 4).u8(OP.local_tee).uleb(MASK);
-        c.get(H).u8(OP.i32_wrap_i64, OP.i32_and).set(IDX);
-        c.block('miss').block('hit').loop('probe');
-        c.get(BASE).get(IDX).i32(keyed.slotSize).u8(OP.i32_mul, OP.i32_add).u8(OP.local_tee).uleb(CELL);
-        c.mem(OP.i32_load, 2, 0).u8(OP.i32_eqz).brIf('miss');
-        c.block('differ');
-        keyed.keys.forEach((_key, j) => {
-          c.get(CELL).mem(OP.i64_load, 3, SLOT_KEYS + 8 * j).get(K0 + j).u8(OP.i64_ne).brIf('differ');
-        });
-        c.br('hit');
-        c.end();
-        c.get(IDX).i32(1).u8(OP.i32_add).get(MASK).u8(OP.i32_and).set(IDX);
-        c.br('probe');
-        c.end().end();
-        // Found: its cell, after the keys.
-        c.get(CELL).i32(SLOT_KEYS + 8 * keyed.keys.length).u8(OP.i32_add).set(CELL);
       } else {
         gget(o).u8(OP.local_tee).uleb(CELL).if_();
         // The instructions the keys' DIF counts at each firing, then the value's own.
@@ -350,92 +321,12 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
         c.i32(0).i32(agg.ndx).mem(OP.i32_store, 2, B_NDX);
         c.u8(OP.call).uleb(valueFn[i]!).set(TMP);
       }
-      switch (agg.fn) {
-        case 'count':
-          update(0, (c) => c.i64(1).u8(OP.i64_add));
-          break;
-        case 'sum':
-          update(0, (c) => c.get(TMP).u8(OP.i64_add));
-          break;
-        case 'min':
-        case 'max':
-          // cell = value < cell ? value : cell (max: >), the current word kept in TMP's place on the stack.
-          update(0, (c) => c.set(CUR).get(TMP).get(CUR).get(TMP).get(CUR).u8(agg.fn === 'min' ? OP.i64_lt_s : OP.i64_gt_s, OP.select));
-          break;
-        case 'avg':
-          update(0, (c) => c.i64(1).u8(OP.i64_add));
-          update(1, (c) => c.get(TMP).u8(OP.i64_add));
-          break;
-        case 'stddev':
-          // dtrace_aggregate_stddev: the count, the sum, and the 128-bit sum of squares (low word, high word).
-          update(0, (c) => c.i64(1).u8(OP.i64_add));
-          update(1, (c) => c.get(TMP).u8(OP.i64_add));
-          // |v| as a uint64_t (INT64_MIN's is 2^63), in 32-bit halves: v*v = AH*AH << 64 + AH*AL << 33 + AL*AL.
-          c.i64(0).get(TMP).u8(OP.i64_sub).get(TMP).get(TMP).i64(0).u8(OP.i64_lt_s, OP.select).set(CUR);
-          c.get(CUR).i64(32).u8(OP.i64_shr_u).set(AH);
-          c.get(CUR).i64(0xffffffffn).u8(OP.i64_and).set(AL);
-          c.get(AH).get(AL).u8(OP.i64_mul).set(CUR);
-          c.get(AH).get(AH).u8(OP.i64_mul).get(CUR).i64(31).u8(OP.i64_shr_u, OP.i64_add).set(HIGH);
-          c.get(AL).get(AL).u8(OP.i64_mul).set(AL);
-          c.get(AL).get(CUR).i64(33).u8(OP.i64_shl, OP.i64_add).set(LOW);
-          // The carry out of the low word's addition, into the high word.
-          c.get(HIGH).get(LOW).get(AL).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add).set(HIGH);
-          // Into the cell's words 2 and 3, with the carry out of word 2, and word 3's carry into word 4 (the
-          // data's high word is not bounded to 64 bits: many squares since the last snapshot may pass 2^128).
-          update(2, (c) => c.get(LOW).u8(OP.i64_add));
-          c.get(HIGH).get(CELL).mem(OP.i64_load, 3, 16).get(LOW).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add).set(HIGH);
-          update(3, (c) => c.get(HIGH).u8(OP.i64_add));
-          update(4, (c) => c.get(CELL).mem(OP.i64_load, 3, 24).get(HIGH).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add));
-          break;
-        case 'quantize':
-        case 'lquantize':
-        case 'llquantize': {
-          // The increment (after the value, as the interpreter evaluates them), then the bucket's word of the cell, as the data's.
-          if (agg.increment !== undefined) {
-            c.i32(0).i32(agg.increment.ndx).mem(OP.i32_store, 2, B_NDX);
-            c.u8(OP.call).uleb(incrementFn[i]!).set(CUR);
-          } else c.i64(1).set(CUR);
-          c.block('bucket');
-          if (agg.fn === 'quantize') {
-            // dtrace_aggregate_quantize: 0 in the zero bucket (63); v > 0 in 64 + log2(v) = 127 - clz(v);
-            // v < 0 in 62 - min(log2(-v), 62) = max(clz(-v) - 1, 0) (-INT64_MIN's clz is 0).
-            c.i32(63).set(IDX).get(TMP).u8(OP.i64_eqz).brIf('bucket');
-            c.get(TMP).i64(0).u8(OP.i64_gt_s).if_();
-            c.i32(127).get(TMP).u8(OP.i64_clz, OP.i32_wrap_i64, OP.i32_sub).set(IDX);
-            c.else_();
-            c.i64(0).get(TMP).u8(OP.i64_sub, OP.i64_clz, OP.i32_wrap_i64).set(IDX);
-            c.i32(0).get(IDX).i32(1).u8(OP.i32_sub).get(IDX).u8(OP.i32_eqz, OP.select).set(IDX);
-            c.end();
-          } else if (agg.fn === 'lquantize') {
-            // dtrace_aggregate_lquantize: word 1 below base, word levels + 2 at or above the limit, else 2 + (v - base) / step.
-            const l = agg.linear!;
-            c.i32(1).set(IDX).get(TMP).i64(l.base).u8(OP.i64_lt_s).brIf('bucket');
-            c.i32(l.levels + 2).set(IDX).get(TMP).i64(l.limit).u8(OP.i64_ge_s).brIf('bucket');
-            c.get(TMP).i64(l.base).u8(OP.i64_sub).i64(l.step).u8(OP.i64_div_s, OP.i32_wrap_i64).i32(2).u8(OP.i32_add).set(IDX);
-          } else {
-            // dtrace_aggregate_llquantize: word 1 + the first bucket whose bound the value is below (or 1 + the
-            // bounds' count), found by a binary search over the bounds, constants of the code.
-            const bounds = agg.logLinear!;
-            const search = (lo: number, hi: number): void => {
-              if (lo === hi) {
-                c.i32(1 + lo).set(IDX);
-                return;
-              }
-              const mid = (lo + hi) >> 1;
-              c.get(TMP).i64(bounds[mid]!).u8(OP.i64_lt_s).if_();
-              search(lo, mid);
-              c.else_();
-              search(mid + 1, hi);
-              c.end();
-            };
-            search(0, bounds.length);
-          }
-          c.end();
-          c.get(CELL).get(IDX).i32(3).u8(OP.i32_shl, OP.i32_add).set(CELL);
-          update(0, (c) => c.get(CUR).u8(OP.i64_add));
-          break;
-        }
-      }
+      // The increment (after the value, as the interpreter evaluates them).
+      const increment = agg.increment;
+      aggregationUpdate(c, agg, L, increment === undefined ? undefined : () => {
+        c.i32(0).i32(increment.ndx).mem(OP.i32_store, 2, B_NDX);
+        c.u8(OP.call).uleb(incrementFn[i]!);
+      });
       c.br('next');
       c.end();
       // Not found: the JavaScript evaluates the keys again, and counts their instructions.
@@ -487,6 +378,158 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   c.u8(OP.end);
   m.section(10, new Bytes().uleb(1).bytes(c));
   return Uint8Array.from(m.b);
+}
+
+/** The locals an aggregation's update uses (i64: TMP CUR H K0...; i32: CELL BASE MASK IDX), in a trampoline or a filter (filter.ts). */
+export interface AggregationLocals {
+  readonly TMP: number;
+  readonly CELL: number;
+  readonly CUR: number;
+  readonly BASE: number;
+  readonly MASK: number;
+  readonly IDX: number;
+  readonly H: number;
+  readonly K0: number;
+  /** stddev()'s square: the first of four i64 locals (a caller that takes no stddev() may leave it out). */
+  readonly SQ?: number;
+}
+
+/**
+ * A keyed aggregation's lookup (see the top): evaluates the keys (`key(j)`
+ * pushes key j's value) into K0..., hashes them and probes the table's
+ * slots from the one the hash names on. Leaves a block `miss` open, which
+ * a free slot branches out of; inside it, CELL holds the found entry's
+ * cell. The caller closes the block.
+ */
+export function keyedLookup(c: Code, keyed: TrampolineKeys, L: AggregationLocals, key: (j: number) => void): void {
+  const { CELL, BASE, MASK, IDX, H, K0 } = L;
+  keyed.keys.forEach((_key, j) => {
+    key(j);
+    c.set(K0 + j);
+  });
+  c.i64(0).set(H);
+  keyed.keys.forEach((_key, j) => {
+    c.get(H).get(K0 + j).u8(OP.i64_xor).i64(KEY_HASH_MULTIPLIER).u8(OP.i64_mul).u8(OP.local_tee).uleb(H);
+    c.get(H).i64(32).u8(OP.i64_shr_u, OP.i64_xor).set(H);
+  });
+  c.i32(0).mem(OP.i32_load, 2, keyed.descriptor).set(BASE);
+  c.i32(0).mem(OP.i32_load, 2, keyed.descriptor + 4).u8(OP.local_tee).uleb(MASK);
+  c.get(H).u8(OP.i32_wrap_i64, OP.i32_and).set(IDX);
+  c.block('miss').block('hit').loop('probe');
+  c.get(BASE).get(IDX).i32(keyed.slotSize).u8(OP.i32_mul, OP.i32_add).u8(OP.local_tee).uleb(CELL);
+  c.mem(OP.i32_load, 2, 0).u8(OP.i32_eqz).brIf('miss');
+  c.block('differ');
+  keyed.keys.forEach((_key, j) => {
+    c.get(CELL).mem(OP.i64_load, 3, SLOT_KEYS + 8 * j).get(K0 + j).u8(OP.i64_ne).brIf('differ');
+  });
+  c.br('hit');
+  c.end();
+  c.get(IDX).i32(1).u8(OP.i32_add).get(MASK).u8(OP.i32_and).set(IDX);
+  c.br('probe');
+  c.end().end();
+  // Found: its cell, after the keys.
+  c.get(CELL).i32(SLOT_KEYS + 8 * keyed.keys.length).u8(OP.i32_add).set(CELL);
+}
+
+/**
+ * An aggregation's update of the cell at CELL by the value in TMP (see the
+ * top); `increment` pushes a histogram's increment (none: 1).
+ */
+export function aggregationUpdate(c: Code, agg: Pick<TrampolineAggregation, 'fn' | 'linear' | 'logLinear'>, L: AggregationLocals, increment: (() => void) | undefined): void {
+  const { TMP, CELL, CUR, IDX } = L;
+  /** cell[word] = (what `value` leaves on the stack, given cell[word] pushed). */
+  const update = (word: number, value: (c: Code) => void): void => {
+    c.get(CELL).get(CELL).mem(OP.i64_load, 3, 8 * word);
+    value(c);
+    c.mem(OP.i64_store, 3, 8 * word);
+  };
+  switch (agg.fn) {
+    case 'count':
+      update(0, (c) => c.i64(1).u8(OP.i64_add));
+      break;
+    case 'sum':
+      update(0, (c) => c.get(TMP).u8(OP.i64_add));
+      break;
+    case 'min':
+    case 'max':
+      // cell = value < cell ? value : cell (max: >), the current word kept in TMP's place on the stack.
+      update(0, (c) => c.set(CUR).get(TMP).get(CUR).get(TMP).get(CUR).u8(agg.fn === 'min' ? OP.i64_lt_s : OP.i64_gt_s, OP.select));
+      break;
+    case 'avg':
+      update(0, (c) => c.i64(1).u8(OP.i64_add));
+      update(1, (c) => c.get(TMP).u8(OP.i64_add));
+      break;
+    case 'stddev': {
+      // dtrace_aggregate_stddev: the count, the sum, and the 128-bit sum of squares (low word, high word).
+      const AH = L.SQ!, AL = AH + 1, LOW = AH + 2, HIGH = AH + 3;
+      update(0, (c) => c.i64(1).u8(OP.i64_add));
+      update(1, (c) => c.get(TMP).u8(OP.i64_add));
+      // |v| as a uint64_t (INT64_MIN's is 2^63), in 32-bit halves: v*v = AH*AH << 64 + AH*AL << 33 + AL*AL.
+      c.i64(0).get(TMP).u8(OP.i64_sub).get(TMP).get(TMP).i64(0).u8(OP.i64_lt_s, OP.select).set(CUR);
+      c.get(CUR).i64(32).u8(OP.i64_shr_u).set(AH);
+      c.get(CUR).i64(0xffffffffn).u8(OP.i64_and).set(AL);
+      c.get(AH).get(AL).u8(OP.i64_mul).set(CUR);
+      c.get(AH).get(AH).u8(OP.i64_mul).get(CUR).i64(31).u8(OP.i64_shr_u, OP.i64_add).set(HIGH);
+      c.get(AL).get(AL).u8(OP.i64_mul).set(AL);
+      c.get(AL).get(CUR).i64(33).u8(OP.i64_shl, OP.i64_add).set(LOW);
+      // The carry out of the low word's addition, into the high word.
+      c.get(HIGH).get(LOW).get(AL).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add).set(HIGH);
+      // Into the cell's words 2 and 3, with the carry out of word 2, and word 3's carry into word 4 (the
+      // data's high word is not bounded to 64 bits: many squares since the last snapshot may pass 2^128).
+      update(2, (c) => c.get(LOW).u8(OP.i64_add));
+      c.get(HIGH).get(CELL).mem(OP.i64_load, 3, 16).get(LOW).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add).set(HIGH);
+      update(3, (c) => c.get(HIGH).u8(OP.i64_add));
+      update(4, (c) => c.get(CELL).mem(OP.i64_load, 3, 24).get(HIGH).u8(OP.i64_lt_u, OP.i64_extend_i32_u, OP.i64_add));
+      break;
+    }
+    case 'quantize':
+    case 'lquantize':
+    case 'llquantize': {
+      // The increment, then the bucket's word of the cell, as the data's.
+      if (increment !== undefined) increment();
+      else c.i64(1);
+      c.set(CUR);
+      c.block('bucket');
+      if (agg.fn === 'quantize') {
+        // dtrace_aggregate_quantize: 0 in the zero bucket (63); v > 0 in 64 + log2(v) = 127 - clz(v);
+        // v < 0 in 62 - min(log2(-v), 62) = max(clz(-v) - 1, 0) (-INT64_MIN's clz is 0).
+        c.i32(63).set(IDX).get(TMP).u8(OP.i64_eqz).brIf('bucket');
+        c.get(TMP).i64(0).u8(OP.i64_gt_s).if_();
+        c.i32(127).get(TMP).u8(OP.i64_clz, OP.i32_wrap_i64, OP.i32_sub).set(IDX);
+        c.else_();
+        c.i64(0).get(TMP).u8(OP.i64_sub, OP.i64_clz, OP.i32_wrap_i64).set(IDX);
+        c.i32(0).get(IDX).i32(1).u8(OP.i32_sub).get(IDX).u8(OP.i32_eqz, OP.select).set(IDX);
+        c.end();
+      } else if (agg.fn === 'lquantize') {
+        // dtrace_aggregate_lquantize: word 1 below base, word levels + 2 at or above the limit, else 2 + (v - base) / step.
+        const l = agg.linear!;
+        c.i32(1).set(IDX).get(TMP).i64(l.base).u8(OP.i64_lt_s).brIf('bucket');
+        c.i32(l.levels + 2).set(IDX).get(TMP).i64(l.limit).u8(OP.i64_ge_s).brIf('bucket');
+        c.get(TMP).i64(l.base).u8(OP.i64_sub).i64(l.step).u8(OP.i64_div_s, OP.i32_wrap_i64).i32(2).u8(OP.i32_add).set(IDX);
+      } else {
+        // dtrace_aggregate_llquantize: word 1 + the first bucket whose bound the value is below (or 1 + the
+        // bounds' count), found by a binary search over the bounds, constants of the code.
+        const bounds = agg.logLinear!;
+        const search = (lo: number, hi: number): void => {
+          if (lo === hi) {
+            c.i32(1 + lo).set(IDX);
+            return;
+          }
+          const mid = (lo + hi) >> 1;
+          c.get(TMP).i64(bounds[mid]!).u8(OP.i64_lt_s).if_();
+          search(lo, mid);
+          c.else_();
+          search(mid + 1, hi);
+          c.end();
+        };
+        search(0, bounds.length);
+      }
+      c.end();
+      c.get(CELL).get(IDX).i32(3).u8(OP.i32_shl, OP.i32_add).set(CELL);
+      update(0, (c) => c.get(CUR).u8(OP.i64_add));
+      break;
+    }
+  }
 }
 
 /** The extents of [0, size) that none of `covered` ([from, to) each) covers. */

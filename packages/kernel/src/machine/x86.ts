@@ -14,13 +14,13 @@
 //   core had pending, so a line the guest acknowledged is never delivered.
 // - NOFAULT reads and translations walk the page tables in RAM from TypeScript
 //   (no accessed/dirty updates, no TLB fills, no CPU selection).
-import { createX86Core, X86Stop, type X86CoreExports } from '@wdtrace/isa-x86-as';
+import { createX86Core, X86FastSites, X86Stop, type X86CoreExports } from '@wdtrace/isa-x86-as';
 import { writeX86BootTables } from '../board/boot.js';
 import { BOOTINFO_PHYS, X86_BOOT_GDT, X86_IRQ_VECTOR_BASE, X86_KERNEL_BASE } from '../board/constants.js';
 import type { CpuStartRequest } from '../board/devices.js';
 import { DEVICE_WINDOW, physicalWord, type MemoryWindow } from './guest-memory.js';
 import { nofaultRead, nofaultReadWord, nofaultWrite, type NofaultSpace, type WordFault } from './nofault.js';
-import type { CpuPort, CpuStop, PortConfig, RegisterFile, SafeRead, Trap } from './types.js';
+import type { CpuPort, CpuStop, FastSitePort, PortConfig, RegisterFile, SafeRead, Trap } from './types.js';
 
 const VEC_BP = 3;
 const VEC_UD = 6;
@@ -94,6 +94,16 @@ export class X86Port implements CpuPort {
   private selected = 0;
   /** Per CPU: the stop its traps return (one object, filled in at each trap). */
   private readonly trapStops: TrapStop[];
+  readonly fastSites: FastSitePort;
+  private readonly sites: X86FastSites;
+  /**
+   * Per CPU: the retired count below which the machine lets it take the
+   * fast path (FastSitePort.setLimit). The core is given 0 instead while the
+   * CPU's interrupt line is asserted: at every trap the machine pushes the
+   * lines, and a line still asserted is raised in the core again (see
+   * setInterruptLine), which only the trap path does.
+   */
+  private readonly fastLimits: number[];
 
   constructor(core: X86CoreExports, config: PortConfig) {
     this.core = core;
@@ -117,6 +127,20 @@ export class X86Port implements CpuPort {
     this.selected = core.selectedCpu();
     this.regFiles = Array.from({ length: config.cpuCount }, (_, cpu) => this.makeRegisterFile(cpu));
     this.trapStops = Array.from({ length: config.cpuCount }, (_, cpu) => ({ kind: 'trap', trap: { cpu, kind: 'breakpoint', pc: 0n, user: false } }));
+    const sites = (this.sites = new X86FastSites(core));
+    this.fastLimits = Array.from({ length: config.cpuCount }, () => 0);
+    for (let cpu = 0; cpu < config.cpuCount; cpu++) sites.setLimit(cpu, 0);
+    // The core passes rdi, rsi, rdx, rcx, the SysV argument registers, to a site's filter.
+    this.fastSites = {
+      set: (pc, filter, perform) => sites.set(pc, filter, perform.kind === 'emulate' ? { kind: 'emulate', code: perform.code } : perform),
+      remove: (pc) => sites.remove(pc),
+      firings: (pc) => sites.firings(pc),
+      setLimit: (cpu, retired) => {
+        this.fastLimits[cpu] = retired;
+        sites.setLimit(cpu, this.lines[cpu]! >= 0 ? 0 : retired);
+      },
+      enable: (on) => sites.enable(on),
+    };
   }
 
   ram(): Uint8Array {
@@ -203,7 +227,8 @@ export class X86Port implements CpuPort {
         const pc = pair(c.stopPcLo(), c.stopPcHi());
         this.lastVector[cpu] = vector;
         this.lastError[cpu] = c.stopErrorCode();
-        if (vector === VEC_BP || vector === VEC_UD) {
+        // A fault of a fast site's displaced instruction is an exception, as after emulate.
+        if ((vector === VEC_BP || vector === VEC_UD) && c.stoppedAtFastSite() === 0) {
           const stop = this.trapStops[cpu]!;
           const trap = stop.trap;
           trap.kind = vector === VEC_BP ? 'breakpoint' : 'undefined';
@@ -225,8 +250,11 @@ export class X86Port implements CpuPort {
   }
 
   setInterruptLine(cpu: number, line: number): void {
-    const changed = this.lines[cpu] !== line;
+    const was = this.lines[cpu]!;
+    const changed = was !== line;
     this.lines[cpu] = line;
+    // The fast path is off while the line is asserted (see fastLimits).
+    if ((was < 0) !== (line < 0)) this.sites.setLimit(cpu, line >= 0 ? 0 : this.fastLimits[cpu]!);
     // A line still asserted is raised again: the core consumed it when it was
     // taken, and a level the guest has not acknowledged is taken again.
     if (this.selected === cpu && (changed || line >= 0)) this.applyLine(cpu);
