@@ -412,6 +412,8 @@ class ExprGen {
         return base;
       }
       case 'index': {
+        // An associative array's by-reference value (a struct, a string): its load is the value's address.
+        if (e.ref?.kind === 'variable') return this.genLoad(e);
         const bt = resolveType(e.base.type!);
         const base = bt.kind === 'array' ? this.genAddress(e.base) : this.gen(e.base);
         const elem = bt.kind === 'pointer' ? bt.target : (bt as { element: CType }).element;
