@@ -38,7 +38,7 @@
 // it): snapshots copy the records out.
 
 import { sharedBlock } from './wasm.js';
-import { allocateRegion, freeRegion } from './wmem.js';
+import { OwnedRegions } from './wmem.js';
 
 export type BufferPolicyName = 'switch' | 'fill' | 'ring';
 
@@ -71,17 +71,12 @@ export interface TakenBuffer {
   readonly drops: number;
 }
 
-/** Frees the regions of buffers that were never freed (a state dropped while tracing). */
-const unfreed = typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<number[]>((starts) => {
-  for (const s of starts) freeRegion(s);
-});
-
 export class PrincipalBuffers {
   private readonly cpus: CpuBuffer[] = [];
   /** The descriptors' region, 0 until laid out. */
   private descriptors = 0;
   /** Every region held, for freeing. */
-  private readonly owned: number[] = [];
+  private readonly owned = new OwnedRegions(this);
   /** Whether END fires (cooldown): it may use the reserve of a fill buffer. */
   private ending = false;
   /** The size each buffer grows to. */
@@ -109,7 +104,7 @@ export class PrincipalBuffers {
    */
   layout(): boolean {
     if (this.laidOut) return true;
-    const d = this.allocate(this.ncpus * DESCRIPTOR_SIZE);
+    const d = this.owned.allocate(this.ncpus * DESCRIPTOR_SIZE);
     if (d === undefined) return false;
     this.descriptors = d;
     this.cpus.length = 0;
@@ -118,7 +113,7 @@ export class PrincipalBuffers {
     for (let cpu = 0; cpu < this.ncpus; cpu++) {
       const regions: number[] = [];
       for (let i = 0; i < n; i++) {
-        const r = this.allocate(initial);
+        const r = this.owned.allocate(initial);
         if (r === undefined) {
           this.free();
           return false;
@@ -131,27 +126,13 @@ export class PrincipalBuffers {
       i32[(d + cpu * DESCRIPTOR_SIZE + D_TAIL) >> 2] = 0;
       this.setLimit(cpu);
     }
-    unfreed?.register(this, this.owned, this);
     return true;
   }
 
   /** Hands every region back (tracing stopped); whether a buffer filled is kept. */
   free(): void {
-    unfreed?.unregister(this);
-    for (const r of this.owned.splice(0)) freeRegion(r);
+    this.owned.freeAll();
     this.descriptors = 0;
-  }
-
-  private allocate(size: number): number | undefined {
-    const r = allocateRegion(size);
-    if (r !== undefined) this.owned.push(r);
-    return r;
-  }
-
-  private release(r: number): void {
-    const i = this.owned.indexOf(r);
-    if (i >= 0) this.owned.splice(i, 1);
-    freeRegion(r);
   }
 
   /** The address of `cpu`'s descriptor (0 before layout). */
@@ -296,11 +277,11 @@ export class PrincipalBuffers {
     while (size < need) size *= 2;
     size = Math.min(size, this.full);
     if (size < need) return false;
-    const r = this.allocate(size);
+    const r = this.owned.allocate(size);
     if (r === undefined) return false;
     const old = b.regions[b.active]!;
     sharedBlock().u8.copyWithin(r, old + b.head, old + tail);
-    this.release(old);
+    this.owned.release(old);
     b.regions[b.active] = r;
     b.sizes[b.active] = size;
     sharedBlock().i32[(this.descriptors + cpu * DESCRIPTOR_SIZE + D_BASE) >> 2] = r;

@@ -34,7 +34,7 @@
 
 import { D_BASE, D_LIMIT, D_TAIL, type PrincipalBuffers } from './buffers.js';
 import { sharedBlock } from './wasm.js';
-import { allocateRegion, freeRegion } from './wmem.js';
+import { OwnedRegions } from './wmem.js';
 
 const DESCRIPTOR_SIZE = 16;
 /** The size a speculation buffer's region starts with (at most specsize). */
@@ -47,16 +47,10 @@ interface SpeculationRegions {
   readonly drops: number[];
 }
 
-/** Frees the regions of buffers that were never freed (a state dropped while tracing). */
-const unfreed = typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<number[]>((starts) => {
-  for (const s of starts) freeRegion(s);
-});
-
 export class SpeculationBuffers {
   private readonly specs: SpeculationRegions[] = [];
   /** Every region held, for freeing. */
-  private readonly owned: number[] = [];
-  private registered = false;
+  private readonly owned = new OwnedRegions(this);
 
   constructor(
     readonly ncpus: number,
@@ -74,34 +68,16 @@ export class SpeculationBuffers {
    * the memory cannot hold them.
    */
   make(): number | undefined {
-    const d = this.allocate(this.ncpus * DESCRIPTOR_SIZE);
+    const d = this.owned.allocate(this.ncpus * DESCRIPTOR_SIZE);
     if (d === undefined) return undefined;
-    if (!this.registered) {
-      unfreed?.register(this, this.owned, this);
-      this.registered = true;
-    }
     this.specs.push({ descriptors: d, sizes: new Array<number>(this.ncpus).fill(0), drops: new Array<number>(this.ncpus).fill(0) });
     return this.specs.length - 1;
   }
 
   /** Hands every region back (tracing stopped): the speculations have no buffers any more. */
   free(): void {
-    if (this.registered) unfreed?.unregister(this);
-    this.registered = false;
-    for (const r of this.owned.splice(0)) freeRegion(r);
+    this.owned.freeAll();
     this.specs.length = 0;
-  }
-
-  private allocate(size: number): number | undefined {
-    const r = allocateRegion(size);
-    if (r !== undefined) this.owned.push(r);
-    return r;
-  }
-
-  private release(r: number): void {
-    const i = this.owned.indexOf(r);
-    if (i >= 0) this.owned.splice(i, 1);
-    freeRegion(r);
   }
 
   /** The address of the descriptor of `cpu`'s buffer of speculation `spec` (0 when it has none). */
@@ -155,12 +131,12 @@ export class SpeculationBuffers {
     let size = Math.max(s.sizes[cpu]!, Math.min(INITIAL_REGION, this.specsize));
     while (size < need) size *= 2;
     size = Math.min(size, this.specsize);
-    const r = this.allocate(size);
+    const r = this.owned.allocate(size);
     if (r === undefined) return false;
     if (s.sizes[cpu]! > 0) {
       const old = this.word(spec, cpu, D_BASE);
       sharedBlock().u8.copyWithin(r, old, old + tail);
-      this.release(old);
+      this.owned.release(old);
     }
     s.sizes[cpu] = size;
     this.setWord(spec, cpu, D_BASE, r);

@@ -109,3 +109,46 @@ export function regionBytesInUse(): number {
   for (const s of used.values()) n += s;
   return n;
 }
+
+/** Frees the regions of owners dropped while holding them (a state dropped while tracing). */
+const unfreed = typeof FinalizationRegistry === 'undefined' ? undefined : new FinalizationRegistry<number[]>((starts) => {
+  for (const s of starts) freeRegion(s);
+});
+
+/**
+ * The regions one owner holds (a state's principal buffers, its speculations'
+ * buffers): handed back together by freeAll(), or by a finalizer should the
+ * owner be dropped while it holds some.
+ */
+export class OwnedRegions {
+  private readonly held: number[] = [];
+  private registered = false;
+
+  constructor(private readonly owner: object) {}
+
+  /** A region of `size` bytes (allocateRegion), held until released or freed. */
+  allocate(size: number): number | undefined {
+    const r = allocateRegion(size);
+    if (r === undefined) return undefined;
+    if (!this.registered) {
+      unfreed?.register(this.owner, this.held, this);
+      this.registered = true;
+    }
+    this.held.push(r);
+    return r;
+  }
+
+  /** Hands one held region back. */
+  release(start: number): void {
+    const i = this.held.indexOf(start);
+    if (i >= 0) this.held.splice(i, 1);
+    freeRegion(start);
+  }
+
+  /** Hands every held region back. */
+  freeAll(): void {
+    if (this.registered) unfreed?.unregister(this);
+    this.registered = false;
+    for (const r of this.held.splice(0)) freeRegion(r);
+  }
+}
