@@ -143,6 +143,16 @@ function productError(x: f64, y: f64, p: f64): f64 {
   const ty = 134217729.0 * y, yh = ty - (ty - y), yl = y - yh;
   return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
 }
+/**
+ * Whether a zero result of op (0 add 1 sub 2 mul 3 div 6 sqrt) on ordinary
+ * operands is exact: a sum or difference, or an operand zero that makes it.
+ * Any other zero underflowed (tiny and inexact: UE with PE), which the soft
+ * path raises.
+ */
+// @ts-ignore: decorator
+@inline function exactZero(op: i32, aZero: bool, bZero: bool): bool {
+  return op <= 1 || (op == 2 && (aZero || bZero)) || (op == 3 && aZero) || (op == 6 && bZero);
+}
 /** Whether the host's rounded result r of op on ordinary x, y was inexact. */
 function inexact64(op: i32, x: f64, y: f64, r: f64): bool {
   if (op == 0 || op == 1) {
@@ -168,7 +178,7 @@ export function laneF64(op: i32, a: u64, b: u64): u64 {
     const v = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : op == 3 ? x / y : Math.sqrt(y);
     const r = reinterpret<u64>(v);
     if (allFlagsSet() && !isNaN64(r)) return r;
-    if ((op == 6 || ordinary64(a)) && ordinary64(b) && ordinary64(r)) {
+    if ((op == 6 || ordinary64(a)) && ordinary64(b) && ordinary64(r) && ((r << 1) != 0 || exactZero(op, (a << 1) == 0, (b << 1) == 0))) {
       if ((mxcsr & PE) == 0 && inexact64(op, x, y, v)) laneFlags |= PE;
       return r;
     }
@@ -206,7 +216,7 @@ export function laneF32(op: i32, a: u32, b: u32): u32 {
     const v: f32 = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : op == 3 ? x / y : Mathf.sqrt(y);
     const r = reinterpret<u32>(v);
     if (allFlagsSet() && !isNaN32(r)) return r;
-    if ((op == 6 || ordinary32(a)) && ordinary32(b) && ordinary32(r)) {
+    if ((op == 6 || ordinary32(a)) && ordinary32(b) && ordinary32(r) && ((r << 1) != 0 || exactZero(op, (a << 1) == 0, (b << 1) == 0))) {
       if ((mxcsr & PE) == 0 && inexact32(op, <f64>x, <f64>y, <f64>v)) laneFlags |= PE;
       return r;
     }
@@ -257,7 +267,8 @@ export function f64ToF32(b: u64): u32 {
   if (defaultControl()) {
     const v = <f32>reinterpret<f64>(x);
     const r = reinterpret<u32>(v);
-    if (ordinary32(r) && ordinary64(x)) {
+    // A zero from a nonzero double underflowed: the soft path raises UE with PE.
+    if (ordinary32(r) && ordinary64(x) && ((r << 1) != 0 || (x << 1) == 0)) {
       if ((mxcsr & PE) == 0 && <f64>v != reinterpret<f64>(x)) laneFlags |= PE;
       return r;
     }
