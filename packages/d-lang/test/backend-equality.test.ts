@@ -80,6 +80,32 @@ const ARGS: bigint[][] = [
   [7n, 0xdeadbeefn, 4096n],
 ];
 
+/**
+ * Each backend's snapshot (epid and bytes of each record, or an error) after
+ * syscall::read:entry fires with each of `reads`, on a machine whose first
+ * thread lookup fires syscall::open:entry with (9, 8) from inside it.
+ */
+function withNestedOpen(program: NonNullable<ReturnType<typeof compile>['program']>, reads: bigint[][]): string[][] {
+  return (['dif', 'wasm'] as const).map((backend) => {
+    const reg = corpusRegistry();
+    const options = defaultOptions();
+    setOption(options, 'backend', backend);
+    let nest = 0;
+    let state: DTraceState | undefined;
+    const open = reg.lookup('syscall', '', 'open', 'entry')!.id;
+    const machine = new (class extends IdleMachine {
+      override thread(): ReturnType<IdleMachine['thread']> {
+        if (nest++ === 0) state!.probe(open, 0, [9n, 8n]);
+        return super.thread();
+      }
+    })(1);
+    state = new DTraceState(program, reg, machine, options);
+    state.go(0, () => {});
+    for (const args of reads) state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, args);
+    return state.snapshot(0, true).entries.map((e) => (e.kind === 'data' ? `${e.epid} ${bytesHex(e.bytes)}` : `error ${e.epid}`));
+  });
+}
+
 interface Run {
   readonly records: string;
   readonly output: string;
@@ -179,25 +205,8 @@ describe('backend=dif and backend=wasm give equal results', () => {
   it('runs a probe fired from a call-out of a predicate a trampoline runs, and the rest of the outer firing, as the interpreter does', () => {
     const text = 'syscall::read:entry /execname != "x" && arg0 == 3/ { trace(arg0); trace(arg2); } syscall::read:entry /arg1 == 0x1000/ { trace(arg1); } syscall::open:entry /arg0 == 9/ { trace(arg1); trace(execname); }';
     const program = compile(text, corpusOptions('nested', text)).program!;
-    const outputs = (['dif', 'wasm'] as const).map((backend) => {
-      const reg = corpusRegistry();
-      const options = defaultOptions();
-      setOption(options, 'backend', backend);
-      let nest = 0;
-      let state: DTraceState | undefined;
-      const open = reg.lookup('syscall', '', 'open', 'entry')!.id;
-      // A machine whose thread lookup fires syscall::open:entry once, from inside the first read:entry predicate's execname.
-      const machine = new (class extends IdleMachine {
-        override thread(): ReturnType<IdleMachine['thread']> {
-          if (nest++ === 0) state!.probe(open, 0, [9n, 8n]);
-          return super.thread();
-        }
-      })(1);
-      state = new DTraceState(program, reg, machine, options);
-      state.go(0, () => {});
-      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [3n, 0x1000n, 64n]);
-      return state.snapshot(0, true).entries.map((e) => (e.kind === 'data' ? `${e.epid} ${bytesHex(e.bytes)}` : `error ${e.epid}`));
-    });
+    // open:entry fires from inside the first read:entry predicate's execname.
+    const outputs = withNestedOpen(program, [[3n, 0x1000n, 64n]]);
     // The nested firing's record first (arg1 8, execname), then the outer firing's: its arguments, not the nested one's.
     expect(outputs[0]!.map((r) => r.slice(0, 2))).toEqual(['3 ', '1 ', '2 ']);
     expect(outputs[0]![0]).toContain('0800000000000000');
@@ -208,27 +217,8 @@ describe('backend=dif and backend=wasm give equal results', () => {
   it('puts the records of a probe fired from an action, and its ERROR, before the record of the clause whose action fired it (both backends)', () => {
     const text = 'syscall::read:entry { trace(arg0); trace(execname); trace(arg2); } syscall::open:entry /arg0 == 9/ { trace(arg1); trace(*(int *)arg1); } syscall::open:entry /arg0 == 9/ { trace(arg1 + 1); }';
     const program = compile(text, corpusOptions('nested-action', text)).program!;
-    const outputs = (['dif', 'wasm'] as const).map((backend) => {
-      const reg = corpusRegistry();
-      const options = defaultOptions();
-      setOption(options, 'backend', backend);
-      let nest = 0;
-      let state: DTraceState | undefined;
-      const open = reg.lookup('syscall', '', 'open', 'entry')!.id;
-      // A machine whose thread lookup fires syscall::open:entry once, from inside the read:entry clause's trace(execname).
-      const machine = new (class extends IdleMachine {
-        override thread(): ReturnType<IdleMachine['thread']> {
-          if (nest++ === 0) state!.probe(open, 0, [9n, 8n]);
-          return super.thread();
-        }
-      })(1);
-      state = new DTraceState(program, reg, machine, options);
-      state.go(0, () => {});
-      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [3n, 0x1000n, 64n]);
-      // A second firing, with nothing nested.
-      state.probe(reg.lookup('syscall', '', 'read', 'entry')!.id, 0, [5n, 0x1000n, 65n]);
-      return state.snapshot(0, true).entries.map((e) => (e.kind === 'data' ? `${e.epid} ${bytesHex(e.bytes)}` : `error ${e.epid}`));
-    });
+    // open:entry fires from inside the read:entry clause's trace(execname); the second firing has nothing nested.
+    const outputs = withNestedOpen(program, [[3n, 0x1000n, 64n], [5n, 0x1000n, 65n]]);
     // The nested firing's ERROR and record (arg1 + 1 = 9) first, then the outer firing's whole record, then the second firing's.
     expect(outputs[0]!.map((r) => r.slice(0, 2))).toEqual(['er', '3 ', '1 ', '1 ']);
     expect(outputs[0]![1]).toContain('0900000000000000');
