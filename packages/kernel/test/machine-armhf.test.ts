@@ -1,10 +1,11 @@
 // A Debian armhf program: C built with clang for armv7a-linux-gnueabihf
 // (hard float, VFPv3-D16) and linked statically against Debian's armhf
-// glibc (libc6-dev-armhf-cross), so glibc's own startup, stdio and libm
-// code — Thumb-2 and VFP — runs on the ARM guest. Its output must be what
-// it prints under qemu-arm. Skipped when clang or the cross libc is absent.
+// glibc (libc6-dev-armhf-cross, with the cross libgcc's crtbeginT.o and
+// libgcc.a), so glibc's own startup, stdio and libm code — Thumb-2 and
+// VFP — runs on the ARM guest. Its output must be what it prints under
+// qemu-arm. Skipped when clang, the cross libc or the cross libgcc is absent.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,14 @@ import { hasTool } from './guest-support.js';
 import { runArm, poweroffStatus } from './machine-arm-support.js';
 
 const SYSROOT = '/usr/arm-linux-gnueabihf';
-const missing = [...['clang', 'ld.lld'].filter((t) => !hasTool(t)), ...(existsSync(join(SYSROOT, 'lib', 'libc.a')) ? [] : ['libc6-dev-armhf-cross'])];
+/** Where the cross libgcc keeps crtbeginT.o, which a static link takes: /usr/lib/gcc-cross/arm-linux-gnueabihf/<version>. */
+const GCC_CROSS = '/usr/lib/gcc-cross/arm-linux-gnueabihf';
+const hasCrossLibgcc = existsSync(GCC_CROSS) && readdirSync(GCC_CROSS).some((v) => existsSync(join(GCC_CROSS, v, 'crtbeginT.o')));
+const missing = [
+  ...['clang', 'ld.lld'].filter((t) => !hasTool(t)),
+  ...(existsSync(join(SYSROOT, 'lib', 'libc.a')) ? [] : ['libc6-dev-armhf-cross']),
+  ...(hasCrossLibgcc ? [] : ['libgcc-12-dev-armhf-cross']),
+];
 
 const PROGRAM = String.raw`
 #include <math.h>
