@@ -271,6 +271,14 @@ describe.each(ISAS)('%s machine: NOFAULT access', (isa) => {
     const at = fn(m, 'start_kernel');
     const r = m.readKernel(at, 64);
     expect('bytes' in r && r.bytes).toEqual(m.readText(at, 64));
+    // Into a buffer the caller keeps: its first bytes, the rest left alone.
+    const into = new Uint8Array(200).fill(0xee);
+    const r2 = m.readKernel(at, 100, into);
+    expect('bytes' in r2 && r2.bytes.buffer).toBe(into.buffer);
+    expect('bytes' in r2 && r2.bytes).toEqual(m.readText(at, 100));
+    expect(into.subarray(0, 100)).toEqual(m.readText(at, 100));
+    expect(into.subarray(100).every((b) => b === 0xee)).toBe(true);
+    expect(() => m.readKernel(at, 201, into)).toThrow('a read of 201 bytes into 200');
     // A word reads as its bytes do, little-endian.
     const text = m.readText(at, 8);
     expect(m.readWord(at, 8)).toBe(new DataView(text.buffer, text.byteOffset).getBigUint64(0, true));
@@ -300,6 +308,7 @@ describe.each(ISAS)('%s machine: NOFAULT access', (isa) => {
     }
     // A read that crosses from the last page of RAM (64 MiB) into what lies beyond it.
     expect(m.readKernel(c.ramEnd - 8n, 16)).toEqual({ fault: c.ramEnd });
+    expect(m.readKernel(c.ramEnd - 8n, 16, new Uint8Array(100))).toEqual({ fault: c.ramEnd });
     expect(m.readWord(c.ramEnd - 4n, 8)).toBeUndefined();
     expect(m.wordFault).toBe(c.ramEnd);
   });

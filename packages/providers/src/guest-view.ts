@@ -47,6 +47,8 @@ interface KernelLayout {
   isIdle: number;
   comm: number;
   commLength: number;
+  /** The bytes of task_struct from pid, tgid, parent, is_idle and comm's first to their last, which a thread's identity is read from. */
+  identitySpan: { start: number; length: number };
   /** task_struct.mm and mm_struct.pgd: a process's address space and its root table. */
   mm: number;
   pgd: number;
@@ -76,6 +78,22 @@ function commText(comm: Uint8Array): string {
   return text;
 }
 const MAX_FRAMES = 256;
+/** The longest span of task_struct a thread's identity is read in one copy from; a longer one is read field by field. */
+const IDENTITY_SPAN_LIMIT = 1024;
+
+/** Whether two byte arrays hold the same bytes. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The span of fields given as [offset, size]: from the first's first byte to the last's last. */
+function span(fields: readonly (readonly [offset: number, size: number])[]): { start: number; length: number } {
+  const start = Math.min(...fields.map(([offset]) => offset));
+  const end = Math.max(...fields.map(([offset, size]) => offset + size));
+  return { start, length: end - start };
+}
 
 interface ProgramImage {
   readonly symbols: readonly { name: string; value: bigint; size: bigint }[];
@@ -222,16 +240,54 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   /** Per CPU: the thread thread() read last, and the machine's instruction count then. */
   private readonly threads: ({ at: number; identity: ThreadIdentity } | undefined)[] = [];
 
+  /** Per CPU: the comm of the identity read last. */
+  private readonly comms: (Uint8Array | undefined)[] = [];
+  /** What readThread reads a task's identity into, and a view of it. */
+  private identityBytes: Uint8Array | undefined;
+  private identityView: DataView | undefined;
+
   private readThread(cpu: number): ThreadIdentity {
     const layout = this.layout();
     const task = this.readWord(layout.currTasks[cpu] ?? layout.cpuInfos + BigInt(cpu * layout.cpuInfoSize + layout.currTask));
     if (!task) return IDLE;
+    // The fields it reads lie within a few hundred bytes of each other: one copy of them costs one translation or two, not one a field.
+    const { start, length } = layout.identitySpan;
+    let fields: Uint8Array | undefined;
+    if (length <= IDENTITY_SPAN_LIMIT) {
+      // Into a buffer kept for it (see readKernel).
+      this.identityBytes ??= new Uint8Array(length);
+      const r = this.machine.readKernel(task + BigInt(start), length, this.identityBytes);
+      if ('bytes' in r) fields = r.bytes;
+    }
+    if (fields !== undefined) {
+      const view = (this.identityView ??= new DataView(fields.buffer, fields.byteOffset, fields.byteLength));
+      if (fields[layout.isIdle - start] !== 0) return IDLE;
+      const tid = view.getInt32(layout.pid - start, true);
+      const pid = view.getInt32(layout.tgid - start, true);
+      const at = layout.parent - start;
+      const parent = this.word === 8 ? view.getBigUint64(at, true) : BigInt(view.getUint32(at, true));
+      const ppid = parent ? (this.readInt(parent + BigInt(layout.tgid)) ?? 0) : 0;
+      return this.identity(cpu, pid, ppid, tid, task, fields.subarray(layout.comm - start, layout.comm - start + layout.commLength));
+    }
     if (this.machine.readWord(task + BigInt(layout.isIdle), 1) !== 0n) return IDLE;
     const tid = this.readInt(task + BigInt(layout.pid)) ?? 0;
     const pid = this.readInt(task + BigInt(layout.tgid)) ?? 0;
     const parent = this.readWord(task + BigInt(layout.parent));
     const ppid = parent ? (this.readInt(parent + BigInt(layout.tgid)) ?? 0) : 0;
-    const comm = this.readBytes(task + BigInt(layout.comm), layout.commLength);
+    return this.identity(cpu, pid, ppid, tid, task, this.readBytes(task + BigInt(layout.comm), layout.commLength));
+  }
+
+  /**
+   * A thread's identity from what readThread read of its task on `cpu` (its
+   * comm undefined when it could not be read): the one read last on that
+   * CPU when nothing differs (the usual case from one firing to the next),
+   * so that a firing makes no identity and no execname.
+   */
+  private identity(cpu: number, pid: number, ppid: number, tid: number, task: bigint, comm: Uint8Array | undefined): ThreadIdentity {
+    const last = this.threads[cpu]?.identity;
+    const lastComm = this.comms[cpu];
+    if (last !== undefined && last !== IDLE && comm !== undefined && lastComm !== undefined && last.pid === pid && last.ppid === ppid && last.tid === tid && last.address === task && sameBytes(comm, lastComm)) return last;
+    if (comm !== undefined) this.comms[cpu] = comm.slice();
     const execname = comm ? commText(comm) : '';
     if (this.pidNames.get(pid) !== execname) this.pidNames.set(pid, execname);
     // The guest kernel has one user, root.
@@ -634,6 +690,13 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       isIdle: member(task, 'is_idle').offset,
       comm: comm.offset,
       commLength,
+      identitySpan: span([
+        [member(task, 'pid').offset, 4],
+        [member(task, 'tgid').offset, 4],
+        [member(task, 'parent').offset, this.word],
+        [member(task, 'is_idle').offset, 1],
+        [comm.offset, commLength],
+      ]),
       mm: member(task, 'mm').offset,
       pgd: member(structType(d, 'struct mm_struct'), 'pgd').offset,
       dtraceSig: member(task, 'dtrace_sig').offset,

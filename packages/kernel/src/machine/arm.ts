@@ -353,11 +353,11 @@ export class ArmPort implements CpuPort {
   private readonly writeTranslation = (va: bigint): number | undefined => this.translateFor(this.accessCpu, va, this.accessRoot, true);
   private readonly written = (pa: number, n: number): void => this.codeWritten(pa, n);
 
-  readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
+  readVirtual(cpu: number, va: bigint, length: number, root?: bigint, into?: Uint8Array): SafeRead {
     this.checkCpu(cpu);
     this.accessCpu = cpu;
     this.accessRoot = root;
-    return nofaultRead(this.space, va, length, this.readTranslation);
+    return nofaultRead(this.space, va, length, this.readTranslation, into);
   }
 
   readWord(cpu: number, va: bigint, size: number, root?: bigint): bigint | undefined {

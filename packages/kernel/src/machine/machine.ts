@@ -971,9 +971,14 @@ export class Machine {
     return this.turnCpu >= 0 ? this.turnCpu : 0;
   }
 
-  /** Reads kernel virtual memory without faults or side effects (the device window refuses). */
-  readKernel(va: bigint, length: number): SafeRead {
-    return this.readVirtual(va, length, undefined);
+  /**
+   * Reads kernel virtual memory without faults or side effects (the device
+   * window refuses). With `into` (at least `length` bytes), the bytes are
+   * read into it and those returned are its first `length`, so a caller
+   * that reads often allocates no bytes.
+   */
+  readKernel(va: bigint, length: number, into?: Uint8Array): SafeRead {
+    return this.readVirtual(va, length, undefined, into);
   }
 
   /** Reads a process's memory through the page tables at `pageTableRoot` (CR3 / TTBR0). */
@@ -1002,9 +1007,10 @@ export class Machine {
     return this.port.wordFault;
   }
 
-  private readVirtual(va: bigint, length: number, root: bigint | undefined): SafeRead {
+  private readVirtual(va: bigint, length: number, root: bigint | undefined, into?: Uint8Array): SafeRead {
     if (!Number.isInteger(length) || length < 0) throw new MachineError(`read length must be a whole number of bytes, not ${length}`);
-    return this.port.readVirtual(this.accessCpu(), va, length, root);
+    if (into !== undefined && into.length < length) throw new MachineError(`a read of ${length} bytes into ${into.length}`);
+    return this.port.readVirtual(this.accessCpu(), va, length, root, into);
   }
 
   /** Reads a NUL-terminated string of at most `max` bytes (without the NUL); `root` undefined = kernel memory. */

@@ -34,9 +34,15 @@ function firstBad(space: NofaultSpace, at: bigint, pa: number, n: number): bigin
   return undefined;
 }
 
-/** Reads `length` bytes at `va`: the bytes, or the first address that faulted. */
-export function nofaultRead(space: NofaultSpace, va: bigint, length: number, translate: PageTranslation): SafeRead {
-  const out = new Uint8Array(length);
+/**
+ * Reads `length` bytes at `va`: the bytes, or the first address that
+ * faulted. With `into` (at least `length` bytes), they are read into it and
+ * the bytes returned are its first `length`: a caller that reads often
+ * keeps one (a typed array of more than 64 bytes costs V8 an allocation
+ * outside its heap, several times the read itself).
+ */
+export function nofaultRead(space: NofaultSpace, va: bigint, length: number, translate: PageTranslation, into?: Uint8Array): SafeRead {
+  const out = into === undefined ? new Uint8Array(length) : into.length === length ? into : into.subarray(0, length);
   const ram = space.ram();
   let done = 0;
   while (done < length) {

@@ -187,9 +187,11 @@ export interface CpuPort {
    * Side-effect-free read of guest virtual memory through the page tables
    * rooted at `root` (CR3 / TTBR0 value; the CPU's current one when omitted),
    * with kernel privilege. The device window is toxic: a read that reaches it
-   * returns a fault at the first such address.
+   * returns a fault at the first such address. With `into` (at least
+   * `length` bytes) the bytes are read into it, and those returned are its
+   * first `length`.
    */
-  readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead;
+  readVirtual(cpu: number, va: bigint, length: number, root?: bigint, into?: Uint8Array): SafeRead;
   /**
    * `readVirtual` of one little-endian word of `size` bytes (1 to 8),
    * allocating no bytes and no result: the value, or undefined when an

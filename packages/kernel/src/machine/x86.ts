@@ -361,9 +361,9 @@ export class X86Port implements CpuPort {
   private readonly writeTranslation = (va: bigint): number | undefined => this.walk(this.accessTable, va, true);
   private readonly written = (pa: number, n: number): void => this.codeWritten(pa, n);
 
-  readVirtual(cpu: number, va: bigint, length: number, root?: bigint): SafeRead {
+  readVirtual(cpu: number, va: bigint, length: number, root?: bigint, into?: Uint8Array): SafeRead {
     this.accessTable = this.tableOf(cpu, root);
-    return nofaultRead(this.space, va, length, this.readTranslation);
+    return nofaultRead(this.space, va, length, this.readTranslation, into);
   }
 
   readWord(cpu: number, va: bigint, size: number, root?: bigint): bigint | undefined {
