@@ -49,6 +49,8 @@ interface KernelLayout {
   commLength: number;
   /** The bytes of task_struct from pid, tgid, parent, is_idle and comm's first to their last, which a thread's identity is read from. */
   identitySpan: { start: number; length: number };
+  /** The identity's fields in that span: offset and size, in pairs. */
+  identityFields: readonly number[];
   /** task_struct.mm and mm_struct.pgd: a process's address space and its root table. */
   mm: number;
   pgd: number;
@@ -81,10 +83,11 @@ const MAX_FRAMES = 256;
 /** The longest span of task_struct a thread's identity is read in one copy from; a longer one is read field by field. */
 const IDENTITY_SPAN_LIMIT = 1024;
 
-/** Whether two byte arrays hold the same bytes. */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether two copies of the identity span hold the same bytes in each field (`fields`: offset and size in the span, in pairs). */
+function sameFields(a: Uint8Array, b: Uint8Array, fields: readonly number[]): boolean {
+  for (let f = 0; f < fields.length; f += 2) {
+    for (let i = fields[f]!, end = i + fields[f + 1]!; i < end; i++) if (a[i] !== b[i]) return false;
+  }
   return true;
 }
 
@@ -240,8 +243,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
   /** Per CPU: the thread thread() read last, and the machine's instruction count then. */
   private readonly threads: ({ at: number; identity: ThreadIdentity } | undefined)[] = [];
 
-  /** Per CPU: the comm of the identity read last. */
-  private readonly comms: (Uint8Array | undefined)[] = [];
+  /** Per CPU: the identity span's bytes the identity read last was made from (none when it was read field by field). */
+  private readonly keptFields: (Uint8Array | undefined)[] = [];
   /** What readThread reads a task's identity into, and a view of it. */
   private identityBytes: Uint8Array | undefined;
   private identityView: DataView | undefined;
@@ -260,6 +263,12 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       if ('bytes' in r) fields = r.bytes;
     }
     if (fields !== undefined) {
+      // The same task with the same fields as the identity read last on this CPU (the usual case from one
+      // firing to the next): that identity. Its ppid too: a task keeps its parent's task while the parent
+      // lives (an orphan is reparented), and a task keeps its tgid.
+      const last = this.threads[cpu]?.identity;
+      const kept = this.keptFields[cpu];
+      if (last !== undefined && last !== IDLE && last.address === task && kept !== undefined && sameFields(fields, kept, layout.identityFields)) return last;
       const view = (this.identityView ??= new DataView(fields.buffer, fields.byteOffset, fields.byteLength));
       if (fields[layout.isIdle - start] !== 0) return IDLE;
       const tid = view.getInt32(layout.pid - start, true);
@@ -267,27 +276,21 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       const at = layout.parent - start;
       const parent = this.word === 8 ? view.getBigUint64(at, true) : BigInt(view.getUint32(at, true));
       const ppid = parent ? (this.readInt(parent + BigInt(layout.tgid)) ?? 0) : 0;
-      return this.identity(cpu, pid, ppid, tid, task, fields.subarray(layout.comm - start, layout.comm - start + layout.commLength));
+      const identity = this.identity(pid, ppid, tid, task, fields.subarray(layout.comm - start, layout.comm - start + layout.commLength));
+      (this.keptFields[cpu] ??= new Uint8Array(length)).set(fields);
+      return identity;
     }
+    this.keptFields[cpu] = undefined;
     if (this.machine.readWord(task + BigInt(layout.isIdle), 1) !== 0n) return IDLE;
     const tid = this.readInt(task + BigInt(layout.pid)) ?? 0;
     const pid = this.readInt(task + BigInt(layout.tgid)) ?? 0;
     const parent = this.readWord(task + BigInt(layout.parent));
     const ppid = parent ? (this.readInt(parent + BigInt(layout.tgid)) ?? 0) : 0;
-    return this.identity(cpu, pid, ppid, tid, task, this.readBytes(task + BigInt(layout.comm), layout.commLength));
+    return this.identity(pid, ppid, tid, task, this.readBytes(task + BigInt(layout.comm), layout.commLength));
   }
 
-  /**
-   * A thread's identity from what readThread read of its task on `cpu` (its
-   * comm undefined when it could not be read): the one read last on that
-   * CPU when nothing differs (the usual case from one firing to the next),
-   * so that a firing makes no identity and no execname.
-   */
-  private identity(cpu: number, pid: number, ppid: number, tid: number, task: bigint, comm: Uint8Array | undefined): ThreadIdentity {
-    const last = this.threads[cpu]?.identity;
-    const lastComm = this.comms[cpu];
-    if (last !== undefined && last !== IDLE && comm !== undefined && lastComm !== undefined && last.pid === pid && last.ppid === ppid && last.tid === tid && last.address === task && sameBytes(comm, lastComm)) return last;
-    if (comm !== undefined) this.comms[cpu] = comm.slice();
+  /** A thread's identity from what readThread read of its task (its comm undefined when it could not be read). */
+  private identity(pid: number, ppid: number, tid: number, task: bigint, comm: Uint8Array | undefined): ThreadIdentity {
     const execname = comm ? commText(comm) : '';
     if (this.pidNames.get(pid) !== execname) this.pidNames.set(pid, execname);
     // The guest kernel has one user, root.
@@ -668,6 +671,13 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
     if (stopped === undefined) throw new Error("the guest kernel's DWARF has no TASK_STOPPED in enum task_state");
     const currTask = member(cpuInfo, 'curr_task').offset;
     const commLength = d.sizeOf(comm.type) ?? 16;
+    const identityFields: [number, number][] = [
+      [member(task, 'pid').offset, 4],
+      [member(task, 'tgid').offset, 4],
+      [member(task, 'parent').offset, this.word],
+      [member(task, 'is_idle').offset, 1],
+      [comm.offset, commLength],
+    ];
     this.layoutCache = {
       cpuInfos: sym.address,
       tasks: member(task, 'tasks').offset,
@@ -690,13 +700,8 @@ export class GuestMachineView implements MachineInterface, SyscallThreads {
       isIdle: member(task, 'is_idle').offset,
       comm: comm.offset,
       commLength,
-      identitySpan: span([
-        [member(task, 'pid').offset, 4],
-        [member(task, 'tgid').offset, 4],
-        [member(task, 'parent').offset, this.word],
-        [member(task, 'is_idle').offset, 1],
-        [comm.offset, commLength],
-      ]),
+      identitySpan: span(identityFields),
+      identityFields: identityFields.flatMap(([offset, size]) => [offset - span(identityFields).start, size]),
       mm: member(task, 'mm').offset,
       pgd: member(structType(d, 'struct mm_struct'), 'pgd').offset,
       dtraceSig: member(task, 'dtrace_sig').offset,
