@@ -1,7 +1,7 @@
 // Keyed aggregation tables in the shared WebAssembly memory: one per
-// aggregation whose entries a probe's trampoline updates by integer keys
-// (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
-// quantize(arg0)`), so that a firing that
+// aggregation whose entries a probe's trampoline updates by integer or
+// string keys (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
+// quantize(arg0)`, `@[execname] = count()`), so that a firing that
 // finds its entry there costs no JavaScript. The table is an open-addressed
 // hash table (linear probing, at most half full) in a region of the shared
 // memory (wmem.ts); a descriptor of its own 16-byte region says where the
@@ -9,10 +9,14 @@
 //
 //   descriptor: | slots' address (i32) | mask = capacity - 1 (i32) | 0 ... |
 //
-//   slot:       | tag (i32, 1: used) | 0 | key 0 (i64) ... key n-1 | cell words |
+//   slot:       | tag (i32, 1: used) | 0 | key 0 ... key n-1 | cell words |
 //
-// A key is the 64 bits of its DIF's value; the hash is KEY_HASH's (the same
-// in the trampoline, trampoline.ts). The cell is what the trampoline's
+// An integer key is the 64 bits of its DIF's value, in 8 bytes. A string key
+// is its bytes as the aggregation keys it (up to the NUL, at most `limit`:
+// strsize, and one less than its record), zero-padded to a field of
+// limit + 1 bytes rounded up to 8, so the byte after the string is always a
+// zero. The hash is KEY_HASH's (the same in the trampoline, trampoline.ts).
+// The cell is what the trampoline's
 // firings added since the entry was last read (count, sum: additions; min,
 // max: the least, the greatest; avg: the count and the sum: two words, as a
 // trampoline cell of a probe-constant entry holds, see cellStart; quantize,
@@ -39,17 +43,35 @@ export type KeyedFunction = CellFunction | TableFunction;
 /** A table's first capacity, in slots (a power of two). */
 const INITIAL_CAPACITY = 64;
 
+/** What a key of a table is: an integer, or a string of at most `limit` bytes. */
+export type KeyShape = { readonly string: false } | { readonly string: true; readonly limit: number };
+
+/** Bytes a key takes in a slot: 8 for an integer; a string's limit + 1 rounded up to 8. */
+export const keyFieldSize = (shape: KeyShape): number => (shape.string ? (shape.limit + 8) & ~7 : 8);
+
 /**
- * KEY_HASH: h = 0; for each key, h = ((h ^ key) * KEY_HASH_MULTIPLIER) mod
- * 2^64, h ^= h >> 32; the slot to start from is h's low 32 bits & mask.
+ * KEY_HASH: h = 0; for each key, an integer's h = ((h ^ key) *
+ * KEY_HASH_MULTIPLIER) mod 2^64, a string's the same for each of its bytes
+ * in turn; then h ^= h >> 32. The slot to start from is h's low 32 bits & mask.
  */
-export function keyHash(keys: readonly bigint[]): number {
+export function keyHash(keys: readonly (bigint | Uint8Array)[]): number {
   let h = 0n;
   for (const k of keys) {
-    h = BigInt.asUintN(64, (h ^ BigInt.asUintN(64, k)) * KEY_HASH_MULTIPLIER);
+    if (typeof k === 'bigint') {
+      h = BigInt.asUintN(64, (h ^ BigInt.asUintN(64, k)) * KEY_HASH_MULTIPLIER);
+    } else {
+      for (let i = 0; i < k.length; i++) h = BigInt.asUintN(64, (h ^ BigInt(k[i]!)) * KEY_HASH_MULTIPLIER);
+    }
     h ^= h >> 32n;
   }
   return Number(h & 0xffffffffn);
+}
+
+/** A string key's bytes as a table keys it: up to the first NUL, at most `limit`. */
+function stringKey(bytes: Uint8Array, limit: number): Uint8Array {
+  let n = 0;
+  while (n < limit && n < bytes.length && bytes[n] !== 0) n++;
+  return bytes.subarray(0, n);
 }
 
 /** An entry of a table: what the table tells it of its slot. */
@@ -120,27 +142,44 @@ export class KeyedTable {
   /** By slot index, the entry it holds. */
   private owners: (KeyedOwner | undefined)[] = [];
   private freed = false;
+  /** Each key's offset in a slot's keys, and their bytes in all. */
+  readonly keyOffsets: readonly number[];
+  readonly keysSize: number;
 
   private constructor(
     readonly fn: KeyedFunction,
-    readonly nkeys: number,
+    readonly shapes: readonly KeyShape[],
     /** Words of a cell: 2, a histogram's data words, or stddev()'s 5. */
     readonly cellWords: number,
     descriptor: number,
   ) {
     this.descriptor = descriptor;
-    this.slotSize = SLOT_KEYS + 8 * nkeys + 8 * cellWords;
+    const offsets: number[] = [];
+    let size = 0;
+    for (const s of shapes) {
+      offsets.push(size);
+      size += keyFieldSize(s);
+    }
+    this.keyOffsets = offsets;
+    this.keysSize = size;
+    this.slotSize = SLOT_KEYS + size + 8 * cellWords;
+  }
+
+  /** How many keys an entry has. */
+  get nkeys(): number {
+    return this.shapes.length;
   }
 
   /**
-   * A table of `nkeys` integer keys for `fn` (for a histogram, of
-   * `dataWords`, its data's words), or undefined when the shared memory
-   * cannot hold it.
+   * A table for `fn` of `keys` (a number: that many integer keys; for a
+   * histogram, of `dataWords`, its data's words), or undefined when the
+   * shared memory cannot hold it.
    */
-  static make(fn: KeyedFunction, nkeys: number, dataWords = 2): KeyedTable | undefined {
+  static make(fn: KeyedFunction, keys: number | readonly KeyShape[], dataWords = 2): KeyedTable | undefined {
+    const shapes: readonly KeyShape[] = typeof keys === 'number' ? Array.from({ length: keys }, () => ({ string: false }) as const) : keys;
     const descriptor = allocateRegion(16);
     if (descriptor === undefined) return undefined;
-    const t = new KeyedTable(fn, nkeys, fn === 'stddev' ? 5 : fn === 'count' || fn === 'sum' || fn === 'min' || fn === 'max' || fn === 'avg' ? 2 : dataWords, descriptor);
+    const t = new KeyedTable(fn, shapes, fn === 'stddev' ? 5 : fn === 'count' || fn === 'sum' || fn === 'min' || fn === 'max' || fn === 'avg' ? 2 : dataWords, descriptor);
     if (!t.resize(INITIAL_CAPACITY)) {
       freeRegion(descriptor);
       return undefined;
@@ -150,7 +189,39 @@ export class KeyedTable {
 
   /** The cell's address of slot `slot`. */
   cellAddress(slot: number): number {
-    return this.base + slot * this.slotSize + SLOT_KEYS + 8 * this.nkeys;
+    return this.base + slot * this.slotSize + SLOT_KEYS + this.keysSize;
+  }
+
+  /**
+   * `keys` as the table keys them (strings up to their NUL and limit), or
+   * undefined when they are not of its shapes. An integer must be an
+   * unsigned 64-bit value: an entry keyed by a negative BigInt is one the
+   * trampoline, which keys by the bits, might take for another.
+   */
+  private tableKeys(keys: readonly (bigint | Uint8Array)[]): (bigint | Uint8Array)[] | undefined {
+    if (keys.length !== this.shapes.length) return undefined;
+    const out: (bigint | Uint8Array)[] = [];
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      const shape = this.shapes[k]!;
+      if (shape.string) {
+        if (!(key instanceof Uint8Array)) return undefined;
+        out.push(stringKey(key, shape.limit));
+      } else {
+        if (typeof key !== 'bigint' || key < 0n || key > 0xffffffffffffffffn) return undefined;
+        out.push(key);
+      }
+    }
+    return out;
+  }
+
+  /** The keys slot memory at `at` holds. */
+  private slotKeys(at: number): (bigint | Uint8Array)[] {
+    const b = sharedBlock();
+    return this.shapes.map((shape, k) => {
+      const from = at + SLOT_KEYS + this.keyOffsets[k]!;
+      return shape.string ? stringKey(b.u8.slice(from, from + keyFieldSize(shape)), shape.limit) : b.u64[from >> 3]!;
+    });
   }
 
   /** How many entries it holds. */
@@ -159,19 +230,26 @@ export class KeyedTable {
   }
 
   /**
-   * Puts `owner`, of integer `keys` (unsigned 64-bit values), in the table
-   * with an empty cell; returns whether it did (not when the table cannot
-   * grow to keep at most half of its slots used, nor once freed).
+   * Puts `owner`, of `keys` (integers, the bytes of strings, as the entry
+   * holds them), in the table with an empty cell; returns whether it did
+   * (not when they are not of its keys' shapes, when the table cannot grow
+   * to keep at most half of its slots used, nor once freed).
    */
-  insert(keys: readonly bigint[], owner: KeyedOwner): boolean {
-    if (this.freed || keys.length !== this.nkeys) return false;
+  insert(entryKeys: readonly (bigint | Uint8Array)[], owner: KeyedOwner): boolean {
+    const keys = this.tableKeys(entryKeys);
+    if (this.freed || keys === undefined) return false;
     if ((this.count + 1) * 2 > this.capacity && !this.resize(this.capacity * 2)) return false;
     const slot = this.place(keys);
     const b = sharedBlock();
     const at = this.base + slot * this.slotSize;
     b.i32[at >> 2] = 1;
-    for (let k = 0; k < keys.length; k++) b.u64[(at + SLOT_KEYS + 8 * k) >> 3] = BigInt.asUintN(64, keys[k]!);
-    const cell = (at + SLOT_KEYS + 8 * this.nkeys) >> 3;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      const from = at + SLOT_KEYS + this.keyOffsets[k]!;
+      if (typeof key === 'bigint') b.u64[from >> 3] = key;
+      else b.u8.set(key, from);
+    }
+    const cell = (at + SLOT_KEYS + this.keysSize) >> 3;
     b.i64.fill(0n, cell, cell + this.cellWords);
     b.i64[cell] = cellStart(this.fn);
     this.owners[slot] = owner;
@@ -182,7 +260,7 @@ export class KeyedTable {
   }
 
   /** The free slot `keys` go to (the table has one: it is at most half full). */
-  private place(keys: readonly bigint[]): number {
+  private place(keys: readonly (bigint | Uint8Array)[]): number {
     const mask = this.capacity - 1;
     const tags = sharedBlock().i32;
     let slot = keyHash(keys) & mask;
@@ -204,9 +282,7 @@ export class KeyedTable {
       const owner = oldOwners[slot];
       if (owner === undefined) continue;
       const from = oldBase + slot * this.slotSize;
-      const keys: bigint[] = [];
-      for (let k = 0; k < this.nkeys; k++) keys.push(b.u64[(from + SLOT_KEYS + 8 * k) >> 3]!);
-      const to = this.place(keys);
+      const to = this.place(this.slotKeys(from));
       b.u8.copyWithin(base + to * this.slotSize, from, from + this.slotSize);
       this.owners[to] = owner;
       owner.slot = to;

@@ -7,6 +7,12 @@
 //   +-----------------------------+------------------------------------+
 //   | static: DIFO string tables  | scratch: per-firing bump allocator |
 //   +-----------------------------+------------------------------------+
+//
+// A state's arena lives in a region of the shared WebAssembly memory (wmem.ts)
+// where it can have one (`backing`), so that the WebAssembly a probe's
+// trampoline runs reads its strings where the interpreter does (a string key
+// hashed in the trampoline, trampoline.ts); else in an array of its own.
+// Growing the shared memory detaches its views: `bytes` makes them again.
 
 import { DTRACEFLT, DifFault } from './faults.js';
 
@@ -17,23 +23,66 @@ const U64 = (v: bigint): bigint => BigInt.asUintN(64, v);
 /** A 64-bit word to split an address into 32-bit halves. */
 const WORD = new DataView(new ArrayBuffer(8));
 
+/** Where an arena's bytes live when they are not an array of their own: `size` bytes from `start` of a memory's buffer, which may be replaced (a grown WebAssembly memory's). */
+export interface ArenaBacking {
+  readonly start: number;
+  buffer(): ArrayBuffer;
+}
+
 /** The arena: static string tables, then scratch reset at every firing. */
 export class Arena {
-  readonly bytes: Uint8Array;
-  private readonly view: DataView;
+  private view_: Uint8Array;
+  private data: DataView;
   private staticTop = 0;
   private scratchTop: number;
   /** ARENA_BASE + the arena's size: the first address past it. */
   private readonly end: bigint;
+  /** Its bytes' count. */
+  readonly size: number;
 
-  constructor(staticSize: number, readonly scratchSize: number) {
-    this.bytes = new Uint8Array(staticSize + scratchSize);
-    this.end = ARENA_BASE + BigInt(this.bytes.length);
-    this.view = new DataView(this.bytes.buffer);
+  /** An arena of `staticSize` + `scratchSize` bytes, in `backing` (zeroed) or in an array of its own. */
+  constructor(staticSize: number, readonly scratchSize: number, private backing?: ArenaBacking) {
+    this.size = staticSize + scratchSize;
+    this.view_ = backing === undefined ? new Uint8Array(this.size) : new Uint8Array(backing.buffer(), backing.start, this.size);
+    this.data = new DataView(this.view_.buffer, this.view_.byteOffset, this.size);
+    this.end = ARENA_BASE + BigInt(this.size);
     this.scratchTop = staticSize;
     this.scratchBase = staticSize;
   }
   private readonly scratchBase: number;
+
+  /** Its bytes (a view made again when its memory grew). */
+  get bytes(): Uint8Array {
+    const b = this.view_;
+    return b.length !== 0 || this.size === 0 ? b : this.remake();
+  }
+
+  private get view(): DataView {
+    if (this.view_.length === 0 && this.size !== 0) this.remake();
+    return this.data;
+  }
+
+  private remake(): Uint8Array {
+    this.view_ = new Uint8Array(this.backing!.buffer(), this.backing!.start, this.size);
+    this.data = new DataView(this.view_.buffer, this.view_.byteOffset, this.size);
+    return this.view_;
+  }
+
+  /** Where its bytes start in the shared memory, while it lives there. */
+  get sharedStart(): number | undefined {
+    return this.backing?.start;
+  }
+
+  /** Moves its bytes into an array of its own (they stay readable) and returns where they were in their backing, to hand back; undefined when it had none. */
+  unshare(): number | undefined {
+    const backing = this.backing;
+    if (backing === undefined) return undefined;
+    const own = this.bytes.slice();
+    this.backing = undefined;
+    this.view_ = own;
+    this.data = new DataView(own.buffer);
+    return backing.start;
+  }
 
   /** Copies `data` into the static area (string tables at load, global storage) and returns its address. */
   addStatic(data: Uint8Array): bigint {
@@ -54,7 +103,7 @@ export class Arena {
   /** alloc(), returning the offset in `bytes` (its address is ARENA_BASE + offset). */
   allocOffset(size: number): number {
     const start = (this.scratchTop + 7) & ~7;
-    if (size < 0 || start + size > this.bytes.length) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
+    if (size < 0 || start + size > this.size) throw new DifFault(DTRACEFLT.NOSCRATCH, 0n);
     this.bytes.fill(0, start, start + size);
     this.scratchTop = start + size;
     return start;
@@ -67,10 +116,10 @@ export class Arena {
     if (addr >= ARENA_BASE && addr <= this.end && size >= 0) {
       WORD.setBigUint64(0, addr, true);
       const off = WORD.getUint32(0, true);
-      return off + size > this.bytes.length ? -1 : off;
+      return off + size > this.size ? -1 : off;
     }
     const off = addr - ARENA_BASE;
-    if (off < 0n || off + BigInt(size) > BigInt(this.bytes.length)) return -1;
+    if (off < 0n || off + BigInt(size) > BigInt(this.size)) return -1;
     return Number(off);
   }
   private readonly variableRegions: [number, number][] = [];

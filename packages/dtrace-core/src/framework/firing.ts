@@ -115,10 +115,11 @@ function guestByte(f: VmFiring, addr: bigint): number {
 export function readStringBytes(f: VmFiring, addr: bigint, max: number): Uint8Array {
   const off = f.arena.offsetOf(addr, 1);
   if (off >= 0) {
-    const limit = Math.min(f.arena.bytes.length, off + max);
+    const arena = f.arena.bytes;
+    const limit = Math.min(arena.length, off + max);
     let end = off;
-    while (end < limit && f.arena.bytes[end] !== 0) end++;
-    return f.arena.bytes.slice(off, end);
+    while (end < limit && arena[end] !== 0) end++;
+    return arena.slice(off, end);
   }
   const bytes: number[] = [];
   for (let i = 0; i < max; i++) {
@@ -139,10 +140,11 @@ export function readString(f: VmFiring, addr: bigint, max: number): string {
   const off = f.arena.offsetOf(addr, 1);
   if (off >= 0) {
     // Arena strings: one scan for the NUL, one conversion.
-    const limit = Math.min(f.arena.bytes.length, off + max);
+    const arena = f.arena.bytes;
+    const limit = Math.min(arena.length, off + max);
     let end = off;
-    while (end < limit && f.arena.bytes[end] !== 0) end++;
-    return bytesString(f.arena.bytes.subarray(off, end));
+    while (end < limit && arena[end] !== 0) end++;
+    return bytesString(arena.subarray(off, end));
   }
   const bytes: number[] = [];
   for (let i = 0; i < max; i++) {

@@ -37,7 +37,8 @@ import { filterGlobals, filterablePredicate, probeFilter, type FilterAggregation
 import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBounds, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
-import { KeyedTable, absorbCell, type KeyedFunction, type KeyedOwner } from './aggtable.js';
+import { KeyedTable, absorbCell, type KeyShape, type KeyedFunction, type KeyedOwner } from './aggtable.js';
+import { allocateRegion, freeRegion } from './wmem.js';
 
 export const DTRACE_EPIDNONE = 0;
 
@@ -635,7 +636,11 @@ export class DTraceState {
     const difoSize = (d: ActionDescription['difo']): number =>
       d === undefined ? 0 : d.strtab.length + 16 + d.vartab.reduce((n, v) => n + (v.type.flags & (DIF_TF_BYREF | DIF_TF_BYUREF) ? v.type.size + 8 : 0), 0);
     const staticSize = 64 * 1024 + program.ecbs.reduce((n, e) => n + e.actions.reduce((m, a) => m + difoSize(a.difo), difoSize(e.predicate)), 0);
-    this.arena = new Arena(staticSize, Math.max(this.options.scratchsize, this.options.strsize * 8));
+    // In the shared memory where it fits, so that trampolines read its strings (see arena.ts).
+    const scratchSize = Math.max(this.options.scratchsize, this.options.strsize * 8);
+    const arenaStart = allocateRegion(staticSize + scratchSize);
+    this.arena = new Arena(staticSize, scratchSize, arenaStart === undefined ? undefined : { start: arenaStart, buffer: () => sharedBlock().memory.buffer });
+    if (arenaStart !== undefined) arenaRegions.register(this, arenaStart, this.arena);
     for (let i = 0; i < machine.ncpus; i++) {
       this.aggDrops.push(0);
     }
@@ -649,11 +654,11 @@ export class DTraceState {
     }
     // The table's address is in the translated DIFOs' code: it is made first.
     const difos = program.ecbs.flatMap((e) => [e.predicate, ...e.actions.map((a) => a.difo)]);
-    if (difos.some((d) => d !== undefined && usesDynamicVariables(d.buf))) this.dynamicVariables();
     try {
+      if (difos.some((d) => d !== undefined && usesDynamicVariables(d.buf))) this.dynamicVariables();
       this.matchedProbes = this.loadEcbs(program, registry);
     } catch (e) {
-      this.dynvars?.free();
+      this.abandon();
       throw e;
     }
     const ends = this.enabled.filter((ep) => ep.probe.provider === 'dtrace' && ep.probe.name === 'END');
@@ -661,13 +666,27 @@ export class DTraceState {
     try {
       this.checkBufferSizes(ends);
     } catch (e) {
-      this.dynvars?.free();
+      this.abandon();
       throw e;
     }
     const largest = program.ecbs.reduce((n, e) => Math.max(n, e.size), ERROR_RECORD_SIZE);
     this.buffers = new PrincipalBuffers(machine.ncpus, this.options.bufpolicy, this.options.bufsize, this.endReserve, largest);
     this.buffers.sizeOf = this.sizeOfEpid;
     this.specBuffers = new SpeculationBuffers(machine.ncpus, this.options.specsize);
+  }
+
+  /** Hands back what a state that fails to enable holds of the shared memory: its dynamic-variable table and its arena's region. */
+  private abandon(): void {
+    this.dynvars?.free();
+    this.releaseArena();
+  }
+
+  /** Moves the arena's bytes out of the shared memory (they stay readable) and hands its region back. */
+  private releaseArena(): void {
+    const start = this.arena.unshare();
+    if (start === undefined) return;
+    arenaRegions.unregister(this.arena);
+    freeRegion(start);
   }
 
   /** The size of an ECB's records by its epid. */
@@ -1036,7 +1055,7 @@ export class DTraceState {
     if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
     const tableOnly = TABLE_FUNCTIONS.has(step.table.desc.function);
     if (step.lookup === LOOKUP_NONE || step.constantKeys) return tableOnly || step.increment !== undefined ? undefined : { fn: fn as CellFunction, value, ndx: step.ndx };
-    // Integer keys whose DIF is translated and calls nothing out: found in the aggregation's keyed table.
+    // Keys whose DIF is translated, integers or strings in the arena: found in the aggregation's keyed table.
     if (step.lookup !== LOOKUP_HASH) return undefined;
     let increment: TrampolineAggregation['increment'];
     if (step.increment !== undefined) {
@@ -1044,11 +1063,20 @@ export class DTraceState {
       if (w === undefined || w.callsOut) return undefined;
       increment = { value: w, ndx: step.increment.ndx };
     }
-    const keys: { value: WasmDifo; ndx: number }[] = [];
+    // Keys may call out (execname, a string a subroutine makes: they run in the ECB's firing context, which the
+    // trampoline makes for them), unless the predicate does: its context then holds what it left in scratch.
+    const predicate = ep.predicate === undefined ? undefined : this.translated.get(ep.predicate);
+    const predicateCallsOut = ep.predicate !== undefined && (predicate === undefined || predicate.callsOut);
+    const keys: { value: WasmDifo; ndx: number; limit: number | undefined }[] = [];
+    const shapes: KeyShape[] = [];
     for (const key of step.keys) {
-      const w = key.string ? undefined : this.translated.get(key.difo!);
-      if (w === undefined || w.callsOut) return undefined;
-      keys.push({ value: w, ndx: key.ndx });
+      const w = key.difo === undefined ? undefined : this.translated.get(key.difo);
+      if (w === undefined || (w.callsOut && predicateCallsOut)) return undefined;
+      // A string key keys by its bytes in the arena, as hashKeys takes them: up to the NUL, at most strsize and one less than its record.
+      const limit = key.string ? Math.min(key.max, Math.max(0, key.size - 1)) : undefined;
+      if (limit !== undefined && this.arena.sharedStart === undefined) return undefined;
+      keys.push({ value: w, ndx: key.ndx, limit });
+      shapes.push(limit === undefined ? { string: false } : { string: true, limit });
     }
     let logLinear: bigint[] | undefined;
     if (fn === 'llquantize') {
@@ -1057,13 +1085,15 @@ export class DTraceState {
       if (logLinear.length > LLQUANTIZE_TRAMPOLINE_BUCKETS || logLinear.some((b) => b > 0x7fffffffffffffffn)) return undefined;
     }
     if (step.table.keyed === undefined) {
-      const made = KeyedTable.make(fn, keys.length, initialAggregationData(step.table.desc).length);
+      const made = KeyedTable.make(fn, shapes, initialAggregationData(step.table.desc).length);
       if (made !== undefined) keyedRegions.register(this, made, made);
       step.table.keyed = made;
     }
     const table = step.table.keyed;
-    if (table === undefined || table.nkeys !== keys.length) return undefined;
-    const keyed = { keys, descriptor: table.descriptor, slotSize: table.slotSize };
+    if (table === undefined || !sameShapes(table.shapes, shapes)) return undefined;
+    const arenaStart = this.arena.sharedStart;
+    const arena = arenaStart === undefined ? undefined : { start: arenaStart, size: this.arena.size };
+    const keyed = { keys, descriptor: table.descriptor, slotSize: table.slotSize, offsets: table.keyOffsets, keysSize: table.keysSize, arena };
     return { fn, value, ndx: step.ndx, keyed, increment, linear: step.table.lquantize, logLinear };
   }
 
@@ -1138,7 +1168,10 @@ export class DTraceState {
       f.busy = true;
       this.arena.resetScratch();
       this.tramPrepared = f;
-      this.translated.get(ep.predicate!)!.reset();
+      if (ep.predicate !== undefined) this.translated.get(ep.predicate)?.reset();
+      // Keys the trampoline runs in this context (see cellAggregation) start with empty tuple stacks too.
+      const step = ep.steps[0];
+      if (step !== undefined && step.aggregation && step.keyed !== undefined) for (const key of step.keys) if (key.difo !== undefined) this.translated.get(key.difo)?.reset();
       setCurrentFiring(f, this.tramPlan!.trampolineNeeds);
     },
     steps: (i, mode) => {
@@ -1496,11 +1529,9 @@ export class DTraceState {
       step.constantTakes = t.takes;
     }
     if (step.keyed !== undefined && bucket.keyed === undefined) {
-      // The probe's trampoline finds this entry in the keyed table from the next firing on (until the next snapshot).
-      const k = bucket.keys as bigint[];
-      let integers = true;
-      for (let i = 0; i < k.length; i++) if (typeof k[i] !== 'bigint' || k[i]! < 0n || k[i]! > 0xffffffffffffffffn) integers = false;
-      if (integers) step.keyed.insert(k, bucket);
+      // The probe's trampoline finds this entry in the keyed table from the next firing on (until the next snapshot);
+      // the table takes no entry whose keys are not of its shapes (see KeyedTable.insert).
+      step.keyed.insert(bucket.keys, bucket);
     }
     if (step.cell !== undefined && step.cellBucket !== bucket) {
       // The probe's trampoline updates this entry from the next firing on (until the next snapshot), in a cell of the shared memory.
@@ -1525,7 +1556,6 @@ export class DTraceState {
    */
   private hashKeys(step: AggregationStep, f: ReusedFiring): (bigint | Uint8Array)[] | undefined {
     const scratch = f.keyBytes;
-    const arena = this.arena.bytes;
     let top = 0;
     const keys = step.keys;
     for (let k = 0; k < keys.length; k++) {
@@ -1547,6 +1577,8 @@ export class DTraceState {
         }
         return values;
       }
+      // The arena's bytes after the key's run: a run that grew the shared memory detached the view before it.
+      const arena = this.arena.bytes;
       const limit = Math.min(arena.length, off + key.max, off + Math.max(0, key.size - 1));
       f.keyStarts[k] = top;
       for (let i = off; i < limit; i++) {
@@ -2227,7 +2259,19 @@ export class DTraceState {
     this.leftovers = Array.from({ length: this.machine.ncpus }, (_, cpu) => this.buffers.take(cpu));
     this.buffers.free();
     this.specBuffers.free();
+    this.releaseArena();
   }
+}
+
+/** The arenas' regions of states dropped without stop(), handed back when they are collected. */
+const arenaRegions = new FinalizationRegistry<number>((start) => freeRegion(start));
+
+/** Whether two tables' keys are alike (see aggtable.ts KeyShape). */
+function sameShapes(a: readonly KeyShape[], b: readonly KeyShape[]): boolean {
+  return a.length === b.length && a.every((s, k) => {
+    const t = b[k]!;
+    return s.string ? t.string && t.limit === s.limit : !t.string;
+  });
 }
 
 /** Regions of states dropped without stop(), handed back when they are collected. */

@@ -31,18 +31,26 @@
 //
 // Keyed aggregations in the trampoline: an ECB whose one action is such
 // an aggregation, quantize(), lquantize() or llquantize() (with or without
-// an increment), or stddev(), by integer keys whose DIF is translated and calls nothing
-// out (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
-// quantize(arg0)`) evaluates its keys
+// an increment), or stddev(), by integer or string keys whose DIF is
+// translated (`@[arg0] = count()`, `@[pid, arg1] = sum(arg2)`, `@[cpu] =
+// quantize(arg0)`, `@[execname, probefunc] = count()`) evaluates its keys
 // itself, hashes them and looks their entry up in the aggregation's table
 // in the shared memory (aggtable.ts); found, it updates the entry's cell
-// there. Not found, the count of the keys' instructions is taken back and
-// the ECB's actions run in JavaScript, which make the entry as the
-// interpreter does (aggsize, drops, the order of entries) and put it in
-// the table:
+// there. A string key is hashed and compared by its bytes where they lie,
+// in the state's arena, which is in the shared memory too (arena.ts); one
+// outside the arena (a guest string) is a miss. Not found, the count of
+// the keys' instructions is taken back and the ECB's actions run in
+// JavaScript, which make the entry as the interpreter does (aggsize,
+// drops, the order of entries) and put it in the table. Keys that call
+// out (execname, lltostr(), strjoin() ...) run in the ECB's firing
+// context, which the trampoline has prepare(i) make first when the
+// predicate has not (a predicate that calls out keeps such keys in
+// JavaScript: its context holds what it left in scratch); a miss makes
+// it again, so that the JavaScript's run of the keys takes the scratch
+// the interpreter's would:
 //
-//     keys = key_j(); slot = find(table, keys)
-//     slot ? (cell(slot) op= value()) : (count = before keys; steps(i, mode))
+//     [prepare(i)]; keys = key_j(); slot = find(table, keys)
+//     slot ? (cell(slot) op= value()) : (count = before keys; [prepare(i)]; steps(i, mode))
 //
 // Records in the trampoline: an ECB whose actions only record integers
 // (trace(arg0), printf's integer arguments, trace(timestamp) ...) from
@@ -68,6 +76,7 @@
 // cannot take (no WebAssembly, a module over MODULE_LIMIT) leaves the probe
 // to the JavaScript loop over its plan.
 
+import { ARENA_BASE } from './arena.js';
 import { D_BASE, D_LIMIT, D_TAIL } from './buffers.js';
 import { B_BUFFER, B_COUNT, B_ECB, B_NDX, B_NUMBERS, B_PREDICATE, B_STAGE, B_TIMESTAMP, MODULE_LIMIT, compiledModule, sharedBlock, type WasmDifo } from './wasm.js';
 import { Bytes, Code, F64, I32, I64, OP } from './wasm-encoding.js';
@@ -129,13 +138,22 @@ export interface TrampolineAggregation {
   readonly logLinear?: readonly bigint[] | undefined;
 }
 
-/** The integer keys of an aggregation the trampoline finds in its table (see the top and aggtable.ts). */
+/** The keys of an aggregation the trampoline finds in its table (see the top and aggtable.ts). */
 export interface TrampolineKeys {
-  /** Each key's DIF and its action's index + 1, which a fault in it is reported against. */
-  readonly keys: readonly { readonly value: WasmDifo; readonly ndx: number }[];
+  /**
+   * Each key's DIF and its action's index + 1, which a fault in it is
+   * reported against; a string key's `limit`, the most bytes it keys by
+   * (its value must be an address in the arena, see `arena`).
+   */
+  readonly keys: readonly { readonly value: WasmDifo; readonly ndx: number; readonly limit?: number | undefined }[];
   /** The table's descriptor address and its slots' size. */
   readonly descriptor: number;
   readonly slotSize: number;
+  /** Each key's offset in a slot's keys (after SLOT_KEYS), and the keys' bytes (aggtable.ts); none: 8 bytes a key. */
+  readonly offsets?: readonly number[] | undefined;
+  readonly keysSize?: number | undefined;
+  /** With string keys: where the state's arena lies in the shared memory, and its size. */
+  readonly arena?: { readonly start: number; readonly size: number } | undefined;
 }
 
 /** A record the trampoline writes: at `offset` of the stage, `size` (1, 2, 4, 8) bytes of its DIF's value, or of `constant`. */
@@ -278,9 +296,9 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
   // Locals: (from) TMP CELL CUR, a keyed lookup's SAVED BASE MASK IDX, its hash H and keys K0 ..., then a record chunk's DESC TAIL AT.
   const TMP = 1, CELL = 2, CUR = 3, SAVED = 4, BASE = 5, MASK = 6, IDX = 7, H = 8, K0 = 9;
   const DESC = K0 + maxKeys, TAIL = DESC + 1, AT = DESC + 2;
-  // Then stddev's square's four i64 locals (AggregationLocals.SQ).
-  const L: AggregationLocals = { TMP, CELL, CUR, BASE, MASK, IDX, H, K0, SQ: DESC + 3 };
-  c.uleb(7).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64).uleb(3).u8(I32).uleb(4).u8(I64);
+  // Then stddev's square's four i64 locals (AggregationLocals.SQ), and a lookup by string keys' two i32 ones.
+  const L: AggregationLocals = { TMP, CELL, CUR, BASE, MASK, IDX, H, K0, SQ: DESC + 3, I: DESC + 7, P: DESC + 8 };
+  c.uleb(8).uleb(1).u8(I64).uleb(1).u8(I32).uleb(1).u8(I64).uleb(4).u8(I32).uleb(1 + maxKeys).u8(I64).uleb(3).u8(I32).uleb(4).u8(I64).uleb(2).u8(I32);
   const anyValue = values > 0 || incrementFns > 0 || keyFns > 0 || recordFns > 0;
   ecbs.forEach((e, i) => {
     c.block('next');
@@ -305,6 +323,10 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
       const o = cellGlobal[i]!, k = o + 1;
       const gget = (x: number): Code => c.u8(OP.global_get).uleb(x);
       const keyed = agg.keyed;
+      // Keys that call out (execname, a string a subroutine makes) run in the ECB's firing context, made here
+      // unless the predicate's made it (see the top).
+      const prepareKeys = keyed !== undefined && mode === STEPS_FRESH && keyed.keys.some((key) => key.value.callsOut);
+      if (prepareKeys) c.i32(i).u8(OP.call).uleb(F_PREPARE);
       if (keyed !== undefined) {
         c.i32(0).mem(OP.i32_load, 2, B_COUNT).set(SAVED);
         keyedLookup(c, keyed, L, (j) => {
@@ -329,8 +351,13 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
       });
       c.br('next');
       c.end();
-      // Not found: the JavaScript evaluates the keys again, and counts their instructions.
+      // Not found: the JavaScript evaluates the keys again, and counts their instructions; in a firing
+      // context made again, so that the keys' scratch is not taken twice.
       if (keyed !== undefined) c.i32(0).get(SAVED).mem(OP.i32_store, 2, B_COUNT);
+      if (prepareKeys) {
+        c.i32(i).u8(OP.call).uleb(F_PREPARE);
+        mode = STEPS_PREPARED;
+      }
     }
     if (e.records !== undefined) {
       const size = e.size!;
@@ -382,6 +409,9 @@ export function trampolineBytes(ecbs: readonly TrampolineEcb[], epids: boolean):
 
 /** The locals an aggregation's update uses (i64: TMP CUR H K0...; i32: CELL BASE MASK IDX), in a trampoline or a filter (filter.ts). */
 export interface AggregationLocals {
+  /** Two i32 locals a lookup by string keys uses (a caller that takes none may leave them out). */
+  readonly I?: number;
+  readonly P?: number;
   readonly TMP: number;
   readonly CELL: number;
   readonly CUR: number;
@@ -398,29 +428,86 @@ export interface AggregationLocals {
  * A keyed aggregation's lookup (see the top): evaluates the keys (`key(j)`
  * pushes key j's value) into K0..., hashes them and probes the table's
  * slots from the one the hash names on. Leaves a block `miss` open, which
- * a free slot branches out of; inside it, CELL holds the found entry's
- * cell. The caller closes the block.
+ * a free slot branches out of, and so does a string key whose value is
+ * not in the arena (a guest string: the JavaScript keys by it); inside it,
+ * CELL holds the found entry's cell. The caller closes the block.
+ *
+ * A string key's K holds where its bytes are in the shared memory (low 32
+ * bits) and how many it keys by (high 32): up to the NUL, at most its
+ * limit and the arena's end. Its hash takes each byte as KEY_HASH does
+ * (aggtable.ts); it matches a slot whose field holds those bytes and a
+ * zero after them.
  */
 export function keyedLookup(c: Code, keyed: TrampolineKeys, L: AggregationLocals, key: (j: number) => void): void {
-  const { CELL, BASE, MASK, IDX, H, K0 } = L;
-  keyed.keys.forEach((_key, j) => {
+  const { CELL, BASE, MASK, IDX, H, K0, I, P } = L;
+  const offset = (j: number): number => keyed.offsets?.[j] ?? 8 * j;
+  const strings = keyed.keys.some((k) => k.limit !== undefined);
+  if (strings && (keyed.arena === undefined || I === undefined || P === undefined)) throw new Error('a lookup by string keys needs the arena and two i32 locals');
+  c.block('miss');
+  keyed.keys.forEach((k, j) => {
     key(j);
-    c.set(K0 + j);
+    if (k.limit === undefined) {
+      c.set(K0 + j);
+      return;
+    }
+    const arena = keyed.arena!;
+    // The offset in the arena (an address outside it: the JavaScript's), then where that is in the memory.
+    c.i64(ARENA_BASE).u8(OP.i64_sub).u8(OP.local_tee).uleb(K0 + j).i64(arena.size).u8(OP.i64_ge_u).brIf('miss');
+    c.get(K0 + j).u8(OP.i32_wrap_i64).i32(arena.start).u8(OP.i32_add).set(P!);
+    // Its length: up to the NUL, at most the limit and what is left of the arena.
+    c.i32(arena.size).get(K0 + j).u8(OP.i32_wrap_i64).u8(OP.i32_sub).u8(OP.local_tee).uleb(I!);
+    c.get(I!).i32(k.limit).get(I!).i32(k.limit).u8(OP.i32_lt_u).u8(OP.select).set(IDX);
+    c.i32(0).set(I!);
+    c.block('counted').loop('count');
+    c.get(I!).get(IDX).u8(OP.i32_ge_u).brIf('counted');
+    c.get(P!).get(I!).u8(OP.i32_add).mem(OP.i32_load8_u, 0, 0).u8(OP.i32_eqz).brIf('counted');
+    c.get(I!).i32(1).u8(OP.i32_add).set(I!);
+    c.br('count');
+    c.end().end();
+    c.get(I!).u8(OP.i64_extend_i32_u).i64(32).u8(OP.i64_shl).get(P!).u8(OP.i64_extend_i32_u).u8(OP.i64_or).set(K0 + j);
   });
   c.i64(0).set(H);
-  keyed.keys.forEach((_key, j) => {
-    c.get(H).get(K0 + j).u8(OP.i64_xor).i64(KEY_HASH_MULTIPLIER).u8(OP.i64_mul).u8(OP.local_tee).uleb(H);
-    c.get(H).i64(32).u8(OP.i64_shr_u, OP.i64_xor).set(H);
+  keyed.keys.forEach((k, j) => {
+    if (k.limit === undefined) {
+      c.get(H).get(K0 + j).u8(OP.i64_xor).i64(KEY_HASH_MULTIPLIER).u8(OP.i64_mul).set(H);
+    } else {
+      // h = (h ^ byte) * KEY_HASH_MULTIPLIER for each byte.
+      c.get(K0 + j).u8(OP.i32_wrap_i64).set(P!);
+      c.get(K0 + j).i64(32).u8(OP.i64_shr_u, OP.i32_wrap_i64).set(IDX);
+      c.i32(0).set(I!);
+      c.block('hashed').loop('hash');
+      c.get(I!).get(IDX).u8(OP.i32_ge_u).brIf('hashed');
+      c.get(H).get(P!).get(I!).u8(OP.i32_add).mem(OP.i32_load8_u, 0, 0).u8(OP.i64_extend_i32_u, OP.i64_xor).i64(KEY_HASH_MULTIPLIER).u8(OP.i64_mul).set(H);
+      c.get(I!).i32(1).u8(OP.i32_add).set(I!);
+      c.br('hash');
+      c.end().end();
+    }
+    c.get(H).get(H).i64(32).u8(OP.i64_shr_u, OP.i64_xor).set(H);
   });
   c.i32(0).mem(OP.i32_load, 2, keyed.descriptor).set(BASE);
   c.i32(0).mem(OP.i32_load, 2, keyed.descriptor + 4).u8(OP.local_tee).uleb(MASK);
   c.get(H).u8(OP.i32_wrap_i64, OP.i32_and).set(IDX);
-  c.block('miss').block('hit').loop('probe');
+  c.block('hit').loop('probe');
   c.get(BASE).get(IDX).i32(keyed.slotSize).u8(OP.i32_mul, OP.i32_add).u8(OP.local_tee).uleb(CELL);
   c.mem(OP.i32_load, 2, 0).u8(OP.i32_eqz).brIf('miss');
   c.block('differ');
-  keyed.keys.forEach((_key, j) => {
-    c.get(CELL).mem(OP.i64_load, 3, SLOT_KEYS + 8 * j).get(K0 + j).u8(OP.i64_ne).brIf('differ');
+  keyed.keys.forEach((k, j) => {
+    const field = SLOT_KEYS + offset(j);
+    if (k.limit === undefined) {
+      c.get(CELL).mem(OP.i64_load, 3, field).get(K0 + j).u8(OP.i64_ne).brIf('differ');
+      return;
+    }
+    // Its bytes, then the zero after them (the field is longer than the limit).
+    c.get(K0 + j).u8(OP.i32_wrap_i64).set(P!);
+    c.i32(0).set(I!);
+    c.block('same').loop('bytes');
+    c.get(I!).get(K0 + j).i64(32).u8(OP.i64_shr_u, OP.i32_wrap_i64).u8(OP.i32_ge_u).brIf('same');
+    c.get(P!).get(I!).u8(OP.i32_add).mem(OP.i32_load8_u, 0, 0);
+    c.get(CELL).get(I!).u8(OP.i32_add).mem(OP.i32_load8_u, 0, field).u8(OP.i32_ne).brIf('differ');
+    c.get(I!).i32(1).u8(OP.i32_add).set(I!);
+    c.br('bytes');
+    c.end().end();
+    c.get(CELL).get(I!).u8(OP.i32_add).mem(OP.i32_load8_u, 0, field).brIf('differ');
   });
   c.br('hit');
   c.end();
@@ -428,7 +515,7 @@ export function keyedLookup(c: Code, keyed: TrampolineKeys, L: AggregationLocals
   c.br('probe');
   c.end().end();
   // Found: its cell, after the keys.
-  c.get(CELL).i32(SLOT_KEYS + 8 * keyed.keys.length).u8(OP.i32_add).set(CELL);
+  c.get(CELL).i32(SLOT_KEYS + (keyed.keysSize ?? 8 * keyed.keys.length)).u8(OP.i32_add).set(CELL);
 }
 
 /**
