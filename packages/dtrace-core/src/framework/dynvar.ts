@@ -330,13 +330,18 @@ export class DynamicVariables implements ThreadLocalTable {
     return sharedBlock().u32[(this.address + H_SLOTS) >> 2]! + s * SLOT;
   }
 
-  /** A slot's value: its integer, or a copy of its by-reference bytes out of the heap. */
+  /**
+   * A slot's value: its integer, or a view of its by-reference bytes in the
+   * heap, which the caller copies out before anything else runs (see
+   * VmVariables): a copy of a string's strsize bytes would cost V8 an
+   * allocation outside its heap at every load.
+   */
   private value(s: number): bigint | Uint8Array {
     const b = sharedBlock();
     const a = this.slotAddress(s);
     if ((b.u32[(a + S_IDKIND) >> 2]! & BYREF) === 0) return b.u64[(a + S_VALUE) >> 3]!;
     const at = b.u32[(a + S_VALUE) >> 2]!;
-    return b.u8.slice(at, at + b.u32[(a + S_VALUE + 4) >> 2]!);
+    return b.u8.subarray(at, at + b.u32[(a + S_VALUE + 4) >> 2]!);
   }
 
   /**

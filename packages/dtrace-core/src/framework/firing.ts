@@ -22,7 +22,12 @@ export interface TupleEntry {
   readonly string?: boolean;
 }
 
-/** Variable storage the VM reads and writes; the framework implements it with dynvarsize accounting. */
+/**
+ * Variable storage the VM reads and writes; the framework implements it with
+ * dynvarsize accounting. A by-reference value a load returns may be a view
+ * of the storage, which the VM copies out at once; one a store is given is
+ * copied in, and may be reused by the caller after.
+ */
 export interface VmVariables {
   loadGlobal(id: number): bigint | Uint8Array;
   storeGlobal(id: number, v: bigint | Uint8Array): void;

@@ -51,13 +51,36 @@ function isByRef(v: DifVariable | undefined): boolean {
 function byRefBytes(f: VmFiring, addr: bigint, v: DifVariable): Uint8Array {
   const size = v.type.size;
   if (v.type.kind === 1 /* DIF_TYPE_STRING */) {
-    const s = readStringBytes(f, addr, Math.min(size, f.strsize));
-    const out = new Uint8Array(size);
-    out.set(s.subarray(0, size - 1));
+    // Into a buffer kept for the size (every store copies what it is given): a fresh typed array of a
+    // string's strsize bytes would cost V8 an allocation outside its heap at every store.
+    let out = storeBuffers.get(size);
+    if (out === undefined) {
+      if (storeBuffers.size >= 16) storeBuffers.clear();
+      storeBuffers.set(size, (out = new Uint8Array(size)));
+    }
+    // The string's bytes up to its NUL, at most strsize and one less than the variable.
+    const max = Math.min(size, f.strsize);
+    const off = f.arena.offsetOf(addr, 1);
+    let n: number;
+    if (off >= 0) {
+      const arena = f.arena.bytes;
+      const limit = Math.min(arena.length, off + max, off + size - 1);
+      let end = off;
+      while (end < limit && arena[end] !== 0) end++;
+      n = end - off;
+      out.set(arena.subarray(off, end));
+    } else {
+      const s = readStringBytes(f, addr, max);
+      n = Math.min(s.length, size - 1);
+      out.set(n === s.length ? s : s.subarray(0, n));
+    }
+    out.fill(0, n);
     return out;
   }
   return readBytes(f, addr, size);
 }
+/** byRefBytes's buffers, by size. */
+const storeBuffers = new Map<number, Uint8Array>();
 
 function fromStored(f: VmFiring, stored: bigint | Uint8Array): bigint {
   if (typeof stored === 'bigint') return stored;
@@ -248,7 +271,23 @@ export function difStep(ld: LoadedDifo, f: VmFiring, instr: number, regs: bigint
           // dtrace_strncmp: the same address compares equal; NULL reads as the empty string.
           const p1 = regs[r1]!;
           const p2 = regs[r2]!;
-          const a = p1 === p2 || p1 === 0n ? '' : readString(f, p1, f.strsize);
+          if (p1 === p2) return 0;
+          // Both in the arena (or NULL): byte by byte where they lie, as the strings' code units compare.
+          const o1 = p1 === 0n ? -2 : f.arena.offsetOf(p1, 1);
+          const o2 = p2 === 0n ? -2 : f.arena.offsetOf(p2, 1);
+          if (o1 !== -1 && o2 !== -1) {
+            const arena = f.arena.bytes;
+            // NULL's bytes end where they start.
+            const l1 = o1 < 0 ? o1 : Math.min(arena.length, o1 + f.strsize);
+            const l2 = o2 < 0 ? o2 : Math.min(arena.length, o2 + f.strsize);
+            for (let i = 0; ; i++) {
+              const c1 = o1 + i < l1 ? arena[o1 + i]! : 0;
+              const c2 = o2 + i < l2 ? arena[o2 + i]! : 0;
+              if (c1 !== c2) return c1 < c2 ? -1 : 1;
+              if (c1 === 0) return 0;
+            }
+          }
+          const a = p1 === 0n ? '' : readString(f, p1, f.strsize);
           const b = p1 === p2 ? a : p2 === 0n ? '' : readString(f, p2, f.strsize);
           return a < b ? -1 : a > b ? 1 : 0;
         }
