@@ -555,6 +555,23 @@ class AggregationTable {
 
 /** A 64-bit word: an integer key's halves to hash, a record's or timestamp's low bytes, read without BigInt arithmetic. */
 const WORD = new DataView(new ArrayBuffer(8));
+const WORD_BYTES = new Uint8Array(WORD.buffer);
+
+/**
+ * Writes the low `size` bytes of `v` into `out` at `off`, little-endian,
+ * through WORD: a DataView of a small new array (`out.buffer`) would make
+ * V8 move its bytes out of its heap, which costs more than the record.
+ */
+function putWord(out: Uint8Array, off: number, v: bigint, size: number): void {
+  WORD.setBigUint64(0, BigInt.asUintN(64, v), true);
+  for (let i = 0; i < size; i++) out[off + i] = WORD_BYTES[i]!;
+}
+
+/** The little-endian 64-bit word of `bytes` at `off`, read through WORD (see putWord). */
+function getWord(bytes: Uint8Array, off: number): bigint {
+  for (let i = 0; i < 8; i++) WORD_BYTES[i] = bytes[off + i]!;
+  return WORD.getBigUint64(0, true);
+}
 
 /** Whether a trampoline runs (a firing inside it, in any state, takes the JavaScript loop). */
 let trampolineRunning = false;
@@ -1678,13 +1695,13 @@ export class DTraceState {
       return m ? this.moduleAddress(m.module, key) : key;
     }
     if ((kind === DTRACEACT.USYM || kind === DTRACEACT.UMOD) && key instanceof Uint8Array && key.length >= 16) {
-      const view = new DataView(key.buffer, key.byteOffset, key.byteLength);
-      const pid = view.getBigUint64(0, true);
-      const m = symbols.lookupUser?.(pid, view.getBigUint64(8, true));
-      const to = kind === DTRACEACT.USYM ? m?.symbol?.value : m ? this.moduleAddress(`${pid}\u0000${m.module}`, view.getBigUint64(8, true)) : undefined;
+      const pid = getWord(key, 0);
+      const address = getWord(key, 8);
+      const m = symbols.lookupUser?.(pid, address);
+      const to = kind === DTRACEACT.USYM ? m?.symbol?.value : m ? this.moduleAddress(`${pid}\u0000${m.module}`, address) : undefined;
       if (to === undefined) return key;
       const out = key.slice();
-      new DataView(out.buffer).setBigUint64(8, to, true);
+      putWord(out, 8, to, 8);
       return out;
     }
     return key;
@@ -1699,20 +1716,18 @@ export class DTraceState {
       const pointer = this.program.dataModel === 'ILP32' ? 4 : 8;
       const size = act.record?.size ?? (act.kind === DTRACEACT.STACK ? depth * pointer : (depth + 1) * 8);
       const out = new Uint8Array(size);
-      const view = new DataView(out.buffer);
       let off = 0;
       // stack(): pointer-sized program counters (record size / depth); ustack(): the pid, then 64-bit ones.
       let pcSize = 8;
       if (act.kind === DTRACEACT.STACK) {
         pcSize = size / depth === 4 ? 4 : 8;
       } else if (size >= 8) {
-        view.setBigUint64(0, BigInt(this.machine.thread(f.cpu).pid), true);
+        putWord(out, 0, BigInt(this.machine.thread(f.cpu).pid), 8);
         off = 8;
       }
-      for (const pc of pcs.slice(0, depth)) {
+      for (let i = 0; i < pcs.length && i < depth; i++) {
         if (off + pcSize > size) break;
-        if (pcSize === 4) view.setUint32(off, Number(BigInt.asUintN(32, pc)), true);
-        else view.setBigUint64(off, BigInt.asUintN(64, pc), true);
+        putWord(out, off, pcs[i]!, pcSize);
         off += pcSize;
       }
       return out;
@@ -1721,9 +1736,8 @@ export class DTraceState {
     if ((act.kind === DTRACEACT.USYM || act.kind === DTRACEACT.UMOD || act.kind === DTRACEACT.UADDR) && difo && (act.record?.size ?? 16) >= 16) {
       // The pid of the current process, then the address (as the kernel records them).
       const out = new Uint8Array(16);
-      const view = new DataView(out.buffer);
-      view.setBigUint64(0, BigInt(this.machine.thread(f.cpu).pid), true);
-      view.setBigUint64(8, BigInt.asUintN(64, difRun(difo, f)), true);
+      putWord(out, 0, BigInt(this.machine.thread(f.cpu).pid), 8);
+      putWord(out, 8, difRun(difo, f), 8);
       return out;
     }
     if (!difo) return act.arg;
@@ -2337,6 +2351,11 @@ function bytesKey(k: Uint8Array): string {
   let end = k.length;
   while (end > 0 && k[end - 1] === 0) end--;
   let text = 's' + k.length + ',' + end + ':';
+  // A short key (a stack(), a string) byte by byte: a subarray of a small array would make V8 move its bytes out of its heap.
+  if (end <= 64) {
+    for (let i = 0; i < end; i++) text += String.fromCharCode(k[i]!);
+    return text;
+  }
   for (let i = 0; i < end; i += 4096) text += String.fromCharCode.apply(null, k.subarray(i, Math.min(end, i + 4096)) as unknown as number[]);
   return text;
 }

@@ -12,5 +12,11 @@ export function x86FrameEstablished(_start: bigint, pc: bigint, original: (addre
 
 export function x86ReturnAddress(regs: RegisterFile, read: MemoryRead): bigint | undefined {
   const r = read(regs.sp(), 8);
-  return 'bytes' in r ? new DataView(r.bytes.buffer, r.bytes.byteOffset, 8).getBigUint64(0, true) : undefined;
+  if (!('bytes' in r)) return undefined;
+  // Through a word of its own, byte by byte: a view of the small array read (or a subarray of it) would make
+  // V8 move its bytes out of its heap.
+  for (let i = 0; i < 8; i++) WORD_BYTES[i] = r.bytes[i]!;
+  return WORD.getBigUint64(0, true);
 }
+const WORD = new DataView(new ArrayBuffer(8));
+const WORD_BYTES = new Uint8Array(WORD.buffer);
