@@ -76,3 +76,47 @@ describe('the playground\'s DIF backend', () => {
     expect(await difInstances(worker)).toBe(translated);
   }, 3 * RUN_TIMEOUT);
 });
+
+/** Filters and trampolines the page's worker makes from now on: each filter's instruction counter (d.n), and how many trampolines. */
+async function watchProbePrograms(): Promise<{ filterInstructions: () => Promise<number>; trampolines: () => Promise<number> }> {
+  const worker = page.workers()[0]!;
+  await worker.evaluate(() => {
+    const g = globalThis as unknown as { filterCounters: WebAssembly.Global[]; trampolineInstances: number; watchingProbePrograms?: boolean };
+    g.filterCounters = [];
+    g.trampolineInstances = 0;
+    if (g.watchingProbePrograms) return;
+    g.watchingProbePrograms = true;
+    WebAssembly.Instance = new Proxy(WebAssembly.Instance, {
+      construct(target, args: unknown[]) {
+        const d = (args[1] as { d?: { a?: unknown; n?: WebAssembly.Global; prepare?: unknown } } | undefined)?.d;
+        if (d?.a !== undefined && d.n !== undefined) g.filterCounters.push(d.n);
+        if (d?.prepare !== undefined) g.trampolineInstances++;
+        return Reflect.construct(target, args) as object;
+      },
+    });
+  });
+  return {
+    filterInstructions: () => worker.evaluate(() => (globalThis as unknown as { filterCounters: WebAssembly.Global[] }).filterCounters.reduce((n, c) => n + Number(c.value), 0)),
+    trampolines: () => worker.evaluate(() => (globalThis as unknown as { trampolineInstances: number }).trampolineInstances),
+  };
+}
+
+describe('the playground\'s probe filters and trampolines', () => {
+  const run = (isa: PlaygroundState['isa'], source: string): PlaygroundState => ({ isa, command: '/bin/syscallheavy 40', cpus: 1, options: '-q', view: 'output', fn: '', source });
+  it.each(['x86_64', 'arm'] as const)('%s: whole firings at fast probe sites, and entries found by string keys in trampolines, print what the CLI prints', async (isa) => {
+    // Every fbt:::entry ECB is one a probe filter runs whole: the CPU core finishes the firings at the probe sites.
+    const filtered = run(isa, 'fbt:::entry { @a[arg1 & 3] = sum(arg2 & 0xff); } fbt:::entry /arg0 == 0x123456789abcdef/ { @never = count(); }');
+    // String keys, one calling out: the trampolines find their entries in the shared memory.
+    const keyed = run(isa, 'fbt:::entry { @[execname, probefunc] = count(); } syscall:::entry { @s[execname] = sum(arg2); }');
+    for (const s of [filtered, keyed]) {
+      const cli = await runCli(commandArguments(s));
+      expect(cli.status).toBe(0);
+      // The first run in the page starts its worker.
+      if (page.workers().length === 0) expect(await runInPage(page, site, s)).toBe(cli.output);
+      const watch = await watchProbePrograms();
+      expect(await runInPage(page, site, s)).toBe(cli.output);
+      if (s === filtered) expect(await watch.filterInstructions()).toBeGreaterThan(0);
+      else expect(await watch.trampolines()).toBeGreaterThan(0);
+    }
+  }, 6 * RUN_TIMEOUT);
+});
