@@ -11,6 +11,9 @@
 // - the slowdown of syscallheavy with `fbt:::entry { @[probefunc] = count(); }`;
 //   (the untraced and traced runs in alternating rounds, each figure the median);
 // - the time to enable and to disable every fbt probe;
+// - the slowdown of syscallheavy under common clauses (string keys, stack
+//   keys, thread-locals across entry and return, a string predicate,
+//   quantize by probe), with each backend;
 // - each firing figure with the DIF interpreter (-x backend=dif) and with
 //   its WebAssembly translation (-x backend=wasm), side by side, and a
 //   predicate-only clause that never passes; the time to translate and
@@ -100,6 +103,14 @@ async function enableDisableAll(isa) {
 const SETS = process.argv.slice(2).length ? process.argv.slice(2) : ['x86_64', 'arm', 'arm-thumb'];
 /** Rounds of the syscallheavy runs (untraced, and traced with each backend). */
 const ROUNDS = 3;
+/** Common clauses whose slowdown of syscallheavy is measured with each backend. */
+const IDIOMS = {
+  '@[execname] = count()': 'fbt:::entry { @[execname] = count(); }',
+  '@[probefunc] = quantize(arg0)': 'fbt:::entry { @[probefunc] = quantize(arg0); }',
+  '@[stack(2)] = count()': 'fbt:::entry { @[stack(2)] = count(); }',
+  '/execname == "syscallheavy"/ { @[probefunc] = count() }': 'fbt:::entry /execname == "syscallheavy"/ { @[probefunc] = count(); }',
+  'self->ts = timestamp at entry, @[probefunc] = sum(timestamp - self->ts) at return': 'fbt:::entry { self->ts = timestamp; } fbt:::return /self->ts/ { @[probefunc] = sum(timestamp - self->ts); self->ts = 0; }',
+};
 const rows = [];
 for (const isa of SETS) {
   const cpuArgs = ['/bin/cpubound', '20'];
@@ -114,11 +125,13 @@ for (const isa of SETS) {
   const FBT = 'fbt:::entry { @[probefunc] = count(); }';
   const NEVER = 'fbt:::entry /arg0 == 0x123456789abcdef/ { @ = count(); }';
   const runs = { base: [], dif: [], 'dif-never': [], wasm: [], 'wasm-never': [] };
+  for (const idiom of Object.keys(IDIOMS)) for (const backend of ['dif', 'wasm']) runs[`${backend}|${idiom}`] = [];
   for (let round = 0; round < ROUNDS; round++) {
     runs.base.push(await traced(isa, sysArgs, undefined));
     for (const backend of ['dif', 'wasm']) {
       runs[backend].push(await traced(isa, sysArgs, FBT, backend));
       runs[`${backend}-never`].push(await traced(isa, sysArgs, NEVER, backend));
+      for (const [idiom, script] of Object.entries(IDIOMS)) runs[`${backend}|${idiom}`].push(await traced(isa, sysArgs, script, backend));
     }
   }
   const median = (list) => [...list].sort((a, b) => a.ms - b.ms)[list.length >> 1];
@@ -139,6 +152,7 @@ for (const isa of SETS) {
       slowdown: fbt.ms / base.ms,
       neverPerFiring,
       neverInsns: neverPerFiring / nsPerInsn,
+      idioms: Object.fromEntries(Object.keys(IDIOMS).map((idiom) => [idiom, median(runs[`${backend}|${idiom}`]).ms / base.ms])),
     };
   }
   const all = await enableDisableAll(isa);
@@ -230,6 +244,7 @@ const table = [
   ['syscallheavy slowdown under fbt:::entry count()', ...both((p) => `${fmt(p.slowdown, 1)}x`)],
   ['a predicate-only clause that never passes: ns', ...both((p) => fmt(p.neverPerFiring))],
   ['a predicate-only clause: guest-instruction equivalents', ...both((p) => fmt(p.neverInsns))],
+  ...Object.keys(IDIOMS).map((idiom) => [`syscallheavy slowdown under fbt ${idiom}`, ...both((p) => `${fmt(p.idioms[idiom], 1)}x`)]),
   ['fbt probes', ...rows.map((r) => fmt(r.all.probes))],
   ['enable every fbt probe: ms', ...rows.map((r) => fmt(r.all.enableMs, 1))],
   ['disable every fbt probe: ms', ...rows.map((r) => fmt(r.all.disableMs, 1))],
