@@ -38,6 +38,9 @@ const written = [
   { name: 'keyed aggregations a trampoline finds', text: 'syscall:::entry { @c[arg0] = count(); } syscall:::entry { @s[arg0, arg1] = sum(arg2); } syscall:::entry { @w[arg2] = sum(arg0 * 0x7fffffffffffffff); } syscall:::entry { @mi[(char)arg0, (short)arg2] = min(-(long)arg2); } syscall:::entry { @ma[(int)arg1] = max(arg0 - arg2); } syscall:::entry { @av[arg2 & 3, (unsigned char)arg1, (uint16_t)arg0] = avg((int)arg0 - 5); } syscall:::entry /arg2 != 4096/ { @z[arg0] = sum(10 / (arg0 - 3)); } syscall:::entry { @f[10 / (arg2 - 64)] = count(); } syscall:::entry { @t[timestamp] = count(); } syscall:::entry { @t2[timestamp / 3, arg0] = sum(arg2); } syscall:::entry { @n[arg0] = count(); @m[arg2] = count(); } ERROR { @e[arg2, arg3, arg4] = count(); }' },
   { name: 'keyed histograms a trampoline finds', text: 'syscall:::entry { @q[arg0] = quantize(arg2 * 1000 - arg0); } syscall:::entry { @q2[arg0, arg2] = quantize((long)(arg0 << 63), arg2); } syscall:::entry { @q3[(short)arg2] = quantize(-(long)arg2, -3); } syscall:::entry { @l[arg1 & 0xff] = lquantize((int)arg0, -5, 20, 3); } syscall:::entry { @l2[arg2] = lquantize(arg0, 0, 100, 10, arg1); } syscall:::entry { @ll[arg0] = llquantize(arg2, 10, 0, 6, 20); } syscall:::entry { @z[arg0] = quantize(arg2, 10 / (arg0 - 3)); }' },
   { name: 'keyed stddev a trampoline finds', text: 'syscall:::entry { @sd[arg0] = stddev(arg2); } syscall:::entry { @sd2[arg0, arg1] = stddev((long)arg0 * 0x7fffffff); } syscall:::entry { @sd3[arg2 & 1] = stddev((long)(arg0 << 63)); } syscall:::entry { @sd4[arg2] = stddev(10 / (arg0 - 3)); } syscall:::entry { @sd5[arg1] = stddev(-(long)arg2 * 0x100000000); } END { printa(@sd); printa(@sd3); printa(@sd5); }' },
+  // Histograms and stddev() by no key or the probe's own keys, in cells as long as their data that the trampoline updates.
+  { name: 'histograms and stddev by no key or the probe\'s own keys', text: 'syscall:::entry { @q = quantize(arg2 * 1000 - arg0); } syscall:::entry { @qp[probefunc] = quantize((long)(arg0 << 63), arg2); } syscall:::entry { @l[probefunc, probename] = lquantize((int)arg0, -5, 20, 3); } syscall:::entry { @l2 = lquantize(arg0, 0, 100, 10, arg1); } syscall:::entry { @ll[probefunc] = llquantize(arg2, 10, 0, 6, 20); } syscall:::entry { @ll2 = llquantize(arg2, 2, 0, 12, 4, 3); } syscall:::entry { @sd = stddev(arg2); } syscall:::entry { @sd2[probefunc] = stddev((long)arg0 * 0x7fffffff); } syscall:::entry { @z[probefunc] = quantize(arg2, 10 / (arg0 - 3)); } syscall:::entry /arg2 != 4096/ { @zs = stddev(10 / (arg0 - 3)); } ERROR { @e[arg2, arg3, arg4] = count(); } END { printa(@sd); printa(@q); }' },
+  { name: 'histograms by the probe\'s own keys past aggsize, cleared and truncated', text: '#pragma D option aggsize=600\nsyscall:::entry { @q[probefunc] = quantize(arg2); } syscall:::entry { @l = lquantize(arg0, 0, 10, 1); } syscall:::entry { @s[probename] = stddev(arg2); } syscall::read:entry /arg0 == 7/ { clear(@q); } syscall::read:entry /arg0 == 3/ { trunc(@s, 1); } END { printa(@q); printa(@s); }' },
   { name: 'keyed aggregations past aggsize', text: '#pragma D option aggsize=200\nsyscall:::entry { @[arg0, arg2] = count(); } syscall:::entry { @s[timestamp] = sum(arg2); } syscall:::entry { @m[arg1] = min(arg0); }' },
   { name: 'keyed aggregations cleared, truncated, normalized', text: 'syscall:::entry { @c[arg0] = count(); } syscall:::entry { @s[arg0, arg2] = sum(arg2); } syscall:::entry { @a[timestamp % 5] = avg(arg2); } syscall::read:entry /arg0 == 7/ { clear(@c); } syscall::read:entry /arg0 == 3/ { trunc(@s, 2); } END { printa(@c); printa(@s); normalize(@c, 2); printa(@c); denormalize(@c); printa(@c); printa("%d %@d\\n", @a); }' },
   { name: 'records a trampoline writes', text: 'syscall:::entry { trace(arg0); trace((int)arg2); trace((char)arg1); trace((short)arg2); trace(timestamp); } syscall:::entry /arg0 != 7/ { trace(10 / (arg0 - 3)); trace(epid); trace(cpu); } syscall:::entry { printf("%d %x %d\\n", arg0, arg2, (int)arg1); } syscall::read:entry { trace(id); } ERROR { trace(arg2); trace(arg3); }' },
@@ -292,6 +295,26 @@ describe('backend=dif and backend=wasm give equal results', () => {
     expect(dif.calls).toBe(2 * probes * 3 * ARGS.length);
     // One entry a probe for the first clause (execname is the idle machine's), one an argument for the second, in each round.
     expect(wasm.calls).toBe(ARGS.length * (probes + 1));
+  });
+  it('updates histograms and stddev() by no key or the probe\'s own keys in the trampoline: the JavaScript aggregates only a firing that arms a cell', () => {
+    const text = 'syscall:::entry { @[probefunc] = quantize(arg2); } syscall:::entry { @s = stddev(arg0); } syscall:::entry { @l = lquantize(arg2, 0, 100, 10, arg0); }';
+    const program = compile(text, corpusOptions('histogram cells', text)).program!;
+    const calls = (backend: 'dif' | 'wasm'): { records: string; calls: number } => {
+      const spy = vi.spyOn(DTraceState.prototype as unknown as { aggregateStep: () => void }, 'aggregateStep');
+      try {
+        const { records } = run(program, backend, false);
+        return { records, calls: spy.mock.calls.length };
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    const dif = calls('dif');
+    const wasm = calls('wasm');
+    expect(wasm.records).toBe(dif.records);
+    const probes = corpusRegistry().match({ provider: 'syscall', module: '', function: '', name: 'entry' }).length;
+    expect(dif.calls).toBe(3 * probes * 3 * ARGS.length);
+    // Each probe's first firing of each clause in each round (a snapshot disarms the cells).
+    expect(wasm.calls).toBe(3 * probes * ARGS.length);
   });
   it('translated the DIF of the programs above', () => {
     expect(translated).toBeGreaterThan(200);

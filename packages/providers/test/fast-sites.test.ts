@@ -111,6 +111,12 @@ function wholeFirings(guest: Guest): void {
     expect(wasm.aggregations).toContain('value  ------------- Distribution ------------- count');
   }, 600_000);
 
+  it('runs whole firings of histograms by no key and by the probe\'s own keys, in cells as long as their data', async () => {
+    const wasm = await sameBothWays(guest, 'fbt:::entry { @q[probefunc] = quantize(arg1); } fbt:::entry /arg1 < 4096/ { @l = lquantize(arg0 & 0xff, 0, 256, 16, arg2 & 3); }');
+    expect(wasm.fastFirings).toBeGreaterThan(wasm.firings * 0.9);
+    expect(wasm.aggregations).toContain('value  ------------- Distribution ------------- count');
+  }, 600_000);
+
   it('runs predicates with aggregations whole, next to a probe with a record and one that exits', async () => {
     const wasm = await sameBothWays(
       guest,

@@ -38,7 +38,7 @@ import { DifFault, DTRACEFLT } from './faults.js';
 import { quantizeBucket, llquantizeBounds, llquantizeBucket, llquantizeBucketCount } from './buckets.js';
 import { DynamicVariables, usesDynamicVariables } from './dynvar.js';
 import { KeyedTable, absorbCell, type KeyShape, type KeyedFunction, type KeyedOwner } from './aggtable.js';
-import { allocateRegion, freeRegion } from './wmem.js';
+import { OwnedRegions, allocateRegion, freeRegion } from './wmem.js';
 
 export const DTRACE_EPIDNONE = 0;
 
@@ -188,10 +188,12 @@ const FIRES_ERROR = 1 | 2 | 4 | 8;
 const CELL_FUNCTIONS: ReadonlyMap<number, CellFunction> = new Map([
   [DTRACEAGG.COUNT, 'count'], [DTRACEAGG.SUM, 'sum'], [DTRACEAGG.MIN, 'min'], [DTRACEAGG.MAX, 'max'], [DTRACEAGG.AVG, 'avg'],
 ]);
-/** The histograms and stddev(), which a trampoline updates itself only by integer keys found in a keyed table (aggtable.ts). */
+/** The histograms and stddev(), whose cells a trampoline updates are as long as their data (aggtable.ts). */
 const TABLE_FUNCTIONS: ReadonlyMap<number, TableFunction> = new Map([
   [DTRACEAGG.QUANTIZE, 'quantize'], [DTRACEAGG.LQUANTIZE, 'lquantize'], [DTRACEAGG.LLQUANTIZE, 'llquantize'], [DTRACEAGG.STDDEV, 'stddev'],
 ]);
+/** Their names. */
+const TABLE_FUNCTION_NAMES: ReadonlySet<string> = new Set(TABLE_FUNCTIONS.values());
 /** The most llquantize() buckets a trampoline searches itself (its code holds their bounds, about 23 bytes each, within MODULE_LIMIT). */
 const LLQUANTIZE_TRAMPOLINE_BUCKETS = 128;
 
@@ -459,7 +461,8 @@ class AggregationBucket implements AggregationEntry, KeyedOwner {
     for (const c of this.cells) {
       if (only !== undefined && c !== only) continue;
       this.absorb(c);
-      freeCell(c.armed.value as number);
+      if (c.release !== undefined) c.release(c.armed.value as number);
+      else freeCell(c.armed.value as number);
       c.armed.value = 0;
     }
     if (only === undefined) this.cells.length = 0;
@@ -935,14 +938,17 @@ export class DTraceState {
     };
     const value = pure(step.value);
     if (step.value !== undefined && value === undefined) return undefined;
-    const cell = t.cells.get(i);
-    if (cell !== undefined) return { fn: cell.fn, value, increment: undefined, linear: undefined, cell };
-    const table = step.keyed;
-    if (table === undefined || step.lookup !== LOOKUP_HASH || table.nkeys !== step.keys.length) return undefined;
-    // stddev() and llquantize() are the trampoline's alone (their locals and bounds).
-    if (table.fn === 'stddev' || table.fn === 'llquantize') return undefined;
     const increment = pure(step.increment?.difo);
     if (step.increment !== undefined && increment === undefined) return undefined;
+    const cell = t.cells.get(i);
+    if (cell !== undefined) {
+      // stddev() and llquantize() are the trampoline's alone (their locals and bounds).
+      if (cell.fn === 'stddev' || cell.fn === 'llquantize') return undefined;
+      return { fn: cell.fn, value, increment, linear: step.table.lquantize, cell };
+    }
+    const table = step.keyed;
+    if (table === undefined || step.lookup !== LOOKUP_HASH || table.nkeys !== step.keys.length) return undefined;
+    if (table.fn === 'stddev' || table.fn === 'llquantize') return undefined;
     const keys: { value: WasmDifo; ndx: number }[] = [];
     for (const key of step.keys) {
       const w = key.string ? undefined : pure(key.difo);
@@ -1070,16 +1076,22 @@ export class DTraceState {
     if (fn === undefined) return undefined;
     const value = step.value === undefined ? undefined : this.translated.get(step.value);
     if (step.value !== undefined && (value === undefined || value.callsOut)) return undefined;
-    const tableOnly = TABLE_FUNCTIONS.has(step.table.desc.function);
-    if (step.lookup === LOOKUP_NONE || step.constantKeys) return tableOnly || step.increment !== undefined ? undefined : { fn: fn as CellFunction, value, ndx: step.ndx };
-    // Keys whose DIF is translated, integers or strings in the arena: found in the aggregation's keyed table.
-    if (step.lookup !== LOOKUP_HASH) return undefined;
+    let logLinear: bigint[] | undefined;
+    if (fn === 'llquantize') {
+      // Bounds a signed 64-bit compare orders as the interpreter's BigInts do.
+      logLinear = llquantizeBounds(step.table.desc.arg);
+      if (logLinear.length > LLQUANTIZE_TRAMPOLINE_BUCKETS || logLinear.some((b) => b > 0x7fffffffffffffffn)) return undefined;
+    }
     let increment: TrampolineAggregation['increment'];
     if (step.increment !== undefined) {
       const w = this.translated.get(step.increment.difo!);
       if (w === undefined || w.callsOut) return undefined;
       increment = { value: w, ndx: step.increment.ndx };
     }
+    // No key, or keys the same at every firing: a cell the plan arms (see aggregateStep), a histogram's and stddev()'s as long as their data.
+    if (step.lookup === LOOKUP_NONE || step.constantKeys) return { fn, value, ndx: step.ndx, increment, linear: step.table.lquantize, logLinear };
+    // Keys whose DIF is translated, integers or strings in the arena: found in the aggregation's keyed table.
+    if (step.lookup !== LOOKUP_HASH) return undefined;
     // Keys may call out (execname, a string a subroutine makes: they run in the ECB's firing context, which the
     // trampoline makes for them), unless the predicate does: its context then holds what it left in scratch.
     const predicate = ep.predicate === undefined ? undefined : this.translated.get(ep.predicate);
@@ -1094,12 +1106,6 @@ export class DTraceState {
       if (limit !== undefined && this.arena.sharedStart === undefined) return undefined;
       keys.push({ value: w, ndx: key.ndx, limit });
       shapes.push(limit === undefined ? { string: false } : { string: true, limit });
-    }
-    let logLinear: bigint[] | undefined;
-    if (fn === 'llquantize') {
-      // Bounds a signed 64-bit compare orders as the interpreter's BigInts do.
-      logLinear = llquantizeBounds(step.table.desc.arg);
-      if (logLinear.length > LLQUANTIZE_TRAMPOLINE_BUCKETS || logLinear.some((b) => b > 0x7fffffffffffffffn)) return undefined;
     }
     if (step.table.keyed === undefined) {
       const made = KeyedTable.make(fn, shapes, initialAggregationData(step.table.desc).length);
@@ -1552,7 +1558,7 @@ export class DTraceState {
     }
     if (step.cell !== undefined && step.cellBucket !== bucket) {
       // The probe's trampoline updates this entry from the next firing on (until the next snapshot), in a cell of the shared memory.
-      const address = allocateCell(cellStart(step.cell.fn));
+      const address = this.armCell(step.cell, t.desc);
       if (address !== 0) {
         step.cell.instructions.value = step.constantKeys ? step.constantInstructions : 0;
         step.cell.armed.value = address;
@@ -1563,6 +1569,28 @@ export class DTraceState {
     }
     this.aggregate(t, bucket, value, increment);
   }
+
+  /**
+   * A cell for `cell` to update: 16 bytes of the cells' page for count(),
+   * sum(), min(), max() and avg(); for a histogram and stddev(), a region
+   * as long as a keyed table's cell (aggtable.ts: the data's words, or
+   * stddev()'s five), held by the state and handed back when the cell is
+   * (`release`). 0 when the memory has none.
+   */
+  private armCell(cell: TrampolineCell, desc: AggregationDescription): number {
+    if (!TABLE_FUNCTION_NAMES.has(cell.fn)) {
+      cell.release = undefined;
+      return allocateCell(cellStart(cell.fn));
+    }
+    const words = cell.fn === 'stddev' ? 5 : initialAggregationData(desc).length;
+    const address = this.cellRegions.allocate(words * 8);
+    if (address === undefined) return 0;
+    cell.release = this.releaseCellRegion;
+    return address;
+  }
+  /** Histograms' and stddev()'s cells (see armCell). */
+  private readonly cellRegions = new OwnedRegions(this);
+  private readonly releaseCellRegion = (address: number): void => this.cellRegions.release(address);
 
   /**
    * Evaluates the keys of a LOOKUP_HASH step into the firing's key scratch:
@@ -2267,6 +2295,7 @@ export class DTraceState {
       t.keyed.free();
       t.keyed = undefined;
     }
+    this.cellRegions.freeAll();
     this.freeDynamicVariables();
     // The cleaner's last run (the final read would run it), then the buffers' records are copied out and their regions freed.
     this.cleanSpeculations(true);

@@ -15,15 +15,19 @@
 //     steps(i, mode) == 0 -> return    the actions; 0 once the activity stops the probe
 //
 // Aggregations in the trampoline: an ECB whose one action is count(),
-// sum(), min(), max() or avg() of an aggregation with no key or keys the
-// same at every firing of the probe (`@ = count()`, `@[probefunc] =
-// sum(arg0)`), whose value DIF is translated and calls nothing out, is
+// sum(), min(), max(), avg(), quantize(), lquantize(), llquantize() or
+// stddev() (with or without an increment) of an aggregation with no key or
+// keys the same at every firing of the probe (`@ = count()`, `@[probefunc] =
+// sum(arg0)`, `@[probefunc] = quantize(arg0)`), whose value DIF is
+// translated and calls nothing out, is
 // updated by the trampoline itself once the firing plan has found its
 // entry: the module's global o<i> holds the address of the entry's cell
 // in the shared memory (0: disarmed), k<i> the instructions the keys' DIF
-// counted, as each firing counts them. The cell (see allocateCell) holds
-// what the firings since added (count, sum, min or max; avg's count and
-// sum): the entry's data still to be taken in, which the entry folds in
+// counted, as each firing counts them. The cell (see allocateCell; a
+// histogram's and stddev()'s, as long as a keyed table's, in a region of
+// its own) holds what the firings since added (count, sum, min or max;
+// avg's count and sum; each bucket's count; stddev()'s count, sum and sum
+// of squares): the entry's data still to be taken in, which the entry folds in
 // when it is read and when the aggregation is snapshot (state.ts).
 // Disarmed, the ECB's actions run in JavaScript, which arms it:
 //
@@ -168,10 +172,16 @@ export interface TrampolineRecord {
 
 /** The globals of an ECB's aggregation in a trampoline instance (see the top). */
 export interface TrampolineCell {
-  readonly fn: CellFunction;
+  readonly fn: CellFunction | TableFunction;
   /** o<i>: the address of the cell the trampoline updates, 0 while disarmed. */
   readonly armed: WebAssembly.Global;
   readonly instructions: WebAssembly.Global;
+  /**
+   * While armed with a cell of a region of its own (a histogram's or
+   * stddev()'s, longer than the 16 bytes of the cells' page): what hands
+   * it back.
+   */
+  release?: ((address: number) => void) | undefined;
 }
 
 /** What a cell's first word holds when nothing was added: min's and max's identities. */
@@ -675,7 +685,7 @@ export function trampoline(ecbs: readonly TrampolineEcb[], epids: boolean, hooks
   ecbs.forEach((e, i) => {
     if (e.aggregation === undefined || e.aggregation.keyed !== undefined) return;
     const global = (name: string): WebAssembly.Global => x[name + String(i)] as WebAssembly.Global;
-    cells.set(i, { fn: e.aggregation.fn as CellFunction, armed: global('o'), instructions: global('k') });
+    cells.set(i, { fn: e.aggregation.fn, armed: global('o'), instructions: global('k') });
   });
   return { fire: x['fire'] as TrampolineFire, cells };
 }
