@@ -309,7 +309,10 @@ describe('backend=dif and backend=wasm give equal results', () => {
       }
     };
     const dif = calls('dif');
+    const inUse = regionBytesInUse();
     const wasm = calls('wasm');
+    // The cells' regions are handed back at stop, with everything else.
+    expect(regionBytesInUse()).toBe(inUse);
     expect(wasm.records).toBe(dif.records);
     const probes = corpusRegistry().match({ provider: 'syscall', module: '', function: '', name: 'entry' }).length;
     expect(dif.calls).toBe(3 * probes * 3 * ARGS.length);
