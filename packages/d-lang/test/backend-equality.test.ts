@@ -183,6 +183,17 @@ function run(program: CompiledProgram, backend: 'dif' | 'wasm', consume: boolean
   return { records, output, translated };
 }
 
+/** run() without a consumer, and how many firings the plan's JavaScript aggregated (DTraceState's aggregateStep). */
+function aggregatingRun(program: CompiledProgram, backend: 'dif' | 'wasm'): { records: string; calls: number } {
+  const spy = vi.spyOn(DTraceState.prototype as unknown as { aggregateStep: () => void }, 'aggregateStep');
+  try {
+    const { records } = run(program, backend, false);
+    return { records, calls: spy.mock.calls.length };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 describe('backend=dif and backend=wasm give equal results', () => {
   let translated = 0;
   for (const { name, text, threads } of [...corpus, ...written] as { name: string; text: string; threads?: boolean }[]) {
@@ -278,17 +289,8 @@ describe('backend=dif and backend=wasm give equal results', () => {
   it('finds string-keyed entries in the trampoline\'s table: the JavaScript aggregates only a firing that makes an entry', () => {
     const text = 'syscall:::entry { @[execname, probefunc] = count(); } syscall:::entry { @n[lltostr(arg2)] = sum(arg0); }';
     const program = compile(text, corpusOptions('string keys', text)).program!;
-    const calls = (backend: 'dif' | 'wasm'): { records: string; calls: number } => {
-      const spy = vi.spyOn(DTraceState.prototype as unknown as { aggregateStep: () => void }, 'aggregateStep');
-      try {
-        const { records } = run(program, backend, false);
-        return { records, calls: spy.mock.calls.length };
-      } finally {
-        spy.mockRestore();
-      }
-    };
-    const dif = calls('dif');
-    const wasm = calls('wasm');
+    const dif = aggregatingRun(program, 'dif');
+    const wasm = aggregatingRun(program, 'wasm');
     expect(wasm.records).toBe(dif.records);
     const probes = corpusRegistry().match({ provider: 'syscall', module: '', function: '', name: 'entry' }).length;
     // Every firing of both clauses, three CPUs' worth for each row of arguments.
@@ -299,18 +301,9 @@ describe('backend=dif and backend=wasm give equal results', () => {
   it('updates histograms and stddev() by no key or the probe\'s own keys in the trampoline: the JavaScript aggregates only a firing that arms a cell', () => {
     const text = 'syscall:::entry { @[probefunc] = quantize(arg2); } syscall:::entry { @s = stddev(arg0); } syscall:::entry { @l = lquantize(arg2, 0, 100, 10, arg0); }';
     const program = compile(text, corpusOptions('histogram cells', text)).program!;
-    const calls = (backend: 'dif' | 'wasm'): { records: string; calls: number } => {
-      const spy = vi.spyOn(DTraceState.prototype as unknown as { aggregateStep: () => void }, 'aggregateStep');
-      try {
-        const { records } = run(program, backend, false);
-        return { records, calls: spy.mock.calls.length };
-      } finally {
-        spy.mockRestore();
-      }
-    };
-    const dif = calls('dif');
+    const dif = aggregatingRun(program, 'dif');
     const inUse = regionBytesInUse();
-    const wasm = calls('wasm');
+    const wasm = aggregatingRun(program, 'wasm');
     // The cells' regions are handed back at stop, with everything else.
     expect(regionBytesInUse()).toBe(inUse);
     expect(wasm.records).toBe(dif.records);
