@@ -764,6 +764,8 @@ export class DTraceState {
     if (v.destructive && !this.options.destructive) throw new LoadError('could not enable tracing: Destructive actions not allowed');
     const ld = loadDifo(difo, this.arena);
     if (this.options.backend === 'wasm') {
+      const start = this.arena.sharedStart;
+      if (start !== undefined) ld.arenaStrings = { start, size: this.arena.size, strsize: this.options.strsize };
       const w = wasmTranslate(ld, this.machine, this.dynvars);
       if (w !== undefined) {
         ld.compiled = w.run;

@@ -27,6 +27,8 @@ export interface LoadedDifo {
   readonly variableTypes: ReadonlyMap<string, DifVariable>;
   /** Its WebAssembly translation (wasm.ts) when the backend is wasm and it translated; the interpreter runs it otherwise. */
   compiled?: ((f: VmFiring) => bigint) | undefined;
+  /** Where its state's arena lies in the shared memory, its size, and strsize: its translation compares strings there inline. */
+  arenaStrings?: { readonly start: number; readonly size: number; readonly strsize: number } | undefined;
 }
 
 function varKey(scope: number, id: number): string {

@@ -55,6 +55,7 @@
 // target); a branch to T is a br out of the blocks that end before T.
 
 import { DIF_TF_BYREF, DIF_TF_BYUREF, DIF_VAR, DIFV_SCOPE_THREAD } from '../dif/constants.js';
+import { ARENA_BASE } from './arena.js';
 import { DIF_OP, DIF_OPCODES } from '../dif/opcodes.js';
 import { DTRACEFLT, DifFault } from './faults.js';
 import type { GuestMemoryWindow, MachineInterface } from './machine.js';
@@ -86,8 +87,56 @@ export const MODULE_LIMIT = 4096;
 /* Translation                                                            */
 /* ---------------------------------------------------------------------- */
 
-// Locals: %r0..%r7, then the condition codes, then a scratch i64.
+// Locals: %r0..%r7, then the condition codes, then a scratch i64, then an inline SCMP's i32s.
 const CC_N = 8, CC_Z = 9, CC_V = 10, CC_C = 11, TMP = 12;
+const S_I = 13, S_A = 14, S_B = 15, S_LA = 16, S_LB = 17, S_CA = 18, S_CB = 19;
+
+/**
+ * SCMP of %r1 and %r2 into TMP (-1, 0, 1) as difStep compares them, inline
+ * where both are NULL or strings in the state's arena, which lies in the
+ * shared memory (arena.ts): byte by byte as unsigned chars, up to the NUL,
+ * at most strsize bytes and the arena's end; NULL reads as "", the same
+ * address compares equal. Anything else calls out (`slow` pushes the
+ * helper's result), which also faults where difStep would.
+ */
+function inlineStringCompare(c: Bytes, r1: number, r2: number, strings: NonNullable<LoadedDifo['arenaStrings']>, slow: () => void): void {
+  const get = (r: number): Bytes => (r < 8 ? c.u8(OP.local_get, r) : c.u8(OP.i64_const, 0));
+  const i32 = (v: number): Bytes => c.u8(OP.i32_const).sleb(BigInt(v));
+  c.u8(OP.block, 0x40); // out
+  c.u8(OP.block, 0x40); // slow
+  get(r1);
+  get(r2).u8(OP.i64_eq, OP.if, 0x40, OP.i64_const, 0, OP.local_set, TMP, OP.br, 2, OP.end);
+  // Each side: its bytes' address and how many may be read (NULL: none); outside the arena: slow.
+  for (const [r, at, limit] of [[r1, S_A, S_LA], [r2, S_B, S_LB]] as const) {
+    get(r).u8(OP.i64_eqz, OP.if, 0x40);
+    i32(0).u8(OP.local_set, limit);
+    c.u8(OP.else);
+    get(r).u8(OP.i64_const).sleb(BigInt.asIntN(64, ARENA_BASE)).u8(OP.i64_sub, OP.local_tee, TMP, OP.i64_const).sleb(BigInt(strings.size)).u8(OP.i64_ge_u, OP.br_if, 1);
+    c.u8(OP.local_get, TMP, OP.i32_wrap_i64);
+    i32(strings.start).u8(OP.i32_add, OP.local_set, at);
+    i32(strings.size).u8(OP.local_get, TMP, OP.i32_wrap_i64, OP.i32_sub, OP.local_tee, limit);
+    i32(strings.strsize).u8(OP.local_get, limit);
+    i32(strings.strsize).u8(OP.i32_lt_u, OP.select, OP.local_set, limit);
+    c.u8(OP.end);
+  }
+  i32(0).u8(OP.local_set, S_I);
+  c.u8(OP.loop, 0x40);
+  for (const [at, limit, ch] of [[S_A, S_LA, S_CA], [S_B, S_LB, S_CB]] as const) {
+    c.u8(OP.local_get, S_I, OP.local_get, limit, OP.i32_lt_u, OP.if, I32);
+    c.u8(OP.local_get, at, OP.local_get, S_I, OP.i32_add, OP.i32_load8_u, 0, 0);
+    c.u8(OP.else);
+    i32(0).u8(OP.end, OP.local_set, ch);
+  }
+  c.u8(OP.local_get, S_CA, OP.local_get, S_CB, OP.i32_ne, OP.if, 0x40);
+  c.u8(OP.i64_const).sleb(-1n).u8(OP.i64_const, 1, OP.local_get, S_CA, OP.local_get, S_CB, OP.i32_lt_u, OP.select, OP.local_set, TMP, OP.br, 3, OP.end);
+  c.u8(OP.local_get, S_CA, OP.i32_eqz, OP.if, 0x40, OP.i64_const, 0, OP.local_set, TMP, OP.br, 3, OP.end);
+  c.u8(OP.local_get, S_I, OP.i32_const, 1, OP.i32_add, OP.local_set, S_I, OP.br, 0);
+  c.u8(OP.end); // loop
+  c.u8(OP.end); // slow
+  slow();
+  c.u8(OP.local_set, TMP);
+  c.u8(OP.end); // out
+}
 // Imported functions.
 const F_OP = 0, F_FAULT = 1, F_OP0 = 2, F_LOAD = 3;
 // With guest RAM: the imported walk. With a dynamic-variable table: its
@@ -248,7 +297,7 @@ function translateBody(ld: LoadedDifo, walks: boolean, table: ThreadLocalTable |
   };
 
   const c = new Bytes();
-  c.uleb(3).uleb(8).u8(I64).uleb(4).u8(I32).uleb(1).u8(I64);
+  c.uleb(4).uleb(8).u8(I64).uleb(4).u8(I32).uleb(1).u8(I64).uleb(7).u8(I32);
   for (let i = sorted.length - 1; i >= 0; i--) c.u8(OP.block, 0x40);
   const get = (r: number): Bytes => (r < 8 ? c.u8(OP.local_get, r) : c.u8(OP.i64_const, 0));
   const flag = (l: number): Bytes => c.u8(OP.local_get, l);
@@ -400,6 +449,18 @@ function translateBody(ld: LoadedDifo, walks: boolean, table: ThreadLocalTable |
           } else {
             get(rd).u8(OP.i32_const).sleb(BigInt(table!.threadBase(id))).u8(OP.call).uleb(fTable + 1);
           }
+          break;
+        }
+        case DIF_OP.SCMP: {
+          const strings = ld.arenaStrings;
+          if (strings === undefined) {
+            callOutAndStore(pc, instr);
+            break;
+          }
+          inlineStringCompare(c, r1, r2, strings, () => callOut(pc, instr));
+          c.u8(OP.local_get, TMP, OP.i64_const, 0, OP.i64_lt_s, OP.local_set, CC_N);
+          c.u8(OP.local_get, TMP, OP.i64_eqz, OP.local_set, CC_Z);
+          c.u8(OP.i32_const, 0, OP.local_set, CC_V, OP.i32_const, 0, OP.local_set, CC_C);
           break;
         }
         default: {
