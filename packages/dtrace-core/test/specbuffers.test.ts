@@ -2,9 +2,10 @@
 // runs of speculative records, commits and discards on several speculations
 // and CPUs leave in the principal buffers exactly what the lists of entries
 // with byte accounting that kept speculations before kept (records that pass
-// specsize dropped and counted at the commit, forgotten at a discard; each
-// committed record placed by the principal buffer's policy), across the
-// growth of a region; every region is handed back when freed.
+// specsize dropped and counted at the commit, forgotten at a discard; a
+// commit's records placed all at once by the principal buffer's policy, or
+// none of them and one drop more, as dtrace_speculation_commit places them),
+// across the growth of a region; every region is handed back when freed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { D_BASE, D_LIMIT, D_TAIL, PrincipalBuffers, type BufferPolicyName } from '../src/framework/buffers.js';
@@ -78,10 +79,17 @@ function check(policy: BufferPolicyName, bufsize: number, specsize: number, ops:
       expect(i32[(d + D_LIMIT) >> 2]!).toBeLessThanOrEqual(specsize);
       if (list.used > 0) expect(i32[(d + D_BASE) >> 2]).toBeGreaterThan(0);
     } else if (o.kind === 'commit') {
+      // dtrace_speculation_commit: room for all the records at once, or none of them and one drop more.
       const list = lists[o.spec]![o.cpu]!;
-      for (const e of list.entries) {
-        const at = reference.reserve(o.cpu, e.length);
-        if (at >= 0) sharedBlock().u8.set(e, at);
+      if (list.used > 0) {
+        let at = reference.reserve(o.cpu, list.used);
+        if (at < 0) reference.drop(o.cpu);
+        else {
+          for (const e of list.entries) {
+            sharedBlock().u8.set(e, at);
+            at += e.length;
+          }
+        }
       }
       listDrops += list.drops;
       lists[o.spec]![o.cpu] = { entries: [], used: 0, drops: 0 };
@@ -121,6 +129,43 @@ describe('speculation buffers in the shared memory', () => {
       );
     });
   }
+
+  it('stamp the committed records whose header holds a timestamp with the commit\'s time', () => {
+    const principal = new PrincipalBuffers(1, 'switch', 1000, 0, 100);
+    principal.sizeOf = sizeOf;
+    expect(principal.layout()).toBe(true);
+    const specs = new SpeculationBuffers(1, 200);
+    expect(specs.make()).toBe(0);
+    // Epid 1 (12 bytes: a header with a timestamp), then epid 6 (13 bytes) whose header is taken to hold none.
+    for (const epid of [1, 6, 1]) {
+      const at = specs.reserve(0, 0, sizeOf(epid));
+      const bytes = Array.from({ length: sizeOf(epid) }, (_, k) => (k === 0 ? epid : k < 4 ? 0 : 0xee));
+      sharedBlock().u8.set(bytes, at);
+    }
+    specs.commit(0, 0, principal, sizeOf, { timestamp: 0x1122334455667788n, headerOf: (epid) => (epid === 1 ? 12 : 4) });
+    const got = Array.from(principal.take(0).bytes);
+    const stamped = [1, 0, 0, 0, 0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55];
+    expect(got).toEqual([...stamped, 6, 0, 0, 0, ...Array.from({ length: 9 }, () => 0xee), ...stamped]);
+    specs.free();
+    principal.free();
+  });
+
+  it('commit all of a speculation\'s records or, with no room for them all, none and two drops', () => {
+    const principal = new PrincipalBuffers(1, 'switch', 40, 0, 24);
+    principal.sizeOf = sizeOf;
+    expect(principal.layout()).toBe(true);
+    const specs = new SpeculationBuffers(1, 200);
+    expect(specs.make()).toBe(0);
+    // 24 + 24 bytes: more than the 40 the principal buffer holds, though the first would fit.
+    for (let i = 0; i < 2; i++) sharedBlock().u8.set([4, 0, 0, 0], specs.reserve(0, 0, 24));
+    specs.commit(0, 0, principal, sizeOf);
+    expect(principal.take(0)).toEqual({ bytes: new Uint8Array(0), drops: 2 });
+    sharedBlock().u8.set([4, 0, 0, 0], specs.reserve(0, 0, 24));
+    specs.commit(0, 0, principal, sizeOf);
+    expect(principal.take(0).bytes.length).toBe(24);
+    specs.free();
+    principal.free();
+  });
 
   it('grow a region past its first size up to specsize and keep its records', () => {
     const ops: Op[] = [];

@@ -147,6 +147,12 @@ export class PrincipalBuffers {
     if (this.laidOut) for (let cpu = 0; cpu < this.ncpus; cpu++) this.setLimit(cpu);
   }
 
+  /** Counts a drop on `cpu`'s buffer (dtrace_buffer_drop): a speculation's commit that found no room. */
+  drop(cpu: number): void {
+    const b = this.cpus[cpu];
+    if (b !== undefined) b.drops++;
+  }
+
   isFull(cpu: number): boolean {
     return this.cpus[cpu]?.full ?? false;
   }

@@ -26,9 +26,13 @@
 // word is where records may go without a growth (the region's size, at most
 // specsize): a trampoline could place records below it itself.
 //
-// A commit copies the CPU's records, in order, into that CPU's principal
-// buffer, each placed (or dropped) by the principal buffer's policy, and
-// empties the speculation's buffer; a discard empties it.
+// A commit copies the CPU's records into that CPU's principal buffer as
+// dtrace_speculation_commit does: all of them or none, the space for the
+// whole buffer reserved at once under the principal buffer's policy (a
+// reservation that fails is a drop there, and the commit counts one more),
+// each record's timestamp then set to the commit's time, so that the
+// principal buffer's records stay in time order; it empties the
+// speculation's buffer. A discard empties it.
 //
 // Nothing handed out is a view of the shared memory (a growth detaches it).
 
@@ -37,6 +41,12 @@ import { sharedBlock } from './wasm.js';
 import { OwnedRegions } from './wmem.js';
 
 const DESCRIPTOR_SIZE = 16;
+
+/** What a commit stamps its records with: the commit's time, and each record's header size by its epid. */
+export interface CommitStamp {
+  readonly timestamp: bigint;
+  headerOf(epid: number): number;
+}
 /** The size a speculation buffer's region starts with (at most specsize). */
 const INITIAL_REGION = 4096;
 
@@ -153,26 +163,40 @@ export class SpeculationBuffers {
   }
 
   /**
-   * Copies `cpu`'s records of `spec`, in order, into `cpu`'s principal
-   * buffer (each placed or dropped by its policy; `sizeOf` gives a record's
-   * size by its epid), and empties the buffer: its drops, for the state to
-   * count as speculative drops.
+   * Copies `cpu`'s records of `spec` into `cpu`'s principal buffer, all or
+   * none (see the top; `sizeOf` gives a record's size by its epid), with
+   * `stamp`, each record whose header holds a timestamp (`headerOf` its
+   * size, 12 bytes or more) stamped with `stamp.timestamp`; and empties the
+   * buffer: its drops, for the state to count as speculative drops.
    */
-  commit(spec: number, cpu: number, into: PrincipalBuffers, sizeOf: (epid: number) => number): number {
+  commit(spec: number, cpu: number, into: PrincipalBuffers, sizeOf: (epid: number) => number, stamp?: CommitStamp): number {
     const s = this.specs[spec];
     if (s === undefined) return 0;
     const tail = this.word(spec, cpu, D_TAIL);
     const base = this.word(spec, cpu, D_BASE);
-    for (let at = 0; at < tail; ) {
-      // Records are packed by their sizes: the epid may be unaligned.
-      const u8 = sharedBlock().u8;
-      const p = base + at;
-      const epid = (u8[p]! | (u8[p + 1]! << 8) | (u8[p + 2]! << 16) | (u8[p + 3]! << 24)) >>> 0;
-      const size = sizeOf(epid);
-      const to = into.reserve(cpu, size);
-      // reserve() may have grown the memory: a fresh view.
-      if (to >= 0) sharedBlock().u8.copyWithin(to, p, p + size);
-      at += size;
+    if (tail > 0) {
+      const to = into.reserve(cpu, tail);
+      if (to < 0) into.drop(cpu);
+      else {
+        // reserve() may have grown the memory: fresh views.
+        const b = sharedBlock();
+        b.u8.copyWithin(to, base, base + tail);
+        if (stamp !== undefined) {
+          const hi = Number(BigInt.asUintN(64, stamp.timestamp) >> 32n);
+          const lo = Number(BigInt.asUintN(32, stamp.timestamp));
+          const view = new DataView(b.memory.buffer);
+          for (let at = 0; at < tail; ) {
+            // Records are packed by their sizes: the epid may be unaligned.
+            const p = to + at;
+            const epid = view.getUint32(p, true);
+            if (stamp.headerOf(epid) >= 12) {
+              view.setUint32(p + 4, hi, true);
+              view.setUint32(p + 8, lo, true);
+            }
+            at += sizeOf(epid);
+          }
+        }
+      }
     }
     const drops = s.drops[cpu]!;
     this.clear(spec, cpu);

@@ -711,6 +711,8 @@ export class DTraceState {
 
   /** The size of an ECB's records by its epid. */
   private readonly sizeOfEpid = (epid: number): number => this.enabled[epid - 1]!.ecb.size;
+  /** The size of an ECB's record header by its epid: 12 bytes or more hold its timestamp. */
+  private readonly headerOfEpid = (epid: number): number => this.enabled[epid - 1]!.ecb.headerSize;
 
   /** Loads, verifies and attaches every ECB of the program: how many probes matched. */
   private loadEcbs(program: CompiledProgram, registry: ProbeRegistry): number {
@@ -2203,7 +2205,7 @@ export class DTraceState {
         break;
     }
     spec.state = next;
-    this.drops.speculative += this.specBuffers.commit(src, cpu, this.buffers, this.sizeOfEpid);
+    this.drops.speculative += this.specBuffers.commit(src, cpu, this.buffers, this.sizeOfEpid, { timestamp: this.machine.now(), headerOf: this.headerOfEpid });
     if (current === 'active' || (current === 'activeone' && next === 'committing')) spec.state = 'inactive';
   }
 
