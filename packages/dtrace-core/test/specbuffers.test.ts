@@ -130,12 +130,18 @@ describe('speculation buffers in the shared memory', () => {
     });
   }
 
-  it('stamp the committed records whose header holds a timestamp with the commit\'s time', () => {
-    const principal = new PrincipalBuffers(1, 'switch', 1000, 0, 100);
+  /** One CPU's switch buffer of `bufsize` bytes and one speculation of 200 bytes on it. */
+  const oneSpeculation = (bufsize: number, largest: number): { principal: PrincipalBuffers; specs: SpeculationBuffers } => {
+    const principal = new PrincipalBuffers(1, 'switch', bufsize, 0, largest);
     principal.sizeOf = sizeOf;
     expect(principal.layout()).toBe(true);
     const specs = new SpeculationBuffers(1, 200);
     expect(specs.make()).toBe(0);
+    return { principal, specs };
+  };
+
+  it('stamp the committed records whose header holds a timestamp with the commit\'s time', () => {
+    const { principal, specs } = oneSpeculation(1000, 100);
     // Epid 1 (12 bytes: a header with a timestamp), then epid 6 (13 bytes) whose header is taken to hold none.
     for (const epid of [1, 6, 1]) {
       const at = specs.reserve(0, 0, sizeOf(epid));
@@ -151,11 +157,7 @@ describe('speculation buffers in the shared memory', () => {
   });
 
   it('commit all of a speculation\'s records or, with no room for them all, none and two drops', () => {
-    const principal = new PrincipalBuffers(1, 'switch', 40, 0, 24);
-    principal.sizeOf = sizeOf;
-    expect(principal.layout()).toBe(true);
-    const specs = new SpeculationBuffers(1, 200);
-    expect(specs.make()).toBe(0);
+    const { principal, specs } = oneSpeculation(40, 24);
     // 24 + 24 bytes: more than the 40 the principal buffer holds, though the first would fit.
     for (let i = 0; i < 2; i++) sharedBlock().u8.set([4, 0, 0, 0], specs.reserve(0, 0, 24));
     specs.commit(0, 0, principal, sizeOf);
